@@ -1,0 +1,4 @@
+export * from './types.js';
+export * from './errors.js';
+export * from './schema.js';
+export * from './transport.js';

@@ -1,0 +1,74 @@
+/**
+ * OpenAPI v3 / JSON-Schema shapes as Kubernetes uses them (the subset kplane reads), including
+ * the x-kubernetes-* extensions that drive strategic merge patch, pruning and list semantics.
+ */
+export interface SchemaObject {
+  type?: 'object' | 'array' | 'string' | 'integer' | 'number' | 'boolean';
+  format?: string;
+  description?: string;
+  properties?: Record<string, SchemaObject>;
+  additionalProperties?: SchemaObject | boolean;
+  items?: SchemaObject;
+  required?: string[];
+  enum?: unknown[];
+  default?: unknown;
+  nullable?: boolean;
+  pattern?: string;
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: boolean;
+  exclusiveMaximum?: boolean;
+  minLength?: number;
+  maxLength?: number;
+  minItems?: number;
+  maxItems?: number;
+  minProperties?: number;
+  maxProperties?: number;
+  uniqueItems?: boolean;
+  /** A reference to a named schema: "#/components/schemas/<name>". */
+  $ref?: string;
+  allOf?: SchemaObject[];
+  anyOf?: SchemaObject[];
+  oneOf?: SchemaObject[];
+  not?: SchemaObject;
+  'x-kubernetes-patch-merge-key'?: string;
+  /** "merge", "replace", "retainKeys", or "merge,retainKeys". */
+  'x-kubernetes-patch-strategy'?: string;
+  'x-kubernetes-list-type'?: 'atomic' | 'set' | 'map';
+  'x-kubernetes-list-map-keys'?: string[];
+  'x-kubernetes-map-type'?: 'atomic' | 'granular';
+  'x-kubernetes-preserve-unknown-fields'?: boolean;
+  'x-kubernetes-int-or-string'?: boolean;
+  'x-kubernetes-embedded-resource'?: boolean;
+  'x-kubernetes-group-version-kind'?: { group: string; version: string; kind: string }[];
+  'x-kubernetes-validations'?: { rule: string; message?: string; messageExpression?: string; reason?: string; fieldPath?: string; optionalOldSelf?: boolean }[];
+  [extension: `x-${string}`]: unknown;
+}
+
+/** Named schemas (OpenAPI `components.schemas`). */
+export type SchemaDefinitions = Record<string, SchemaObject>;
+
+/**
+ * Resolves `$ref` and single-element `allOf: [{$ref}]` wrappers against a set of definitions,
+ * returning the referenced schema merged with the wrapper's own description and extensions.
+ */
+export function resolveSchema(schema: SchemaObject | undefined, defs: SchemaDefinitions): SchemaObject | undefined {
+  let s = schema;
+  for (let depth = 0; s && depth < 16; depth++) {
+    if (s.$ref) {
+      const name = s.$ref.replace(/^#\/(components\/schemas|definitions)\//, '');
+      const { $ref: _r, ...rest } = s;
+      const target = defs[name];
+      if (!target) return rest;
+      s = { ...target, ...rest };
+      continue;
+    }
+    if (s.allOf && s.allOf.length === 1 && !s.type && !s.properties) {
+      const { allOf, ...rest } = s;
+      s = { ...allOf[0], ...rest };
+      continue;
+    }
+    return s;
+  }
+  return s;
+}

@@ -1,0 +1,87 @@
+import type { KubeObject, SchemaDefinitions, StatusCause } from '@kplane/api';
+
+/** A column of Table output (meta.k8s.io/v1 TableColumnDefinition). */
+export interface TableColumn {
+  name: string;
+  /** OpenAPI type: string, integer, number, boolean, date (rendered as an age by kubectl). */
+  type: string;
+  format?: string;
+  description: string;
+  /** 0: always shown; > 0: only with -o wide. */
+  priority: number;
+}
+
+/** How Table output renders a kind. The first column is always NAME (metadata.name). */
+export interface TableSpec {
+  columns: TableColumn[];
+  /** One cell per column, in order. Dates as RFC 3339 strings. */
+  row(obj: KubeObject, now: Date): unknown[];
+}
+
+/** Context given to a strategy's hooks. */
+export interface StrategyContext {
+  /** Allocates cluster-wide resources (e.g. a Service ClusterIP). */
+  allocateClusterIP?(): Promise<string>;
+  /** Releases an allocation made by allocateClusterIP. */
+  releaseClusterIP?(ip: string): Promise<void>;
+}
+
+/**
+ * What makes one kind different from another. The generic store does everything else
+ * (metadata, resourceVersion, generation, finalizers, status/scale subresources, watch).
+ */
+export interface ResourceStrategy {
+  /** Applies Kubernetes' defaults to a new or updated object (mutates it). */
+  defaults?(obj: KubeObject): void;
+  /** Runs once before a create is stored (after defaults and validation), e.g. to allocate. */
+  prepareForCreate?(obj: KubeObject, ctx: StrategyContext): void | Promise<void>;
+  /** Runs before an update is stored; `old` is the stored object. */
+  prepareForUpdate?(obj: KubeObject, old: KubeObject, ctx: StrategyContext): void | Promise<void>;
+  /** Kind-specific validation; returns field causes (empty when valid). Metadata is validated generically. */
+  validate?(obj: KubeObject, old?: KubeObject): StatusCause[];
+  /** Table output; absent: NAME and AGE only. */
+  table?: TableSpec;
+  /** Field selectors beyond metadata.name / metadata.namespace: field path → value getter. */
+  fieldSelectors?: Record<string, (obj: KubeObject) => string | undefined>;
+  /** Does this kind bump metadata.generation on spec changes? (default: yes when the object has a spec). */
+  generation?: boolean;
+  /** Is the object's status reset on create when the kind has a status subresource? (default true) */
+  resetStatusOnCreate?: boolean;
+  /** Runs when an object is finally removed from storage, e.g. to release a ClusterIP. */
+  afterDelete?(obj: KubeObject, ctx: StrategyContext): void | Promise<void>;
+}
+
+/** The scale subresource's paths (as in a CRD's subresources.scale). */
+export interface ScaleSpec {
+  specReplicasPath: string;
+  statusReplicasPath: string;
+  labelSelectorPath?: string;
+}
+
+/** One served resource: its names, scope, subresources, schema and strategy. */
+export interface ResourceType {
+  group: string;
+  version: string;
+  /** Plural lower-case name, used in URLs ("configmaps"). */
+  resource: string;
+  kind: string;
+  listKind: string;
+  singular: string;
+  shortNames?: string[];
+  categories?: string[];
+  namespaced: boolean;
+  /** Verbs served on the main resource (discovery). */
+  verbs: string[];
+  subresources?: { status?: boolean; scale?: ScaleSpec };
+  /** Storage key prefix; default `/registry/<resource>` (or `/registry/<group>/<resource>` for CRDs). */
+  storagePrefix?: string;
+  /** Name of the kind's schema in `definitions` (e.g. "io.k8s.api.core.v1.ConfigMap"). */
+  schemaName: string;
+  strategy: ResourceStrategy;
+}
+
+/** A group of built-in kinds with the schemas they reference. */
+export interface KindBundle {
+  resources: ResourceType[];
+  definitions: SchemaDefinitions;
+}

@@ -1,0 +1,110 @@
+/**
+ * The storage contract: an etcd-like key-value store over one append-only revision log.
+ *
+ * Guarantees:
+ * - Every successful write (create, update, delete) gets a new revision from one global,
+ *   strictly increasing counter; a key's `modRevision` is the revision of its last write.
+ * - A write is durable when its promise resolves (for durable drivers).
+ * - `watch(prefix, rev)` yields, in revision order and without gaps, every write with
+ *   revision > rev under the prefix; it throws CompactedError if rev is below the compacted
+ *   revision.
+ * - `list` at a revision returns the state as it was at that revision (a consistent snapshot).
+ *
+ * Errors: KeyExistsError, KeyNotFoundError, RevisionMismatchError, CompactedError,
+ * FutureRevisionError (all StorageError).
+ */
+
+/** One stored key at one revision. */
+export interface KeyValue {
+  key: string;
+  /** The stored bytes as a string (kplane stores JSON). */
+  value: string;
+  /** Revision at which the key was created (this incarnation). */
+  createRevision: number;
+  /** Revision of the key's last write. */
+  modRevision: number;
+}
+
+/** Options of list. */
+export interface ListOptions {
+  /** Read the state as of this revision (0 or absent: current). */
+  revision?: number;
+  /** At most this many keys (0 or absent: all). */
+  limit?: number;
+  /** Start strictly after this key (for continue tokens). */
+  startAfter?: string;
+}
+
+/** Result of list. */
+export interface ListResult {
+  items: KeyValue[];
+  /** The revision the snapshot was read at. */
+  revision: number;
+  /** True when more keys follow the last one returned. */
+  more: boolean;
+  /** How many keys follow the last one returned (when known). */
+  remaining?: number;
+}
+
+/** One change seen by a watch. */
+export interface StorageEvent {
+  type: 'create' | 'update' | 'delete';
+  /** For create/update: the new value; for delete: the value before deletion with modRevision = the delete's revision. */
+  kv: KeyValue;
+  /** The value before this write (update and delete). */
+  prevKv?: KeyValue;
+  /** The revision of this write. */
+  revision: number;
+}
+
+/** The backend every driver implements. */
+export interface Backend {
+  /** The highest revision written so far (0 for an empty store). */
+  currentRevision(): Promise<number>;
+  /** The revision below which history was compacted. */
+  compactedRevision(): Promise<number>;
+  /** Reads one key, at the current or a given revision; null when absent. */
+  get(key: string, revision?: number): Promise<KeyValue | null>;
+  /** Lists keys starting with prefix, in key order. */
+  list(prefix: string, options?: ListOptions): Promise<ListResult>;
+  /** Counts keys under prefix at the current revision. */
+  count(prefix: string): Promise<number>;
+  /** Creates key; throws KeyExistsError if present. */
+  create(key: string, value: string): Promise<KeyValue>;
+  /** Replaces key if its modRevision equals expectedRevision; throws RevisionMismatchError / KeyNotFoundError. */
+  update(key: string, value: string, expectedRevision: number): Promise<KeyValue>;
+  /** Deletes key (if expectedRevision is given, only at that modRevision); returns the deleted value, with modRevision = the delete's revision. */
+  delete(key: string, expectedRevision?: number): Promise<KeyValue>;
+  /** Streams changes under prefix after revision `afterRevision`, until the signal aborts. */
+  watch(prefix: string, afterRevision: number, signal?: AbortSignal): AsyncIterable<StorageEvent>;
+  /** Forgets history at or below revision (current values are kept). */
+  compact(revision: number): Promise<void>;
+  /** Releases resources. */
+  close(): Promise<void>;
+}
+
+/** Base of the storage error family. */
+export class StorageError extends Error {
+  constructor(message: string, readonly key?: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+/** create of a key that exists. */
+export class KeyExistsError extends StorageError {}
+/** update/delete/get of a key that does not exist. */
+export class KeyNotFoundError extends StorageError {}
+/** update/delete whose expected revision is not the key's modRevision. */
+export class RevisionMismatchError extends StorageError {
+  constructor(message: string, key: string, readonly actual: KeyValue) {
+    super(message, key);
+  }
+}
+/** A read or watch at a revision older than the compacted one. */
+export class CompactedError extends StorageError {
+  constructor(readonly requested: number, readonly compacted: number) {
+    super(`required revision ${requested} has been compacted (compacted revision ${compacted})`);
+  }
+}
+/** A read at a revision not yet written. */
+export class FutureRevisionError extends StorageError {}
