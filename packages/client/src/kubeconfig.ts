@@ -1,0 +1,236 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { createHttpsTransport, type HttpsTransport, type HttpsTransportOptions } from './https-transport.js';
+import { createClient, type Client } from './client.js';
+
+/** Options of loadKubeconfig. */
+export interface KubeconfigOptions {
+  /** Context to use instead of current-context. */
+  context?: string;
+  /** Environment to read KUBECONFIG from (default process.env). */
+  env?: Record<string, string | undefined>;
+  /** Folder that relative paths resolve against when YAML text (not a path) is given (default: cwd). */
+  baseDir?: string;
+}
+
+/** The selected context of a kubeconfig, ready to build a transport. */
+export interface LoadedKubeconfig {
+  server: string;
+  /** The context's namespace, or "default". */
+  namespace: string;
+  contextName: string;
+  clusterName: string;
+  userName: string;
+  transportOptions: HttpsTransportOptions;
+}
+
+/** A kubeconfig that cannot be used (wording as client-go's clientcmd). */
+export class KubeconfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'KubeconfigError';
+  }
+}
+
+interface NamedEntry {
+  name?: string;
+  [k: string]: unknown;
+}
+
+/** One parsed file: named entries with file paths already made absolute. */
+interface ParsedConfig {
+  clusters: Map<string, Record<string, unknown>>;
+  users: Map<string, Record<string, unknown>>;
+  contexts: Map<string, Record<string, unknown>>;
+  currentContext: string;
+}
+
+const FILE_FIELDS: Record<'cluster' | 'user', string[]> = {
+  cluster: ['certificate-authority'],
+  user: ['client-certificate', 'client-key', 'tokenFile'],
+};
+
+function looksLikeText(s: string): boolean {
+  return s.includes('\n') || s.trimStart().startsWith('{');
+}
+
+function parseConfig(text: string, dir: string, source: string): ParsedConfig {
+  let doc: unknown;
+  try {
+    doc = parseYaml(text) ?? {};
+  } catch (err) {
+    throw new KubeconfigError(`error loading config file "${source}": ${(err as Error).message}`);
+  }
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
+    throw new KubeconfigError(`error loading config file "${source}": not a kubeconfig object`);
+  }
+  const d = doc as Record<string, unknown>;
+  const named = (list: unknown, inner: 'cluster' | 'user' | 'context'): Map<string, Record<string, unknown>> => {
+    const m = new Map<string, Record<string, unknown>>();
+    if (!Array.isArray(list)) return m;
+    for (const e of list as NamedEntry[]) {
+      if (!e || typeof e.name !== 'string') continue;
+      const body = { ...((e[inner] as Record<string, unknown> | undefined) ?? {}) };
+      if (inner !== 'context') {
+        for (const f of FILE_FIELDS[inner]) {
+          const v = body[f];
+          if (typeof v === 'string' && v !== '' && !isAbsolute(v)) body[f] = resolve(dir, v);
+        }
+      }
+      if (!m.has(e.name)) m.set(e.name, body);
+    }
+    return m;
+  };
+  return {
+    clusters: named(d['clusters'], 'cluster'),
+    users: named(d['users'], 'user'),
+    contexts: named(d['contexts'], 'context'),
+    currentContext: typeof d['current-context'] === 'string' ? d['current-context'] : '',
+  };
+}
+
+/** Merges configs the way KUBECONFIG lists merge: the first file to define a name wins. */
+function merge(configs: ParsedConfig[]): ParsedConfig {
+  const out: ParsedConfig = { clusters: new Map(), users: new Map(), contexts: new Map(), currentContext: '' };
+  for (const c of configs) {
+    for (const key of ['clusters', 'users', 'contexts'] as const) {
+      for (const [k, v] of c[key]) if (!out[key].has(k)) out[key].set(k, v);
+    }
+    if (!out.currentContext && c.currentContext) out.currentContext = c.currentContext;
+  }
+  return out;
+}
+
+function readConfigs(pathOrText: string | undefined, options: KubeconfigOptions): ParsedConfig {
+  if (pathOrText !== undefined && looksLikeText(pathOrText)) {
+    return parseConfig(pathOrText, options.baseDir ?? process.cwd(), '<inline>');
+  }
+  if (pathOrText !== undefined) {
+    const file = resolve(pathOrText);
+    return parseConfig(readOrThrow(file), dirname(file), file);
+  }
+  const env = options.env ?? process.env;
+  const list = (env['KUBECONFIG'] ?? '').split(delimiter).filter((p) => p !== '');
+  const files = list.length > 0 ? list.map((p) => resolve(p)) : [join(homedir(), '.kube', 'config')];
+  // Like client-go, files named in KUBECONFIG that do not exist are skipped.
+  return merge(files.filter((f) => existsSync(f)).map((f) => parseConfig(readOrThrow(f), dirname(f), f)));
+}
+
+function readOrThrow(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new KubeconfigError(`stat ${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : (err as Error).message}`);
+  }
+}
+
+function str(o: Record<string, unknown>, k: string): string | undefined {
+  const v = o[k];
+  return typeof v === 'string' && v !== '' ? v : undefined;
+}
+
+function fromBase64(v: string): Uint8Array {
+  return new Uint8Array(Buffer.from(v, 'base64'));
+}
+
+function readFileField(file: string, what: string, owner: string, errors: string[]): Uint8Array | undefined {
+  try {
+    return new Uint8Array(readFileSync(file));
+  } catch (err) {
+    errors.push(`unable to read ${what} ${file} for ${owner} due to ${(err as Error).message}`);
+    return undefined;
+  }
+}
+
+/**
+ * Loads a kubeconfig and resolves one context to a server, namespace and transport options.
+ * `pathOrText` is a file path or the YAML text itself; absent, the files listed in the
+ * KUBECONFIG environment variable are merged (first definition of a name wins), or
+ * ~/.kube/config is read. Relative file paths in the config resolve against the folder of
+ * the file that contains them. `*-data` fields are base64 and win over their file variants.
+ *
+ * Errors: KubeconfigError with client-go's wording (e.g. `context was not found for
+ * specified context: x`, `invalid configuration: no server found for cluster "c"`).
+ */
+export function loadKubeconfig(pathOrText?: string, options: KubeconfigOptions = {}): LoadedKubeconfig {
+  const cfg = readConfigs(pathOrText, options);
+  if (cfg.clusters.size === 0 && cfg.users.size === 0 && cfg.contexts.size === 0 && !cfg.currentContext) {
+    throw new KubeconfigError('invalid configuration: no configuration has been provided, try setting KUBERNETES_MASTER environment variable');
+  }
+  const contextName = options.context || cfg.currentContext;
+  if (!contextName) throw new KubeconfigError('no context chosen');
+  const ctx = cfg.contexts.get(contextName);
+  if (!ctx) throw new KubeconfigError(`context was not found for specified context: ${contextName}`);
+
+  const errors: string[] = [];
+  const clusterName = str(ctx, 'cluster') ?? '';
+  const userName = str(ctx, 'user') ?? '';
+  const cluster = cfg.clusters.get(clusterName);
+  if (!clusterName) errors.push(`cluster was not specified for context ${JSON.stringify(contextName)}`);
+  else if (!cluster) errors.push(`cluster ${JSON.stringify(clusterName)} was not found for context ${JSON.stringify(contextName)}`);
+  const user = userName ? cfg.users.get(userName) : {};
+  if (userName && !user) errors.push(`user ${JSON.stringify(userName)} was not found for context ${JSON.stringify(contextName)}`);
+
+  const c = cluster ?? {};
+  const u = user ?? {};
+  const server = str(c, 'server') ?? '';
+  if (cluster && !server) errors.push(`no server found for cluster ${JSON.stringify(clusterName)}`);
+
+  const t: HttpsTransportOptions = { server };
+  const caData = str(c, 'certificate-authority-data');
+  const caFile = str(c, 'certificate-authority');
+  if (caData) t.ca = fromBase64(caData);
+  else if (caFile) t.ca = readFileField(caFile, 'certificate-authority', clusterName, errors);
+  if (c['insecure-skip-tls-verify'] === true) t.insecureSkipTLSVerify = true;
+  const tlsServerName = str(c, 'tls-server-name');
+  if (tlsServerName) t.tlsServerName = tlsServerName;
+
+  const certData = str(u, 'client-certificate-data');
+  const certFile = str(u, 'client-certificate');
+  const keyData = str(u, 'client-key-data');
+  const keyFile = str(u, 'client-key');
+  if (certData || certFile) {
+    if (!keyData && !keyFile) {
+      errors.push(`client-key-data or client-key must be specified for ${userName} to use the clientCert authentication method.`);
+    }
+    t.cert = certData ? fromBase64(certData) : readFileField(certFile!, 'client-cert', userName, errors);
+    if (keyData) t.key = fromBase64(keyData);
+    else if (keyFile) t.key = readFileField(keyFile, 'client-key', userName, errors);
+  }
+  const token = str(u, 'token');
+  const tokenFile = str(u, 'tokenFile');
+  if (token) t.token = token;
+  else if (tokenFile) t.tokenFile = tokenFile;
+  const username = str(u, 'username');
+  const password = str(u, 'password');
+  if (username !== undefined || password !== undefined) {
+    t.username = username ?? '';
+    t.password = password ?? '';
+  }
+
+  if (errors.length > 0) {
+    throw new KubeconfigError(`invalid configuration: ${errors.length === 1 ? errors[0] : `[${errors.join(', ')}]`}`);
+  }
+  return { server, namespace: str(ctx, 'namespace') ?? 'default', contextName, clusterName, userName, transportOptions: t };
+}
+
+/** Loads a kubeconfig (see loadKubeconfig) and creates an HTTPS transport for its context. */
+export function transportFromKubeconfig(
+  pathOrText?: string,
+  options: KubeconfigOptions & Pick<HttpsTransportOptions, 'maxSockets' | 'userAgent'> = {},
+): HttpsTransport {
+  const cfg = loadKubeconfig(pathOrText, options);
+  return createHttpsTransport({ ...cfg.transportOptions, maxSockets: options.maxSockets, userAgent: options.userAgent });
+}
+
+/** Loads a kubeconfig and creates a client whose default namespace is the context's. */
+export function clientFromKubeconfig(
+  pathOrText?: string,
+  options: KubeconfigOptions & Pick<HttpsTransportOptions, 'maxSockets' | 'userAgent'> = {},
+): Client & { transport: HttpsTransport } {
+  const cfg = loadKubeconfig(pathOrText, options);
+  const transport = createHttpsTransport({ ...cfg.transportOptions, maxSockets: options.maxSockets, userAgent: options.userAgent });
+  return Object.assign(createClient({ transport, defaultNamespace: cfg.namespace }), { transport });
+}

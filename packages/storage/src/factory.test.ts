@@ -1,0 +1,49 @@
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { StorageError } from './backend.js';
+import { createBackend } from './factory.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'kplane-factory-test-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+test('memory:// opens an empty in-memory store', async () => {
+  const b = await createBackend('memory://');
+  await b.create('/a', '1');
+  assert.equal(await b.currentRevision(), 1);
+  await b.close();
+  const other = await createBackend('memory://');
+  assert.equal(await other.currentRevision(), 0);
+  await other.close();
+});
+
+test('sqlite:// accepts absolute and relative paths and creates directories', async () => {
+  const absolute = join(dir, 'abs', 'state.db');
+  const b = await createBackend(`sqlite://${absolute}`);
+  await b.create('/a', '1');
+  await b.close();
+  assert.ok(existsSync(absolute));
+
+  const rel = relative(process.cwd(), join(dir, 'rel', 'nested', 'state.db'));
+  const r = await createBackend(`sqlite://./${rel}?synchronous=full`);
+  await r.create('/a', '1');
+  await r.close();
+  assert.ok(existsSync(join(dir, 'rel', 'nested', 'state.db')));
+
+  const reopened = await createBackend(`sqlite://${absolute}`);
+  assert.equal(await reopened.currentRevision(), 1);
+  await reopened.close();
+});
+
+test('unknown schemes and malformed URLs are StorageErrors', async () => {
+  await assert.rejects(createBackend('etcd://localhost:2379'), (err: unknown) => {
+    assert.ok(err instanceof StorageError);
+    assert.match(err.message, /unsupported storage scheme "etcd:\/\/"/);
+    return true;
+  });
+  await assert.rejects(createBackend('/var/lib/state.db'), StorageError);
+  await assert.rejects(createBackend('sqlite://'), /needs a database path/);
+  await assert.rejects(createBackend(`sqlite://${join(dir, 'x.db')}?synchronous=sometimes`), /synchronous/);
+});

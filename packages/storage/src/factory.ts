@@ -1,0 +1,37 @@
+/**
+ * Chooses a driver from a storage URL, kine style:
+ * - `memory://` (anything after the scheme is ignored): a fresh in-memory store;
+ * - `sqlite://<path>`: a sqlite file; `sqlite:///var/lib/kplane/state.db` is absolute,
+ *   `sqlite://./data/state.db` or `sqlite://data/state.db` relative to the working directory.
+ *   Query parameter `synchronous=normal|full` (default normal) sets the durability level.
+ */
+import { StorageError, type Backend } from './backend.js';
+import { createMemoryBackend } from './memory.js';
+import { createSqliteBackend } from './sqlite.js';
+
+/** Opens the backend a storage URL names; throws StorageError for an unknown scheme or a bad URL. */
+export async function createBackend(url: string): Promise<Backend> {
+  const match = /^([a-z][a-z0-9+.-]*):\/\/(.*)$/i.exec(url);
+  if (!match) {
+    throw new StorageError(`invalid storage URL "${url}": expected memory:// or sqlite://<path>`);
+  }
+  const scheme = match[1].toLowerCase();
+  const rest = match[2];
+  switch (scheme) {
+    case 'memory':
+      return createMemoryBackend();
+    case 'sqlite': {
+      const q = rest.indexOf('?');
+      const path = q < 0 ? rest : rest.slice(0, q);
+      const params = new URLSearchParams(q < 0 ? '' : rest.slice(q + 1));
+      if (!path) throw new StorageError(`invalid storage URL "${url}": sqlite:// needs a database path`);
+      const sync = params.get('synchronous')?.toLowerCase();
+      if (sync !== undefined && sync !== 'normal' && sync !== 'full') {
+        throw new StorageError(`invalid storage URL "${url}": synchronous must be "normal" or "full"`);
+      }
+      return createSqliteBackend({ path: decodeURIComponent(path), synchronous: sync });
+    }
+    default:
+      throw new StorageError(`unsupported storage scheme "${scheme}://" in "${url}": expected memory:// or sqlite://<path>`);
+  }
+}

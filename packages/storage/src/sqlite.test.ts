@@ -1,0 +1,104 @@
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createSqliteBackend } from './sqlite.js';
+import { runBackendConformance } from './testing/conformance.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'kplane-sqlite-test-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+let n = 0;
+const freshPath = (): string => join(dir, `db-${++n}`, 'state.db');
+
+runBackendConformance('sqlite', async () => createSqliteBackend({ path: freshPath() }));
+runBackendConformance('sqlite (synchronous=full)', async () => createSqliteBackend({ path: freshPath(), synchronous: 'full' }));
+
+test('sqlite: reopening keeps data, compaction state and increasing revisions', async () => {
+  const path = freshPath();
+  const first = createSqliteBackend({ path });
+  const a = await first.create('/a', '1');
+  await first.update('/a', '2', a.modRevision);
+  await first.create('/b', '1');
+  await first.delete('/b');
+  await first.compact(4);
+  await first.close();
+
+  const second = createSqliteBackend({ path });
+  assert.equal(await second.currentRevision(), 4);
+  assert.equal(await second.compactedRevision(), 4);
+  assert.deepEqual(await second.get('/a'), { key: '/a', value: '2', createRevision: 1, modRevision: 2 });
+  assert.equal(await second.get('/b'), null);
+  const b = await second.create('/b', 'again');
+  assert.equal(b.modRevision, 5);
+  await second.close();
+
+  const third = createSqliteBackend({ path });
+  assert.equal(await third.currentRevision(), 5);
+  assert.equal((await third.create('/c', 'x')).modRevision, 6);
+  await third.close();
+});
+
+test('sqlite: list of 10k keys under a prefix stays fast', async () => {
+  const b = createSqliteBackend({ path: freshPath() });
+  for (let i = 0; i < 10000; i++) await b.create(`/registry/pods/ns/p${String(i).padStart(5, '0')}`, '{"kind":"Pod"}');
+  for (let i = 0; i < 2000; i++) await b.update(`/registry/pods/ns/p${String(i).padStart(5, '0')}`, '{}', i + 1);
+  await b.create('/registry/services/ns/s', '{}');
+  const started = performance.now();
+  const all = await b.list('/registry/pods/');
+  const listed = performance.now() - started;
+  const page = await b.list('/registry/pods/', { limit: 500, startAfter: '/registry/pods/ns/p05000' });
+  const count = await b.count('/registry/pods/');
+  const elapsed = performance.now() - started;
+  assert.equal(all.items.length, 10000);
+  assert.equal(all.items[1].value, '{}');
+  assert.equal(page.items[0].key, '/registry/pods/ns/p05001');
+  assert.equal(page.remaining, 10000 - 5001 - 500);
+  assert.equal(count, 10000);
+  assert.ok(elapsed < 1000, `list took ${listed.toFixed(1)} ms, all reads ${elapsed.toFixed(1)} ms`);
+  await b.close();
+});
+
+test('sqlite: every acknowledged write survives SIGKILL of the writer', async () => {
+  const path = freshPath();
+  const script = fileURLToPath(new URL('./testing/durability-writer.js', import.meta.url));
+  const child = spawn(process.execPath, [script, path, '1000000'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const acked: string[] = [];
+  let partial = '';
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const exited = new Promise<NodeJS.Signals | number | null>((resolve) => {
+    child.on('exit', (code, signal) => resolve(signal ?? code));
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      const lines = (partial + chunk.toString()).split('\n');
+      partial = lines.pop() ?? '';
+      acked.push(...lines);
+      if (acked.length >= 300 && !child.killed) {
+        child.kill('SIGKILL');
+        resolve();
+      }
+    });
+    child.on('exit', () => reject(new Error(`writer exited early: ${stderr}`)));
+  });
+  assert.equal(await exited, 'SIGKILL');
+  // Lines already in the pipe when the kill landed were acknowledged too.
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.ok(acked.length >= 300);
+
+  const reopened = createSqliteBackend({ path });
+  const stored = new Set((await reopened.list('/durability/')).items.map((kv) => kv.key));
+  const missing = acked.filter((key) => !stored.has(key));
+  assert.deepEqual(missing, [], `${missing.length} of ${acked.length} acknowledged keys lost`);
+  assert.ok(stored.size >= acked.length);
+  // The log is still writable after the crash and continues its revision sequence.
+  const next = await reopened.create('/after-crash', 'ok');
+  assert.equal(next.modRevision, (await reopened.currentRevision()));
+  assert.ok(next.modRevision > acked.length);
+  await reopened.close();
+});
