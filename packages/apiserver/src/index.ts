@@ -1,1 +1,7 @@
 export * from './registry/resource.js';
+export * from './registry/registry.js';
+export * from './registry/store.js';
+export * from './registry/watch-cache.js';
+export * from './server/server.js';
+export * from './server/handler.js';
+export * from './auth/pki.js';

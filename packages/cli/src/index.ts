@@ -1,1 +1,1 @@
-export {};
+export * from './control-plane.js';

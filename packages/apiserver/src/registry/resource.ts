@@ -1,4 +1,4 @@
-import type { KubeObject, SchemaDefinitions, StatusCause } from '@kplane/api';
+import type { KubeObject, NameValidator, SchemaDefinitions, StatusCause } from '@kplane/api';
 
 /** A column of Table output (meta.k8s.io/v1 TableColumnDefinition). */
 export interface TableColumn {
@@ -37,6 +37,10 @@ export interface ResourceStrategy {
   prepareForCreate?(obj: KubeObject, ctx: StrategyContext): void | Promise<void>;
   /** Runs before an update is stored; `old` is the stored object. */
   prepareForUpdate?(obj: KubeObject, old: KubeObject, ctx: StrategyContext): void | Promise<void>;
+  /** How metadata.name is checked (default: DNS-1123 subdomain). */
+  nameValidator?: NameValidator;
+  /** Refuses a DELETE by throwing an ApiError (e.g. the system namespaces). */
+  beforeDelete?(obj: KubeObject): void;
   /** Kind-specific validation; returns field causes (empty when valid). Metadata is validated generically. */
   validate?(obj: KubeObject, old?: KubeObject): StatusCause[];
   /** Table output; absent: NAME and AGE only. */
@@ -47,6 +51,17 @@ export interface ResourceStrategy {
   generation?: boolean;
   /** Is the object's status reset on create when the kind has a status subresource? (default true) */
   resetStatusOnCreate?: boolean;
+  /**
+   * Grace period for a DELETE (seconds). Absent: 0, i.e. immediate deletion unless finalizers
+   * hold the object. Pods use it: a scheduled pod stays Terminating until its kubelet confirms.
+   */
+  deletionGracePeriod?(obj: KubeObject, requested: number | undefined): number;
+  /** Does the object's own state hold its deletion, as a Namespace's spec.finalizers do? */
+  deletionHeld?(obj: KubeObject): boolean;
+  /** Changes an object as it is marked for deletion (a Namespace's phase becomes Terminating). */
+  prepareForDelete?(obj: KubeObject): void;
+  /** DELETE answers with the deleted object instead of a Success Status (as pods do). */
+  returnDeletedObject?: boolean;
   /** Runs when an object is finally removed from storage, e.g. to release a ClusterIP. */
   afterDelete?(obj: KubeObject, ctx: StrategyContext): void | Promise<void>;
 }

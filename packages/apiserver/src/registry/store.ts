@@ -1,0 +1,613 @@
+import { randomUUID } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
+import type { KubeList, KubeObject, ObjectMeta, SchemaDefinitions, StatusCause } from '@kplane/api';
+import {
+  ApiError,
+  alreadyExists,
+  apiVersionOf,
+  badRequest,
+  conflict,
+  gone,
+  invalid,
+  notFound,
+  resolveSchema,
+  validateObjectMeta,
+  validateObjectMetaUpdate,
+  pruneUnknownFields,
+  strictDecodingError,
+  unknownFieldWarnings,
+} from '@kplane/api';
+import type { Backend, KeyValue } from '@kplane/storage';
+import { CompactedError, KeyExistsError, KeyNotFoundError, RevisionMismatchError } from '@kplane/storage';
+import type { ResourceType, StrategyContext } from './resource.js';
+import { WatchCache } from './watch-cache.js';
+import { compileListFilter, type ListFilter } from './filter.js';
+
+/** How unknown fields in a request body are treated (the fieldValidation query parameter). */
+export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
+
+/** Options shared by create and update. */
+export interface WriteOptions {
+  dryRun?: boolean;
+  fieldValidation?: FieldValidation;
+  /** Filled with warnings to send back as `Warning` headers. */
+  warnings?: string[];
+}
+
+/** metav1.DeleteOptions (the fields kplane honours). */
+export interface DeleteOptions {
+  dryRun?: boolean;
+  gracePeriodSeconds?: number;
+  propagationPolicy?: 'Background' | 'Foreground' | 'Orphan';
+  orphanDependents?: boolean;
+  preconditions?: { uid?: string; resourceVersion?: string };
+}
+
+/** Options of list and watch. */
+export interface ListOptions {
+  labelSelector?: string;
+  fieldSelector?: string;
+  limit?: number;
+  continue?: string;
+  resourceVersion?: string;
+  resourceVersionMatch?: string;
+}
+
+/** Result of delete: the object, and whether it is gone (200) or only marked (202). */
+export interface DeleteResult {
+  object: KubeObject;
+  deleted: boolean;
+}
+
+/** Dependencies of a store. */
+export interface StoreDeps {
+  backend: Backend;
+  definitions: SchemaDefinitions;
+  context: StrategyContext;
+  now(): Date;
+  /** Refuses a create in a namespace that does not exist or is terminating. */
+  checkNamespace?(namespace: string, group: string, resource: string, name: string): Promise<void>;
+  /** Events each resource's watch cache keeps (default 10 000). */
+  watchCacheCapacity?: number;
+}
+
+const NAME_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
+
+function randomSuffix(n = 5): string {
+  let s = '';
+  for (let i = 0; i < n; i++) s += NAME_CHARS[Math.floor(Math.random() * NAME_CHARS.length)];
+  return s;
+}
+
+/** RFC 3339 with seconds precision, as Kubernetes serialises metav1.Time. */
+export function rfc3339(d: Date): string {
+  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+function meta(obj: KubeObject): ObjectMeta {
+  if (!obj.metadata || typeof obj.metadata !== 'object' || Array.isArray(obj.metadata)) obj.metadata = {};
+  return obj.metadata;
+}
+
+function withoutMetaAndStatus(obj: KubeObject): Record<string, unknown> {
+  const { metadata: _m, status: _s, apiVersion: _a, kind: _k, ...rest } = obj;
+  return rest;
+}
+
+interface ContinueToken {
+  v: string;
+  rv: number;
+  start: string;
+}
+
+function encodeContinue(rv: number, start: string): string {
+  return Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv, start } satisfies ContinueToken)).toString('base64url');
+}
+
+function decodeContinue(token: string): ContinueToken {
+  try {
+    const t = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as ContinueToken;
+    if (t.v !== 'meta.k8s.io/v1' || typeof t.rv !== 'number' || typeof t.start !== 'string') throw new Error('bad');
+    return t;
+  } catch {
+    throw badRequest('continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
+  }
+}
+
+/**
+ * The one generic store behind every resource: metadata, resourceVersion, generation,
+ * finalizers and graceful deletion, status and scale subresources, list and watch. What
+ * differs between kinds comes from the ResourceType's strategy.
+ */
+export class Store {
+  readonly prefix: string;
+  readonly apiVersion: string;
+  readonly cache: WatchCache;
+  private readonly filterFields: Record<string, (o: KubeObject) => string | undefined>;
+
+  constructor(
+    readonly type: ResourceType,
+    private readonly deps: StoreDeps,
+  ) {
+    const base = type.storagePrefix ?? `/registry/${type.resource}`;
+    this.prefix = base.endsWith('/') ? base : base + '/';
+    this.apiVersion = apiVersionOf(type.group, type.version);
+    this.filterFields = {
+      'metadata.name': (o) => o.metadata?.name,
+      ...(type.namespaced ? { 'metadata.namespace': (o: KubeObject) => o.metadata?.namespace } : {}),
+      ...(type.strategy.fieldSelectors ?? {}),
+    };
+    this.cache = new WatchCache({
+      backend: deps.backend,
+      prefix: this.prefix,
+      decode: (v, r) => this.decode(v, r),
+      capacity: deps.watchCacheCapacity,
+    });
+  }
+
+  /** Storage key of one object. */
+  key(namespace: string | undefined, name: string): string {
+    return this.type.namespaced ? `${this.prefix}${namespace}/${name}` : `${this.prefix}${name}`;
+  }
+
+  private listPrefix(namespace: string | undefined): string {
+    return this.type.namespaced && namespace ? `${this.prefix}${namespace}/` : this.prefix;
+  }
+
+  /** Decodes a stored value and stamps its resourceVersion. */
+  decode(value: string, revision: number): KubeObject {
+    const obj = JSON.parse(value) as KubeObject;
+    meta(obj).resourceVersion = String(revision);
+    return obj;
+  }
+
+  private fromKv(kv: KeyValue): KubeObject {
+    return this.decode(kv.value, kv.modRevision);
+  }
+
+  private encode(obj: KubeObject): string {
+    const m = meta(obj);
+    const rv = m.resourceVersion;
+    delete m.resourceVersion;
+    const s = JSON.stringify(obj);
+    if (rv !== undefined) m.resourceVersion = rv;
+    return s;
+  }
+
+  private notFound(name: string): ApiError {
+    return notFound(this.type.group, this.type.resource, name);
+  }
+
+  /** Reads one object; 404 when absent. */
+  async get(namespace: string | undefined, name: string): Promise<KubeObject> {
+    const kv = await this.deps.backend.get(this.key(namespace, name));
+    if (!kv) throw this.notFound(name);
+    return this.fromKv(kv);
+  }
+
+  /** Compiles label and field selectors into one predicate (400 on bad input). */
+  filter(opts: ListOptions): ListFilter {
+    return compileListFilter(opts.labelSelector, opts.fieldSelector, this.filterFields, this.type);
+  }
+
+  /** Lists objects with selectors, pagination and resourceVersion semantics. */
+  async list(namespace: string | undefined, opts: ListOptions = {}): Promise<KubeList> {
+    const { backend } = this.deps;
+    const filter = this.filter(opts);
+    let revision = 0;
+    let startAfter: string | undefined;
+    const prefix = this.listPrefix(namespace);
+    if (opts.continue) {
+      const t = decodeContinue(opts.continue);
+      revision = t.rv;
+      startAfter = prefix + t.start;
+    } else if (opts.resourceVersion && opts.resourceVersion !== '0') {
+      const rv = Number(opts.resourceVersion);
+      if (!Number.isInteger(rv) || rv < 0) throw badRequest(`invalid resource version: ${opts.resourceVersion}`);
+      const current = await backend.currentRevision();
+      if (opts.resourceVersionMatch === 'Exact') revision = rv;
+      else if (rv > current) {
+        throw new ApiError(504, 'Timeout', `Too large resource version: ${rv}, current: ${current}`, {
+          causes: [{ type: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
+          retryAfterSeconds: 1,
+        });
+      }
+    }
+    if (opts.resourceVersionMatch && !['Exact', 'NotOlderThan'].includes(opts.resourceVersionMatch)) {
+      throw badRequest(`resourceVersionMatch: Unsupported value: "${opts.resourceVersionMatch}": supported values: "Exact", "NotOlderThan"`);
+    }
+    const limit = opts.limit && opts.limit > 0 ? opts.limit : 0;
+    const items: KubeObject[] = [];
+    let more = false;
+    let lastKey: string | undefined;
+    try {
+      for (;;) {
+        const batch = limit ? Math.max(limit - items.length, 1) : 0;
+        const page = await backend.list(prefix, { revision: revision || undefined, limit: batch || undefined, startAfter });
+        if (!revision) revision = page.revision;
+        for (const kv of page.items) {
+          lastKey = kv.key;
+          const obj = this.fromKv(kv);
+          if (filter.matches(obj)) items.push(obj);
+          if (limit && items.length >= limit) break;
+        }
+        if (limit && items.length >= limit) {
+          more = page.more || lastKey !== page.items[page.items.length - 1]?.key;
+          break;
+        }
+        if (!page.more || page.items.length === 0) break;
+        startAfter = page.items[page.items.length - 1]!.key;
+      }
+    } catch (err) {
+      if (err instanceof CompactedError) {
+        if (opts.continue) {
+          throw gone('The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.');
+        }
+        throw gone(`The resourceVersion for the provided list is too old.`);
+      }
+      throw err;
+    }
+    const list: KubeList = {
+      apiVersion: this.apiVersion,
+      kind: this.type.listKind,
+      metadata: { resourceVersion: String(revision) },
+      items,
+    };
+    if (more && lastKey) list.metadata.continue = encodeContinue(revision, lastKey.slice(prefix.length));
+    return list;
+  }
+
+  /** The kind's schema, resolved. */
+  private schema() {
+    return resolveSchema({ $ref: `#/components/schemas/${this.type.schemaName}` }, this.deps.definitions);
+  }
+
+  /** Checks apiVersion/kind of a body, prunes unknown fields per fieldValidation. */
+  private admitBody(obj: KubeObject, opts: WriteOptions, expectedKind = this.type.kind, expectedApiVersion = this.apiVersion): void {
+    if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) throw badRequest('the body of the request must be a JSON object');
+    if (obj.kind !== undefined && obj.kind !== expectedKind) {
+      throw badRequest(`the kind in the data (${String(obj.kind)}) does not match the expected kind (${expectedKind})`);
+    }
+    if (obj.apiVersion !== undefined && obj.apiVersion !== expectedApiVersion) {
+      throw badRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${expectedApiVersion})`);
+    }
+    obj.kind = expectedKind;
+    obj.apiVersion = expectedApiVersion;
+    const schema = expectedKind === this.type.kind ? this.schema() : resolveSchema({ $ref: '#/components/schemas/io.k8s.api.autoscaling.v1.Scale' }, this.deps.definitions);
+    if (!schema) return;
+    const unknown = pruneUnknownFields(obj, schema, this.deps.definitions);
+    if (unknown.length === 0) return;
+    const mode = opts.fieldValidation ?? 'Warn';
+    if (mode === 'Strict') throw strictDecodingError(expectedKind, expectedApiVersion.split('/').pop()!, unknown);
+    if (mode === 'Warn') opts.warnings?.push(...unknownFieldWarnings(unknown));
+  }
+
+  private validate(obj: KubeObject, old: KubeObject | undefined): void {
+    const m = meta(obj);
+    const nameValidator = this.type.strategy.nameValidator;
+    const causes: StatusCause[] = old
+      ? [...validateObjectMeta(m, { namespaced: this.type.namespaced, isCreate: false, nameValidator }), ...validateObjectMetaUpdate(m, meta(old))]
+      : validateObjectMeta(m, { namespaced: this.type.namespaced, isCreate: true, nameValidator });
+    causes.push(...(this.type.strategy.validate?.(obj, old) ?? []));
+    if (causes.length) throw invalid(this.type.group, this.type.kind, m.name ?? m.generateName ?? '', causes);
+  }
+
+  private tracksGeneration(obj: KubeObject): boolean {
+    const g = this.type.strategy.generation;
+    return g === undefined ? obj.spec !== undefined : g;
+  }
+
+  /** Creates an object in namespace (undefined for cluster-scoped kinds). */
+  async create(namespace: string | undefined, obj: KubeObject, opts: WriteOptions = {}): Promise<KubeObject> {
+    this.admitBody(obj, opts);
+    const m = meta(obj);
+    if (this.type.namespaced) {
+      if (m.namespace && namespace && m.namespace !== namespace) {
+        throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+      }
+      m.namespace = namespace ?? m.namespace;
+    } else delete m.namespace;
+    if (!m.name && m.generateName) m.name = m.generateName + randomSuffix();
+    if (this.type.subresources?.status && this.type.strategy.resetStatusOnCreate !== false) delete obj.status;
+    for (const k of ['uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation', 'selfLink']) delete m[k];
+    this.type.strategy.defaults?.(obj);
+    this.validate(obj, undefined);
+    if (this.type.namespaced && this.deps.checkNamespace) await this.deps.checkNamespace(m.namespace!, this.type.group, this.type.resource, m.name!);
+    m.uid = randomUUID();
+    m.creationTimestamp = rfc3339(this.deps.now());
+    if (this.tracksGeneration(obj)) m.generation = 1;
+    const key = this.key(m.namespace, m.name!);
+    if (opts.dryRun) {
+      if (await this.deps.backend.get(key)) throw alreadyExists(this.type.group, this.type.resource, m.name!);
+      // Show what a real create would allocate, then give it back.
+      await this.type.strategy.prepareForCreate?.(obj, this.deps.context);
+      await this.type.strategy.afterDelete?.(obj, this.deps.context);
+      return obj;
+    }
+    await this.type.strategy.prepareForCreate?.(obj, this.deps.context);
+    try {
+      const kv = await this.deps.backend.create(key, this.encode(obj));
+      m.resourceVersion = String(kv.modRevision);
+      return obj;
+    } catch (err) {
+      if (err instanceof KeyExistsError) throw alreadyExists(this.type.group, this.type.resource, m.name!);
+      throw err;
+    }
+  }
+
+  /**
+   * Reads the stored object, lets `mutate` produce the new one, and writes it guarded by the
+   * revision read, retrying on conflicts when the caller did not pin a resourceVersion.
+   */
+  async guaranteedUpdate(
+    namespace: string | undefined,
+    name: string,
+    mutate: (current: KubeObject) => KubeObject | Promise<KubeObject>,
+    opts: WriteOptions & { subresource?: 'status' | 'scale' | '' } = {},
+  ): Promise<KubeObject> {
+    const key = this.key(namespace, name);
+    for (let attempt = 0; ; attempt++) {
+      const kv = await this.deps.backend.get(key);
+      if (!kv) throw this.notFound(name);
+      const current = this.fromKv(kv);
+      const next = await mutate(structuredClone(current));
+      // A resourceVersion left in the new object pins the write to it; none means unconditional.
+      const pinned = next?.metadata?.resourceVersion;
+      if (pinned && pinned !== current.metadata!.resourceVersion) {
+        throw conflict(this.type.group, this.type.resource, name);
+      }
+      if (next && typeof next === 'object' && !Array.isArray(next)) meta(next).resourceVersion = current.metadata!.resourceVersion;
+      const result = await this.prepareUpdate(next, current, opts);
+      if (result === current) return current;
+      if (opts.dryRun) return result;
+      try {
+        return await this.write(key, result, kv.modRevision);
+      } catch (err) {
+        if (err instanceof RevisionMismatchError || err instanceof KeyNotFoundError) {
+          if (pinned || attempt >= 8) {
+            if (err instanceof KeyNotFoundError) throw this.notFound(name);
+            throw conflict(this.type.group, this.type.resource, name);
+          }
+          continue;
+        }
+        throw err;
+      }
+    }
+  }
+
+  /** Writes an updated object; a deleting object whose last finalizer went is removed. */
+  private async write(key: string, obj: KubeObject, expected: number): Promise<KubeObject> {
+    const m = meta(obj);
+    if (m.deletionTimestamp && (m.finalizers ?? []).length === 0 && !m.deletionGracePeriodSeconds && !this.type.strategy.deletionHeld?.(obj)) {
+      const kv = await this.deps.backend.update(key, this.encode(obj), expected);
+      await this.deps.backend.delete(key, kv.modRevision).catch((e) => {
+        if (!(e instanceof KeyNotFoundError || e instanceof RevisionMismatchError)) throw e;
+      });
+      await this.type.strategy.afterDelete?.(obj, this.deps.context);
+      m.resourceVersion = String(kv.modRevision);
+      return obj;
+    }
+    const kv = await this.deps.backend.update(key, this.encode(obj), expected);
+    m.resourceVersion = String(kv.modRevision);
+    return obj;
+  }
+
+  /** Applies the update rules to `next` against `current`; returns `current` itself when nothing changed. */
+  private async prepareUpdate(next: KubeObject, current: KubeObject, opts: WriteOptions & { subresource?: string }): Promise<KubeObject> {
+    this.admitBody(next, opts);
+    const m = meta(next);
+    const cm = meta(current);
+    if (m.name !== undefined && m.name !== cm.name) {
+      throw badRequest(`the name of the object (${m.name}) does not match the name on the URL (${cm.name})`);
+    }
+    if (this.type.namespaced && m.namespace !== undefined && m.namespace !== cm.namespace) {
+      throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    }
+    let obj = next;
+    if (opts.subresource === 'status') {
+      obj = { ...structuredClone(current), status: next.status };
+      if (next.status === undefined) delete obj.status;
+    } else {
+      if (this.type.subresources?.status) {
+        if (current.status === undefined) delete obj.status;
+        else obj.status = structuredClone(current.status);
+      }
+      m.name = cm.name;
+      if (this.type.namespaced) m.namespace = cm.namespace;
+      else delete m.namespace;
+      m.uid = cm.uid;
+      m.creationTimestamp = cm.creationTimestamp;
+      if (cm.deletionTimestamp) {
+        m.deletionTimestamp = cm.deletionTimestamp;
+        m.deletionGracePeriodSeconds = cm.deletionGracePeriodSeconds;
+      } else {
+        delete m.deletionTimestamp;
+        delete m.deletionGracePeriodSeconds;
+      }
+      if (cm.generation !== undefined) m.generation = cm.generation;
+      else delete m.generation;
+      this.type.strategy.defaults?.(obj);
+      if (cm.generation !== undefined && !isDeepStrictEqual(withoutMetaAndStatus(obj), withoutMetaAndStatus(current))) {
+        m.generation = cm.generation + 1;
+      }
+    }
+    const om = meta(obj);
+    om.resourceVersion = cm.resourceVersion;
+    this.validate(obj, current);
+    if (isDeepStrictEqual(obj, current)) return current;
+    await this.type.strategy.prepareForUpdate?.(obj, current, this.deps.context);
+    return obj;
+  }
+
+  /** Replaces an object (PUT); `subresource` "status" writes only the status. */
+  async update(namespace: string | undefined, name: string, obj: KubeObject, opts: WriteOptions & { subresource?: 'status' | '' } = {}): Promise<KubeObject> {
+    if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) throw badRequest('the body of the request must be a JSON object');
+    const bodyName = obj.metadata?.name;
+    if (bodyName !== undefined && bodyName !== name) {
+      throw badRequest(`the name of the object (${bodyName}) does not match the name on the URL (${name})`);
+    }
+    // An update without a resourceVersion is unconditional (kube-apiserver allows it for built-in kinds).
+    return this.guaranteedUpdate(namespace, name, () => structuredClone(obj), opts);
+  }
+
+  /** Deletes an object: at once, or by marking it when finalizers or a grace period hold it. */
+  async delete(namespace: string | undefined, name: string, opts: DeleteOptions = {}): Promise<DeleteResult> {
+    const key = this.key(namespace, name);
+    for (let attempt = 0; ; attempt++) {
+      const kv = await this.deps.backend.get(key);
+      if (!kv) throw this.notFound(name);
+      const obj = this.fromKv(kv);
+      const m = meta(obj);
+      const pre = opts.preconditions;
+      if (pre?.uid && pre.uid !== m.uid) {
+        throw conflict(this.type.group, this.type.resource, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${m.uid}`);
+      }
+      if (pre?.resourceVersion && pre.resourceVersion !== m.resourceVersion) {
+        throw conflict(this.type.group, this.type.resource, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${m.resourceVersion}`);
+      }
+      if (!m.deletionTimestamp) this.type.strategy.beforeDelete?.(obj);
+      const finalizers = [...(m.finalizers ?? [])];
+      const policy = opts.propagationPolicy ?? (opts.orphanDependents === true ? 'Orphan' : undefined);
+      if (policy === 'Foreground' && !finalizers.includes('foregroundDeletion')) finalizers.push('foregroundDeletion');
+      if (policy === 'Orphan' && !finalizers.includes('orphan')) finalizers.push('orphan');
+      const grace = this.type.strategy.deletionGracePeriod?.(obj, opts.gracePeriodSeconds) ?? 0;
+      let next: KubeObject | undefined;
+      if (m.deletionTimestamp) {
+        // Already deleting: a shorter grace period may be requested; finalizers stay as they are.
+        if (grace === 0 && (m.deletionGracePeriodSeconds ?? 0) > 0 && finalizers.length === 0) {
+          next = undefined;
+        } else if (grace < (m.deletionGracePeriodSeconds ?? 0)) {
+          next = structuredClone(obj);
+          meta(next).deletionGracePeriodSeconds = grace;
+        } else {
+          return { object: obj, deleted: false };
+        }
+      } else if (finalizers.length > 0 || grace > 0 || this.type.strategy.deletionHeld?.(obj)) {
+        next = structuredClone(obj);
+        this.type.strategy.prepareForDelete?.(next);
+        const nm = meta(next);
+        if (finalizers.length) nm.finalizers = finalizers;
+        else delete nm.finalizers;
+        nm.deletionTimestamp = rfc3339(new Date(this.deps.now().getTime() + grace * 1000));
+        nm.deletionGracePeriodSeconds = grace;
+        if (this.tracksGeneration(next) && nm.generation !== undefined) nm.generation += 1;
+      }
+      if (opts.dryRun) return { object: next ?? obj, deleted: next === undefined };
+      try {
+        if (next) {
+          const written = await this.deps.backend.update(key, this.encode(next), kv.modRevision);
+          meta(next).resourceVersion = String(written.modRevision);
+          return { object: next, deleted: false };
+        }
+        const gone = await this.deps.backend.delete(key, kv.modRevision);
+        m.resourceVersion = String(gone.modRevision);
+        await this.type.strategy.afterDelete?.(obj, this.deps.context);
+        return { object: obj, deleted: true };
+      } catch (err) {
+        if ((err instanceof RevisionMismatchError || err instanceof KeyNotFoundError) && attempt < 8) continue;
+        if (err instanceof KeyNotFoundError) throw this.notFound(name);
+        throw err;
+      }
+    }
+  }
+
+  /** Deletes every object a list would return. */
+  async deleteCollection(namespace: string | undefined, listOpts: ListOptions, opts: DeleteOptions): Promise<KubeList> {
+    const list = await this.list(namespace, { labelSelector: listOpts.labelSelector, fieldSelector: listOpts.fieldSelector });
+    const items: KubeObject[] = [];
+    for (const item of list.items) {
+      try {
+        const r = await this.delete(item.metadata?.namespace, item.metadata!.name!, { ...opts, preconditions: undefined });
+        items.push(r.object);
+      } catch (err) {
+        if (!(err instanceof ApiError && err.code === 404)) throw err;
+      }
+    }
+    return { ...list, items };
+  }
+
+  /** Builds the autoscaling/v1 Scale of an object (the scale subresource). */
+  toScale(obj: KubeObject): KubeObject {
+    const spec = this.type.subresources?.scale;
+    if (!spec) throw this.notFound(obj.metadata?.name ?? '');
+    const m = meta(obj);
+    const status: Record<string, unknown> = { replicas: Number(getPath(obj, spec.statusReplicasPath) ?? 0) };
+    const sel = spec.labelSelectorPath ? getPath(obj, spec.labelSelectorPath) : undefined;
+    if (typeof sel === 'string' && sel) status.selector = sel;
+    else if (sel && typeof sel === 'object') status.selector = selectorString(sel as LabelSelectorObject);
+    return {
+      kind: 'Scale',
+      apiVersion: 'autoscaling/v1',
+      metadata: {
+        name: m.name,
+        namespace: m.namespace,
+        uid: m.uid,
+        resourceVersion: m.resourceVersion,
+        creationTimestamp: m.creationTimestamp,
+      },
+      spec: { replicas: Number(getPath(obj, spec.specReplicasPath) ?? 0) },
+      status,
+    };
+  }
+
+  /** Writes a Scale back into the object's spec replicas. */
+  async updateScale(namespace: string | undefined, name: string, mutate: (scale: KubeObject) => KubeObject | Promise<KubeObject>, opts: WriteOptions = {}): Promise<KubeObject> {
+    const spec = this.type.subresources?.scale;
+    if (!spec) throw this.notFound(name);
+    const updated = await this.guaranteedUpdate(namespace, name, async (current) => {
+      const scale = await mutate(this.toScale(current));
+      this.admitBody(scale, opts, 'Scale', 'autoscaling/v1');
+      const replicas = (scale.spec as { replicas?: unknown } | undefined)?.replicas;
+      if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
+        throw invalid('autoscaling', 'Scale', name, [{ type: 'FieldValueInvalid', field: 'spec.replicas', message: `Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0` }]);
+      }
+      const next = structuredClone(current);
+      setPath(next, spec.specReplicasPath, replicas);
+      const rv = scale.metadata?.resourceVersion;
+      if (rv) meta(next).resourceVersion = rv;
+      else delete meta(next).resourceVersion;
+      return next;
+    }, opts);
+    return this.toScale(updated);
+  }
+}
+
+interface LabelSelectorObject {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: { key: string; operator: string; values?: string[] }[];
+}
+
+/** Formats a metav1.LabelSelector the way Scale.status.selector shows it. */
+export function selectorString(sel: LabelSelectorObject): string {
+  const parts: string[] = [];
+  for (const [k, v] of Object.entries(sel.matchLabels ?? {}).sort(([a], [b]) => a.localeCompare(b))) parts.push(`${k}=${v}`);
+  for (const e of sel.matchExpressions ?? []) {
+    const vals = [...(e.values ?? [])].sort().join(',');
+    if (e.operator === 'In') parts.push(`${e.key} in (${vals})`);
+    else if (e.operator === 'NotIn') parts.push(`${e.key} notin (${vals})`);
+    else if (e.operator === 'Exists') parts.push(e.key);
+    else if (e.operator === 'DoesNotExist') parts.push(`!${e.key}`);
+  }
+  return parts.join(',');
+}
+
+/** Reads a dotted JSON path like ".spec.replicas". */
+export function getPath(obj: unknown, path: string): unknown {
+  let cur: unknown = obj;
+  for (const seg of path.replace(/^\./, '').split('.')) {
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<string, unknown>)[seg];
+  }
+  return cur;
+}
+
+/** Writes a dotted JSON path, creating objects on the way. */
+export function setPath(obj: unknown, path: string, value: unknown): void {
+  const segs = path.replace(/^\./, '').split('.');
+  let cur = obj as Record<string, unknown>;
+  for (const seg of segs.slice(0, -1)) {
+    if (cur[seg] === null || typeof cur[seg] !== 'object') cur[seg] = {};
+    cur = cur[seg] as Record<string, unknown>;
+  }
+  cur[segs[segs.length - 1]!] = value;
+}

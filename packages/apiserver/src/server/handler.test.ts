@@ -1,0 +1,202 @@
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readEvents, startTestServer, type TestServer } from '../testing.js';
+
+const CM = '/api/v1/namespaces/default/configmaps';
+
+function cm(name: string, data: Record<string, string> = {}, extra: Record<string, unknown> = {}) {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...extra }, data };
+}
+
+describe('API handler', () => {
+  let t: TestServer;
+  before(async () => {
+    t = await startTestServer();
+  });
+  after(async () => {
+    await t.close();
+  });
+
+  it('creates the system namespaces at start', async () => {
+    const r = await t.call('GET', '/api/v1/namespaces');
+    assert.equal(r.status, 200);
+    const names = r.body.items.map((n: any) => n.metadata.name).sort();
+    assert.deepEqual(names, ['default', 'kube-node-lease', 'kube-public', 'kube-system']);
+    assert.equal(r.body.items[0].status.phase, 'Active');
+  });
+
+  it('creates, reads, and refuses duplicates and stale updates', async () => {
+    const created = await t.call('POST', CM, cm('a', { k: '1' }));
+    assert.equal(created.status, 201);
+    assert.match(created.body.metadata.uid, /^[0-9a-f-]{36}$/);
+    assert.match(created.body.metadata.creationTimestamp, /Z$/);
+    const dup = await t.call('POST', CM, cm('a'));
+    assert.equal(dup.status, 409);
+    assert.equal(dup.body.reason, 'AlreadyExists');
+    assert.equal(dup.body.message, 'configmaps "a" already exists');
+    const rv = created.body.metadata.resourceVersion;
+    const up = await t.call('PUT', `${CM}/a`, { ...created.body, data: { k: '2' } });
+    assert.equal(up.status, 200);
+    assert.ok(Number(up.body.metadata.resourceVersion) > Number(rv));
+    const stale = await t.call('PUT', `${CM}/a`, { ...created.body, data: { k: '3' } });
+    assert.equal(stale.status, 409);
+    assert.equal(stale.body.reason, 'Conflict');
+    assert.equal(stale.body.message, 'Operation cannot be fulfilled on configmaps "a": the object has been modified; please apply your changes to the latest version and try again');
+    const missing = await t.call('GET', `${CM}/zz`);
+    assert.equal(missing.status, 404);
+    assert.equal(missing.body.message, 'configmaps "zz" not found');
+  });
+
+  it('answers 400 for malformed bodies and wrong kinds, 404 for unknown resources and namespaces', async () => {
+    assert.equal((await t.call('POST', CM, '{"kind": ')).status, 400);
+    const wrongKind = await t.call('POST', CM, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'x' } });
+    assert.equal(wrongKind.status, 400);
+    assert.equal(wrongKind.body.reason, 'BadRequest');
+    assert.equal((await t.call('GET', '/api/v1/namespaces/default/widgets')).status, 404);
+    const noNs = await t.call('POST', '/api/v1/namespaces/nope/configmaps', cm('x'));
+    assert.equal(noNs.status, 404);
+    assert.equal(noNs.body.message, 'namespaces "nope" not found');
+  });
+
+  it('validates names with field causes', async () => {
+    const r = await t.call('POST', CM, cm('Bad_Name'));
+    assert.equal(r.status, 422);
+    assert.equal(r.body.reason, 'Invalid');
+    assert.equal(r.body.details.causes[0].field, 'metadata.name');
+  });
+
+  it('rejects unknown fields under Strict, warns under Warn', async () => {
+    const strict = await t.call('POST', `${CM}?fieldValidation=Strict`, { ...cm('s'), datta: {} });
+    assert.equal(strict.status, 400);
+    assert.equal(strict.body.message, 'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "datta"');
+    const warn = await t.call('POST', `${CM}?fieldValidation=Warn`, { ...cm('w'), datta: {} });
+    assert.equal(warn.status, 201);
+    assert.match(warn.headers.warning ?? '', /unknown field \\"datta\\"/);
+    assert.equal(warn.body.datta, undefined);
+  });
+
+  it('does not store anything under dryRun=All', async () => {
+    const r = await t.call('POST', `${CM}?dryRun=All`, cm('dry'));
+    assert.equal(r.status, 201);
+    assert.equal((await t.call('GET', `${CM}/dry`)).status, 404);
+  });
+
+  it('keeps an object with finalizers until they are removed', async () => {
+    await t.call('POST', CM, cm('garde', { a: '1' }, { finalizers: ['cours.exemple/archivage'] }));
+    const del = await t.call('DELETE', `${CM}/garde`);
+    assert.equal(del.status, 202);
+    assert.ok(del.body.metadata.deletionTimestamp);
+    const cur = await t.call('GET', `${CM}/garde`);
+    assert.deepEqual(cur.body.metadata.finalizers, ['cours.exemple/archivage']);
+    const add = await t.call('PATCH', `${CM}/garde`, { metadata: { finalizers: ['cours.exemple/archivage', 'x.io/y'] } }, { 'content-type': 'application/merge-patch+json' });
+    assert.equal(add.status, 422);
+    const rm = await t.call('PATCH', `${CM}/garde`, [{ op: 'remove', path: '/metadata/finalizers' }], { 'content-type': 'application/json-patch+json' });
+    assert.equal(rm.status, 200);
+    assert.equal((await t.call('GET', `${CM}/garde`)).status, 404);
+  });
+
+  it('honours delete preconditions', async () => {
+    const c = await t.call('POST', CM, cm('pre'));
+    const bad = await t.call('DELETE', `${CM}/pre`, { preconditions: { uid: 'nope' } });
+    assert.equal(bad.status, 409);
+    assert.match(bad.body.message, /Precondition failed: UID in precondition: nope/);
+    const ok = await t.call('DELETE', `${CM}/pre`, { preconditions: { uid: c.body.metadata.uid } });
+    assert.equal(ok.status, 200);
+    assert.equal(ok.body.status, 'Success');
+  });
+
+  it('pages a list with limit and continue over one snapshot', async () => {
+    await t.call('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'paged' } });
+    for (let i = 0; i < 7; i++) await t.call('POST', '/api/v1/namespaces/paged/configmaps', cm(`c${i}`, {}, { labels: { even: String(i % 2 === 0) } }));
+    const first = await t.call('GET', '/api/v1/namespaces/paged/configmaps?limit=3');
+    assert.equal(first.body.items.length, 3);
+    assert.ok(first.body.metadata.continue);
+    await t.call('POST', '/api/v1/namespaces/paged/configmaps', cm('c9'));
+    const second = await t.call('GET', `/api/v1/namespaces/paged/configmaps?limit=10&continue=${first.body.metadata.continue}`);
+    assert.deepEqual(second.body.items.map((c: any) => c.metadata.name), ['c3', 'c4', 'c5', 'c6']);
+    assert.equal(second.body.metadata.resourceVersion, first.body.metadata.resourceVersion);
+    const even = await t.call('GET', '/api/v1/namespaces/paged/configmaps?labelSelector=even%3Dtrue');
+    assert.equal(even.body.items.length, 4);
+    const byName = await t.call('GET', '/api/v1/namespaces/paged/configmaps?fieldSelector=metadata.name%3Dc2');
+    assert.deepEqual(byName.body.items.map((c: any) => c.metadata.name), ['c2']);
+    const badField = await t.call('GET', '/api/v1/namespaces/paged/configmaps?fieldSelector=spec.x%3Dy');
+    assert.equal(badField.status, 400);
+  });
+
+  it('bumps generation on spec changes only, and serves scale', async () => {
+    const d = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'web' },
+      spec: { replicas: 1, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } },
+    };
+    const path = '/apis/apps/v1/namespaces/default/deployments';
+    const c = await t.call('POST', path, d);
+    assert.equal(c.status, 201, JSON.stringify(c.body));
+    assert.equal(c.body.metadata.generation, 1);
+    const l = await t.call('PATCH', `${path}/web`, { metadata: { labels: { a: 'b' } } }, { 'content-type': 'application/merge-patch+json' });
+    assert.equal(l.body.metadata.generation, 1);
+    const s = await t.call('PATCH', `${path}/web/scale`, { spec: { replicas: 3 } }, { 'content-type': 'application/merge-patch+json' });
+    assert.equal(s.status, 200, JSON.stringify(s.body));
+    assert.equal(s.body.kind, 'Scale');
+    assert.equal(s.body.spec.replicas, 3);
+    const g = await t.call('GET', `${path}/web`);
+    assert.equal(g.body.metadata.generation, 2);
+    // Status writes through /status do not touch the spec or the generation.
+    const st = await t.call('PUT', `${path}/web/status`, { ...g.body, spec: { ...g.body.spec, replicas: 9 }, status: { observedGeneration: 2, replicas: 3 } });
+    assert.equal(st.status, 200, JSON.stringify(st.body));
+    assert.equal(st.body.spec.replicas, 3);
+    assert.equal(st.body.status.replicas, 3);
+    assert.equal(st.body.metadata.generation, 2);
+  });
+
+  it('serves tables', async () => {
+    const r = await t.call('GET', CM, undefined, { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json' });
+    assert.equal(r.body.kind, 'Table');
+    assert.ok(r.body.columnDefinitions.length >= 3);
+    assert.equal(r.body.rows[0].object.kind, 'PartialObjectMetadata');
+  });
+
+  it('watches from a resourceVersion and reports a too old one as 410', async () => {
+    const list = await t.call('GET', CM);
+    const rv = list.body.metadata.resourceVersion;
+    const abort = new AbortController();
+    const w = await t.raw('GET', CM, { watch: 'true', resourceVersion: rv }, {}, abort.signal);
+    await t.call('POST', CM, cm('watched'));
+    await t.call('DELETE', `${CM}/watched`);
+    const events = await readEvents(w, 2);
+    abort.abort();
+    assert.deepEqual(events.map((e) => [e.type, e.object.metadata?.name]), [
+      ['ADDED', 'watched'],
+      ['DELETED', 'watched'],
+    ]);
+  });
+
+  it('answers a watch older than the cache window with a 410 ERROR event', async () => {
+    const small = await startTestServer({ watchCacheCapacity: 3 });
+    try {
+      const first = await small.call('POST', CM, cm('w0'));
+      for (let i = 1; i < 6; i++) await small.call('POST', CM, cm(`w${i}`));
+      const old = await small.raw('GET', CM, { watch: 'true', resourceVersion: first.body.metadata.resourceVersion });
+      const err = await readEvents(old, 1);
+      assert.equal(err[0]?.type, 'ERROR');
+      assert.equal((err[0]?.object as any).code, 410);
+      assert.equal((err[0]?.object as any).reason, 'Expired');
+      assert.match((err[0]?.object as any).message, /^too old resource version: \d+ \(\d+\)$/);
+    } finally {
+      await small.close();
+    }
+  });
+
+  it('serves discovery, aggregated discovery and OpenAPI', async () => {
+    const agg = await t.call('GET', '/apis', undefined, { accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json' });
+    assert.match(agg.headers['content-type']!, /apidiscovery.k8s.io;v=v2/);
+    assert.ok(agg.body.items.some((g: any) => g.metadata.name === 'apps'));
+    const core = await t.call('GET', '/api/v1');
+    assert.ok(core.body.resources.some((r: any) => r.name === 'configmaps' && r.shortNames?.includes('cm')));
+    const root = await t.call('GET', '/openapi/v3');
+    const url = root.body.paths['api/v1'].serverRelativeURL as string;
+    const doc = await t.call('GET', url.split('?')[0]!);
+    assert.ok(doc.body.components.schemas['io.k8s.api.core.v1.Pod']);
+  });
+});

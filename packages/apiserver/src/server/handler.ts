@@ -1,0 +1,398 @@
+import type { KubeObject, RawRequest, RawResponse, SchemaObject } from '@kplane/api';
+import {
+  ApiError,
+  applyJsonPatch,
+  applyMergePatch,
+  applyStrategicMergePatch,
+  badRequest,
+  decodeBody,
+  methodNotAllowed,
+  notAcceptable,
+  resolveSchema,
+  toApiError,
+  unsupportedMediaType,
+} from '@kplane/api';
+import type { Registry } from '../registry/registry.js';
+import type { DeleteOptions, FieldValidation, ListOptions, Store, WriteOptions } from '../registry/store.js';
+import { parsePath, type ResourceRequestInfo } from './request-info.js';
+import { AGGREGATED_V2, AGGREGATED_V2BETA1, aggregatedDiscovery, apiGroup, apiGroupList, apiResourceList, apiVersions } from './discovery.js';
+import { toTable, type IncludeObject } from './table.js';
+import { serveWatch } from './watch.js';
+
+/** Serves the OpenAPI documents. */
+export interface OpenAPIProvider {
+  /** /openapi/v3 */
+  root(): object;
+  /** /openapi/v3/<path> where path is "api/v1" or "apis/<g>/<v>". */
+  document(path: string): object | undefined;
+}
+
+/** Options of createHandler. */
+export interface HandlerOptions {
+  registry: Registry;
+  openapi: OpenAPIProvider;
+  now(): Date;
+  /** Body of /version. */
+  version: object;
+  /** host:port the server is reached at, for /api's serverAddressByClientCIDRs. */
+  serverAddress(): string;
+  /** Is the server ready (storage open, caches started)? */
+  ready(): boolean;
+  /** How often watches with allowWatchBookmarks get a BOOKMARK (ms). */
+  bookmarkIntervalMs?: number;
+  /** Longest watch when the client gives no timeoutSeconds (s). */
+  defaultWatchTimeoutSeconds?: number;
+}
+
+const JSON_TYPE = 'application/json';
+
+/** A JSON response. */
+export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}, contentType = JSON_TYPE): RawResponse {
+  return { status, headers: { 'content-type': contentType, ...headers }, body: Buffer.from(JSON.stringify(body)) };
+}
+
+/** A Status response for an error. */
+export function errorResponse(err: unknown): RawResponse {
+  const e = toApiError(err);
+  return jsonResponse(e.code, e.toStatus());
+}
+
+function text(status: number, body: string): RawResponse {
+  return { status, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: Buffer.from(body) };
+}
+
+interface MediaRange {
+  type: string;
+  params: Record<string, string>;
+}
+
+function parseAccept(accept: string | undefined): MediaRange[] {
+  if (!accept) return [];
+  return accept.split(',').map((part) => {
+    const [type, ...ps] = part.split(';').map((s) => s.trim());
+    const params: Record<string, string> = {};
+    for (const p of ps) {
+      const i = p.indexOf('=');
+      if (i > 0) params[p.slice(0, i).trim()] = p.slice(i + 1).trim();
+    }
+    return { type: (type ?? '').toLowerCase(), params };
+  });
+}
+
+/** What representation the client asked for. */
+type Representation = 'object' | 'table' | 'metadata';
+
+function negotiate(accept: string | undefined): Representation {
+  const ranges = parseAccept(accept);
+  if (ranges.length === 0) return 'object';
+  let sawUsable = false;
+  for (const r of ranges) {
+    const usable = r.type === 'application/json' || r.type === '*/*' || r.type === 'application/*' || r.type === 'application/yaml';
+    if (!usable) continue;
+    sawUsable = true;
+    if (r.params.as === 'Table' && r.params.g === 'meta.k8s.io' && (r.params.v === 'v1' || r.params.v === 'v1beta1')) return 'table';
+    if ((r.params.as === 'PartialObjectMetadata' || r.params.as === 'PartialObjectMetadataList') && r.params.g === 'meta.k8s.io') return 'metadata';
+    if (!r.params.as) return 'object';
+  }
+  if (!sawUsable) {
+    if (ranges.some((r) => r.type === 'application/vnd.kubernetes.protobuf')) return 'object';
+    throw notAcceptable('only the following media types are accepted: application/json, application/yaml');
+  }
+  return 'object';
+}
+
+function writeOptions(q: Record<string, string>): WriteOptions {
+  const opts: WriteOptions = { warnings: [] };
+  const dry = q.dryRun;
+  if (dry !== undefined && dry !== '') {
+    if (dry !== 'All') throw badRequest(`Invalid dry run value: dryRun: Unsupported value: "${dry}": supported values: "All"`);
+    opts.dryRun = true;
+  }
+  const fv = q.fieldValidation;
+  if (fv !== undefined && fv !== '') {
+    if (!['Strict', 'Warn', 'Ignore'].includes(fv)) {
+      throw badRequest(`fieldValidation: Unsupported value: "${fv}": supported values: "Ignore", "Strict", "Warn"`);
+    }
+    opts.fieldValidation = fv as FieldValidation;
+  }
+  return opts;
+}
+
+function warningHeaders(opts: WriteOptions): Record<string, string> {
+  if (!opts.warnings?.length) return {};
+  return { warning: opts.warnings.map((w) => `299 - ${JSON.stringify(w)}`).join(', ') };
+}
+
+function listOptions(q: Record<string, string>): ListOptions {
+  const o: ListOptions = {};
+  if (q.labelSelector) o.labelSelector = q.labelSelector;
+  if (q.fieldSelector) o.fieldSelector = q.fieldSelector;
+  if (q.limit) {
+    const n = Number(q.limit);
+    if (!Number.isInteger(n) || n < 0) throw badRequest(`limit: Invalid value: "${q.limit}": must be a non-negative integer`);
+    o.limit = n;
+  }
+  if (q.continue) o.continue = q.continue;
+  if (q.resourceVersion !== undefined) o.resourceVersion = q.resourceVersion;
+  if (q.resourceVersionMatch) o.resourceVersionMatch = q.resourceVersionMatch;
+  return o;
+}
+
+function deleteOptions(body: unknown, q: Record<string, string>): DeleteOptions {
+  const o: DeleteOptions = {};
+  if (body !== undefined) {
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) throw badRequest('the body of a delete request must be a DeleteOptions object');
+    const b = body as Record<string, unknown>;
+    if (b.kind !== undefined && b.kind !== 'DeleteOptions') throw badRequest(`the kind in the data (${String(b.kind)}) does not match the expected kind (DeleteOptions)`);
+    Object.assign(o, b);
+    if (Array.isArray(b.dryRun)) o.dryRun = (b.dryRun as unknown[]).includes('All');
+  }
+  if (q.propagationPolicy) o.propagationPolicy = q.propagationPolicy as DeleteOptions['propagationPolicy'];
+  if (q.gracePeriodSeconds !== undefined) o.gracePeriodSeconds = Number(q.gracePeriodSeconds);
+  if (q.orphanDependents !== undefined) o.orphanDependents = q.orphanDependents === 'true';
+  if (q.dryRun === 'All') o.dryRun = true;
+  if (o.propagationPolicy && !['Background', 'Foreground', 'Orphan'].includes(o.propagationPolicy)) {
+    throw new ApiError(422, 'Invalid', `DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "${o.propagationPolicy}": supported values: "Foreground", "Background", "Orphan"`);
+  }
+  if (o.gracePeriodSeconds !== undefined && (!Number.isFinite(o.gracePeriodSeconds) || o.gracePeriodSeconds < 0)) {
+    o.gracePeriodSeconds = 0;
+  }
+  return o;
+}
+
+function asObject(body: unknown): KubeObject {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw badRequest('the body of the request must be a JSON object');
+  return body as KubeObject;
+}
+
+/** Applies a patch document of the given content type to `doc`. */
+function applyPatch(contentType: string, doc: KubeObject, patch: unknown, schema: SchemaObject | undefined, registry: Registry): KubeObject {
+  const ct = contentType.split(';')[0]!.trim().toLowerCase();
+  switch (ct) {
+    case 'application/json-patch+json':
+      return applyJsonPatch(doc, patch) as KubeObject;
+    case 'application/merge-patch+json':
+      return applyMergePatch(doc, patch) as KubeObject;
+    case 'application/strategic-merge-patch+json':
+      return applyStrategicMergePatch(doc, patch, schema, registry.definitions) as KubeObject;
+    default:
+      throw unsupportedMediaType(ct || '""');
+  }
+}
+
+function stripResourceVersion(obj: KubeObject): KubeObject {
+  if (obj.metadata) delete obj.metadata.resourceVersion;
+  return obj;
+}
+
+/**
+ * Creates the API server's request handler: one function from a RawRequest to a RawResponse,
+ * used by the HTTPS server and, unchanged, by in-process clients.
+ */
+export function createHandler(options: HandlerOptions): (req: RawRequest) => Promise<RawResponse> {
+  const { registry } = options;
+
+  const isNamespaceSub = (group: string, version: string, seg: string) => group === '' && version === 'v1' && (seg === 'status' || seg === 'finalize');
+
+  function render(store: Store, rep: Representation, obj: KubeObject, q: Record<string, string>, status = 200, headers: Record<string, string> = {}): RawResponse {
+    if (rep === 'table') {
+      return jsonResponse(status, toTable(store.type.strategy.table, [obj], { resourceVersion: obj.metadata?.resourceVersion }, { include: includeObject(q), now: options.now() }), headers);
+    }
+    if (rep === 'metadata') {
+      return jsonResponse(status, { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: obj.metadata ?? {} }, headers);
+    }
+    return jsonResponse(status, obj, headers);
+  }
+
+  function includeObject(q: Record<string, string>): IncludeObject {
+    const v = q.includeObject;
+    if (v === undefined || v === '') return 'Metadata';
+    if (v === 'None' || v === 'Metadata' || v === 'Object') return v;
+    throw badRequest(`includeObject: Unsupported value: "${v}": supported values: "Metadata", "None", "Object"`);
+  }
+
+  async function serveResource(req: RawRequest, info: ResourceRequestInfo): Promise<RawResponse> {
+    const store = registry.get(info.group, info.version, info.resource);
+    if (!store) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+    const t = store.type;
+    const q = req.query ?? {};
+    const method = req.method.toUpperCase();
+    if (!t.namespaced && info.namespace !== undefined) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+    const ns = t.namespaced ? info.namespace : undefined;
+    const rep = negotiate(req.headers?.accept);
+    const sub = info.subresource ?? '';
+    if (sub && !['status', 'scale', 'finalize'].includes(sub)) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+    if (sub === 'status' && !t.subresources?.status) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+    if (sub === 'scale' && !t.subresources?.scale) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+    if (sub === 'finalize' && t.resource !== 'namespaces') throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+    const body = () => decodeBody(req.body ?? new Uint8Array(), req.headers?.['content-type'] ?? JSON_TYPE);
+
+    // Collection requests.
+    if (info.name === undefined) {
+      if (method === 'GET') {
+        const watching = info.watchPath || q.watch === 'true' || q.watch === '1';
+        if (watching) {
+          return serveWatch(store, ns, q, rep, req.signal, {
+            now: options.now,
+            bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
+            defaultTimeoutSeconds: options.defaultWatchTimeoutSeconds ?? 1800,
+            include: rep === 'table' ? includeObject(q) : 'Object',
+          });
+        }
+        const list = await store.list(ns, listOptions(q));
+        if (rep === 'table') {
+          return jsonResponse(200, toTable(t.strategy.table, list.items, list.metadata, { include: includeObject(q), now: options.now() }));
+        }
+        if (rep === 'metadata') {
+          return jsonResponse(200, {
+            kind: 'PartialObjectMetadataList',
+            apiVersion: 'meta.k8s.io/v1',
+            metadata: list.metadata,
+            items: list.items.map((o) => ({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: o.metadata })),
+          });
+        }
+        return jsonResponse(200, list);
+      }
+      if (method === 'POST') {
+        if (t.namespaced && ns === undefined) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+        const opts = writeOptions(q);
+        const created = await store.create(ns, asObject(body()), opts);
+        return render(store, rep, created, q, 201, warningHeaders(opts));
+      }
+      if (method === 'DELETE') {
+        const b = req.body && req.body.length ? body() : undefined;
+        const list = await store.deleteCollection(ns, listOptions(q), deleteOptions(b, q));
+        return jsonResponse(200, list);
+      }
+      throw methodNotAllowed();
+    }
+
+    const name = info.name;
+    if (info.watchPath) {
+      return serveWatch(store, ns, { ...q, fieldSelector: [q.fieldSelector, `metadata.name=${name}`].filter(Boolean).join(',') }, rep, req.signal, {
+        now: options.now,
+        bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
+        defaultTimeoutSeconds: options.defaultWatchTimeoutSeconds ?? 1800,
+        include: rep === 'table' ? includeObject(q) : 'Object',
+      });
+    }
+    if (sub === 'scale') {
+      if (method === 'GET') return jsonResponse(200, store.toScale(await store.get(ns, name)));
+      if (method === 'PUT') {
+        const opts = writeOptions(q);
+        const incoming = asObject(body());
+        const scale = await store.updateScale(ns, name, () => structuredClone(incoming), opts);
+        return jsonResponse(200, scale, warningHeaders(opts));
+      }
+      if (method === 'PATCH') {
+        const opts = writeOptions(q);
+        const patch = body();
+        const schema = resolveSchema({ $ref: '#/components/schemas/io.k8s.api.autoscaling.v1.Scale' }, registry.definitions);
+        const scale = await store.updateScale(ns, name, (s) => applyPatch(req.headers?.['content-type'] ?? '', stripResourceVersion(s), patch, schema, registry), opts);
+        return jsonResponse(200, scale, warningHeaders(opts));
+      }
+      throw methodNotAllowed();
+    }
+    if (method === 'GET') {
+      return render(store, rep, await store.get(ns, name), q);
+    }
+    if (method === 'PUT') {
+      const opts = writeOptions(q);
+      const obj = asObject(body());
+      const updated =
+        sub === 'finalize'
+          ? await finalizeNamespace(store, name, obj, opts)
+          : await store.update(ns, name, obj, { ...opts, subresource: sub === 'status' ? 'status' : '' });
+      return render(store, rep, updated, q, 200, warningHeaders(opts));
+    }
+    if (method === 'PATCH') {
+      if (sub === 'finalize') throw methodNotAllowed();
+      const opts = writeOptions(q);
+      const patch = body();
+      const schema = resolveSchema({ $ref: `#/components/schemas/${t.schemaName}` }, registry.definitions);
+      const updated = await store.guaranteedUpdate(ns, name, (current) => applyPatch(req.headers?.['content-type'] ?? '', stripResourceVersion(current), patch, schema, registry), {
+        ...opts,
+        subresource: sub === 'status' ? 'status' : '',
+      });
+      return render(store, rep, updated, q, 200, warningHeaders(opts));
+    }
+    if (method === 'DELETE') {
+      if (sub) throw methodNotAllowed();
+      const b = req.body && req.body.length ? body() : undefined;
+      const result = await store.delete(ns, name, deleteOptions(b, q));
+      if (!result.deleted) return render(store, rep, result.object, q, 202);
+      if (t.strategy.returnDeletedObject) return render(store, rep, result.object, q, 200);
+      return jsonResponse(200, {
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Success',
+        details: { name, ...(t.group ? { group: t.group } : {}), kind: t.resource, uid: result.object.metadata?.uid },
+      });
+    }
+    throw methodNotAllowed();
+  }
+
+  /** PUT /api/v1/namespaces/<name>/finalize: only spec.finalizers changes. */
+  async function finalizeNamespace(store: Store, name: string, obj: KubeObject, opts: WriteOptions): Promise<KubeObject> {
+    const finalizers = (obj.spec as { finalizers?: unknown } | undefined)?.finalizers;
+    return store.guaranteedUpdate(undefined, name, (current) => {
+      const next = structuredClone(current);
+      next.spec = { ...((current.spec as object) ?? {}), finalizers: Array.isArray(finalizers) ? finalizers : [] };
+      if (obj.metadata?.resourceVersion) next.metadata!.resourceVersion = obj.metadata.resourceVersion;
+      else delete next.metadata!.resourceVersion;
+      return next;
+    }, opts);
+  }
+
+  async function handle(req: RawRequest): Promise<RawResponse> {
+    const path = req.path;
+    const method = req.method.toUpperCase();
+    if (path === '/healthz' || path === '/livez' || path === '/readyz' || path.startsWith('/healthz/') || path.startsWith('/livez/') || path.startsWith('/readyz/')) {
+      if (path.startsWith('/readyz') && !options.ready()) return text(500, '[-]readyz failed: not ready\nreadyz check failed');
+      return text(200, 'ok');
+    }
+    if (path === '/version' || path === '/version/') return jsonResponse(200, options.version);
+    if (path === '/openapi/v3' || path === '/openapi/v3/') return jsonResponse(200, options.openapi.root());
+    if (path.startsWith('/openapi/v3/')) {
+      const doc = options.openapi.document(path.slice('/openapi/v3/'.length));
+      if (!doc) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+      return jsonResponse(200, doc, { 'cache-control': 'public, immutable' });
+    }
+    const parsed = parsePath(path, isNamespaceSub);
+    if (parsed.kind === 'other') {
+      if (path === '/' ) return jsonResponse(200, { paths: ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/openapi/v3', '/readyz', '/version'] });
+      throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+    }
+    if (parsed.kind === 'discovery') {
+      if (method !== 'GET') throw methodNotAllowed();
+      const r = parsed.req;
+      const accept = parseAccept(req.headers?.accept);
+      const wantsAggregated = (v: 'v2' | 'v2beta1') => accept.some((m) => m.params.g === 'apidiscovery.k8s.io' && m.params.v === v && m.params.as === 'APIGroupDiscoveryList');
+      if (r.kind === 'api-root' || r.kind === 'apis-root') {
+        const core = r.kind === 'api-root';
+        if (wantsAggregated('v2')) return jsonResponse(200, aggregatedDiscovery(registry, core, 'v2'), {}, AGGREGATED_V2);
+        if (wantsAggregated('v2beta1')) return jsonResponse(200, aggregatedDiscovery(registry, core, 'v2beta1'), {}, AGGREGATED_V2BETA1);
+        return jsonResponse(200, core ? apiVersions(options.serverAddress()) : apiGroupList(registry));
+      }
+      if (r.kind === 'group') {
+        const g = apiGroup(registry, r.group);
+        if (!g) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+        return jsonResponse(200, g);
+      }
+      const list = apiResourceList(registry, r.group, r.version);
+      if (!list) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+      return jsonResponse(200, list);
+    }
+    return serveResource(req, parsed.info);
+  }
+
+  return async (req) => {
+    try {
+      return await handle(req);
+    } catch (err) {
+      if (!(err instanceof ApiError)) console.error('kplane: internal error serving', req.method, req.path, err);
+      return errorResponse(err);
+    }
+  };
+}

@@ -1,0 +1,183 @@
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:https';
+import type { KubeObject, RawRequest, RawResponse } from '@kplane/api';
+import { ApiError, forbidden, notFound } from '@kplane/api';
+import type { Backend } from '@kplane/storage';
+import { builtinKinds } from '../kinds/index.js';
+import { buildOpenAPIV3Document, openAPIV3Root } from '../openapi/index.js';
+import { Registry } from '../registry/registry.js';
+import type { KindBundle, StrategyContext } from '../registry/resource.js';
+import { createHandler, type OpenAPIProvider } from './handler.js';
+import { createHttpsServer } from './http.js';
+import { createClusterIPAllocator } from './ip-allocator.js';
+
+/** The Kubernetes version kplane speaks. */
+export const KUBERNETES_VERSION = { major: '1', minor: '32', gitVersion: 'v1.32.0-kplane' };
+
+/** Namespaces that exist from the start, as in every cluster. */
+export const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
+
+/** Options of createApiServer. */
+export interface ApiServerOptions {
+  backend: Backend;
+  /** Clock (tests inject one). */
+  now?: () => Date;
+  /** Service ClusterIP range (default 10.96.0.0/12). */
+  serviceCIDR?: string;
+  /** Extra kinds to serve beside the built-in ones. */
+  kinds?: KindBundle[];
+  /** BOOKMARK interval for watches (ms). */
+  bookmarkIntervalMs?: number;
+  /** Events each resource's watch cache keeps (default 10 000). */
+  watchCacheCapacity?: number;
+}
+
+/** TLS and credentials for listen(). */
+export interface ListenOptions {
+  host?: string;
+  port: number;
+  cert: string;
+  key: string;
+  clientCa: string;
+  /** Bearer token → user name. */
+  tokens: Map<string, string>;
+}
+
+/** A running API server. */
+export interface ApiServer {
+  readonly registry: Registry;
+  /** The request handler: the in-process transport of @kplane/client uses it directly. */
+  readonly handle: (req: RawRequest) => Promise<RawResponse>;
+  /** Creates the system namespaces and starts the watch caches. */
+  start(): Promise<void>;
+  /** Serves HTTPS; resolves with the bound port. */
+  listen(options: ListenOptions): Promise<number>;
+  /** Stops serving and the caches (the backend is the caller's to close). */
+  close(): Promise<void>;
+}
+
+/** Creates an API server over a storage backend. */
+export function createApiServer(options: ApiServerOptions): ApiServer {
+  const now = options.now ?? (() => new Date());
+  const bundles = [builtinKinds(), ...(options.kinds ?? [])];
+  const definitions = Object.assign({}, ...bundles.map((b) => b.definitions));
+  let registry!: Registry;
+  const allocator = createClusterIPAllocator(options.serviceCIDR ?? '10.96.0.0/12', async () => {
+    const services = registry.get('', 'v1', 'services');
+    if (!services) return [];
+    const list = await services.list(undefined);
+    return list.items.flatMap((s) => {
+      const spec = (s.spec ?? {}) as { clusterIP?: string; clusterIPs?: string[] };
+      return [spec.clusterIP, ...(spec.clusterIPs ?? [])].filter((x): x is string => !!x && x !== 'None');
+    });
+  });
+  const context: StrategyContext = {
+    allocateClusterIP: () => allocator.allocate(),
+    releaseClusterIP: async (ip) => allocator.release(ip),
+  };
+
+  async function checkNamespace(ns: string, group: string, resource: string, name: string): Promise<void> {
+    const store = registry.get('', 'v1', 'namespaces');
+    if (!store) return;
+    let obj: KubeObject;
+    try {
+      obj = await store.get(undefined, ns);
+    } catch (err) {
+      if (err instanceof ApiError && err.code === 404) throw notFound('', 'namespaces', ns);
+      throw err;
+    }
+    const phase = (obj.status as { phase?: string } | undefined)?.phase;
+    if (obj.metadata?.deletionTimestamp || phase === 'Terminating') {
+      const e = forbidden(group, resource, name, `unable to create new content in namespace ${ns} because it is being terminated`);
+      throw new ApiError(e.code, e.reason, e.message, {
+        ...e.details,
+        causes: [{ type: 'NamespaceTerminating', message: `namespace ${ns} is being terminated`, field: 'metadata.namespace' }],
+      });
+    }
+  }
+
+  registry = new Registry({ backend: options.backend, definitions, context, now, checkNamespace, watchCacheCapacity: options.watchCacheCapacity });
+  for (const b of bundles) for (const r of b.resources) registry.add(r);
+
+  let openapiCache: Map<string, object> | undefined;
+  registry.onChange(() => (openapiCache = undefined));
+  const openapiDocs = (): Map<string, object> => {
+    if (openapiCache) return openapiCache;
+    const docs = new Map<string, object>();
+    for (const g of registry.groups()) {
+      for (const v of registry.versions(g)) {
+        const key = g === '' ? `api/${v}` : `apis/${g}/${v}`;
+        docs.set(key, buildOpenAPIV3Document(g, v, registry.groupVersion(g, v).map((s) => s.type), registry.definitions));
+      }
+    }
+    openapiCache = docs;
+    return docs;
+  };
+  const openapi: OpenAPIProvider = {
+    root: () => openAPIV3Root(openapiDocs()),
+    document: (path) => openapiDocs().get(path),
+  };
+
+  let ready = false;
+  let address = '127.0.0.1:6443';
+  const handle = createHandler({
+    registry,
+    openapi,
+    now,
+    version: {
+      ...KUBERNETES_VERSION,
+      gitCommit: '0000000000000000000000000000000000000000',
+      gitTreeState: 'clean',
+      buildDate: '2026-01-01T00:00:00Z',
+      goVersion: `node${process.versions.node}`,
+      compiler: 'kplane',
+      platform: `${process.platform}/${process.arch === 'x64' ? 'amd64' : process.arch}`,
+    },
+    serverAddress: () => address,
+    ready: () => ready,
+    bookmarkIntervalMs: options.bookmarkIntervalMs,
+  });
+
+  const servers: Server[] = [];
+
+  return {
+    registry,
+    handle,
+    async start() {
+      await registry.start();
+      const namespaces = registry.get('', 'v1', 'namespaces')!;
+      for (const name of SYSTEM_NAMESPACES) {
+        try {
+          await namespaces.create(undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+        } catch (err) {
+          if (!(err instanceof ApiError && err.code === 409)) throw err;
+        }
+      }
+      ready = true;
+    },
+    async listen(l) {
+      const server = createHttpsServer({ handler: handle, cert: l.cert, key: l.key, clientCa: l.clientCa, tokens: l.tokens });
+      servers.push(server);
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(l.port, l.host ?? '127.0.0.1', () => resolve());
+      });
+      const port = (server.address() as AddressInfo).port;
+      address = `${l.host ?? '127.0.0.1'}:${port}`;
+      return port;
+    },
+    async close() {
+      ready = false;
+      await Promise.all(
+        servers.map(
+          (s) =>
+            new Promise<void>((resolve) => {
+              s.close(() => resolve());
+              s.closeAllConnections();
+            }),
+        ),
+      );
+      registry.stop();
+    },
+  };
+}

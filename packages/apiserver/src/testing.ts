@@ -1,0 +1,77 @@
+import type { KubeObject, RawResponse } from '@kplane/api';
+import { createMemoryBackend } from '@kplane/storage';
+import { createApiServer, type ApiServer } from './server/server.js';
+
+/** A JSON answer from the in-process handler. */
+export interface JsonAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: any;
+}
+
+/** An API server on memory storage with a small JSON request helper, for tests. */
+export interface TestServer {
+  server: ApiServer;
+  /** Sends a request with a JSON (or raw string) body and parses a JSON answer. */
+  call(method: string, path: string, body?: unknown, headers?: Record<string, string>, query?: Record<string, string>): Promise<JsonAnswer>;
+  /** Sends a request and returns the raw response (for watches). */
+  raw(method: string, path: string, query?: Record<string, string>, headers?: Record<string, string>, signal?: AbortSignal): Promise<RawResponse>;
+  close(): Promise<void>;
+}
+
+/** Starts an API server on a fresh memory backend. */
+export async function startTestServer(options: { now?: () => Date; bookmarkIntervalMs?: number; watchCacheCapacity?: number } = {}): Promise<TestServer> {
+  const backend = createMemoryBackend();
+  const server = createApiServer({ backend, ...options });
+  await server.start();
+  return {
+    server,
+    async call(method, path, body, headers = {}, query = {}) {
+      const [p, qs] = path.split('?');
+      const q = { ...Object.fromEntries(new URLSearchParams(qs ?? '')), ...query };
+      const payload = body === undefined ? undefined : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
+      const r = await server.handle({
+        method,
+        path: p!,
+        query: q,
+        headers: { 'content-type': 'application/json', ...headers },
+        body: payload,
+      });
+      const text = r.body ? Buffer.from(r.body).toString('utf8') : '';
+      let parsed: unknown = text;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        /* not JSON */
+      }
+      return { status: r.status, headers: r.headers, body: parsed };
+    },
+    async raw(method, path, query = {}, headers = {}, signal) {
+      return server.handle({ method, path, query, headers, signal });
+    },
+    async close() {
+      await server.close();
+      await backend.close();
+    },
+  };
+}
+
+/** Reads watch events from a streamed response until `n` arrived or the time is up. */
+export async function readEvents(r: RawResponse, n: number, timeoutMs = 2000): Promise<{ type: string; object: KubeObject }[]> {
+  const out: { type: string; object: KubeObject }[] = [];
+  const it = r.stream![Symbol.asyncIterator]();
+  let buf = '';
+  const deadline = Date.now() + timeoutMs;
+  while (out.length < n && Date.now() < deadline) {
+    const next = await Promise.race([it.next(), new Promise<null>((res) => setTimeout(() => res(null), Math.max(1, deadline - Date.now())))]);
+    if (next === null || next.done) break;
+    buf += Buffer.from(next.value).toString('utf8');
+    let i: number;
+    while ((i = buf.indexOf('\n')) >= 0) {
+      out.push(JSON.parse(buf.slice(0, i)));
+      buf = buf.slice(i + 1);
+    }
+  }
+  await it.return?.();
+  return out;
+}
