@@ -1,0 +1,180 @@
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type {
+  CounterMetric,
+  GaugeMetric,
+  HistogramMetric,
+  SettableGaugeMetric,
+  WorkqueueMetricsProvider,
+} from './workqueue/queue-metrics.js';
+
+/** The `result` label values of `controller_runtime_reconcile_total`. */
+export type ReconcileResult = 'success' | 'error' | 'requeue' | 'requeue_after';
+
+const reconcileResults: readonly ReconcileResult[] = ['success', 'error', 'requeue', 'requeue_after'];
+
+/** 1e-8 s … 1e3 s, ten-fold steps: controller-runtime's workqueue duration buckets. */
+const durationBuckets = Array.from({ length: 12 }, (_, i) => Number((1e-8 * 10 ** i).toPrecision(1)));
+
+/**
+ * The runtime's Prometheus metrics, with client-go / controller-runtime names. It is also a
+ * `WorkqueueMetricsProvider`: pass it as `metrics` to `createWorkqueue({ name, metrics })`.
+ */
+export interface RuntimeMetrics extends WorkqueueMetricsProvider {
+  /** The registry every metric below is registered in. */
+  readonly registry: Registry;
+  readonly workqueueDepth: Gauge<'name'>;
+  readonly workqueueAdds: Counter<'name'>;
+  readonly workqueueQueueDuration: Histogram<'name'>;
+  readonly workqueueWorkDuration: Histogram<'name'>;
+  readonly workqueueRetries: Counter<'name'>;
+  readonly workqueueUnfinishedWork: Gauge<'name'>;
+  readonly workqueueLongestRunningProcessor: Gauge<'name'>;
+  readonly reconcileTotal: Counter<'controller' | 'result'>;
+  readonly reconcileErrors: Counter<'controller'>;
+  readonly leaderElectionMasterStatus: Gauge<'name'>;
+  /** Zeroes a controller's reconcile series, so they are exported before its first reconcile. */
+  initController(controller: string): void;
+  /** Counts one reconcile of `controller` with `result` (and one error when it is 'error'). */
+  recordReconcile(controller: string, result: ReconcileResult): void;
+  /** Sets `leader_election_master_status{name}` to 1 (leader) or 0 (standby). */
+  setLeader(name: string, isLeader: boolean): void;
+  /** The Prometheus text exposition of the registry (in-flight gauges refreshed first). */
+  metricsText(): Promise<string>;
+  /** The content type to serve `metricsText()` with. */
+  readonly contentType: string;
+}
+
+// Scrape hooks are kept per registry, so every RuntimeMetrics sharing one registry (and
+// therefore one set of metric objects) refreshes all the queues reporting into it.
+const hooksByRegistry = new WeakMap<Registry, Set<() => void>>();
+
+function hooksOf(registry: Registry): Set<() => void> {
+  let hooks = hooksByRegistry.get(registry);
+  if (hooks === undefined) {
+    hooks = new Set();
+    hooksByRegistry.set(registry, hooks);
+  }
+  return hooks;
+}
+
+/**
+ * Creates (or, when `registry` already holds them, reuses) the runtime metrics in `registry`
+ * (default: a fresh registry, never prom-client's global one).
+ *
+ * Guarantees: calling it twice with one registry returns views over the same metric
+ * objects instead of throwing on duplicate registration.
+ */
+export function createMetrics(registry: Registry = new Registry()): RuntimeMetrics {
+  const hooks = hooksOf(registry);
+  const runHooks = (): void => {
+    for (const h of hooks) h();
+  };
+  const existing = <M>(name: string): M | undefined => registry.getSingleMetric(name) as M | undefined;
+  const counter = <L extends string>(name: string, help: string, labelNames: L[]): Counter<L> =>
+    existing<Counter<L>>(name) ?? new Counter<L>({ name, help, labelNames, registers: [registry] });
+  const gauge = <L extends string>(name: string, help: string, labelNames: L[], collect?: () => void): Gauge<L> =>
+    existing<Gauge<L>>(name) ??
+    new Gauge<L>({ name, help, labelNames, registers: [registry], ...(collect ? { collect } : {}) });
+  const histogram = (name: string, help: string): Histogram<'name'> =>
+    existing<Histogram<'name'>>(name) ??
+    new Histogram<'name'>({ name, help, labelNames: ['name'], buckets: durationBuckets, registers: [registry] });
+
+  const workqueueDepth = gauge('workqueue_depth', 'Current depth of workqueue', ['name']);
+  const workqueueAdds = counter('workqueue_adds_total', 'Total number of adds handled by workqueue', ['name']);
+  const workqueueQueueDuration = histogram(
+    'workqueue_queue_duration_seconds',
+    'How long in seconds an item stays in workqueue before being requested',
+  );
+  const workqueueWorkDuration = histogram(
+    'workqueue_work_duration_seconds',
+    'How long in seconds processing an item from workqueue takes.',
+  );
+  const workqueueUnfinishedWork = gauge(
+    'workqueue_unfinished_work_seconds',
+    'How many seconds of work has been done that is in progress and hasn\'t been observed by work_duration. ' +
+      'Large values indicate stuck threads. One can deduce the number of stuck threads by observing the rate at which this increases.',
+    ['name'],
+    runHooks,
+  );
+  const workqueueLongestRunningProcessor = gauge(
+    'workqueue_longest_running_processor_seconds',
+    'How many seconds has the longest running processor for workqueue been running.',
+    ['name'],
+    runHooks,
+  );
+  const workqueueRetries = counter('workqueue_retries_total', 'Total number of retries handled by workqueue', ['name']);
+  const reconcileTotal = counter('controller_runtime_reconcile_total', 'Total number of reconciliations per controller', [
+    'controller',
+    'result',
+  ]);
+  const reconcileErrors = counter(
+    'controller_runtime_reconcile_errors_total',
+    'Total number of reconciliation errors per controller',
+    ['controller'],
+  );
+  const leaderElectionMasterStatus = gauge(
+    'leader_election_master_status',
+    "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. 'name' is the string used to identify the lease. Please make sure to group by name.",
+    ['name'],
+  );
+
+  const metrics: RuntimeMetrics = {
+    registry,
+    workqueueDepth,
+    workqueueAdds,
+    workqueueQueueDuration,
+    workqueueWorkDuration,
+    workqueueRetries,
+    workqueueUnfinishedWork,
+    workqueueLongestRunningProcessor,
+    reconcileTotal,
+    reconcileErrors,
+    leaderElectionMasterStatus,
+    contentType: registry.contentType,
+
+    newDepthMetric(name): GaugeMetric {
+      workqueueDepth.inc({ name }, 0);
+      return { inc: () => workqueueDepth.inc({ name }), dec: () => workqueueDepth.dec({ name }) };
+    },
+    newAddsMetric(name): CounterMetric {
+      workqueueAdds.inc({ name }, 0);
+      return { inc: () => workqueueAdds.inc({ name }) };
+    },
+    newLatencyMetric(name): HistogramMetric {
+      return { observe: (v) => workqueueQueueDuration.observe({ name }, v) };
+    },
+    newWorkDurationMetric(name): HistogramMetric {
+      return { observe: (v) => workqueueWorkDuration.observe({ name }, v) };
+    },
+    newUnfinishedWorkSecondsMetric(name): SettableGaugeMetric {
+      return { set: (v) => workqueueUnfinishedWork.set({ name }, v) };
+    },
+    newLongestRunningProcessorSecondsMetric(name): SettableGaugeMetric {
+      return { set: (v) => workqueueLongestRunningProcessor.set({ name }, v) };
+    },
+    newRetriesMetric(name): CounterMetric {
+      workqueueRetries.inc({ name }, 0);
+      return { inc: () => workqueueRetries.inc({ name }) };
+    },
+    onCollect(fn) {
+      hooks.add(fn);
+      return () => {
+        hooks.delete(fn);
+      };
+    },
+
+    initController(controller) {
+      for (const result of reconcileResults) reconcileTotal.inc({ controller, result }, 0);
+      reconcileErrors.inc({ controller }, 0);
+    },
+    recordReconcile(controller, result) {
+      reconcileTotal.inc({ controller, result });
+      if (result === 'error') reconcileErrors.inc({ controller });
+    },
+    setLeader(name, isLeader) {
+      leaderElectionMasterStatus.set({ name }, isLeader ? 1 : 0);
+    },
+    metricsText: () => registry.metrics(),
+  };
+  return metrics;
+}
