@@ -188,6 +188,42 @@ describe('API handler', () => {
     }
   });
 
+  it('lists at an exact older resourceVersion', async () => {
+    const c = await t.call('POST', CM, cm('exact', { v: '1' }));
+    const rv = c.body.metadata.resourceVersion;
+    await t.call('PATCH', `${CM}/exact`, { data: { v: '2' } }, { 'content-type': 'application/merge-patch+json' });
+    const old = await t.call('GET', `${CM}?resourceVersion=${rv}&resourceVersionMatch=Exact&fieldSelector=metadata.name%3Dexact`);
+    assert.equal(old.body.metadata.resourceVersion, rv);
+    assert.equal(old.body.items[0].data.v, '1');
+    const now = await t.call('GET', `${CM}?resourceVersion=${rv}&resourceVersionMatch=NotOlderThan&fieldSelector=metadata.name%3Dexact`);
+    assert.equal(now.body.items[0].data.v, '2');
+    const bad = await t.call('GET', `${CM}?resourceVersionMatch=Sometimes`);
+    assert.equal(bad.status, 400);
+  });
+
+  it('refuses annotations over 256 KiB', async () => {
+    const r = await t.call('POST', CM, cm('annotated', {}, { annotations: { big: 'x'.repeat(256 * 1024) } }));
+    assert.equal(r.status, 422);
+    assert.match(r.body.message, /metadata.annotations: Too long: must have at most 262144 bytes/);
+  });
+
+  it('sends bookmarks when asked and ends a watch after timeoutSeconds', async () => {
+    const fast = await startTestServer({ bookmarkIntervalMs: 20 });
+    try {
+      const list = await fast.call('GET', CM);
+      const w = await fast.raw('GET', CM, { watch: 'true', allowWatchBookmarks: 'true', resourceVersion: list.body.metadata.resourceVersion, timeoutSeconds: '1' });
+      const events = await readEvents(w, 100, 3000);
+      assert.ok(events.length >= 2, `got ${events.length} events`);
+      assert.ok(events.every((e) => e.type === 'BOOKMARK'));
+      assert.equal(events[0]!.object.kind, 'ConfigMap');
+      assert.match(events[0]!.object.metadata!.resourceVersion!, /^\d+$/);
+      // The stream ended by itself (timeoutSeconds=1), long before 100 events.
+      assert.ok(events.length < 100);
+    } finally {
+      await fast.close();
+    }
+  });
+
   it('serves discovery, aggregated discovery and OpenAPI', async () => {
     const agg = await t.call('GET', '/apis', undefined, { accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json' });
     assert.match(agg.headers['content-type']!, /apidiscovery.k8s.io;v=v2/);
