@@ -175,20 +175,21 @@ export function createSqliteBackend(options: SqliteBackendOptions): Backend {
   const compactedNow = (): number => q.compacted.get()?.value ?? 0;
 
   /** Appends one row inside an IMMEDIATE transaction and publishes its event after commit. */
-  const write = (key: string, build: (latest: LogRow | undefined) => Omit<LogRow, 'revision' | 'key'>): LogRow => {
-    let prev: LogRow | undefined;
-    let row: LogRow | undefined;
-    db.transaction(() => {
-      const latest = q.latest.get(key);
-      prev = latest ? toLogRow(latest) : undefined;
-      const next = build(prev);
-      const created = next.createRevision === 0;
-      const info = q.insert.run(key, created ? 1 : 0, next.deleted ? 1 : 0, next.createRevision, next.prevRevision, next.value);
-      const revision = Number(info.lastInsertRowid);
-      row = { ...next, key, revision, createRevision: created ? revision : next.createRevision };
-    }).immediate();
-    hub.publish(rowToEvent(row!, prev));
-    return row!;
+  type Build = (latest: LogRow | undefined) => Omit<LogRow, 'revision' | 'key'>;
+  // Compiled once: better-sqlite3 transaction functions are costly to create per call.
+  const writeTx = db.transaction((key: string, build: Build): { row: LogRow; prev: LogRow | undefined } => {
+    const latest = q.latest.get(key);
+    const prev = latest ? toLogRow(latest) : undefined;
+    const next = build(prev);
+    const created = next.createRevision === 0;
+    const info = q.insert.run(key, created ? 1 : 0, next.deleted ? 1 : 0, next.createRevision, next.prevRevision, next.value);
+    const revision = Number(info.lastInsertRowid);
+    return { row: { ...next, key, revision, createRevision: created ? revision : next.createRevision }, prev };
+  });
+  const write = (key: string, build: Build): LogRow => {
+    const { row, prev } = writeTx.immediate(key, build);
+    hub.publish(rowToEvent(row, prev));
+    return row;
   };
 
   const live = (row: LogRow | undefined): LogRow | undefined => (row && !row.deleted ? row : undefined);
@@ -250,6 +251,11 @@ export function createSqliteBackend(options: SqliteBackendOptions): Backend {
 
     async get(key, revision) {
       assertOpen();
+      if (!revision) {
+        // The current value needs no revision bookkeeping: one indexed read.
+        const row = live(toLogRowOrUndefined(q.latest.get(key)));
+        return row ? rowToKeyValue(row) : null;
+      }
       return get(key, revision);
     },
 

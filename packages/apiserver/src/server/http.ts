@@ -33,17 +33,24 @@ function tokenMatches(given: string, tokens: Map<string, string>): string | unde
   return undefined;
 }
 
+/** The client-certificate identity of each TLS connection, read once per connection. */
+const certIdentity = new WeakMap<TLSSocket, string | null>();
+
 /** Who made a request, or undefined when unauthenticated. */
 export function authenticate(req: IncomingMessage, tokens: Map<string, string>): string | undefined {
   const auth = req.headers.authorization;
   if (auth && /^bearer /i.test(auth)) return tokenMatches(auth.slice(7).trim(), tokens);
   const sock = req.socket as TLSSocket;
-  if (sock.authorized) {
-    const cert = sock.getPeerCertificate();
-    const cn = cert?.subject?.CN;
-    if (cn) return Array.isArray(cn) ? cn[0] : cn;
+  let user = certIdentity.get(sock);
+  if (user === undefined) {
+    user = null;
+    if (sock.authorized) {
+      const cn = sock.getPeerCertificate()?.subject?.CN;
+      if (cn) user = Array.isArray(cn) ? cn[0]! : cn;
+    }
+    certIdentity.set(sock, user);
   }
-  return undefined;
+  return user ?? undefined;
 }
 
 function send(res: ServerResponse, r: RawResponse): void {
@@ -85,9 +92,13 @@ async function serve(options: HttpsServerOptions, req: IncomingMessage, res: Ser
   for (const [k, v] of url.searchParams) if (!(k in query)) query[k] = v;
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers[k] = v;
-  const abort = new AbortController();
-  res.on('close', () => abort.abort());
-  const raw: RawRequest = { method: req.method ?? 'GET', path: url.pathname, query, headers, body, signal: abort.signal };
+  const raw: RawRequest = { method: req.method ?? 'GET', path: url.pathname, query, headers, body };
+  if (query.watch !== undefined || url.pathname.includes('/watch/')) {
+    // Only streams need to learn that the client went away.
+    const abort = new AbortController();
+    res.on('close', () => abort.abort());
+    raw.signal = abort.signal;
+  }
   const r = await options.handler(raw);
   if (!r.stream) {
     send(res, r);

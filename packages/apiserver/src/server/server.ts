@@ -76,15 +76,38 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     releaseClusterIP: async (ip) => allocator.release(ip),
   };
 
+  // Namespaces as the namespaces watch cache last showed them: the lifecycle check reads this
+  // first and storage only on a miss, as kube-apiserver's NamespaceLifecycle admission does.
+  const namespaceCache = new Map<string, KubeObject>();
+  const stopNamespaceCache = new AbortController();
+  async function followNamespaces(): Promise<void> {
+    const store = registry.get('', 'v1', 'namespaces');
+    if (!store) return;
+    const list = await store.list(undefined);
+    for (const ns of list.items) namespaceCache.set(ns.metadata!.name!, ns);
+    void (async () => {
+      try {
+        for await (const e of store.cache.watch(Number(list.metadata.resourceVersion), stopNamespaceCache.signal)) {
+          if (e.type === 'DELETED') namespaceCache.delete(e.object.metadata!.name!);
+          else namespaceCache.set(e.object.metadata!.name!, e.object);
+        }
+      } catch {
+        namespaceCache.clear(); // a too-old cache: fall back to storage reads
+      }
+    })();
+  }
+
   async function checkNamespace(ns: string, group: string, resource: string, name: string): Promise<void> {
     const store = registry.get('', 'v1', 'namespaces');
     if (!store) return;
-    let obj: KubeObject;
-    try {
-      obj = await store.get(undefined, ns);
-    } catch (err) {
-      if (err instanceof ApiError && err.code === 404) throw notFound('', 'namespaces', ns);
-      throw err;
+    let obj = namespaceCache.get(ns);
+    if (!obj) {
+      try {
+        obj = await store.get(undefined, ns);
+      } catch (err) {
+        if (err instanceof ApiError && err.code === 404) throw notFound('', 'namespaces', ns);
+        throw err;
+      }
     }
     const phase = (obj.status as { phase?: string } | undefined)?.phase;
     if (obj.metadata?.deletionTimestamp || phase === 'Terminating') {
@@ -153,6 +176,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
           if (!(err instanceof ApiError && err.code === 409)) throw err;
         }
       }
+      await followNamespaces();
       ready = true;
     },
     async listen(l) {
@@ -168,6 +192,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     },
     async close() {
       ready = false;
+      stopNamespaceCache.abort();
       await Promise.all(
         servers.map(
           (s) =>

@@ -1,0 +1,196 @@
+/**
+ * `npm run bench`: GET and CREATE throughput of kplane next to a bare Node JSON server, and
+ * the time to LIST many ConfigMaps. Each server runs in a child process of its own; this
+ * process only generates load, over keep-alive HTTPS with a fixed number of requests in flight.
+ *
+ * The cases run in short rounds, interleaved (every case once per round), so that a slow drift
+ * of the machine's background load hits all of them alike.
+ *
+ * Flags: --seconds N (measured time per case, default 5), --rounds N (default 5), --warmup N
+ * (unmeasured seconds at the start of every round, default 0.3), --concurrency N (default 32),
+ * --list N (ConfigMaps for the LIST case, default 10000; 0 skips it).
+ */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { createHttpsTransport, loadKubeconfig, type HttpsTransport } from '@kplane/client';
+import { startChild, type Child } from './child.js';
+import { benchList, expectStatus } from './list-bench.js';
+import { mergeResults, runLoad, type LoadResult } from './load.js';
+import { formatThroughput, formatTimings, type CpuUse, type ThroughputRow } from './report.js';
+import type { KplaneInfo } from './server-kplane.js';
+
+const { values: flags } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '5' },
+    rounds: { type: 'string', default: '5' },
+    warmup: { type: 'string', default: '0.3' },
+    concurrency: { type: 'string', default: '32' },
+    list: { type: 'string', default: '10000' },
+  },
+});
+const rounds = Math.max(1, Number(flags.rounds));
+const roundMs = (Number(flags.seconds) * 1000) / rounds;
+const warmupMs = Number(flags.warmup) * 1000;
+const concurrency = Number(flags.concurrency);
+const listCount = Number(flags.list);
+
+const JSON_HEADERS = { accept: 'application/json', 'content-type': 'application/json' };
+const GET_NAME = 'bench-get';
+const LIST_NAMESPACE = 'bench-list';
+
+/** A ConfigMap of a typical size (a few hundred bytes of data, two labels). */
+function configMap(name: string, namespace: string): object {
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, namespace, labels: { app: 'bench', tier: 'backend' } },
+    data: {
+      'app.properties': 'log.level=info\nlisten.port=8080\ncache.size=512\nfeature.retry=true\nupstream=http://svc.default:80\n',
+      'settings.json': JSON.stringify({ replicas: 3, timeoutSeconds: 30, regions: ['eu-west-1', 'us-east-1'], tracing: { enabled: false } }),
+      owner: 'team-platform',
+    },
+  };
+}
+
+const encode = (obj: object): Uint8Array => Buffer.from(JSON.stringify(obj));
+const collectionPath = (ns: string): string => `/api/v1/namespaces/${ns}/configmaps`;
+
+/** A server under test: its child process and a keep-alive transport to it. */
+interface Target {
+  child: Child<unknown>;
+  t: HttpsTransport;
+}
+
+/** One row of the throughput table and what has been measured for it so far. */
+interface Case {
+  name: string;
+  target: Target;
+  kind: 'get' | 'create';
+  /** The case this one is compared with (itself for a baseline). */
+  baseline?: Case;
+  /** Smallest acceptable ratio to the baseline. */
+  goal?: number;
+  rounds: LoadResult[];
+  serverMs: number;
+  clientMs: number;
+  wallMs: number;
+  cpuKnown: boolean;
+}
+
+/** Runs one short round of a case and adds its numbers, and the CPU both sides used, to the case. */
+async function runRound(c: Case, round: number): Promise<void> {
+  const { child, t } = c.target;
+  const send =
+    c.kind === 'get'
+      ? () => t({ method: 'GET', path: `${collectionPath('default')}/${GET_NAME}`, headers: JSON_HEADERS })
+      : (i: number) => t({ method: 'POST', path: collectionPath('default'), headers: JSON_HEADERS, body: encode(configMap(`load-${round}-${i}`, 'default')) });
+  const server0 = child.cpuMs();
+  const client0 = process.cpuUsage();
+  const wall0 = performance.now();
+  const result = await runLoad({ send, concurrency, durationMs: roundMs, warmupMs, expectStatus: c.kind === 'get' ? 200 : 201 });
+  c.wallMs += performance.now() - wall0;
+  const client = process.cpuUsage(client0);
+  c.clientMs += (client.user + client.system) / 1000;
+  const server1 = child.cpuMs();
+  if (server0 === undefined || server1 === undefined) c.cpuKnown = false;
+  else c.serverMs += server1 - server0;
+  c.rounds.push(result);
+}
+
+function cpuOf(c: Case): CpuUse | undefined {
+  const sent = c.rounds.reduce((n, r) => n + r.sent, 0);
+  if (!c.cpuKnown || sent === 0 || c.wallMs === 0) return undefined;
+  return { serverCores: c.serverMs / c.wallMs, clientCores: c.clientMs / c.wallMs, serverUsPerReq: (c.serverMs * 1000) / sent };
+}
+
+function toRow(c: Case): ThroughputRow {
+  const base = c.baseline ?? c;
+  const row: ThroughputRow = { name: c.name, result: mergeResults(c.rounds), baselineRps: mergeResults(base.rounds).rps };
+  const cpu = cpuOf(c);
+  if (cpu) row.cpu = cpu;
+  const baseCpu = cpuOf(base);
+  if (baseCpu) row.baselineUsPerReq = baseCpu.serverUsPerReq;
+  if (c.goal !== undefined) row.target = c.goal;
+  return row;
+}
+
+/** Forks a kplane child, connects with its admin kubeconfig and creates the ConfigMap that GET reads. */
+async function startKplane(storage: 'sqlite' | 'memory', dataDir: string): Promise<Target & { info: KplaneInfo; getBody: Uint8Array }> {
+  const child = await startChild<KplaneInfo>(new URL('./server-kplane.js', import.meta.url), [storage, dataDir]);
+  const t = createHttpsTransport({ ...loadKubeconfig(child.info.kubeconfigPath).transportOptions, maxSockets: concurrency });
+  await expectStatus(t({ method: 'POST', path: collectionPath('default'), headers: JSON_HEADERS, body: encode(configMap(GET_NAME, 'default')) }), 201);
+  const got = await expectStatus(t({ method: 'GET', path: `${collectionPath('default')}/${GET_NAME}`, headers: JSON_HEADERS }), 200);
+  return { child, t, info: child.info, getBody: got.body! };
+}
+
+async function startBare(mode: 'https' | 'http', getBodyFile: string, pkiDir: string, ca: string): Promise<Target> {
+  const child = await startChild<{ url: string }>(new URL('./server-bare.js', import.meta.url), [mode, getBodyFile, pkiDir]);
+  return { child, t: createHttpsTransport({ server: child.info.url, maxSockets: concurrency, ca }) };
+}
+
+async function main(): Promise<void> {
+  const cpu = cpus();
+  console.log(
+    `kplane bench: node ${process.version}, ${cpu.length} cores (${cpu[0]?.model.trim() ?? 'unknown'}), ${concurrency} in flight, ` +
+      `per case ${rounds} rounds of ${flags.warmup}s warm-up + ${(roundMs / 1000).toFixed(1)}s, cases interleaved; ` +
+      `load average before start ${loadavg()[0]!.toFixed(2)}`,
+  );
+  const tmp = await mkdtemp(join(tmpdir(), 'kplane-bench-'));
+  const targets: Target[] = [];
+  try {
+    const sqlite = await startKplane('sqlite', join(tmp, 'sqlite'));
+    targets.push(sqlite);
+    const memory = await startKplane('memory', join(tmp, 'memory'));
+    targets.push(memory);
+    const getBodyFile = join(tmp, 'get-body.json');
+    await writeFile(getBodyFile, sqlite.getBody);
+    const ca = await readFile(join(sqlite.info.pkiDir, 'ca.crt'), 'utf8');
+    const bareHttps = await startBare('https', getBodyFile, sqlite.info.pkiDir, ca);
+    targets.push(bareHttps);
+    const bareHttp = await startBare('http', getBodyFile, sqlite.info.pkiDir, ca);
+    targets.push(bareHttp);
+
+    const mk = (name: string, target: Target, kind: Case['kind'], baseline?: Case, goal?: number): Case => {
+      const c: Case = { name, target, kind, rounds: [], serverMs: 0, clientMs: 0, wallMs: 0, cpuKnown: true };
+      if (baseline) c.baseline = baseline;
+      if (goal !== undefined) c.goal = goal;
+      return c;
+    };
+    const bareGet = mk('bare node:https GET (baseline)', bareHttps, 'get');
+    const barePost = mk('bare node:https POST (baseline)', bareHttps, 'create');
+    const cases = [
+      bareGet,
+      barePost,
+      mk('bare node:http GET (no TLS, info)', bareHttp, 'get', bareGet),
+      mk('bare node:http POST (no TLS, info)', bareHttp, 'create', barePost),
+      mk('kplane GET (sqlite)', sqlite, 'get', bareGet, 0.5),
+      mk('kplane CREATE (sqlite)', sqlite, 'create', barePost, 0.3),
+      mk('kplane GET (memory, info)', memory, 'get', bareGet),
+      mk('kplane CREATE (memory, info)', memory, 'create', barePost),
+    ];
+    for (let r = 0; r < rounds; r++) {
+      process.stdout.write(`round ${r + 1}/${rounds} ...\n`);
+      for (const c of cases) await runRound(c, r);
+    }
+    const list = listCount > 0 ? (console.log(`LIST: creating ${listCount} ConfigMaps ...`), await benchList(sqlite.t, { namespace: LIST_NAMESPACE, count: listCount, concurrency, configMap })) : [];
+
+    const rows = cases.map(toRow);
+    console.log(`\nThroughput (GET rows compared with bare https GET, POST/CREATE rows with bare https POST)\n`);
+    console.log(formatThroughput(rows));
+    if (list.length > 0) {
+      console.log(`\nLIST (kplane, sqlite; times include the client's JSON.parse)\n`);
+      console.log(formatTimings(list));
+    }
+    const failures = rows.filter((r) => r.result.errors > 0 || r.result.firstError);
+    for (const r of failures) console.log(`\n${r.name}: ${r.result.errors} errors; first: ${r.result.firstError ?? ''}`);
+    if (failures.some((r) => r.result.errors > 0)) process.exitCode = 1;
+  } finally {
+    for (const target of targets) target.t.close();
+    await Promise.all(targets.map((target) => target.child.stop()));
+    await rm(tmp, { recursive: true, force: true });
+  }
+}
+
+await main();
