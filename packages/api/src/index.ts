@@ -11,3 +11,4 @@ export * from './patch/merge-patch.js';
 export * from './patch/strategic-merge-patch.js';
 export * from './prune.js';
 export * from './decode.js';
+export * from './protobuf/index.js';

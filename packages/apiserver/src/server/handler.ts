@@ -6,6 +6,8 @@ import {
   applyStrategicMergePatch,
   badRequest,
   decodeBody,
+  decodeKubernetesProtobuf,
+  KUBERNETES_PROTOBUF_MEDIA_TYPE,
   methodNotAllowed,
   notAcceptable,
   resolveSchema,
@@ -225,7 +227,15 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
     if (sub === 'status' && !t.subresources?.status) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     if (sub === 'scale' && !t.subresources?.scale) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     if (sub === 'finalize' && t.resource !== 'namespaces') throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
-    const body = () => decodeBody(req.body ?? new Uint8Array(), req.headers?.['content-type'] ?? JSON_TYPE);
+    const body = () => {
+      const contentType = req.headers?.['content-type'] ?? JSON_TYPE;
+      const bytes = req.body ?? new Uint8Array();
+      // kubectl's typed clients (kubectl create <kind>) send protobuf bodies.
+      if (contentType.split(';')[0]!.trim().toLowerCase() === KUBERNETES_PROTOBUF_MEDIA_TYPE) {
+        return decodeKubernetesProtobuf(bytes, { apiVersion: store.apiVersion, kind: t.kind });
+      }
+      return decodeBody(bytes, contentType);
+    };
 
     // Collection requests.
     if (info.name === undefined) {

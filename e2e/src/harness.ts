@@ -1,0 +1,101 @@
+import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+
+/** Path of the kplane CLI entry point (compiled). */
+export const KPLANE_MAIN = join(dirname(require.resolve('@kplane/cli')), 'main.js');
+
+/** A kplane process started with `kplane up`. */
+export interface KplaneProcess {
+  child: ChildProcess;
+  dataDir: string;
+  kubeconfig: string;
+  url: string;
+  /** Everything the process printed. */
+  output(): string;
+  /** SIGTERM and wait for exit; resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Makes a fresh temporary data dir. */
+export async function tempDir(prefix = 'kplane-e2e-'): Promise<string> {
+  return mkdtemp(join(tmpdir(), prefix));
+}
+
+/** Removes a temporary data dir. */
+export async function removeDir(dir: string): Promise<void> {
+  await rm(dir, { recursive: true, force: true });
+}
+
+/** Starts `kplane up --port 0` on dataDir and waits for its ready line. */
+export async function startKplane(dataDir: string, extraArgs: string[] = []): Promise<KplaneProcess> {
+  const child = spawn(process.execPath, [KPLANE_MAIN, 'up', '--port', '0', '--data-dir', dataDir, ...extraArgs], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (c) => (out += c));
+  child.stderr!.on('data', (c) => (out += c));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const { kubeconfig, url } = await new Promise<{ kubeconfig: string; url: string }>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`kplane did not start in time:\n${out}`)), 30_000);
+    const check = () => {
+      const k = /^kubeconfig: (.+)$/m.exec(out);
+      const r = /^ready: (https:\/\/\S+)$/m.exec(out);
+      if (k && r) {
+        clearTimeout(timer);
+        resolve({ kubeconfig: k[1]!, url: r[1]! });
+      }
+    };
+    child.stdout!.on('data', check);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`kplane exited with ${code}:\n${out}`));
+    });
+  });
+  return {
+    child,
+    dataDir,
+    kubeconfig,
+    url,
+    output: () => out,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode !== null) return child.exitCode;
+      child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/** Result of a kubectl run. */
+export interface KubectlResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the real kubectl against a kubeconfig. */
+export function kubectl(kubeconfig: string, args: string[], input?: string): Promise<KubectlResult> {
+  return new Promise((resolve) => {
+    const child = execFile('kubectl', args, { env: { ...process.env, KUBECONFIG: kubeconfig }, timeout: 60_000, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : 1) : 0;
+      resolve({ code, stdout: String(stdout), stderr: String(stderr) });
+    });
+    if (input !== undefined) child.stdin!.end(input);
+    else child.stdin!.end();
+  });
+}
+
+/** Runs kubectl and fails with its output when it does not exit 0. */
+export async function kubectlOk(kubeconfig: string, args: string[], input?: string): Promise<string> {
+  const r = await kubectl(kubeconfig, args, input);
+  if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')} failed (${r.code}):\n${r.stderr}${r.stdout}`);
+  return r.stdout;
+}
+
+/** Folder of this file (for fixtures). */
+export const HERE = dirname(fileURLToPath(import.meta.url));
