@@ -5,6 +5,7 @@ import { stringify } from 'yaml';
 import type { RawRequest, RawResponse } from '@kplane/api';
 import { createBackend, type Backend } from '@kplane/storage';
 import { createApiServer, ensurePki, type ApiServer } from '@kplane/apiserver';
+import { createClient, type Client } from '@kplane/client';
 
 /** Options of startControlPlane. */
 export interface ControlPlaneOptions {
@@ -26,6 +27,8 @@ export interface ControlPlane {
   readonly backend: Backend;
   /** The in-process transport: call the API with no socket. */
   readonly transport: (req: RawRequest) => Promise<RawResponse>;
+  /** A client over the in-process transport (namespace "default"). */
+  readonly client: Client;
   /** https://127.0.0.1:PORT when listening. */
   readonly url?: string;
   readonly port?: number;
@@ -88,7 +91,8 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     await apiServer.close();
     await backend.close();
   };
-  if (!listen) return { apiServer, backend, transport: apiServer.handle, stop };
+  const client = createClient({ transport: apiServer.handle, defaultNamespace: 'default' });
+  if (!listen) return { apiServer, backend, transport: apiServer.handle, client, stop };
   const pki = await ensurePki(join(dataDir, 'pki'));
   const host = options.host ?? '127.0.0.1';
   const port = await apiServer.listen({
@@ -103,5 +107,5 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   const kubeconfigPath = join(dataDir, 'kubeconfig');
   await writeFile(kubeconfigPath, kubeconfigYaml(url, pki.ca.cert, pki.admin.cert, pki.admin.key), { mode: 0o600 });
   await waitReady(url, pki.ca.cert);
-  return { apiServer, backend, transport: apiServer.handle, url, port, kubeconfigPath, stop };
+  return { apiServer, backend, transport: apiServer.handle, client, url, port, kubeconfigPath, stop };
 }
