@@ -1,6 +1,6 @@
 /**
- * @kplane/runtime — kplane's controller runtime. This slice: an injectable clock, a
- * client-go-style workqueue (delaying and rate-limited layers) and Prometheus metrics.
+ * @kplane/runtime — kplane's controller runtime. Informers, workqueue, controller builder,
+ * manager, leader election, helpers and metrics.
  */
 export {
   createFakeClock,
@@ -12,3 +12,8 @@ export {
 } from './clock.js';
 export * from './workqueue/index.js';
 export { createMetrics, type ReconcileResult, type RuntimeMetrics } from './metrics.js';
+export * from './informer/index.js';
+export * from './leader/index.js';
+export * from './helpers/index.js';
+export * from './controller/index.js';
+export * from './manager/index.js';

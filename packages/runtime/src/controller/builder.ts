@@ -1,0 +1,166 @@
+/**
+ * Registration of a controller in one chain, as controller-runtime's builder:
+ * `for(Kind).owns(Child).watches(Other, map).complete(reconcile)`.
+ */
+import type { KubeObject } from '@kplane/api';
+import { parseApiVersion } from '@kplane/api';
+import type { ResourceDescriptor } from '@kplane/client';
+import type { Clock } from '../clock.js';
+import type { Informer, InformerFactory } from '../informer/index.js';
+import type { RuntimeMetrics } from '../metrics.js';
+import { keyOf, type Request } from './action.js';
+import { createController, type Controller, type Reconciler, type Source } from './controller.js';
+import type { Predicate, WatchChange } from './predicates.js';
+
+/** Options of a watch in the builder. */
+export interface WatchOptions<T extends KubeObject = KubeObject> {
+  /** Every predicate must pass for a change to enqueue anything. */
+  predicates?: Predicate<T>[];
+}
+
+/** Maps a changed object to the requests it should wake (for `watches`). */
+export type MapFunc<T extends KubeObject = KubeObject> = (obj: T) => Pick<Request, 'namespace' | 'name'>[];
+
+/** What the builder needs from its surroundings (a manager provides it). */
+export interface BuilderContext {
+  factory: InformerFactory;
+  clock?: Clock;
+  metrics?: RuntimeMetrics;
+  /** Registers the built controller (the manager runs it). */
+  register?(controller: Controller): void;
+}
+
+/** Misuse of the builder, collected and reported by complete(). */
+export class BuilderError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid controller: ${problems.join('; ')}`);
+    this.name = 'BuilderError';
+  }
+}
+
+interface Watch {
+  resource: ResourceDescriptor;
+  predicates: Predicate[];
+  toKeys(obj: KubeObject): string[];
+}
+
+const id = (r: ResourceDescriptor) => `${r.group}/${r.version}/${r.resource}`;
+
+function source(informer: Informer, w: Watch): Source {
+  return (enqueue) => {
+    const fire = (change: WatchChange, objs: KubeObject[]) => {
+      if (!w.predicates.every((p) => p(change))) return;
+      const keys = new Set(objs.flatMap((o) => w.toKeys(o)));
+      for (const k of keys) enqueue(k);
+    };
+    return informer.addEventHandler({
+      onAdd: (object) => fire({ type: 'create', object }, [object]),
+      onUpdate: (old, object) => fire({ type: 'update', old, object }, [old, object]),
+      onDelete: (object) => fire({ type: 'delete', object }, [object]),
+    });
+  };
+}
+
+/** Builds one controller. */
+export class ControllerBuilder {
+  private primary?: { resource: ResourceDescriptor; kind?: string; predicates: Predicate[] };
+  private readonly sources: Watch[] = [];
+  private readonly problems: string[] = [];
+  private name?: string;
+  private maxConcurrentReconciles = 1;
+
+  constructor(private readonly context: BuilderContext) {}
+
+  /** Names the controller (default: the For kind in lower case). Names label metrics and queues. */
+  named(name: string): this {
+    if (!/^[a-z0-9]([-a-z0-9_.]*[a-z0-9])?$/i.test(name)) this.problems.push(`controller name "${name}" must be alphanumeric with - _ .`);
+    this.name = name;
+    return this;
+  }
+
+  /** The kind this controller reconciles: its changes enqueue its own key. Call exactly once. */
+  for<T extends KubeObject>(resource: ResourceDescriptor & { kind?: string }, options: WatchOptions<T> = {}): this {
+    if (this.primary) this.problems.push('for() may only be called once');
+    this.primary = { resource, kind: resource.kind, predicates: (options.predicates ?? []) as Predicate[] };
+    this.sources.push({ resource, predicates: (options.predicates ?? []) as Predicate[], toKeys: (o) => [keyOf(o.metadata?.namespace, o.metadata!.name!)] });
+    return this;
+  }
+
+  /**
+   * A kind this controller creates: a change to an object enqueues the key of its controller
+   * owner when that owner is of the For kind.
+   */
+  owns<T extends KubeObject>(resource: ResourceDescriptor, options: WatchOptions<T> = {}): this {
+    this.sources.push({
+      resource,
+      predicates: (options.predicates ?? []) as Predicate[],
+      toKeys: (o) => {
+        const p = this.primary;
+        if (!p) return [];
+        const owner = o.metadata?.ownerReferences?.find((r) => r.controller === true);
+        if (!owner) return [];
+        if (parseApiVersion(owner.apiVersion).group !== p.resource.group) return [];
+        if (p.kind && owner.kind !== p.kind) return [];
+        return [keyOf(p.resource.namespaced ? o.metadata?.namespace : undefined, owner.name)];
+      },
+    });
+    return this;
+  }
+
+  /** Any other kind: `map` tells which requests a change should wake. */
+  watches<T extends KubeObject>(resource: ResourceDescriptor, map: MapFunc<T>, options: WatchOptions<T> = {}): this {
+    this.sources.push({
+      resource,
+      predicates: (options.predicates ?? []) as Predicate[],
+      toKeys: (o) => map(o as T).map((r) => keyOf(r.namespace, r.name)),
+    });
+    return this;
+  }
+
+  /** Options of the controller. */
+  withOptions(options: { maxConcurrentReconciles?: number }): this {
+    if (options.maxConcurrentReconciles !== undefined) {
+      if (!Number.isInteger(options.maxConcurrentReconciles) || options.maxConcurrentReconciles < 1) {
+        this.problems.push('maxConcurrentReconciles must be a whole number of at least 1');
+      } else this.maxConcurrentReconciles = options.maxConcurrentReconciles;
+    }
+    return this;
+  }
+
+  /** Checks the registration, creates the controller and registers it with the manager. Throws BuilderError on misuse. */
+  complete(reconcile: Reconciler): Controller {
+    const problems = [...this.problems];
+    if (!this.primary) problems.push('for() must be called once with the kind to reconcile');
+    if (typeof reconcile !== 'function') problems.push('complete() needs a reconcile function');
+    if (this.primary && this.sources.some((w, i) => i > 0 && id(w.resource) === id(this.primary!.resource))) {
+      problems.push(`${this.primary.resource.resource} is both the For kind and an owned or watched kind`);
+    }
+    if (this.sources.some((w) => this.sources.filter((x) => id(x.resource) === id(w.resource)).length > 1) && !problems.some((p) => p.includes('both'))) {
+      problems.push('a kind is watched twice');
+    }
+    if (this.primary && !this.primary.kind && this.sources.length > 1) {
+      problems.push('for() needs a descriptor with its kind to match owner references of owned objects');
+    }
+    if (problems.length) throw new BuilderError(problems);
+    const { factory } = this.context;
+    const name = this.name ?? (this.primary!.kind ?? this.primary!.resource.resource).toLowerCase();
+    const informers: Informer[] = [];
+    const sources: Source[] = [];
+    for (const w of this.sources) {
+      const informer = factory.informerFor(w.resource);
+      if (!informers.includes(informer)) informers.push(informer);
+      sources.push(source(informer, w));
+    }
+    const controller = createController({
+      name,
+      reconcile,
+      informers,
+      sources,
+      maxConcurrentReconciles: this.maxConcurrentReconciles,
+      clock: this.context.clock,
+      metrics: this.context.metrics,
+    });
+    this.context.register?.(controller);
+    return controller;
+  }
+}

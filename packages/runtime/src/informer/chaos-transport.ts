@@ -1,0 +1,130 @@
+/**
+ * A Transport wrapper for tests that breaks watches and lists at random, to prove that
+ * informers survive disconnects. Not exported from the package index.
+ */
+import type { RawRequest, RawResponse, Transport } from '@kplane/api';
+import { splitLines } from '@kplane/client';
+
+/** Probabilities (0..1) of each fault; the rest of the requests pass through untouched. */
+export interface ChaosOptions {
+  /** Source of randomness in [0, 1): pass a seeded PRNG. */
+  random: () => number;
+  /** A watch stream ends cleanly after a random number of events (default 0.25). */
+  endStream?: number;
+  /** A watch stream throws after a random number of events (default 0.15). */
+  errorStream?: number;
+  /** A watch is answered with one ERROR event carrying a 410 Expired Status (default 0.1). */
+  goneEvent?: number;
+  /** A watch is refused with an HTTP 410 (default 0.05). */
+  goneResponse?: number;
+  /** A list request fails with an HTTP 500 or a thrown connection error (default 0.05). */
+  listFailure?: number;
+  /** Most events a broken stream lets through (default 5). */
+  maxEvents?: number;
+}
+
+/** What the chaos transport did. */
+export interface ChaosStats {
+  watches: number;
+  lists: number;
+  ended: number;
+  errored: number;
+  goneEvents: number;
+  goneResponses: number;
+  listFailures: number;
+}
+
+const encoder = new TextEncoder();
+const json = (v: unknown): Uint8Array => encoder.encode(JSON.stringify(v) + '\n');
+
+const expired = {
+  kind: 'Status',
+  apiVersion: 'v1',
+  metadata: {},
+  status: 'Failure',
+  message: 'too old resource version: 1 (2)',
+  reason: 'Expired',
+  code: 410,
+};
+
+/** A watch that is cut after `limit` events, cleanly or with an error. */
+async function* cut(stream: AsyncIterable<Uint8Array>, limit: number, fail: boolean): AsyncGenerator<Uint8Array> {
+  let seen = 0;
+  const lines = splitLines(stream);
+  try {
+    for await (const line of lines) {
+      if (seen >= limit) break;
+      seen++;
+      const out = new Uint8Array(line.byteLength + 1);
+      out.set(line);
+      out[line.byteLength] = 0x0a;
+      yield out;
+    }
+  } finally {
+    void lines.return(undefined).catch(() => undefined);
+  }
+  if (fail) throw new Error('read ECONNRESET');
+}
+
+/** Wraps `inner` so that watches and lists fail at random (see ChaosOptions), counting requests. */
+export function createChaosTransport(inner: Transport, options: ChaosOptions): { transport: Transport; stats: ChaosStats } {
+  const stats: ChaosStats = { watches: 0, lists: 0, ended: 0, errored: 0, goneEvents: 0, goneResponses: 0, listFailures: 0 };
+  const { random } = options;
+  const endStream = options.endStream ?? 0.25;
+  const errorStream = options.errorStream ?? 0.15;
+  const goneEvent = options.goneEvent ?? 0.1;
+  const goneResponse = options.goneResponse ?? 0.05;
+  const listFailure = options.listFailure ?? 0.05;
+  const maxEvents = options.maxEvents ?? 5;
+
+  const transport: Transport = async (req: RawRequest): Promise<RawResponse> => {
+    const isWatch = req.method === 'GET' && req.query?.['watch'] === 'true';
+    const isList = req.method === 'GET' && !isWatch && req.query?.['limit'] !== undefined;
+    if (isList) {
+      stats.lists++;
+      if (random() < listFailure) {
+        stats.listFailures++;
+        if (random() < 0.5) throw new Error('connect ECONNREFUSED');
+        const body = { ...expired, message: 'etcdserver: request timed out', reason: 'InternalError', code: 500 };
+        return { status: 500, headers: { 'content-type': 'application/json' }, body: json(body) };
+      }
+      return inner(req);
+    }
+    if (!isWatch) return inner(req);
+    stats.watches++;
+    let r = random();
+    if ((r -= goneResponse) < 0) {
+      stats.goneResponses++;
+      return { status: 410, headers: { 'content-type': 'application/json' }, body: json(expired) };
+    }
+    if ((r -= goneEvent) < 0) {
+      stats.goneEvents++;
+      return { status: 200, headers: { 'content-type': 'application/json' }, body: json({ type: 'ERROR', object: expired }) };
+    }
+    const res = await inner(req);
+    if (!res.stream) return res;
+    if ((r -= endStream) < 0) {
+      stats.ended++;
+      return { ...res, stream: cut(res.stream, Math.floor(random() * (maxEvents + 1)), false) };
+    }
+    if ((r -= errorStream) < 0) {
+      stats.errored++;
+      return { ...res, stream: cut(res.stream, Math.floor(random() * (maxEvents + 1)), true) };
+    }
+    // Even an undisturbed watch is closed cleanly after a while, so every watch ends.
+    return { ...res, stream: cut(res.stream, maxEvents * 10, false) };
+  };
+  return { transport, stats };
+}
+
+/** A small seeded PRNG (mulberry32) returning numbers in [0, 1). */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

@@ -1,0 +1,87 @@
+/**
+ * The shared informer factory: one informer (one list + watch) per resource per process,
+ * however many controllers ask for it (client-go's SharedInformerFactory).
+ */
+import type { KubeObject } from '@kplane/api';
+import type { Client, ResourceDescriptor } from '@kplane/client';
+import type { Clock } from '../clock.js';
+import type { BackoffOptions } from './backoff.js';
+import { createInformer, type Informer } from './informer.js';
+
+/** Options of createInformerFactory. */
+export interface InformerFactoryOptions {
+  client: Client;
+  /** Time source for backoff and resync (default the real clock). */
+  clock?: Clock;
+  /** Restricts every informer to one namespace (default: all namespaces). */
+  namespace?: string;
+  /** Periodic resync of every informer, in ms (default 0: none). */
+  resyncMs?: number;
+  /** Watcher backoff settings (each informer gets its own backoff). */
+  backoff?: BackoffOptions;
+  /** Told about list/watch failures (they are retried). */
+  onError?: (resource: string, err: unknown) => void;
+}
+
+/** Hands out shared informers and runs them. */
+export interface InformerFactory {
+  /** The informer of `resource`: the same object for the same group/version/resource. */
+  informerFor<T extends KubeObject = KubeObject>(resource: ResourceDescriptor): Informer<T>;
+  /** Runs every informer created so far, and any created later, until `signal` aborts. */
+  start(signal: AbortSignal): void;
+  /** Resolves true once every informer created so far has synced; false if `signal` aborts first. */
+  waitForCacheSync(signal?: AbortSignal): Promise<boolean>;
+  /** Resolves once every started informer has stopped (after the start signal aborted). */
+  shutdown(): Promise<void>;
+}
+
+const resourceId = (r: ResourceDescriptor): string => `${r.group}/${r.version}/${r.resource}`;
+
+/**
+ * Creates a shared informer factory.
+ *
+ * Guarantees: `informerFor` returns one informer per group/version/resource, so there is one
+ * watch per resource however many callers share it; an informer created after `start` is
+ * started at once with the same signal; `start` is idempotent per informer.
+ */
+export function createInformerFactory(options: InformerFactoryOptions): InformerFactory {
+  const informers = new Map<string, Informer<KubeObject>>();
+  const runs = new Map<string, Promise<void>>();
+  let signal: AbortSignal | undefined;
+
+  const startOne = (id: string, informer: Informer<KubeObject>): void => {
+    if (!signal || runs.has(id)) return;
+    runs.set(id, informer.run(signal));
+  };
+
+  return {
+    informerFor<T extends KubeObject>(resource: ResourceDescriptor): Informer<T> {
+      const id = resourceId(resource);
+      let informer = informers.get(id);
+      if (!informer) {
+        informer = createInformer<KubeObject>({
+          api: options.client.resource(resource),
+          namespace: resource.namespaced ? options.namespace : undefined,
+          clock: options.clock,
+          resyncMs: options.resyncMs,
+          backoff: options.backoff,
+          onError: options.onError && ((err) => options.onError!(id, err)),
+        });
+        informers.set(id, informer);
+        startOne(id, informer);
+      }
+      return informer as unknown as Informer<T>;
+    },
+    start(s) {
+      signal ??= s;
+      for (const [id, informer] of informers) startOne(id, informer);
+    },
+    async waitForCacheSync(s) {
+      const results = await Promise.all([...informers.values()].map((i) => i.waitForSync(s)));
+      return results.every(Boolean);
+    },
+    async shutdown() {
+      await Promise.all(runs.values());
+    },
+  };
+}

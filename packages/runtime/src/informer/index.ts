@@ -1,0 +1,18 @@
+export { createBackoff, type Backoff, type BackoffOptions } from './backoff.js';
+export { stepWatcher, watcher, type WatchableApi, type WatcherEvent, type WatcherOptions, type WatcherState } from './watcher.js';
+export {
+  CONTROLLER_OWNER_INDEX,
+  NAMESPACE_INDEX,
+  controllerOwnerIndexFunc,
+  createStore,
+  deepFreeze,
+  namespaceIndexFunc,
+  objectKey,
+  type Cache,
+  type IndexFunc,
+  type Store,
+  type StoreDelta,
+  type StoreOptions,
+} from './store.js';
+export { createInformer, type EventHandler, type HandlerRegistration, type Informer, type InformerOptions } from './informer.js';
+export { createInformerFactory, type InformerFactory, type InformerFactoryOptions } from './factory.js';

@@ -1,0 +1,224 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ApiError, type KubeObject } from '@kplane/api';
+import { createApiServer } from '@kplane/apiserver';
+import { createClient, type ResourceDescriptor } from '@kplane/client';
+import { createMemoryBackend } from '@kplane/storage';
+import { createFakeClock, flushMicrotasks } from '../clock.js';
+import { createChaosTransport, seededRandom } from './chaos-transport.js';
+import { createInformer, type EventHandler } from './informer.js';
+import { objectKey } from './store.js';
+
+const configmaps: ResourceDescriptor = { group: '', version: 'v1', resource: 'configmaps', namespaced: true, kind: 'ConfigMap' };
+
+async function startServer() {
+  const server = createApiServer({ backend: createMemoryBackend(), bookmarkIntervalMs: 15 });
+  await server.start();
+  return server;
+}
+
+const cm = (namespace: string, name: string, data: Record<string, string> = {}): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { namespace, name },
+  data,
+});
+
+/**
+ * A handler that replays what it is told into its own map and records every inconsistency:
+ * an add for a known key, an update or delete for an unknown one, an update whose old object
+ * is not the one last seen, or one that does not move the resourceVersion forward.
+ */
+function trackingHandler() {
+  const seen = new Map<string, { rv: string; uid: string }>();
+  const violations: string[] = [];
+  let events = 0;
+  const handler: EventHandler = {
+    onAdd(obj) {
+      events++;
+      const key = objectKey(obj);
+      if (seen.has(key)) violations.push(`add of known ${key}`);
+      seen.set(key, { rv: obj.metadata!.resourceVersion!, uid: obj.metadata!.uid! });
+    },
+    onUpdate(old, obj) {
+      events++;
+      const key = objectKey(obj);
+      const prev = seen.get(key);
+      if (!prev) violations.push(`update of unknown ${key}`);
+      else if (prev.rv !== old.metadata!.resourceVersion) violations.push(`update of ${key} from ${old.metadata!.resourceVersion}, last seen ${prev.rv}`);
+      else if (prev.uid !== obj.metadata!.uid) violations.push(`update of ${key} changes its uid`);
+      if (Number(obj.metadata!.resourceVersion) <= Number(old.metadata!.resourceVersion)) violations.push(`update of ${key} does not advance`);
+      seen.set(key, { rv: obj.metadata!.resourceVersion!, uid: obj.metadata!.uid! });
+    },
+    onDelete(obj) {
+      events++;
+      const key = objectKey(obj);
+      if (!seen.has(key)) violations.push(`delete of unknown ${key}`);
+      seen.delete(key);
+    },
+  };
+  return { handler, seen, violations, events: () => events };
+}
+
+const rvMap = (objs: KubeObject[]): Map<string, string> => new Map(objs.map((o) => [objectKey(o), o.metadata!.resourceVersion!]));
+
+async function eventually(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe('informer against an in-process kplane with random stream breaks', () => {
+  for (const seed of [1, 42, 2024]) {
+    it(`never loses or duplicates a change (seed ${seed})`, async () => {
+      const server = await startServer();
+      const random = seededRandom(seed);
+      const writer = createClient({ transport: server.handle }).resource(configmaps);
+      const chaos = createChaosTransport(server.handle, { random: seededRandom(seed * 7 + 1), endStream: 0.35, errorStream: 0.3, maxEvents: 3 });
+      const api = createClient({ transport: chaos.transport }).resource(configmaps);
+      const errors: unknown[] = [];
+      const informer = createInformer({ api, backoff: { initialMs: 1, maxMs: 8, jitter: 0 }, pageSize: 7, onError: (e) => errors.push(e) });
+      const early = trackingHandler();
+      informer.addEventHandler(early.handler);
+      const ctl = new AbortController();
+      // A few objects before the start, so the first list is paginated.
+      for (let i = 0; i < 10; i++) await writer.create(cm('default', `pre-${i}`));
+      const run = informer.run(ctl.signal);
+      assert.equal(await informer.waitForSync(AbortSignal.timeout(10_000)), true);
+      let late: ReturnType<typeof trackingHandler> | undefined;
+
+      const namespaces = ['default', 'kube-system'];
+      for (let op = 0; op < 400; op++) {
+        const ns = namespaces[Math.floor(random() * namespaces.length)]!;
+        const name = `cm-${Math.floor(random() * 15)}`;
+        const r = random();
+        try {
+          if (r < 0.4) await writer.create(cm(ns, name, { v: String(op) }));
+          else if (r < 0.75) await writer.patch(name, { data: { v: String(op) } }, 'merge', { namespace: ns });
+          else await writer.delete(name, { namespace: ns });
+        } catch (err) {
+          if (!(err instanceof ApiError) || (err.code !== 404 && err.code !== 409)) throw err;
+        }
+        if (op === 200) {
+          late = trackingHandler();
+          informer.addEventHandler(late.handler);
+        }
+        await new Promise((res) => setImmediate(res));
+        if (random() < 0.3) await new Promise((res) => setTimeout(res, Math.floor(random() * 3)));
+      }
+
+      const expected = async () => rvMap((await writer.list({ namespace: '' })).items);
+      await eventually(async () => {
+        const want = await expected();
+        return [...want].every(([k, v]) => informer.store.get(k)?.metadata?.resourceVersion === v) && informer.store.size() === want.size;
+      });
+      const want = await expected();
+      assert.deepEqual(rvMap(informer.store.list()), want, 'cache equals the server list');
+      for (const t of [early, late!]) {
+        assert.deepEqual(t.violations, []);
+        assert.deepEqual(new Map([...t.seen].map(([k, v]) => [k, v.rv])), want, 'handler view equals the server list');
+      }
+      // The run really was disturbed in every way the chaos transport knows.
+      assert.ok(chaos.stats.ended > 0 && chaos.stats.errored > 0, JSON.stringify(chaos.stats));
+      assert.ok(chaos.stats.goneEvents + chaos.stats.goneResponses > 0, JSON.stringify(chaos.stats));
+      assert.ok(errors.length > 0);
+      ctl.abort();
+      await run;
+      await server.close();
+    });
+  }
+});
+
+describe('informer', () => {
+  it('calls handlers after the store is updated, and late handlers get the cached objects', async () => {
+    const server = await startServer();
+    const api = createClient({ transport: server.handle }).resource(configmaps);
+    await api.create(cm('default', 'a'));
+    const informer = createInformer({ api });
+    const seenInStore: boolean[] = [];
+    informer.addEventHandler({
+      onAdd: (o, initial) => seenInStore.push(informer.store.get(objectKey(o)) === o && initial),
+      onDelete: (o) => seenInStore.push(informer.store.get(objectKey(o)) === undefined),
+    });
+    const ctl = new AbortController();
+    const run = informer.run(ctl.signal);
+    assert.equal(informer.run(ctl.signal), run, 'run twice is the same run');
+    assert.equal(informer.hasSynced(), false);
+    assert.equal(await informer.waitForSync(), true);
+    assert.deepEqual(seenInStore, [true]);
+    await api.delete('a', { namespace: 'default' });
+    await eventually(async () => seenInStore.length === 2);
+    assert.deepEqual(seenInStore, [true, true]);
+
+    await api.create(cm('default', 'b'));
+    await eventually(async () => informer.store.size() === 1);
+    const late: string[] = [];
+    informer.addEventHandler({ onAdd: (o, initial) => late.push(`${objectKey(o)}:${initial}`) });
+    assert.deepEqual(late, ['default/b:true'], 'synthetic add before addEventHandler returns');
+    ctl.abort();
+    await run;
+    await server.close();
+  });
+
+  it('keeps calling the other handlers when one throws, and stops calling removed ones', async () => {
+    const server = await startServer();
+    const api = createClient({ transport: server.handle }).resource(configmaps);
+    const failures: unknown[] = [];
+    const informer = createInformer({ api, onHandlerError: (e) => failures.push(e) });
+    const got: string[] = [];
+    informer.addEventHandler({ onAdd: () => { throw new Error('boom'); } });
+    const reg = informer.addEventHandler({ onAdd: (o) => got.push(o.metadata!.name!) });
+    const ctl = new AbortController();
+    const run = informer.run(ctl.signal);
+    await informer.waitForSync();
+    await api.create(cm('default', 'x'));
+    await eventually(async () => got.length === 1);
+    assert.deepEqual(got, ['x']);
+    assert.equal(failures.length, 1);
+    reg.remove();
+    await api.create(cm('default', 'y'));
+    await eventually(async () => informer.store.size() === 2);
+    assert.deepEqual(got, ['x']);
+    ctl.abort();
+    await run;
+    await server.close();
+  });
+
+  it('resyncs every resyncMs on the injected clock, and waitForSync answers false when stopped first', async () => {
+    const clock = createFakeClock();
+    const objects = [cm('default', 'r')];
+    objects[0]!.metadata!.resourceVersion = '5';
+    const api = {
+      list: async () => ({ apiVersion: 'v1', kind: 'ConfigMapList', metadata: { resourceVersion: '5' }, items: objects }),
+      // A watch that stays open without events until its signal aborts, as the real client's does.
+      watch: (o: { signal?: AbortSignal }) => ({
+        async *[Symbol.asyncIterator]() {
+          await new Promise((resolve) => o.signal?.addEventListener('abort', resolve, { once: true }));
+        },
+      }),
+    };
+    const informer = createInformer({ api: api as never, clock, resyncMs: 1000 });
+    const updates: string[] = [];
+    informer.addEventHandler({ onUpdate: (a, b) => updates.push(`${a === b}@${clock.now()}`) });
+    const ctl = new AbortController();
+    void informer.run(ctl.signal);
+    assert.equal(await informer.waitForSync(), true);
+    await clock.advanceAsync(2500);
+    assert.deepEqual(updates, ['true@1000', 'true@2000']);
+    ctl.abort();
+    await flushMicrotasks();
+    assert.equal(clock.pendingTimers(), 0, 'the resync timer is cancelled on stop');
+
+    const hangingList = (o: { signal?: AbortSignal }) =>
+      new Promise((_, reject) => o.signal?.addEventListener('abort', () => reject(o.signal!.reason), { once: true }));
+    const never = createInformer({ api: { ...api, list: hangingList } as never, clock });
+    const c2 = new AbortController();
+    const done = never.run(c2.signal);
+    const waiting = never.waitForSync();
+    c2.abort();
+    await done;
+    assert.equal(await waiting, false);
+  });
+});

@@ -1,0 +1,153 @@
+/**
+ * The informer: a watcher feeding a store, and event handlers told about every change once the
+ * store holds it (client-go's sharedIndexInformer, on one event loop).
+ */
+import type { KubeObject } from '@kplane/api';
+import { realClock, type TimerHandle } from '../clock.js';
+import { createStore, type Cache, type IndexFunc, type StoreDelta } from './store.js';
+import { watcher, type WatchableApi, type WatcherOptions } from './watcher.js';
+
+/** Callbacks for cache changes; all optional. Objects are frozen: clone before changing them. */
+export interface EventHandler<T extends KubeObject = KubeObject> {
+  /** A new object; `isInInitialList` is true for objects of the first list (and the adds a late handler gets). */
+  onAdd?(obj: T, isInInitialList: boolean): void;
+  /** A changed object (or, on a periodic resync, the same object twice). */
+  onUpdate?(oldObj: T, newObj: T): void;
+  /** A deleted object, in its last known state. */
+  onDelete?(obj: T): void;
+}
+
+/** Returned by addEventHandler. */
+export interface HandlerRegistration {
+  /** Stops calling the handler. */
+  remove(): void;
+}
+
+/** Options of createInformer: the watcher's options plus the informer's own. */
+export interface InformerOptions<T extends KubeObject = KubeObject> extends Omit<WatcherOptions, 'signal'> {
+  /** What to list and watch (a ResourceClient). */
+  api: WatchableApi<T>;
+  /** When > 0, every handler gets onUpdate(obj, obj) for every cached object this often (ms). */
+  resyncMs?: number;
+  /** Extra indexes beside `byNamespace` and `byControllerOwnerUid`. */
+  indexers?: Record<string, IndexFunc<T>>;
+  /** Told when a handler throws (default: console.error); the other handlers still run. */
+  onHandlerError?: (err: unknown) => void;
+}
+
+/** A running cache of one resource with change notifications. */
+export interface Informer<T extends KubeObject = KubeObject> {
+  /** The cache (read-only; objects are frozen). */
+  readonly store: Cache<T>;
+  /** Registers a handler; objects already cached are passed to its onAdd before this returns. */
+  addEventHandler(handler: EventHandler<T>): HandlerRegistration;
+  /** True once the first full list is in the store and its adds were delivered. */
+  hasSynced(): boolean;
+  /** Resolves true once synced; false if `signal` aborts or the informer stops first. */
+  waitForSync(signal?: AbortSignal): Promise<boolean>;
+  /** Lists and watches until `signal` aborts; calling it again returns the same run. */
+  run(signal: AbortSignal): Promise<void>;
+}
+
+/**
+ * Creates an informer over `options.api`.
+ *
+ * Guarantees:
+ * - Handlers are called synchronously, in registration order, after the store has applied
+ *   the change, so a handler reading the store sees the new state.
+ * - Per object key, a handler sees add (update)* delete, with every delete that happened
+ *   while the watch was broken reported at the relist; it never sees an update or delete
+ *   for an object it was not told about.
+ * - A handler that throws does not stop the others or the informer.
+ */
+export function createInformer<T extends KubeObject = KubeObject>(options: InformerOptions<T>): Informer<T> {
+  const clock = options.clock ?? realClock;
+  const store = createStore<T>({ indexers: options.indexers });
+  const handlers = new Set<EventHandler<T>>();
+  const waiters = new Set<(synced: boolean) => void>();
+  const onHandlerError = options.onHandlerError ?? ((err: unknown) => console.error('informer event handler failed:', err));
+  let synced = false;
+  let running: Promise<void> | undefined;
+
+  const call = (fn: () => void): void => {
+    try {
+      fn();
+    } catch (err) {
+      onHandlerError(err);
+    }
+  };
+  const dispatch = (deltas: StoreDelta<T>[], initial: boolean): void => {
+    if (deltas.length === 0 || handlers.size === 0) return;
+    const targets = [...handlers];
+    for (const d of deltas) {
+      for (const h of targets) {
+        if (!handlers.has(h)) continue; // removed by an earlier callback
+        if (d.type === 'add') { if (h.onAdd) call(() => h.onAdd!(d.object, initial)); }
+        else if (d.type === 'update') { if (h.onUpdate) call(() => h.onUpdate!(d.old, d.object)); }
+        else if (h.onDelete) call(() => h.onDelete!(d.object));
+      }
+    }
+  };
+  const settle = (value: boolean): void => {
+    for (const w of [...waiters]) w(value);
+  };
+
+  const resync = (): void => {
+    if (!synced) return;
+    dispatch(store.list().map((o) => ({ type: 'update', old: o, object: o })), false);
+  };
+
+  const loop = async (signal: AbortSignal): Promise<void> => {
+    let timer: TimerHandle | undefined;
+    const resyncMs = options.resyncMs ?? 0;
+    const schedule = (): void => {
+      timer = clock.setTimeout(() => {
+        resync();
+        schedule();
+      }, resyncMs);
+    };
+    if (resyncMs > 0) schedule();
+    try {
+      for await (const ev of watcher(options.api, { ...options, clock, signal })) {
+        const deltas = store.apply(ev);
+        const first = ev.type === 'initDone' && !synced;
+        dispatch(deltas, first);
+        if (first) {
+          synced = true;
+          settle(true);
+        }
+      }
+    } finally {
+      if (timer !== undefined) clock.clearTimeout(timer);
+      if (!synced) settle(false);
+    }
+  };
+
+  return {
+    store,
+    addEventHandler(handler) {
+      handlers.add(handler);
+      if (handler.onAdd) for (const obj of store.list()) call(() => handler.onAdd!(obj, true));
+      return { remove: () => void handlers.delete(handler) };
+    },
+    hasSynced: () => synced,
+    waitForSync(signal) {
+      if (synced) return Promise.resolve(true);
+      if (signal?.aborted) return Promise.resolve(false);
+      return new Promise<boolean>((resolve) => {
+        const done = (value: boolean): void => {
+          waiters.delete(done);
+          signal?.removeEventListener('abort', onAbort);
+          resolve(value);
+        };
+        const onAbort = (): void => done(false);
+        waiters.add(done);
+        signal?.addEventListener('abort', onAbort, { once: true });
+      });
+    },
+    run(signal) {
+      running ??= loop(signal);
+      return running;
+    },
+  };
+}

@@ -1,0 +1,1 @@
+export { createManager, type LeaderElectionOptions, type Manager, type ManagerOptions } from './manager.js';
