@@ -1,2 +1,24 @@
 /** @kplane/controllers — kplane's built-in controllers and the controller manager that runs them. */
+export * from './namespace/index.js';
+export * from './serviceaccount/index.js';
+export * from './manager.js';
 export * from './garbagecollector/index.js';
+export {
+  BURST_REPLICAS,
+  createExpectations,
+  createReplicaSetController,
+  type Expectations,
+  type ExpectationsOptions,
+  type ReplicaSetController,
+  type ReplicaSetControllerOptions,
+} from './replicaset/index.js';
+export {
+  DESIRED_REPLICAS_ANNOTATION,
+  MAX_REPLICAS_ANNOTATION,
+  POD_TEMPLATE_HASH_LABEL,
+  REVISION_ANNOTATION,
+  REVISION_HISTORY_ANNOTATION,
+  computeHash,
+  createDeploymentController,
+  type DeploymentControllerOptions,
+} from './deployment/index.js';

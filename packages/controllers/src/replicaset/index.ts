@@ -1,0 +1,6 @@
+/** The ReplicaSet controller and the pieces the Deployment controller shares with it. */
+export { BURST_REPLICAS, calculateReplicaSetStatus, createReplicaSetController, podFromTemplate, type ReplicaSetController, type ReplicaSetControllerOptions } from './replicaset-controller.js';
+export { EXPECTATIONS_TTL_MS, createExpectations, type Expectations, type ExpectationsOptions, type PendingExpectations } from './expectations.js';
+export { adopt, claimObjects, isStaleCacheError, controllerOf, controllerRefTo, recheckOwnerWith, release, type ClaimOptions } from './controller-ref.js';
+export { deletesBefore, isPodActive, isPodAvailable, isPodReady, msUntilAvailable, podKey, podReadyTime, podsToDelete, rankByRelatedPodsOnSameNode, type RankedPod } from './pods.js';
+export { SLOW_START_INITIAL_BATCH_SIZE, slowStartBatch, type SlowStartResult } from './slow-start.js';

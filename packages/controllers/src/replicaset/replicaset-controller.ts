@@ -1,0 +1,370 @@
+/**
+ * The ReplicaSet controller (kube-controller-manager's pkg/controller/replicaset), built on the
+ * runtime like any user's controller: keeps `spec.replicas` active pods matching the selector,
+ * adopting orphans and releasing pods that stopped matching, and reports the counts in status.
+ */
+import { ApiError, labelSelectorFromObject, type KubeObject, type LabelSelector, type OwnerReference } from '@kplane/api';
+import {
+  Action,
+  CONTROLLER_OWNER_INDEX,
+  NAMESPACE_INDEX,
+  Pods,
+  ReplicaSets,
+  TerminalError,
+  createEventRecorder,
+  formatTime,
+  type Clock,
+  type Controller,
+  type EventRecorder,
+  type Manager,
+  type Pod,
+  type ReplicaSet,
+  type ReplicaSetCondition,
+  type ReplicaSetStatus,
+  type Request,
+} from '@kplane/runtime';
+import { claimObjects, controllerOf, controllerRefTo, isStaleCacheError, recheckOwnerWith } from './controller-ref.js';
+import { createExpectations, type Expectations } from './expectations.js';
+import { isPodActive, isPodAvailable, isPodReady, msUntilAvailable, podKey, podsToDelete } from './pods.js';
+import { SLOW_START_INITIAL_BATCH_SIZE, slowStartBatch } from './slow-start.js';
+
+/** Kubernetes' BurstReplicas: the most pods one sync creates or deletes. */
+export const BURST_REPLICAS = 500;
+/** Delay before retrying a sync whose write met a newer version of the object. */
+const CONFLICT_RETRY_MS = 50;
+
+/** Options of createReplicaSetController. */
+export interface ReplicaSetControllerOptions {
+  /** Controller name, used for metrics and the workqueue (default "replicaset"). */
+  name?: string;
+  /** ReplicaSets reconciled in parallel (default 5, kube-controller-manager's --concurrent-replicaset-syncs). */
+  workers?: number;
+  /** The most pods created or deleted by one sync (default 500). */
+  burstReplicas?: number;
+  /** Time source for availability and expectations (default: the manager's clock). */
+  clock?: Clock;
+  /** Unmet expectations older than this are given up (default 5 minutes). */
+  expectationsTtlMs?: number;
+  /** Where events go (default: a recorder for "replicaset-controller"); false records none. */
+  recorder?: EventRecorder | false;
+}
+
+/** The registered controller, with its expectations (for inspection). */
+export type ReplicaSetController = Controller & { readonly expectations: Expectations };
+
+const RS_API_VERSION = 'apps/v1';
+const RS_KIND = 'ReplicaSet';
+
+const errorMessage = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
+function namespaceTerminating(err: unknown): boolean {
+  return err instanceof ApiError && (err.details?.causes ?? []).some((c) => c.type === 'NamespaceTerminating');
+}
+
+/** The pod a ReplicaSet creates from its template (GetPodFromTemplate). */
+export function podFromTemplate(rs: ReplicaSet, ref: OwnerReference): Pod {
+  const template = rs.spec?.template ?? {};
+  const tmeta = template.metadata ?? {};
+  const metadata: Pod['metadata'] = { generateName: `${rs.metadata?.name ?? ''}-`, ownerReferences: [ref] };
+  if (tmeta.labels) metadata.labels = { ...tmeta.labels };
+  if (tmeta.annotations) metadata.annotations = { ...tmeta.annotations };
+  if (tmeta.finalizers) metadata.finalizers = [...tmeta.finalizers];
+  return { apiVersion: 'v1', kind: 'Pod', metadata, spec: structuredClone(template.spec ?? { containers: [] }) };
+}
+
+/** The status a ReplicaSet should report for its claimed active pods (calculateStatus). */
+export function calculateReplicaSetStatus(rs: ReplicaSet, pods: Pod[], manageError: unknown, nowMs: number): ReplicaSetStatus {
+  const status: ReplicaSetStatus = structuredClone(rs.status ?? { replicas: 0 });
+  const templateLabels = rs.spec?.template?.metadata?.labels ?? {};
+  const minReady = rs.spec?.minReadySeconds ?? 0;
+  let fullyLabeled = 0;
+  let ready = 0;
+  let available = 0;
+  for (const pod of pods) {
+    const labels = pod.metadata?.labels ?? {};
+    if (Object.entries(templateLabels).every(([k, v]) => labels[k] === v)) fullyLabeled++;
+    if (isPodReady(pod)) {
+      ready++;
+      if (isPodAvailable(pod, minReady, nowMs)) available++;
+    }
+  }
+  const failure = status.conditions?.find((c) => c.type === 'ReplicaFailure');
+  if (manageError !== undefined && !failure) {
+    const diff = pods.length - (rs.spec?.replicas ?? 1);
+    const cond: ReplicaSetCondition = {
+      type: 'ReplicaFailure',
+      status: 'True',
+      lastTransitionTime: formatTime(nowMs),
+      reason: diff < 0 ? 'FailedCreate' : diff > 0 ? 'FailedDelete' : '',
+      message: errorMessage(manageError),
+    };
+    status.conditions = [...(status.conditions ?? []), cond];
+  } else if (manageError === undefined && failure) {
+    status.conditions = status.conditions!.filter((c) => c.type !== 'ReplicaFailure');
+    if (status.conditions.length === 0) delete status.conditions;
+  }
+  status.replicas = pods.length;
+  status.fullyLabeledReplicas = fullyLabeled;
+  status.readyReplicas = ready;
+  status.availableReplicas = available;
+  return status;
+}
+
+/** Drops zero counters as Go's omitempty does on the wire (replicas is always written). */
+function compact(status: ReplicaSetStatus): ReplicaSetStatus {
+  const out = { ...status };
+  for (const k of ['fullyLabeledReplicas', 'readyReplicas', 'availableReplicas', 'observedGeneration', 'terminatingReplicas'] as const) {
+    if (!out[k]) delete out[k];
+  }
+  return out;
+}
+
+function sameStatus(rs: ReplicaSet, next: ReplicaSetStatus): boolean {
+  const cur = rs.status ?? { replicas: 0 };
+  return (
+    (cur.replicas ?? 0) === next.replicas &&
+    (cur.fullyLabeledReplicas ?? 0) === (next.fullyLabeledReplicas ?? 0) &&
+    (cur.readyReplicas ?? 0) === (next.readyReplicas ?? 0) &&
+    (cur.availableReplicas ?? 0) === (next.availableReplicas ?? 0) &&
+    (rs.metadata?.generation ?? 0) === (cur.observedGeneration ?? 0) &&
+    JSON.stringify(cur.conditions ?? []) === JSON.stringify(next.conditions ?? [])
+  );
+}
+
+/**
+ * Registers the ReplicaSet controller on `manager` (named "replicaset" unless told otherwise).
+ *
+ * Guarantees:
+ * - Pods are created with generateName `<rs>-`, the template's labels, annotations, finalizers
+ *   and spec, and a controller reference (controller and blockOwnerDeletion true).
+ * - Expectations: after creating or deleting pods, a ReplicaSet does not count its pods again
+ *   until the cache has shown every one of those creations and deletions (or 5 minutes
+ *   passed), so no burst of events makes it create or delete twice.
+ * - Creations go in slow-start batches (1, 2, 4 …), at most `burstReplicas` per sync.
+ * - Pods to delete are chosen in Kubernetes' order (unscheduled, pending, not ready, doubled
+ *   up on a node, ready most recently, most restarts, newest).
+ * - Only active pods count (not terminal, not being deleted); orphans matching the selector are
+ *   adopted (never by a ReplicaSet being deleted), pods that stop matching are released.
+ * - status (replicas, fullyLabeledReplicas, readyReplicas, availableReplicas with
+ *   minReadySeconds, observedGeneration, the ReplicaFailure condition) is written through the
+ *   status subresource, only when it changed.
+ */
+export function createReplicaSetController(manager: Manager, options: ReplicaSetControllerOptions = {}): ReplicaSetController {
+  const clock = options.clock ?? manager.clock;
+  const burst = options.burstReplicas ?? BURST_REPLICAS;
+  const expectations = createExpectations({ clock, ttlMs: options.expectationsTtlMs });
+  const recorder =
+    options.recorder === false ? undefined : (options.recorder ?? createEventRecorder({ client: manager.client, component: 'replicaset-controller', clock }));
+  const rsInformer = manager.factory.informerFor<ReplicaSet>(ReplicaSets);
+  const podInformer = manager.factory.informerFor<Pod>(Pods);
+  const rsApi = manager.client.resource<ReplicaSet>(ReplicaSets);
+  const podApi = manager.client.resource<Pod>(Pods);
+
+  const event = (rs: KubeObject, type: 'Normal' | 'Warning', reason: string, message: string): void => {
+    if (recorder) void recorder.event({ ...rs, apiVersion: RS_API_VERSION, kind: RS_KIND }, type, reason, message);
+  };
+
+  /** The key of the ReplicaSet a controller reference points to, if it is in the cache with that uid. */
+  const resolveRef = (namespace: string, ref: OwnerReference | undefined): string | undefined => {
+    if (!ref || ref.kind !== RS_KIND || !ref.apiVersion.startsWith('apps/')) return undefined;
+    const key = `${namespace}/${ref.name}`;
+    return rsInformer.store.get(key)?.metadata?.uid === ref.uid ? key : undefined;
+  };
+  const podGone = (pod: Pod): void => {
+    const key = resolveRef(pod.metadata?.namespace ?? '', controllerOf(pod));
+    if (key) expectations.deletionObserved(key, podKey(pod));
+  };
+  podInformer.addEventHandler({
+    onAdd(pod) {
+      if (pod.metadata?.deletionTimestamp) return podGone(pod);
+      const key = resolveRef(pod.metadata?.namespace ?? '', controllerOf(pod));
+      if (key) expectations.creationObserved(key);
+    },
+    onUpdate(old, pod) {
+      if (old.metadata?.resourceVersion === pod.metadata?.resourceVersion) return;
+      if (pod.metadata?.deletionTimestamp) {
+        podGone(pod);
+        if (JSON.stringify(old.metadata?.labels ?? {}) !== JSON.stringify(pod.metadata?.labels ?? {})) podGone(old);
+      }
+    },
+    onDelete: podGone,
+  });
+  rsInformer.addEventHandler({
+    onDelete: (rs) => expectations.delete(`${rs.metadata?.namespace ?? ''}/${rs.metadata?.name ?? ''}`),
+  });
+
+  /** ReplicaSets of a namespace whose selector matches an orphan pod's labels. */
+  const replicaSetsForOrphan = (pod: Pod): Array<{ namespace: string; name: string }> => {
+    if (pod.metadata?.deletionTimestamp) return [];
+    const ns = pod.metadata?.namespace ?? '';
+    const out: Array<{ namespace: string; name: string }> = [];
+    for (const rs of rsInformer.store.byIndex(NAMESPACE_INDEX, ns)) {
+      let sel: LabelSelector;
+      try {
+        sel = labelSelectorFromObject(rs.spec?.selector);
+      } catch {
+        continue;
+      }
+      if (!sel.empty && sel.matches(pod.metadata?.labels)) out.push({ namespace: ns, name: rs.metadata?.name ?? '' });
+    }
+    return out;
+  };
+  const podToReplicaSets = (pod: Pod): Array<{ namespace: string; name: string }> => {
+    const ref = controllerOf(pod);
+    if (ref) return ref.kind === RS_KIND && ref.apiVersion.startsWith('apps/') ? [{ namespace: pod.metadata?.namespace ?? '', name: ref.name }] : [];
+    return replicaSetsForOrphan(pod);
+  };
+
+  /** Pods of the ReplicaSets that share this one's controller (for the deletion ranking). */
+  const relatedPods = (rs: ReplicaSet): Pod[] => {
+    const owner = controllerOf(rs);
+    if (!owner) return [];
+    const ns = rs.metadata?.namespace ?? '';
+    const seen = new Set<string>();
+    const out: Pod[] = [];
+    const nsPods = podInformer.store.byIndex(NAMESPACE_INDEX, ns);
+    for (const sibling of rsInformer.store.byIndex(CONTROLLER_OWNER_INDEX, owner.uid)) {
+      if ((sibling.metadata?.namespace ?? '') !== ns) continue;
+      let sel: LabelSelector;
+      try {
+        sel = labelSelectorFromObject(sibling.spec?.selector);
+      } catch {
+        continue;
+      }
+      for (const p of nsPods) {
+        const uid = p.metadata?.uid ?? '';
+        if (seen.has(uid) || !sel.matches(p.metadata?.labels)) continue;
+        seen.add(uid);
+        out.push(p);
+      }
+    }
+    return out;
+  };
+
+  const createPod = async (rs: ReplicaSet, ref: OwnerReference): Promise<void> => {
+    try {
+      const created = await podApi.create(podFromTemplate(rs, ref), { namespace: rs.metadata?.namespace });
+      event(rs, 'Normal', 'SuccessfulCreate', `Created pod: ${created.metadata?.name ?? ''}`);
+    } catch (err) {
+      event(rs, 'Warning', 'FailedCreate', `Error creating: ${errorMessage(err)}`);
+      if (namespaceTerminating(err)) return; // every later create fails the same way: nothing to retry
+      throw err;
+    }
+  };
+
+  const manageReplicas = async (key: string, rs: ReplicaSet, pods: Pod[]): Promise<void> => {
+    const diff = pods.length - (rs.spec?.replicas ?? 1);
+    if (diff < 0) {
+      const count = Math.min(-diff, burst);
+      expectations.expectCreations(key, count);
+      const ref = controllerRefTo(rs, RS_API_VERSION, RS_KIND);
+      const result = await slowStartBatch(count, SLOW_START_INITIAL_BATCH_SIZE, () => createPod(rs, ref));
+      // Creations never attempted will never be observed.
+      for (let i = result.successes; i < count; i++) expectations.creationObserved(key);
+      if (result.error !== undefined) throw result.error;
+    } else if (diff > 0) {
+      const count = Math.min(diff, burst);
+      const victims = podsToDelete(pods, relatedPods(rs), count, clock.now());
+      expectations.expectDeletions(key, victims.map(podKey));
+      const errors: unknown[] = [];
+      await Promise.all(
+        victims.map(async (pod) => {
+          const name = pod.metadata?.name ?? '';
+          try {
+            await podApi.delete(name, { namespace: pod.metadata?.namespace });
+            event(rs, 'Normal', 'SuccessfulDelete', `Deleted pod: ${name}`);
+          } catch (err) {
+            // The deletion will not be observed as our doing: stop waiting for it.
+            expectations.deletionObserved(key, podKey(pod));
+            if (err instanceof ApiError && err.code === 404) return;
+            event(rs, 'Warning', 'FailedDelete', `Error deleting: ${errorMessage(err)}`);
+            errors.push(err);
+          }
+        }),
+      );
+      if (errors.length > 0) throw errors[0];
+    }
+  };
+
+  const writeStatus = async (rs: ReplicaSet, status: ReplicaSetStatus): Promise<ReplicaSet> => {
+    if (sameStatus(rs, status)) return rs;
+    const next = structuredClone(rs) as ReplicaSet;
+    next.status = compact({ ...status, observedGeneration: rs.metadata?.generation });
+    try {
+      return await rsApi.updateStatus(next, { namespace: rs.metadata?.namespace });
+    } catch (err) {
+      if (!(err instanceof ApiError && err.code === 409)) throw err;
+      // One retry on a fresh copy, as the Kubernetes controller does.
+      const fresh = await rsApi.get(rs.metadata?.name ?? '', { namespace: rs.metadata?.namespace });
+      fresh.status = compact({ ...status, observedGeneration: fresh.metadata?.generation });
+      return rsApi.updateStatus(fresh, { namespace: rs.metadata?.namespace });
+    }
+  };
+
+  const reconcile = async (req: Request): Promise<Action | void> => {
+    try {
+      return await syncReplicaSet(req);
+    } catch (err) {
+      // A write based on a cache one event behind: try again once the cache caught up.
+      if (isStaleCacheError(err, req.name)) return Action.requeue(CONFLICT_RETRY_MS);
+      throw err;
+    }
+  };
+
+  const syncReplicaSet = async (req: Request): Promise<Action | void> => {
+    const rs = rsInformer.store.get(req.key);
+    if (!rs) {
+      expectations.delete(req.key);
+      return;
+    }
+    // Deletions the cache already shows (gone or terminating) count even if their event was missed.
+    for (const key of expectations.pending(req.key)?.deleting ?? []) {
+      const pod = podInformer.store.get(key);
+      if (!pod || pod.metadata?.deletionTimestamp) expectations.deletionObserved(req.key, key);
+    }
+    const needsSync = expectations.satisfied(req.key);
+    let selector: LabelSelector;
+    try {
+      selector = labelSelectorFromObject(rs.spec?.selector);
+    } catch (err) {
+      throw new TerminalError(`error converting pod selector to selector for rs ${req.key}: ${errorMessage(err)}`);
+    }
+    const candidates = podInformer.store.byIndex(NAMESPACE_INDEX, req.namespace).filter(isPodActive);
+    const pods = await claimObjects<Pod>({
+      owner: rs,
+      ownerApiVersion: RS_API_VERSION,
+      ownerKind: RS_KIND,
+      objects: candidates,
+      match: (p) => !selector.empty && selector.matches(p.metadata?.labels),
+      api: podApi,
+      recheckOwner: recheckOwnerWith(rsApi, rs, RS_KIND),
+    });
+    let manageError: unknown;
+    if (needsSync && !rs.metadata?.deletionTimestamp) {
+      try {
+        await manageReplicas(req.key, rs, pods);
+      } catch (err) {
+        manageError = err;
+      }
+    }
+    const now = clock.now();
+    await writeStatus(rs, calculateReplicaSetStatus(rs, pods, manageError, now));
+    if (manageError !== undefined) throw manageError;
+    // Come back when the next ready pod has been ready for minReadySeconds.
+    const minReady = rs.spec?.minReadySeconds ?? 0;
+    if (minReady > 0) {
+      const waits = pods.map((p) => msUntilAvailable(p, minReady, now)).filter((ms) => ms > 0);
+      if (waits.length > 0) return Action.requeue(Math.min(...waits) + 5);
+    }
+    return Action.awaitChange();
+  };
+
+  const controller = manager
+    .controller()
+    .named(options.name ?? 'replicaset')
+    .for(ReplicaSets)
+    .watches<Pod>(Pods, podToReplicaSets)
+    .withOptions({ maxConcurrentReconciles: options.workers ?? 5 })
+    .complete(reconcile);
+  return Object.assign(controller, { expectations });
+}

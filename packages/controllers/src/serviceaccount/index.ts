@@ -1,0 +1,1 @@
+export { createServiceAccountController, SERVICEACCOUNT_QUEUE_NAME, type ServiceAccountControllerOptions } from './controller.js';
