@@ -1,6 +1,6 @@
 /**
- * @kplane/runtime — kplane's controller runtime. Informers, workqueue, controller builder,
- * manager, leader election, helpers and metrics.
+ * @kplane/runtime — kplane's controller runtime. This slice: an injectable clock, a
+ * client-go-style workqueue (delaying and rate-limited layers) and Prometheus metrics.
  */
 export {
   createFakeClock,
@@ -17,3 +17,9 @@ export * from './leader/index.js';
 export * from './helpers/index.js';
 export * from './controller/index.js';
 export * from './manager/index.js';
+export * from './kinds/index.js';
+/** The typed kinds as one namespace, e.g. `kinds.Lease` (the flat `Lease` is the leader-election lock's). */
+export * as kinds from './kinds/index.js';
+// Names both the kinds and older modules export: the flat export keeps the older module's.
+export type { Condition, ObjectReference } from './helpers/index.js';
+export type { Lease } from './leader/index.js';

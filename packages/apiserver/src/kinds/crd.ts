@@ -1,6 +1,12 @@
-/** apiextensions.k8s.io/v1 customresourcedefinitions: names defaults, basic validation, storedVersions. */
-import { fieldInvalid, fieldNotSupported, fieldRequired, isDNS1123Label, isDNS1123Subdomain, type KubeObject, type StatusCause } from '@kplane/api';
+/**
+ * apiextensions.k8s.io/v1 customresourcedefinitions: names defaults, stored versions, full
+ * validation (see ../crd/crd-validation.ts) and the cleanup finalizer a DELETE adds, which
+ * holds the CRD until the CRD controller has deleted every custom object.
+ */
+import type { KubeObject } from '@kplane/api';
 import type { ResourceType, TableSpec } from '../registry/resource.js';
+import { CLEANUP_FINALIZER } from '../crd/crd-types.js';
+import { validateCustomResourceDefinition } from '../crd/crd-validation.js';
 import { NAME_COLUMN } from './pod.js';
 import { STANDARD_VERBS, asObj, child, createdAt, objs, setDefault, str, type Obj } from './util.js';
 
@@ -22,48 +28,13 @@ function storageVersion(spec: Obj): string | undefined {
   return v ? str(v.name) : undefined;
 }
 
+/** Adds the storage version to status.storedVersions (as PrepareForCreate/PrepareForUpdate do). */
 function recordStoredVersion(obj: KubeObject): void {
   const version = storageVersion(specOf(obj));
+  if (!version) return;
   const status = child(obj as Obj, 'status');
   const stored = Array.isArray(status.storedVersions) ? (status.storedVersions as string[]) : [];
-  if (version && !stored.includes(version)) status.storedVersions = [...stored, version];
-}
-
-function validateCRD(obj: KubeObject): StatusCause[] {
-  const out: StatusCause[] = [];
-  const spec = specOf(obj);
-  const names = (asObj(spec.names) ?? {}) as Obj;
-  const group = str(spec.group);
-  const plural = str(names.plural);
-  const name = obj.metadata?.name ?? '';
-  if (name && name !== `${plural}.${group}`) out.push(fieldInvalid('metadata.name', name, 'must be spec.names.plural+"."+spec.group'));
-  if (!group) out.push(fieldRequired('spec.group'));
-  else {
-    for (const m of isDNS1123Subdomain(group)) out.push(fieldInvalid('spec.group', group, m));
-    if (group.split('.').length < 2) out.push(fieldInvalid('spec.group', group, 'should be a domain with at least one dot'));
-  }
-  const scope = str(spec.scope);
-  if (!scope) out.push(fieldRequired('spec.scope'));
-  else if (scope !== 'Cluster' && scope !== 'Namespaced') out.push(fieldNotSupported('spec.scope', scope, ['Cluster', 'Namespaced']));
-  if (!plural) out.push(fieldRequired('spec.names.plural'));
-  else for (const m of isDNS1123Label(plural)) out.push(fieldInvalid('spec.names.plural', plural, m));
-  const singular = str(names.singular);
-  if (singular) for (const m of isDNS1123Label(singular)) out.push(fieldInvalid('spec.names.singular', singular, m));
-  if (!str(names.kind)) out.push(fieldRequired('spec.names.kind'));
-  const versions = objs(spec.versions);
-  if (versions.length === 0) out.push(fieldInvalid('spec.versions', [], 'must have exactly one version marked as storage version'));
-  else if (versions.filter((v) => v.storage === true).length !== 1) {
-    out.push({ type: 'FieldValueInvalid', field: 'spec.versions', message: 'Invalid value: []apiextensions.CustomResourceDefinitionVersion{...}: must have exactly one version marked as storage version' });
-  }
-  const seen = new Set<string>();
-  versions.forEach((v, i) => {
-    const vn = str(v.name);
-    if (!vn) out.push(fieldRequired(`spec.versions[${i}].name`));
-    else for (const m of isDNS1123Label(vn)) out.push(fieldInvalid(`spec.versions[${i}].name`, vn, m));
-    if (seen.has(vn)) out.push({ type: 'FieldValueDuplicate', field: `spec.versions[${i}].name`, message: `Duplicate value: "${vn}"` });
-    seen.add(vn);
-  });
-  return out;
+  if (!stored.includes(version)) status.storedVersions = [...stored, version];
 }
 
 /** The customresourcedefinitions resource. */
@@ -91,15 +62,16 @@ export function crdResource(): ResourceType {
         if (!str(names.singular) && kind) names.singular = kind.toLowerCase();
         if (!str(names.listKind) && kind) names.listKind = `${kind}List`;
         setDefault(spec, 'conversion', { strategy: 'None' });
-      },
-      prepareForCreate(obj) {
-        obj.status = {};
         recordStoredVersion(obj);
       },
-      prepareForUpdate(obj) {
-        recordStoredVersion(obj);
+      validate: (obj, old) => validateCustomResourceDefinition(obj, old),
+      // The first DELETE only marks the CRD and adds the cleanup finalizer.
+      deletionHeld: (obj) => !obj.metadata?.deletionTimestamp,
+      prepareForDelete(obj) {
+        const m = obj.metadata ?? (obj.metadata = {});
+        const finalizers = m.finalizers ?? [];
+        if (!finalizers.includes(CLEANUP_FINALIZER)) m.finalizers = [...finalizers, CLEANUP_FINALIZER];
       },
-      validate: validateCRD,
       table: CREATED_AT_TABLE,
     },
   };

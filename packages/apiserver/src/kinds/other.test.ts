@@ -101,7 +101,7 @@ test('customresourcedefinitions: defaults, storedVersions, validation, table', a
   assert.equal(crd.namespaced, false);
   const o: KubeObject = {
     metadata: { name: 'widgets.example.com', creationTimestamp: '2024-05-01T11:00:00.123Z' },
-    spec: { group: 'example.com', scope: 'Namespaced', names: { plural: 'widgets', kind: 'Widget' }, versions: [{ name: 'v1', served: true, storage: true }] },
+    spec: { group: 'example.com', scope: 'Namespaced', names: { plural: 'widgets', kind: 'Widget' }, versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object' } } }] },
   };
   crd.strategy.defaults?.(o);
   assert.equal((o.spec as any).names.singular, 'widget');

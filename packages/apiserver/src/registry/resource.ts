@@ -1,4 +1,5 @@
 import type { KubeObject, NameValidator, SchemaDefinitions, StatusCause } from '@kplane/api';
+import type { Backend } from '@kplane/storage';
 
 /** A column of Table output (meta.k8s.io/v1 TableColumnDefinition). */
 export interface TableColumn {
@@ -41,8 +42,14 @@ export interface ResourceStrategy {
   nameValidator?: NameValidator;
   /** Refuses a DELETE by throwing an ApiError (e.g. the system namespaces). */
   beforeDelete?(obj: KubeObject): void;
-  /** Kind-specific validation; returns field causes (empty when valid). Metadata is validated generically. */
-  validate?(obj: KubeObject, old?: KubeObject): StatusCause[];
+  /**
+   * Kind-specific validation; returns field causes (empty when valid). Metadata is validated
+   * generically. `warnings` (when given) collects messages to return as Warning headers, e.g.
+   * errors a custom resource's unchanged fields are excused from (ratcheting).
+   */
+  validate?(obj: KubeObject, old?: KubeObject, warnings?: string[]): StatusCause[];
+  /** Changes every object read from storage before it is served (custom resources: defaults on read). */
+  decode?(obj: KubeObject): void;
   /** Table output; absent: NAME and AGE only. */
   table?: TableSpec;
   /** Field selectors beyond metadata.name / metadata.namespace: field path → value getter. */
@@ -93,6 +100,16 @@ export interface ResourceType {
   /** Name of the kind's schema in `definitions` (e.g. "io.k8s.api.core.v1.ConfigMap"). */
   schemaName: string;
   strategy: ResourceStrategy;
+  /**
+   * A kind defined by a CustomResourceDefinition: finalizer names need a domain, strategic merge
+   * patch is refused (415), as kube-apiserver does for custom resources.
+   */
+  customResource?: boolean;
+  /**
+   * Wraps the storage backend this resource reads and writes through, e.g. to convert custom
+   * resources between their served and their storage version.
+   */
+  storage?(backend: Backend): Backend;
 }
 
 /** A group of built-in kinds with the schemas they reference. */

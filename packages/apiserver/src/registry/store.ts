@@ -125,10 +125,13 @@ export class Store {
   readonly cache: WatchCache;
   private readonly filterFields: Record<string, (o: KubeObject) => string | undefined>;
 
+  private readonly deps: StoreDeps;
+
   constructor(
     readonly type: ResourceType,
-    private readonly deps: StoreDeps,
+    deps: StoreDeps,
   ) {
+    this.deps = type.storage ? { ...deps, backend: type.storage(deps.backend) } : deps;
     const base = type.storagePrefix ?? `/registry/${type.resource}`;
     this.prefix = base.endsWith('/') ? base : base + '/';
     this.apiVersion = apiVersionOf(type.group, type.version);
@@ -138,7 +141,7 @@ export class Store {
       ...(type.strategy.fieldSelectors ?? {}),
     };
     this.cache = new WatchCache({
-      backend: deps.backend,
+      backend: this.deps.backend,
       prefix: this.prefix,
       decode: (v, r) => this.decode(v, r),
       capacity: deps.watchCacheCapacity,
@@ -158,6 +161,7 @@ export class Store {
   decode(value: string, revision: number): KubeObject {
     const obj = JSON.parse(value) as KubeObject;
     meta(obj).resourceVersion = String(revision);
+    this.type.strategy.decode?.(obj);
     return obj;
   }
 
@@ -282,13 +286,14 @@ export class Store {
     if (mode === 'Warn') opts.warnings?.push(...unknownFieldWarnings(unknown));
   }
 
-  private validate(obj: KubeObject, old: KubeObject | undefined): void {
+  private validate(obj: KubeObject, old: KubeObject | undefined, warnings?: string[]): void {
     const m = meta(obj);
     const nameValidator = this.type.strategy.nameValidator;
+    const customResource = this.type.customResource;
     const causes: StatusCause[] = old
-      ? [...validateObjectMeta(m, { namespaced: this.type.namespaced, isCreate: false, nameValidator }), ...validateObjectMetaUpdate(m, meta(old))]
-      : validateObjectMeta(m, { namespaced: this.type.namespaced, isCreate: true, nameValidator });
-    causes.push(...(this.type.strategy.validate?.(obj, old) ?? []));
+      ? [...validateObjectMeta(m, { namespaced: this.type.namespaced, isCreate: false, nameValidator, customResource }), ...validateObjectMetaUpdate(m, meta(old))]
+      : validateObjectMeta(m, { namespaced: this.type.namespaced, isCreate: true, nameValidator, customResource });
+    causes.push(...(this.type.strategy.validate?.(obj, old, warnings) ?? []));
     if (causes.length) throw invalid(this.type.group, this.type.kind, m.name ?? m.generateName ?? '', causes);
   }
 
@@ -311,7 +316,7 @@ export class Store {
     if (this.type.subresources?.status && this.type.strategy.resetStatusOnCreate !== false) delete obj.status;
     for (const k of ['uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation', 'selfLink']) delete m[k];
     this.type.strategy.defaults?.(obj);
-    this.validate(obj, undefined);
+    this.validate(obj, undefined, opts.warnings);
     if (this.type.namespaced && this.deps.checkNamespace) await this.deps.checkNamespace(m.namespace!, this.type.group, this.type.resource, m.name!);
     m.uid = randomUUID();
     m.creationTimestamp = rfc3339(this.deps.now());
@@ -415,6 +420,10 @@ export class Store {
       m.name = cm.name;
       if (this.type.namespaced) m.namespace = cm.namespace;
       else delete m.namespace;
+      // A uid in the body is a precondition (controllers patch ownerReferences with one).
+      if (m.uid !== undefined && m.uid !== '' && m.uid !== cm.uid) {
+        throw conflict(this.type.group, this.type.resource, cm.name!, `Precondition failed: UID in precondition: ${String(m.uid)}, UID in object meta: ${cm.uid}`);
+      }
       m.uid = cm.uid;
       m.creationTimestamp = cm.creationTimestamp;
       if (cm.deletionTimestamp) {
@@ -433,7 +442,7 @@ export class Store {
     }
     const om = meta(obj);
     om.resourceVersion = cm.resourceVersion;
-    this.validate(obj, current);
+    this.validate(obj, current, opts.warnings);
     if (isDeepStrictEqual(obj, current)) return current;
     await this.type.strategy.prepareForUpdate?.(obj, current, this.deps.context);
     return obj;
@@ -486,7 +495,10 @@ export class Store {
         next = structuredClone(obj);
         this.type.strategy.prepareForDelete?.(next);
         const nm = meta(next);
-        if (finalizers.length) nm.finalizers = finalizers;
+        // Finalizers prepareForDelete added (a CRD's cleanup finalizer) are kept.
+        const all = [...(nm.finalizers ?? [])];
+        for (const f of finalizers) if (!all.includes(f)) all.push(f);
+        if (all.length) nm.finalizers = all;
         else delete nm.finalizers;
         nm.deletionTimestamp = rfc3339(new Date(this.deps.now().getTime() + grace * 1000));
         nm.deletionGracePeriodSeconds = grace;

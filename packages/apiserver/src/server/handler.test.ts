@@ -95,6 +95,27 @@ describe('API handler', () => {
     assert.equal((await t.call('GET', `${CM}/garde`)).status, 404);
   });
 
+  it('lets a JSON patch test the resourceVersion, and pins a patch that names one', async () => {
+    const c = await t.call('POST', CM, cm('pinned', { a: '1' }));
+    const rv = c.body.metadata.resourceVersion;
+    const ok = await t.call('PATCH', `${CM}/pinned`, [{ op: 'test', path: '/metadata/resourceVersion', value: rv }, { op: 'replace', path: '/data/a', value: '2' }], { 'content-type': 'application/json-patch+json' });
+    assert.equal(ok.status, 200);
+    const stale = await t.call('PATCH', `${CM}/pinned`, [{ op: 'test', path: '/metadata/resourceVersion', value: rv }, { op: 'replace', path: '/data/a', value: '3' }], { 'content-type': 'application/json-patch+json' });
+    assert.equal(stale.status, 422);
+    const pinned = await t.call('PATCH', `${CM}/pinned`, { metadata: { resourceVersion: rv }, data: { a: '4' } }, { 'content-type': 'application/merge-patch+json' });
+    assert.equal(pinned.status, 409);
+    assert.equal((await t.call('GET', `${CM}/pinned`)).body.data.a, '2');
+  });
+
+  it('treats a uid in a patch as a precondition', async () => {
+    const c = await t.call('POST', CM, cm('uidpre'));
+    const bad = await t.call('PATCH', `${CM}/uidpre`, { metadata: { uid: 'other', labels: { a: 'b' } } }, { 'content-type': 'application/merge-patch+json' });
+    assert.equal(bad.status, 409);
+    assert.match(bad.body.message, /Precondition failed: UID in precondition: other, UID in object meta: /);
+    const ok = await t.call('PATCH', `${CM}/uidpre`, { metadata: { uid: c.body.metadata.uid, labels: { a: 'b' } } }, { 'content-type': 'application/merge-patch+json' });
+    assert.equal(ok.status, 200);
+  });
+
   it('honours delete preconditions', async () => {
     const c = await t.call('POST', CM, cm('pre'));
     const bad = await t.call('DELETE', `${CM}/pre`, { preconditions: { uid: 'nope' } });

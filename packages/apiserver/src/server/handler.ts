@@ -14,8 +14,10 @@ import {
   toApiError,
   unsupportedMediaType,
 } from '@kplane/api';
+import { unstructuredList, unstructuredObject } from '../crd/unstructured.js';
 import type { Registry } from '../registry/registry.js';
 import type { DeleteOptions, FieldValidation, ListOptions, Store, WriteOptions } from '../registry/store.js';
+import { bindPod } from './binding.js';
 import { parsePath, type ResourceRequestInfo } from './request-info.js';
 import { AGGREGATED_V2, AGGREGATED_V2BETA1, aggregatedDiscovery, apiGroup, apiGroupList, apiResourceList, apiVersions } from './discovery.js';
 import { toTable, type IncludeObject } from './table.js';
@@ -182,9 +184,17 @@ function applyPatch(contentType: string, doc: KubeObject, patch: unknown, schema
   }
 }
 
-function stripResourceVersion(obj: KubeObject): KubeObject {
-  if (obj.metadata) delete obj.metadata.resourceVersion;
-  return obj;
+/**
+ * Applies a patch to the current object, resourceVersion included (so a JSON patch can `test`
+ * it). A patch that leaves the resourceVersion as it was is unconditional (retried on
+ * conflicts); one that changes it pins the write to the version it names.
+ */
+function patchCurrent(contentType: string, current: KubeObject, patch: unknown, schema: SchemaObject | undefined, registry: Registry): KubeObject {
+  const rv = current.metadata?.resourceVersion;
+  const patched = applyPatch(contentType, current, patch, schema, registry);
+  const m = patched?.metadata;
+  if (m && typeof m === 'object' && m.resourceVersion === rv) delete m.resourceVersion;
+  return patched;
 }
 
 /**
@@ -203,7 +213,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
     if (rep === 'metadata') {
       return jsonResponse(status, { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: obj.metadata ?? {} }, headers);
     }
-    return jsonResponse(status, obj, headers);
+    return jsonResponse(status, store.type.customResource ? unstructuredObject(obj) : obj, headers);
   }
 
   function includeObject(q: Record<string, string>): IncludeObject {
@@ -223,7 +233,8 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
     const ns = t.namespaced ? info.namespace : undefined;
     const rep = negotiate(req.headers?.accept);
     const sub = info.subresource ?? '';
-    if (sub && !['status', 'scale', 'finalize'].includes(sub)) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+    if (sub && !['status', 'scale', 'finalize', 'binding'].includes(sub)) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+    if (sub === 'binding' && !(t.group === '' && t.resource === 'pods')) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     if (sub === 'status' && !t.subresources?.status) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     if (sub === 'scale' && !t.subresources?.scale) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     if (sub === 'finalize' && t.resource !== 'namespaces') throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
@@ -261,7 +272,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
             items: list.items.map((o) => ({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: o.metadata })),
           });
         }
-        return jsonResponse(200, list);
+        return jsonResponse(200, t.customResource ? unstructuredList(list) : list);
       }
       if (method === 'POST') {
         if (t.namespaced && ns === undefined) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
@@ -286,6 +297,11 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
         include: rep === 'table' ? includeObject(q) : 'Object',
       });
     }
+    if (sub === 'binding') {
+      if (method !== 'POST') throw methodNotAllowed();
+      await bindPod(store, ns!, name, body(), options.now, writeOptions(q).dryRun === true);
+      return jsonResponse(201, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
+    }
     if (sub === 'scale') {
       if (method === 'GET') return jsonResponse(200, store.toScale(await store.get(ns, name)));
       if (method === 'PUT') {
@@ -298,7 +314,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
         const opts = writeOptions(q);
         const patch = body();
         const schema = resolveSchema({ $ref: '#/components/schemas/io.k8s.api.autoscaling.v1.Scale' }, registry.definitions);
-        const scale = await store.updateScale(ns, name, (s) => applyPatch(req.headers?.['content-type'] ?? '', stripResourceVersion(s), patch, schema, registry), opts);
+        const scale = await store.updateScale(ns, name, (s) => patchCurrent(req.headers?.['content-type'] ?? '', s, patch, schema, registry), opts);
         return jsonResponse(200, scale, warningHeaders(opts));
       }
       throw methodNotAllowed();
@@ -317,10 +333,14 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
     }
     if (method === 'PATCH') {
       if (sub === 'finalize') throw methodNotAllowed();
+      if (t.customResource && (req.headers?.['content-type'] ?? '').split(';')[0]!.trim().toLowerCase() === 'application/strategic-merge-patch+json') {
+        // kube-apiserver has no strategic merge patch for custom resources.
+        throw new ApiError(415, 'UnsupportedMediaType', 'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml');
+      }
       const opts = writeOptions(q);
       const patch = body();
       const schema = resolveSchema({ $ref: `#/components/schemas/${t.schemaName}` }, registry.definitions);
-      const updated = await store.guaranteedUpdate(ns, name, (current) => applyPatch(req.headers?.['content-type'] ?? '', stripResourceVersion(current), patch, schema, registry), {
+      const updated = await store.guaranteedUpdate(ns, name, (current) => patchCurrent(req.headers?.['content-type'] ?? '', current, patch, schema, registry), {
         ...opts,
         subresource: sub === 'status' ? 'status' : '',
       });

@@ -3,6 +3,7 @@ import type { Server } from 'node:https';
 import type { KubeObject, RawRequest, RawResponse } from '@kplane/api';
 import { ApiError, forbidden, notFound } from '@kplane/api';
 import type { Backend } from '@kplane/storage';
+import { createCrdController } from '../crd/controller.js';
 import { builtinKinds } from '../kinds/index.js';
 import { buildOpenAPIV3Document, openAPIV3Root } from '../openapi/index.js';
 import { Registry } from '../registry/registry.js';
@@ -122,6 +123,9 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   registry = new Registry({ backend: options.backend, definitions, context, now, checkNamespace, watchCacheCapacity: options.watchCacheCapacity });
   for (const b of bundles) for (const r of b.resources) registry.add(r);
 
+  // Custom resources: a CRD becomes served ResourceTypes (and leaves again) at run time.
+  const crdController = createCrdController({ registry, backend: options.backend, now });
+
   let openapiCache: Map<string, object> | undefined;
   registry.onChange(() => (openapiCache = undefined));
   const openapiDocs = (): Map<string, object> => {
@@ -177,6 +181,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
         }
       }
       await followNamespaces();
+      await crdController.start();
       ready = true;
     },
     async listen(l) {
@@ -193,6 +198,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     async close() {
       ready = false;
       stopNamespaceCache.abort();
+      crdController.stop();
       await Promise.all(
         servers.map(
           (s) =>

@@ -1,0 +1,9 @@
+/** CustomResourceDefinitions: validation, the controller that serves them, and the custom resource machinery. */
+export { createCrdController, type CrdController, type CrdControllerOptions } from './controller.js';
+export { validateCustomResourceDefinition, isProtectedGroup } from './crd-validation.js';
+export { customResourceType, definitionName, type CustomResourceTypeResult } from './resource-type.js';
+export { createConverter, convertingBackend, type Converter, type ConverterOptions } from './conversion.js';
+export { applyDefaults } from './defaults.js';
+export { validateValue } from './schema-values.js';
+export { validateCRDSchema, validateStructural } from './structural.js';
+export { CLEANUP_FINALIZER, type CustomResourceDefinition, type CRDSpec, type CRDVersion } from './crd-types.js';

@@ -1,0 +1,116 @@
+/**
+ * Typed resource descriptors: the client's `ResourceDescriptor` plus the object type it serves,
+ * so `client.resource(Deployments)` returns `ResourceClient<Deployment>`.
+ */
+import { apiVersionOf, type KubeObject } from '@kplane/api';
+import type { Client, ResourceClient, ResourceDescriptor } from '@kplane/client';
+import type {
+  ClusterRole, ClusterRoleBinding, ConfigMap, CustomResourceDefinition, Deployment, Endpoints as EndpointsObject, Event,
+  EventsV1Event, Ingress, Lease, Namespace, Node, Pod, ReplicaSet, Role, RoleBinding, Secret, Service, ServiceAccount,
+} from './builtin/index.js';
+
+/** Type-only key of the phantom field; no value exists at run time. */
+declare const objectType: unique symbol;
+
+/**
+ * A resource descriptor that knows the type of its objects. `kind` and `apiVersion` are
+ * always set, so the client fills them in on objects sent without them.
+ */
+export interface KindDescriptor<T extends KubeObject = KubeObject> extends ResourceDescriptor {
+  readonly group: string;
+  readonly version: string;
+  readonly resource: string;
+  readonly namespaced: boolean;
+  readonly kind: string;
+  /** "v1" for the core group, else "group/version". */
+  readonly apiVersion: string;
+  /** Phantom: carries T for inference, never present on the value. */
+  readonly [objectType]?: T;
+}
+
+/** The object type a KindDescriptor (or anything carrying one as `descriptor`) serves. */
+export type ObjectOf<D> = D extends KindDescriptor<infer T> ? T : D extends { descriptor: KindDescriptor<infer T> } ? T : never;
+
+declare module '@kplane/client' {
+  interface Client {
+    /** Operations on one resource, typed by the descriptor's object type. */
+    resource<T extends KubeObject>(desc: KindDescriptor<T>): ResourceClient<T>;
+  }
+}
+
+/** Makes a frozen KindDescriptor; `apiVersion` is derived from group and version. */
+export function kindDescriptor<T extends KubeObject>(desc: {
+  group: string;
+  version: string;
+  resource: string;
+  kind: string;
+  namespaced: boolean;
+}): KindDescriptor<T> {
+  const { group, version, resource, kind, namespaced } = desc;
+  return Object.freeze({ group, version, resource, namespaced, kind, apiVersion: apiVersionOf(group, version) });
+}
+
+/** A ResourceClient typed by the descriptor (same as `client.resource(kind)`, spelled as a function). */
+export function resourceOf<T extends KubeObject>(client: Client, kind: KindDescriptor<T>): ResourceClient<T> {
+  return client.resource<T>(kind as ResourceDescriptor);
+}
+
+/** Returns `obj` with the descriptor's apiVersion and kind set (a new object; nested values are shared). */
+export function newObject<T extends KubeObject>(kind: KindDescriptor<T>, obj: Omit<T, 'apiVersion' | 'kind'>): T {
+  return { apiVersion: kind.apiVersion, kind: kind.kind, ...obj } as T;
+}
+
+const core = <T extends KubeObject>(resource: string, kind: string, namespaced: boolean): KindDescriptor<T> =>
+  kindDescriptor<T>({ group: '', version: 'v1', resource, kind, namespaced });
+const rbac = <T extends KubeObject>(resource: string, kind: string, namespaced: boolean): KindDescriptor<T> =>
+  kindDescriptor<T>({ group: 'rbac.authorization.k8s.io', version: 'v1', resource, kind, namespaced });
+
+/** core/v1 namespaces (cluster-scoped). */
+export const Namespaces: KindDescriptor<Namespace> = core('namespaces', 'Namespace', false);
+/** core/v1 configmaps. */
+export const ConfigMaps: KindDescriptor<ConfigMap> = core('configmaps', 'ConfigMap', true);
+/** core/v1 secrets. */
+export const Secrets: KindDescriptor<Secret> = core('secrets', 'Secret', true);
+/** core/v1 pods. */
+export const Pods: KindDescriptor<Pod> = core('pods', 'Pod', true);
+/** core/v1 services. */
+export const Services: KindDescriptor<Service> = core('services', 'Service', true);
+/** core/v1 serviceaccounts. */
+export const ServiceAccounts: KindDescriptor<ServiceAccount> = core('serviceaccounts', 'ServiceAccount', true);
+/** core/v1 events. */
+export const Events: KindDescriptor<Event> = core('events', 'Event', true);
+/** core/v1 nodes (cluster-scoped). */
+export const Nodes: KindDescriptor<Node> = core('nodes', 'Node', false);
+/** A core/v1 Endpoints object (re-exported here so the type and the descriptor share one name). */
+export type Endpoints = EndpointsObject;
+/** core/v1 endpoints (the kind is plural: the type and this value share the name `Endpoints`). */
+export const Endpoints: KindDescriptor<EndpointsObject> = core('endpoints', 'Endpoints', true);
+/** apps/v1 deployments. */
+export const Deployments: KindDescriptor<Deployment> = kindDescriptor({ group: 'apps', version: 'v1', resource: 'deployments', kind: 'Deployment', namespaced: true });
+/** apps/v1 replicasets. */
+export const ReplicaSets: KindDescriptor<ReplicaSet> = kindDescriptor({ group: 'apps', version: 'v1', resource: 'replicasets', kind: 'ReplicaSet', namespaced: true });
+/** coordination.k8s.io/v1 leases. */
+export const Leases: KindDescriptor<Lease> = kindDescriptor({ group: 'coordination.k8s.io', version: 'v1', resource: 'leases', kind: 'Lease', namespaced: true });
+/** events.k8s.io/v1 events. */
+export const EventsV1Events: KindDescriptor<EventsV1Event> = kindDescriptor({ group: 'events.k8s.io', version: 'v1', resource: 'events', kind: 'Event', namespaced: true });
+/** networking.k8s.io/v1 ingresses. */
+export const Ingresses: KindDescriptor<Ingress> = kindDescriptor({ group: 'networking.k8s.io', version: 'v1', resource: 'ingresses', kind: 'Ingress', namespaced: true });
+/** apiextensions.k8s.io/v1 customresourcedefinitions (cluster-scoped). */
+export const CustomResourceDefinitions: KindDescriptor<CustomResourceDefinition> = kindDescriptor({
+  group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions', kind: 'CustomResourceDefinition', namespaced: false,
+});
+/** rbac.authorization.k8s.io/v1 roles. */
+export const Roles: KindDescriptor<Role> = rbac('roles', 'Role', true);
+/** rbac.authorization.k8s.io/v1 clusterroles (cluster-scoped). */
+export const ClusterRoles: KindDescriptor<ClusterRole> = rbac('clusterroles', 'ClusterRole', false);
+/** rbac.authorization.k8s.io/v1 rolebindings. */
+export const RoleBindings: KindDescriptor<RoleBinding> = rbac('rolebindings', 'RoleBinding', true);
+/** rbac.authorization.k8s.io/v1 clusterrolebindings (cluster-scoped). */
+export const ClusterRoleBindings: KindDescriptor<ClusterRoleBinding> = rbac('clusterrolebindings', 'ClusterRoleBinding', false);
+
+/** Every built-in descriptor above, core group first. */
+export const builtinDescriptors: readonly KindDescriptor[] = Object.freeze([
+  Namespaces, ConfigMaps, Secrets, Pods, Services, ServiceAccounts, Events, Nodes, Endpoints,
+  Deployments, ReplicaSets, Leases, EventsV1Events, Ingresses, CustomResourceDefinitions,
+  Roles, ClusterRoles, RoleBindings, ClusterRoleBindings,
+]);

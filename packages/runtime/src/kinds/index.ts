@@ -1,0 +1,34 @@
+/**
+ * Typed kinds: TypeScript shapes of the built-in kinds, typed resource descriptors for the
+ * client, and defineKind() for custom kinds declared once with TypeBox.
+ */
+export type * from './builtin/index.js';
+export {
+  ClusterRoleBindings,
+  ClusterRoles,
+  ConfigMaps,
+  CustomResourceDefinitions,
+  Deployments,
+  Endpoints,
+  Events,
+  EventsV1Events,
+  Ingresses,
+  Leases,
+  Namespaces,
+  Nodes,
+  Pods,
+  ReplicaSets,
+  RoleBindings,
+  Roles,
+  Secrets,
+  ServiceAccounts,
+  Services,
+  builtinDescriptors,
+  kindDescriptor,
+  newObject,
+  resourceOf,
+  type KindDescriptor,
+  type ObjectOf,
+} from './descriptors.js';
+export { defineKind, type CustomKind, type CustomObject, type DefineKindOptions } from './custom.js';
+export { KubeType, SchemaConversionError, structuralSchemaErrors, toStructuralSchema } from './schema.js';
