@@ -33,6 +33,8 @@ export interface ListOptions {
   limit?: number;
   /** Start strictly after this key (for continue tokens). */
   startAfter?: string;
+  /** Also count the keys after the page (`remaining`); costs a scan of the rest of the range. */
+  countRemaining?: boolean;
 }
 
 /** Result of list. */
@@ -42,7 +44,7 @@ export interface ListResult {
   revision: number;
   /** True when more keys follow the last one returned. */
   more: boolean;
-  /** How many keys follow the last one returned (when known). */
+  /** How many keys follow the last one returned (only with `countRemaining`, or when the list is complete: 0). */
   remaining?: number;
 }
 

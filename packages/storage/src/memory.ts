@@ -106,14 +106,15 @@ export function createMemoryBackend(): Backend {
   };
 
   /** Walks live keys under prefix at rev, starting strictly after startAfter when given. */
-  const scan = (prefix: string, rev: number, startAfter: string | undefined, visit: (row: LogRow) => void): void => {
+  /** Visits live rows under prefix in key order; `visit` returning false stops the scan. */
+  const scan = (prefix: string, rev: number, startAfter: string | undefined, visit: (row: LogRow) => boolean | void): void => {
     const from = startAfter !== undefined && startAfter >= prefix ? startAfter : prefix;
     for (let i = lowerBound(keys, from); i < keys.length; i++) {
       const key = keys[i];
       if (!key.startsWith(prefix)) break;
       if (key === startAfter) continue;
       const row = rowAt(history.get(key), rev);
-      if (row && !row.deleted) visit(row);
+      if (row && !row.deleted && visit(row) === false) return;
     }
   };
 
@@ -152,9 +153,14 @@ export function createMemoryBackend(): Backend {
       let remaining = 0;
       scan(prefix, rev, options.startAfter, (row) => {
         if (items.length < limit) items.push(rowToKeyValue(row));
-        else remaining++;
+        else {
+          remaining++;
+          // One key past the page tells `more`; counting the rest is asked for explicitly.
+          if (!options.countRemaining) return false;
+        }
       });
-      return { items, revision: rev, more: remaining > 0, remaining };
+      const more = remaining > 0;
+      return options.countRemaining || !more ? { items, revision: rev, more, remaining } : { items, revision: rev, more };
     },
 
     async count(prefix) {

@@ -201,15 +201,18 @@ export function createSqliteBackend(options: SqliteBackendOptions): Backend {
     const end = prefixEnd(prefix);
     const after = options.startAfter !== undefined && options.startAfter >= prefix ? options.startAfter : undefined;
     const limit = options.limit && options.limit > 0 ? options.limit : -1;
+    // One row past the page tells `more`; counting the rest is asked for explicitly.
+    const fetch = limit > 0 ? limit + 1 : -1;
     const rows = after === undefined
-      ? q.listFrom.all(prefix, end, rev, limit)
-      : q.listAfter.all(after, end, rev, limit);
+      ? q.listFrom.all(prefix, end, rev, fetch)
+      : q.listAfter.all(after, end, rev, fetch);
+    const more = limit > 0 && rows.length > limit;
+    if (more) rows.length = limit;
     const items: KeyValue[] = rows.map((r) => rowToKeyValue(toLogRow(r)));
-    let remaining = 0;
-    if (limit > 0 && items.length === limit) {
-      remaining = q.countAfter.get(items[items.length - 1].key, end, rev)!.n;
-    }
-    return { items, revision: rev, more: remaining > 0, remaining };
+    if (!more) return { items, revision: rev, more, remaining: 0 };
+    if (!options.countRemaining) return { items, revision: rev, more };
+    const remaining = q.countAfter.get(items[items.length - 1].key, end, rev)!.n;
+    return { items, revision: rev, more, remaining };
   });
 
   const get = db.transaction((key: string, atRevision: number | undefined): KeyValue | null => {
