@@ -99,3 +99,61 @@ export async function serveInChild<T>(start: () => Promise<{ info: T; stop: () =
   process.on('disconnect', shutdown);
   send({ ready: running.info });
 }
+
+/** Options of runInChild. */
+export interface RunInChildOptions {
+  /** Node flags of the child, e.g. `['--expose-gc']`. */
+  execArgv?: string[];
+  /** Kills the child and rejects after this long (default 120 s). */
+  timeoutMs?: number;
+}
+
+interface ResultMessage<T> {
+  result?: T;
+  error?: string;
+}
+
+/**
+ * Forks `entry` (a compiled .js file that calls {@link reportFromChild}), waits for the one
+ * result it reports and for it to exit. Each measurement gets a fresh process: its own heap,
+ * its own JIT state, nothing left over from the previous case.
+ */
+export function runInChild<T>(entry: URL, args: string[] = [], options: RunInChildOptions = {}): Promise<T> {
+  const proc = fork(fileURLToPath(entry), args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: options.execArgv ?? [] });
+  return new Promise<T>((resolve, reject) => {
+    let message: ResultMessage<T> | undefined;
+    const timer = setTimeout(() => {
+      proc.kill('SIGKILL');
+      reject(new Error(`${entry.pathname} did not finish within ${options.timeoutMs ?? 120_000} ms`));
+    }, options.timeoutMs ?? 120_000);
+    proc.on('message', (m: ResultMessage<T>) => (message ??= m));
+    proc.once('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    proc.once('exit', (code) => {
+      clearTimeout(timer);
+      if (message?.error !== undefined) reject(new Error(`${entry.pathname} failed: ${message.error}`));
+      else if (message && 'result' in message) resolve(message.result as T);
+      else reject(new Error(`${entry.pathname} exited with code ${code} without a result`));
+    });
+  });
+}
+
+/**
+ * The child side of {@link runInChild}: runs `measure`, sends its result (or error) to the
+ * parent and exits, so open handles (watches, timers) cannot keep the child alive.
+ */
+export async function reportFromChild<T>(measure: () => Promise<T>): Promise<void> {
+  let message: ResultMessage<T>;
+  try {
+    message = { result: await measure() };
+  } catch (err) {
+    message = { error: err instanceof Error ? (err.stack ?? err.message) : String(err) };
+  }
+  if (!process.send) {
+    console.log(JSON.stringify(message, null, 2));
+    process.exit(message.error === undefined ? 0 : 1);
+  }
+  process.send(message, () => process.exit(message.error === undefined ? 0 : 1));
+}

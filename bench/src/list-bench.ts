@@ -27,6 +27,25 @@ export async function expectStatus(res: Promise<RawResponse>, ...ok: number[]): 
   return r;
 }
 
+/** What fillNamespace needs: the namespace, how many ConfigMaps, how many creates in flight, and their shape. */
+export type FillOptions = Pick<ListBenchOptions, 'namespace' | 'count' | 'concurrency' | 'configMap'>;
+
+/**
+ * Creates the namespace (if missing) and `count` ConfigMaps `cm-0` .. in it, `concurrency`
+ * creates in flight; resolves with the time the creates took in ms. Any status but 201 fails.
+ */
+export async function fillNamespace(t: Transport, options: FillOptions): Promise<number> {
+  const { namespace, count, concurrency } = options;
+  const ns = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } };
+  await expectStatus(t({ method: 'POST', path: '/api/v1/namespaces', headers: HEADERS, body: encode(ns) }), 201, 409);
+  const path = `/api/v1/namespaces/${namespace}/configmaps`;
+  const t0 = performance.now();
+  await runPool(count, concurrency, async (i) => {
+    await expectStatus(t({ method: 'POST', path, headers: HEADERS, body: encode(options.configMap(`cm-${i}`, namespace)) }), 201);
+  });
+  return performance.now() - t0;
+}
+
 /**
  * Fills a namespace with `count` ConfigMaps (concurrently), then times a full LIST and a
  * paged LIST that follows `continue` (each the median of 3). Both check that every item came
@@ -35,14 +54,8 @@ export async function expectStatus(res: Promise<RawResponse>, ...ok: number[]): 
 export async function benchList(t: Transport, options: ListBenchOptions): Promise<TimingRow[]> {
   const { namespace, count, concurrency } = options;
   const limit = options.limit ?? 500;
-  const ns = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } };
-  await expectStatus(t({ method: 'POST', path: '/api/v1/namespaces', headers: HEADERS, body: encode(ns) }), 201, 409);
+  const createMs = await fillNamespace(t, options);
   const path = `/api/v1/namespaces/${namespace}/configmaps`;
-  const t0 = performance.now();
-  await runPool(count, concurrency, async (i) => {
-    await expectStatus(t({ method: 'POST', path, headers: HEADERS, body: encode(options.configMap(`cm-${i}`, namespace)) }), 201);
-  });
-  const createMs = performance.now() - t0;
 
   let bytes = 0;
   const full = await timeRepeated(3, async () => {

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { RawResponse } from '@kplane/api';
-import { mergeResults, percentile, runLoad, runPool, timeRepeated, type LoadResult } from './load.js';
+import { median, mergeResults, percentile, runLoad, runPool, timeRepeated, type LoadResult } from './load.js';
 
 /** A virtual clock that only moves when a fake request "takes time". */
 function fakeClock() {
@@ -120,4 +120,10 @@ test('mergeResults adds counts and recomputes rate and percentiles over all late
   assert.equal(m.p99Ms, 10);
   assert.equal(m.firstError, 'HTTP 500');
   assert.equal(mergeResults([a]).firstError, undefined);
+});
+
+test('median takes the middle value, or the mean of the middle two', () => {
+  assert.equal(median([5, 1, 3]), 3);
+  assert.equal(median([4, 1, 3, 2]), 2.5);
+  assert.equal(median([]), 0);
 });

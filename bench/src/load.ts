@@ -138,10 +138,14 @@ export async function timeRepeated(times: number, fn: () => Promise<void>, now: 
     await fn();
     runs.push(now() - t0);
   }
-  const sorted = [...runs].sort((a, b) => a - b);
+  return { runs, medianMs: median(runs) };
+}
+
+/** The median of `values` (the mean of the middle two for an even count; 0 when empty). */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
-  const medianMs = sorted.length === 0 ? 0 : sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-  return { runs, medianMs };
+  return sorted.length === 0 ? 0 : sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 /**

@@ -6,20 +6,31 @@
  * The cases run in short rounds, interleaved (every case once per round), so that a slow drift
  * of the machine's background load hits all of them alike.
  *
+ * Then, in the same run: an informer caching many ConfigMaps (kplane's and client-node's, each
+ * in a fresh child process), the workqueue's operations per second, and the control plane's
+ * startup time.
+ *
  * Flags: --seconds N (measured time per case, default 5), --rounds N (default 5), --warmup N
  * (unmeasured seconds at the start of every round, default 0.3), --concurrency N (default 32),
- * --list N (ConfigMaps for the LIST case, default 10000; 0 skips it).
+ * --throughput 0 (skips the GET/CREATE rounds), --list N (ConfigMaps for the LIST case, default
+ * 10000; 0 skips it), --informer N (ConfigMaps for the informer case, default 100000; 0 skips
+ * it), --informer-runs N (runs per informer, default 1), --informer-unpaged 0 (skips the
+ * unpaged kplane informer row), --workqueue 0 (skips the workqueue case), --startup N (fresh
+ * processes for the startup case, default 5; 0 skips it).
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createHttpsTransport, loadKubeconfig, type HttpsTransport } from '@kplane/client';
-import { startChild, type Child } from './child.js';
-import { benchList, expectStatus } from './list-bench.js';
+import { runInChild, startChild, type Child } from './child.js';
+import { benchInformers, formatInformers, type InformerResults } from './informer-bench.js';
+import { benchList, expectStatus, fillNamespace } from './list-bench.js';
 import { mergeResults, runLoad, type LoadResult } from './load.js';
 import { formatThroughput, formatTimings, type CpuUse, type ThroughputRow } from './report.js';
 import type { KplaneInfo } from './server-kplane.js';
+import { benchStartup, formatStartup } from './startup-bench.js';
+import { formatWorkqueue, type WorkqueueRow } from './workqueue-bench.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -28,6 +39,12 @@ const { values: flags } = parseArgs({
     warmup: { type: 'string', default: '0.3' },
     concurrency: { type: 'string', default: '32' },
     list: { type: 'string', default: '10000' },
+    throughput: { type: 'string', default: '1' },
+    informer: { type: 'string', default: '100000' },
+    'informer-runs': { type: 'string', default: '1' },
+    'informer-unpaged': { type: 'string', default: '1' },
+    workqueue: { type: 'string', default: '1' },
+    startup: { type: 'string', default: '5' },
   },
 });
 const rounds = Math.max(1, Number(flags.rounds));
@@ -35,10 +52,17 @@ const roundMs = (Number(flags.seconds) * 1000) / rounds;
 const warmupMs = Number(flags.warmup) * 1000;
 const concurrency = Number(flags.concurrency);
 const listCount = Number(flags.list);
+const informerCount = Number(flags.informer);
+const startupProcesses = Number(flags.startup);
+
+/** Targets of the extra cases: kplane's informer at most half of client-node's memory and twice its speed; 1M workqueue ops/s. */
+const INFORMER_TARGETS = { maxMemoryRatio: 0.5, minSpeedup: 2 };
+const WORKQUEUE_TARGET_OPS = 1_000_000;
 
 const JSON_HEADERS = { accept: 'application/json', 'content-type': 'application/json' };
 const GET_NAME = 'bench-get';
 const LIST_NAMESPACE = 'bench-list';
+const INFORMER_NAMESPACE = 'bench-informer';
 
 /** A ConfigMap of a typical size (a few hundred bytes of data, two labels). */
 function configMap(name: string, namespace: string): object {
@@ -130,6 +154,21 @@ async function startBare(mode: 'https' | 'http', getBodyFile: string, pkiDir: st
   return { child, t: createHttpsTransport({ server: child.info.url, maxSockets: concurrency, ca }) };
 }
 
+/** Fills a namespace of the memory kplane with `--informer` ConfigMaps and runs the informer children against it. */
+async function runInformers(memory: Target & { info: KplaneInfo }): Promise<InformerResults & { fillMs: number }> {
+  console.log(`informer: creating ${informerCount} ConfigMaps ...`);
+  const fillMs = await fillNamespace(memory.t, { namespace: INFORMER_NAMESPACE, count: informerCount, concurrency, configMap });
+  const results = await benchInformers({
+    kubeconfig: memory.info.kubeconfigPath,
+    namespace: INFORMER_NAMESPACE,
+    count: informerCount,
+    runs: Math.max(1, Number(flags['informer-runs'])),
+    unpaged: flags['informer-unpaged'] !== '0',
+    progress: (line) => console.log(line),
+  });
+  return { ...results, fillMs };
+}
+
 async function main(): Promise<void> {
   const cpu = cpus();
   console.log(
@@ -170,18 +209,39 @@ async function main(): Promise<void> {
       mk('kplane GET (memory, info)', memory, 'get', bareGet),
       mk('kplane CREATE (memory, info)', memory, 'create', barePost),
     ];
-    for (let r = 0; r < rounds; r++) {
+    const throughput = flags.throughput !== '0';
+    for (let r = 0; throughput && r < rounds; r++) {
       process.stdout.write(`round ${r + 1}/${rounds} ...\n`);
       for (const c of cases) await runRound(c, r);
     }
     const list = listCount > 0 ? (console.log(`LIST: creating ${listCount} ConfigMaps ...`), await benchList(sqlite.t, { namespace: LIST_NAMESPACE, count: listCount, concurrency, configMap })) : [];
+    const informers = informerCount > 0 ? await runInformers(memory) : undefined;
+    const workqueue = flags.workqueue !== '0' ? (console.log('workqueue ...'), await runInChild<WorkqueueRow[]>(new URL('./probe-workqueue.js', import.meta.url))) : undefined;
+    const startup = startupProcesses > 0 ? (console.log('startup ...'), await benchStartup(startupProcesses, 3)) : undefined;
 
-    const rows = cases.map(toRow);
-    console.log(`\nThroughput (GET rows compared with bare https GET, POST/CREATE rows with bare https POST)\n`);
-    console.log(formatThroughput(rows));
+    const rows = throughput ? cases.map(toRow) : [];
+    if (throughput) {
+      console.log(`\nThroughput (GET rows compared with bare https GET, POST/CREATE rows with bare https POST)\n`);
+      console.log(formatThroughput(rows));
+    }
     if (list.length > 0) {
       console.log(`\nLIST (kplane, sqlite; times include the client's JSON.parse)\n`);
       console.log(formatTimings(list));
+    }
+    if (informers) {
+      console.log(
+        `\nInformer: first sync of ${informerCount} ConfigMaps from kplane (memory storage) over HTTPS, each informer in a fresh process; ` +
+          `memory after a forced GC (filled in ${(informers.fillMs / 1000).toFixed(1)} s, ${((informerCount * 1000) / informers.fillMs).toFixed(0)} creates/s)\n`,
+      );
+      console.log(formatInformers(informers.kplane, informers.clientNode, INFORMER_TARGETS, informers.extra));
+    }
+    if (workqueue) {
+      console.log(`\nWorkqueue: createWorkqueue() from @kplane/runtime, in a fresh process; add, get and done each count as one operation\n`);
+      console.log(formatWorkqueue(workqueue, WORKQUEUE_TARGET_OPS));
+    }
+    if (startup) {
+      console.log(`\nStartup: startControlPlane({ storage: 'memory', listen: false }) from @kplane/cli\n`);
+      console.log(formatStartup(startup));
     }
     const failures = rows.filter((r) => r.result.errors > 0 || r.result.firstError);
     for (const r of failures) console.log(`\n${r.name}: ${r.result.errors} errors; first: ${r.result.firstError ?? ''}`);

@@ -1,0 +1,14 @@
+/**
+ * Child-process entry: imports @kplane/cli and times `startControlPlane({ storage: 'memory',
+ * listen: false })` cold, then `warm` more times; reports a StartupSample. Argument: [warm].
+ */
+import { reportFromChild } from './child.js';
+import { measureStartup } from './startup-bench.js';
+
+const warm = Number(process.argv[2] ?? 3);
+await reportFromChild(() =>
+  measureStartup(async () => {
+    const { startControlPlane } = await import('@kplane/cli');
+    return () => startControlPlane({ storage: 'memory', listen: false });
+  }, warm),
+);
