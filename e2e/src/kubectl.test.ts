@@ -24,7 +24,8 @@ describe('kubectl against kplane up', () => {
 
   before(async () => {
     dir = await tempDir();
-    kp = await startKplane(dir);
+    // The API server's own behaviour: no simulated nodes, so pods stay Pending as they were created.
+    kp = await startKplane(dir, ['--nodes', '0']);
   });
 
   after(async () => {
@@ -220,7 +221,7 @@ describe('kubectl against kplane up', () => {
   it('keeps every object across a restart on the same data dir', async () => {
     const before = JSON.parse(await k('-n', 'ch36', 'get', 'cm', 'vitrine', '-o', 'json'));
     assert.equal(await kp.stop(), 0);
-    kp = await startKplane(dir);
+    kp = await startKplane(dir, ['--nodes', '0']);
     const after = JSON.parse(await k('-n', 'ch36', 'get', 'cm', 'vitrine', '-o', 'json'));
     assert.deepEqual(after.data, before.data);
     assert.equal(after.metadata.uid, before.metadata.uid);

@@ -15,3 +15,49 @@ it('starts in-process on memory storage, without disk or network, and serves a c
     await cp.stop();
   }
 });
+
+it('runs the controllers in process when asked, and stops them with the control plane', async () => {
+  const cp = await startControlPlane({ storage: 'memory', listen: false, controllers: true });
+  try {
+    assert.deepEqual(cp.controllerManager?.controllers, ['deployment-controller', 'garbage-collector-controller', 'namespace-controller', 'replicaset-controller', 'serviceaccount-controller']);
+    const sas = cp.client.resource({ group: '', version: 'v1', resource: 'serviceaccounts', namespaced: true });
+    for (let i = 0; ; i++) {
+      if ((await sas.list({ namespace: 'kube-system' })).items.some((s) => s.metadata?.name === 'default')) break;
+      assert.ok(i < 250, 'the serviceaccount controller runs');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const lease = await cp.client.resource({ group: 'coordination.k8s.io', version: 'v1', resource: 'leases', namespaced: true }).get('kube-controller-manager', { namespace: 'kube-system' });
+    assert.equal((lease.spec as { holderIdentity?: string }).holderIdentity, cp.controllerManager?.identity);
+  } finally {
+    await cp.stop();
+  }
+});
+
+it('serves the controller manager on its own port, and runs without it when the port is taken', async () => {
+  const { mkdtemp, rm } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { createServer } = await import('node:net');
+  const dir = await mkdtemp(join(tmpdir(), 'kplane-cp-'));
+  const blocker = createServer();
+  await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', () => r()));
+  const taken = (blocker.address() as { port: number }).port;
+  try {
+    const cp = await startControlPlane({ dataDir: join(dir, 'a'), storage: 'memory', port: 0, controllers: true, controllerManagerPort: 0 });
+    try {
+      assert.match(cp.controllerManager?.url ?? '', /^https:\/\/127\.0\.0\.1:\d+$/);
+    } finally {
+      await cp.stop();
+    }
+    const cp2 = await startControlPlane({ dataDir: join(dir, 'b'), storage: 'memory', port: 0, controllers: true, controllerManagerPort: taken });
+    try {
+      assert.ok(cp2.controllerManager, 'the controllers run');
+      assert.equal(cp2.controllerManager.url, undefined);
+    } finally {
+      await cp2.stop();
+    }
+  } finally {
+    blocker.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});

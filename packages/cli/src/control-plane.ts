@@ -6,6 +6,8 @@ import type { RawRequest, RawResponse } from '@kplane/api';
 import { createBackend, type Backend } from '@kplane/storage';
 import { createApiServer, ensurePki, type ApiServer } from '@kplane/apiserver';
 import { createClient, type Client } from '@kplane/client';
+import { startSimulation, type KubeletConfig, type Simulation } from '@kplane/kubelet';
+import { DEFAULT_SECURE_PORT, startControllerManager, type ControllerManager, type SecureServingOptions } from '@kplane/controllers';
 
 /** Options of startControlPlane. */
 export interface ControlPlaneOptions {
@@ -19,6 +21,24 @@ export interface ControlPlaneOptions {
   port?: number;
   /** Address to bind (default 127.0.0.1). */
   host?: string;
+  /**
+   * Run the controller manager (namespace, serviceaccount, ... controllers) in this process, on
+   * the in-process transport, with leader election on the Lease kube-system/kube-controller-manager
+   * (default false; `kplane up` turns it on unless --no-controllers).
+   */
+  controllers?: boolean;
+  /**
+   * HTTPS port of the controller manager's /metrics and /healthz when listening (default 10257,
+   * 0 picks a free one). When the port is taken, the controllers run without it (a warning on stderr).
+   */
+  controllerManagerPort?: number;
+  /**
+   * Simulated nodes (kwok-style) with a scheduler and kubelet in this process (default 0: none,
+   * pods stay Pending; `kplane up` asks for 3 unless --nodes says otherwise).
+   */
+  nodes?: number;
+  /** Pod behaviour of the simulated kubelet (delays, failures), as `kplane kubelet --config`. */
+  kubeletConfig?: KubeletConfig;
 }
 
 /** A running control plane. */
@@ -34,7 +54,11 @@ export interface ControlPlane {
   readonly port?: number;
   /** Path of the admin kubeconfig when listening. */
   readonly kubeconfigPath?: string;
-  /** Stops serving and closes storage. */
+  /** The in-process controller manager, with `controllers: true`. */
+  readonly controllerManager?: ControllerManager;
+  /** The scheduler and simulated kubelet, with `nodes` > 0. */
+  readonly simulation?: Simulation;
+  /** Stops the controllers, stops serving and closes storage. */
   stop(): Promise<void>;
 }
 
@@ -87,12 +111,30 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     await backend.close();
     throw err;
   }
+  let controllerManager: ControllerManager | undefined;
+  let simulation: Simulation | undefined;
   const stop = async () => {
-    await apiServer.close();
-    await backend.close();
+    try {
+      await simulation?.stop();
+      await controllerManager?.stop();
+    } finally {
+      await apiServer.close();
+      await backend.close();
+    }
   };
   const client = createClient({ transport: apiServer.handle, defaultNamespace: 'default' });
-  if (!listen) return { apiServer, backend, transport: apiServer.handle, client, stop };
+  if (!listen) {
+    if (options.controllers) {
+      try {
+        controllerManager = await startControllers(createClient({ transport: apiServer.handle }));
+      } catch (err) {
+        await stop();
+        throw err;
+      }
+    }
+    simulation = await startNodes(apiServer, options, stop);
+    return { apiServer, backend, transport: apiServer.handle, client, controllerManager, simulation, stop };
+  }
   const pki = await ensurePki(join(dataDir, 'pki'));
   const host = options.host ?? '127.0.0.1';
   const port = await apiServer.listen({
@@ -107,5 +149,44 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   const kubeconfigPath = join(dataDir, 'kubeconfig');
   await writeFile(kubeconfigPath, kubeconfigYaml(url, pki.ca.cert, pki.admin.cert, pki.admin.key), { mode: 0o600 });
   await waitReady(url, pki.ca.cert);
-  return { apiServer, backend, transport: apiServer.handle, client, url, port, kubeconfigPath, stop };
+  if (options.controllers) {
+    const serving = {
+      host: '127.0.0.1',
+      port: options.controllerManagerPort ?? DEFAULT_SECURE_PORT,
+      cert: pki.serving.cert,
+      key: pki.serving.key,
+      clientCa: pki.ca.cert,
+      tokens: [pki.adminToken],
+    };
+    try {
+      controllerManager = await startControllers(createClient({ transport: apiServer.handle }), serving);
+    } catch (err) {
+      await stop();
+      throw err;
+    }
+  }
+  simulation = await startNodes(apiServer, options, stop);
+  return { apiServer, backend, transport: apiServer.handle, client, url, port, kubeconfigPath, controllerManager, simulation, stop };
+}
+
+/** Starts the scheduler and simulated kubelet for `options.nodes` nodes on the in-process transport (none for 0). */
+async function startNodes(apiServer: ApiServer, options: ControlPlaneOptions, stop: () => Promise<void>): Promise<Simulation | undefined> {
+  if (!options.nodes) return undefined;
+  try {
+    return await startSimulation({ client: createClient({ transport: apiServer.handle }), nodes: options.nodes, config: options.kubeletConfig });
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+/** Starts the controller manager; when its HTTPS port is taken, warns and runs without it. */
+async function startControllers(client: Client, serving?: SecureServingOptions): Promise<ControllerManager> {
+  try {
+    return await startControllerManager({ client, serving });
+  } catch (err) {
+    if (!serving || (err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+    process.stderr.write(`kplane controller-manager: port ${serving.port} is in use; running without /metrics and /healthz\n`);
+    return startControllerManager({ client });
+  }
 }

@@ -1,9 +1,13 @@
 #!/usr/bin/env node
 import { up } from './commands/up.js';
+import { controllerManager } from './commands/controller-manager.js';
+import { kubelet } from './commands/kubelet.js';
 
 /** Every command: name → [one-line summary, run]. Each command lives in src/commands/. */
 const COMMANDS: Record<string, [string, (args: string[]) => Promise<void>]> = {
   up: ['Start a control plane (API server on embedded storage).', up],
+  'controller-manager': ["Run kplane's controllers against an API server (kube-controller-manager).", controllerManager],
+  kubelet: ['Run simulated nodes and a scheduler against an API server (kwok-style kubelet).', kubelet],
 };
 
 function usage(): string {

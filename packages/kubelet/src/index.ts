@@ -1,1 +1,36 @@
-export {};
+/**
+ * @kplane/kubelet — a scheduler and a simulated kubelet (kwok-style: no containers) for kplane:
+ * fake Ready nodes with heartbeat Leases, pods bound through pods/binding and moved through
+ * their lifecycle, with configurable delays and injected failures.
+ */
+export { createKubelet, type Kubelet, type KubeletOptions } from './kubelet.js';
+export { createScheduler, type Scheduler, type SchedulerOptions } from './scheduler.js';
+export { startSimulation, type Simulation, type SimulationOptions } from './simulation.js';
+export {
+  ANNOTATION_PREFIX,
+  BEHAVIOR_ANNOTATIONS,
+  DEFAULT_START_AFTER_MS,
+  compileKubeletConfig,
+  planFor,
+  type BehaviorRule,
+  type CompiledConfig,
+  type FailureMode,
+  type KubeletConfig,
+  type PodBehavior,
+  type PodPlan,
+} from './profile.js';
+export {
+  DEFAULT_MAX_PODS,
+  DEFAULT_NODE_PREFIX,
+  KUBELET_VERSION,
+  MAX_NODES,
+  buildNode,
+  buildNodeLease,
+  nodeInternalIp,
+  nodeName,
+  podCidr,
+  type NodeTemplateOptions,
+} from './node-template.js';
+export { normalizeImage, restartBackoffMs, simulatePod, stoppedPodStatus, type PodRecord, type SimulatedStatus } from './pod-status.js';
+export { filterNode, fitErrorMessage, podRequests, tolerates, NO_NODES_MESSAGE, type FilterFailure, type NodeUsage, type PodRequests } from './predicates.js';
+export { benchPodsReady, formatPodBench, type PodBenchOptions, type PodBenchResult } from './bench.js';

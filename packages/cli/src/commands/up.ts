@@ -1,15 +1,24 @@
 import { parseArgs } from 'node:util';
 import { startControlPlane } from '../control-plane.js';
+import { loadKubeletConfig } from './kubelet.js';
 
 /** Help of `kplane up`. */
 export const UP_USAGE = `Usage: kplane up [flags]
 
-Start a control plane: storage and the API server (HTTPS on 127.0.0.1).
+Start a control plane: storage, the API server (HTTPS on 127.0.0.1) and the controller
+manager (namespace, serviceaccount, ... controllers).
 
 Flags:
   --data-dir DIR          database, PKI and kubeconfig (default ./.kplane)
   --port N                HTTPS port, 0 picks a free one (default 6443)
   --storage sqlite|memory storage driver (default sqlite)
+  --no-controllers        start without the controllers (run "kplane controller-manager" instead)
+  --controller-manager-port N
+                          HTTPS port of the controllers' /metrics and /healthz (default 10257,
+                          or 0, a free one, when --port is 0)
+  --nodes N               simulated nodes, with a scheduler and kubelet (default 3; 0: none,
+                          pods stay Pending)
+  --kubelet-config FILE   pod behaviour of the simulated kubelet (see "kplane kubelet --help")
 `;
 
 /** `kplane up`: runs until SIGINT or SIGTERM. */
@@ -20,6 +29,10 @@ export async function up(args: string[]): Promise<void> {
       'data-dir': { type: 'string', default: '.kplane' },
       port: { type: 'string', default: '6443' },
       storage: { type: 'string', default: 'sqlite' },
+      'no-controllers': { type: 'boolean', default: false },
+      'controller-manager-port': { type: 'string' },
+      nodes: { type: 'string', default: '3' },
+      'kubelet-config': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -32,7 +45,15 @@ export async function up(args: string[]): Promise<void> {
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port: not a port number: ${values.port}`);
   const storage = values.storage;
   if (storage !== 'sqlite' && storage !== 'memory') throw new Error(`--storage: must be sqlite or memory, not ${storage}`);
-  const cp = await startControlPlane({ dataDir: values['data-dir'], port, storage });
+  const cmPortText = values['controller-manager-port'] ?? (port === 0 ? '0' : undefined);
+  const controllerManagerPort = cmPortText === undefined ? undefined : Number(cmPortText);
+  if (controllerManagerPort !== undefined && (!Number.isInteger(controllerManagerPort) || controllerManagerPort < 0 || controllerManagerPort > 65535)) {
+    throw new Error(`--controller-manager-port: not a port number: ${cmPortText}`);
+  }
+  const nodes = Number(values.nodes);
+  if (!Number.isInteger(nodes) || nodes < 0) throw new Error(`--nodes: must be a whole number >= 0, not ${values.nodes}`);
+  const kubeletConfig = values['kubelet-config'] ? await loadKubeletConfig(values['kubelet-config']) : undefined;
+  const cp = await startControlPlane({ dataDir: values['data-dir'], port, storage, controllers: !values['no-controllers'], controllerManagerPort, nodes, kubeletConfig });
   process.stdout.write(`kubeconfig: ${cp.kubeconfigPath}\nready: ${cp.url}\nexport KUBECONFIG=${cp.kubeconfigPath}\n`);
   stopOnSignals(() => cp.stop());
 }

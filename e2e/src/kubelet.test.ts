@@ -1,0 +1,118 @@
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { KPLANE_MAIN, kubectl, kubectlOk, removeDir, startKplane, tempDir, type KplaneProcess } from './harness.js';
+
+const LENT = `apiVersion: v1
+kind: Pod
+metadata:
+  name: lent
+spec:
+  terminationGracePeriodSeconds: 30
+  containers:
+  - name: app
+    image: registry.k8s.io/e2e-test-images/agnhost:2.61
+    args: ["netexec"]
+    lifecycle:
+      preStop:
+        sleep:
+          seconds: 2
+`;
+
+/** Polls until `check` is true (real time), failing after `ms`. */
+async function eventually(check: () => Promise<boolean>, ms = 20_000, what = 'condition'): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('scheduler and simulated kubelet with kubectl', () => {
+  let kp: KplaneProcess;
+  let dir: string;
+  const k = (...args: string[]) => kubectlOk(kp.kubeconfig, args);
+
+  before(async () => {
+    dir = await tempDir();
+    kp = await startKplane(dir, ['--nodes', '3']);
+  });
+  after(async () => {
+    await kp?.stop();
+    await removeDir(dir);
+  });
+
+  it('shows three Ready nodes with their version and internal IPs', async () => {
+    const out = await k('get', 'nodes', '-o', 'wide');
+    assert.match(out, /^NAME\s+STATUS\s+ROLES\s+AGE\s+VERSION\s+INTERNAL-IP/m);
+    for (let i = 0; i < 3; i++) assert.match(out, new RegExp(`^kplane-node-${i}\\s+Ready\\s+<none>\\s+\\S+\\s+v1\\.32\\.0\\s+172\\.18\\.0\\.${i + 2}\\s`, 'm'));
+    const leases = await k('-n', 'kube-node-lease', 'get', 'lease', '-o', 'jsonpath={range .items[*]}{.metadata.name}={.spec.holderIdentity}/{.spec.leaseDurationSeconds}{"\\n"}{end}');
+    assert.deepEqual(leases.trim().split('\n').sort(), ['kplane-node-0=kplane-node-0/40', 'kplane-node-1=kplane-node-1/40', 'kplane-node-2=kplane-node-2/40']);
+  });
+
+  it('runs a pod: Running and Ready, with an IP and a node in -o wide', async () => {
+    assert.match(await k('run', 'web', '--image=nginx'), /pod\/web created/);
+    assert.match(await k('wait', '--for=condition=Ready', 'pod/web', '--timeout=20s'), /pod\/web condition met/);
+    const wide = await k('get', 'pods', '-o', 'wide');
+    assert.match(wide, /^NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\s+IP\s+NODE\s+NOMINATED NODE\s+READINESS GATES$/m);
+    assert.match(wide, /^web\s+1\/1\s+Running\s+0\s+\S+\s+10\.128\.\d+\.\d+\s+kplane-node-[0-2]\s+<none>\s+<none>$/m);
+    const describe = await k('describe', 'pod', 'web');
+    assert.match(describe, /Normal\s+Scheduled\s+\S+\s+default-scheduler\s+Successfully assigned default\/web to kplane-node-[0-2]/);
+    assert.match(describe, /Image:\s+nginx\n\s+Image ID:\s+docker\.io\/library\/nginx@sha256:[0-9a-f]{64}/);
+  });
+
+  it('deletes a pod with a 2 s preStop sleep in about 2 s', async () => {
+    await kubectlOk(kp.kubeconfig, ['apply', '-f', '-'], LENT);
+    await k('wait', '--for=condition=Ready', 'pod/lent', '--timeout=20s');
+    const t0 = Date.now();
+    assert.match(await k('delete', 'pod', 'lent'), /pod "lent" deleted/);
+    const took = Date.now() - t0;
+    assert.ok(took >= 1_900 && took < 6_000, `kubectl delete took ${took} ms`);
+    const gone = await kubectl(kp.kubeconfig, ['get', 'pod', 'lent']);
+    assert.match(gone.stderr, /pods "lent" not found/);
+    const killing = await k('get', 'events', '--field-selector', 'reason=Killing', '-o', 'jsonpath={.items[*].message}');
+    assert.match(killing, /Stopping container app/);
+  });
+
+  it('leaves an unschedulable pod Pending with a FailedScheduling event', async () => {
+    await k('run', 'nowhere', '--image=nginx', '--overrides={"spec":{"nodeSelector":{"disk":"ssd"}}}');
+    await eventually(async () => (await k('get', 'pod', 'nowhere', '-o', 'jsonpath={.status.conditions[0].reason}')) === 'Unschedulable', 10_000, 'Unschedulable');
+    assert.match(await k('get', 'pod', 'nowhere'), /^nowhere\s+0\/1\s+Pending\s/m);
+    assert.match(await k('describe', 'pod', 'nowhere'), /Warning\s+FailedScheduling\s+\S+\s+default-scheduler\s+0\/3 nodes are available: 3 node\(s\) didn't match Pod's node affinity\/selector\./);
+  });
+});
+
+describe('kplane up --nodes 0 and a separate kplane kubelet', () => {
+  let kp: KplaneProcess;
+  let dir: string;
+  before(async () => {
+    dir = await tempDir();
+    kp = await startKplane(dir, ['--nodes', '0']);
+  });
+  after(async () => {
+    await kp?.stop();
+    await removeDir(dir);
+  });
+
+  it('keeps pods Pending until the kubelet process brings nodes', async () => {
+    const k = (...args: string[]) => kubectlOk(kp.kubeconfig, args);
+    assert.match((await kubectl(kp.kubeconfig, ['get', 'nodes'])).stderr, /No resources found/);
+    await k('run', 'waiting', '--image=nginx');
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(await k('get', 'pod', 'waiting', '-o', 'jsonpath={.status.phase}/{.spec.nodeName}'), 'Pending/');
+    const child = spawn(process.execPath, [KPLANE_MAIN, 'kubelet', '--kubeconfig', kp.kubeconfig, '--nodes', '2'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stderr.on('data', (c) => (out += c));
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    try {
+      await eventually(async () => /2 node\(s\) ready/.test(out), 20_000, `kubelet start:\n${out}`);
+      assert.match(await k('wait', '--for=condition=Ready', 'pod/waiting', '--timeout=20s'), /condition met/);
+      const nodes = await k('get', 'nodes');
+      assert.match(nodes, /^kplane-node-0\s+Ready\s/m);
+      assert.match(nodes, /^kplane-node-1\s+Ready\s/m);
+    } finally {
+      child.kill('SIGTERM');
+      assert.equal(await exited, 0, out);
+    }
+  });
+});

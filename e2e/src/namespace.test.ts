@@ -1,0 +1,225 @@
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { request } from 'node:https';
+import { ApiError, type KubeObject } from '@kplane/api';
+import { clientFromKubeconfig, loadKubeconfig, type Client } from '@kplane/client';
+import { KPLANE_MAIN, kubectl, kubectlOk, removeDir, startKplane, tempDir, type KplaneProcess } from './harness.js';
+
+const GARDE = `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: garde
+  finalizers:
+  - cours.exemple/archivage
+data:
+  a: "1"
+`;
+const CONTENT_REMAINING = 'Some resources are remaining: configmaps. has 1 resource instances';
+const FINALIZERS_REMAINING = 'Some content in the namespace has finalizers remaining: cours.exemple/archivage in 1 resource instances';
+const TRUE_CONDITIONS = '{range .status.conditions[?(@.status=="True")]}{.type} : {.message}{"\\n"}{end}';
+
+/** Polls `check` every 200 ms until it returns something truthy, or fails after `timeoutMs`. */
+async function eventually<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** A `kplane controller-manager` process. */
+interface ControllerManagerProcess {
+  child: ChildProcess;
+  output(): string;
+  /** The leader election identity it announced once it holds the Lease. */
+  identity(): string | undefined;
+  stop(): Promise<number | null>;
+}
+
+async function startControllerManager(kubeconfig: string): Promise<ControllerManagerProcess> {
+  const child = spawn(process.execPath, [KPLANE_MAIN, 'controller-manager', '--kubeconfig', kubeconfig, '--secure-port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (c) => (out += c));
+  child.stderr!.on('data', (c) => (out += c));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  await eventually('the controller manager to serve', async () => {
+    if (child.exitCode !== null) throw new Error(`controller-manager exited with ${child.exitCode}:\n${out}`);
+    return /serving securely on https:\/\/127\.0\.0\.1:\d+/.test(out);
+  });
+  return {
+    child,
+    output: () => out,
+    identity: () => /successfully acquired lease kube-system\/kube-controller-manager as (\S+);/.exec(out)?.[1],
+    async stop() {
+      if (child.exitCode !== null) return child.exitCode;
+      child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
+
+/** GET over HTTPS with the kubeconfig's client certificate (or none). */
+function httpsGet(url: string, kubeconfig: string, withCert: boolean): Promise<{ status: number; body: string }> {
+  const t = loadKubeconfig(kubeconfig).transportOptions;
+  const pem = (v: string | Uint8Array | undefined) => (v === undefined ? undefined : Buffer.from(v));
+  return new Promise((resolve, reject) => {
+    const req = request(url, { rejectUnauthorized: false, ...(withCert ? { cert: pem(t.cert), key: pem(t.key) } : {}) }, (res) => {
+      let body = '';
+      res.on('data', (c) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+// Polling goes through the REST client (a kubectl run costs about a second); what the test
+// asserts is read with kubectl.
+const LEASES = { group: 'coordination.k8s.io', version: 'v1', resource: 'leases', namespaced: true, kind: 'Lease' };
+const NAMESPACES = { group: '', version: 'v1', resource: 'namespaces', namespaced: false, kind: 'Namespace' };
+
+/** Reads an object, or undefined when it does not exist. */
+async function read(c: Client, desc: typeof NAMESPACES, name: string, namespace?: string): Promise<KubeObject | undefined> {
+  try {
+    return await c.resource(desc).get(name, { namespace });
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 404) return undefined;
+    throw err;
+  }
+}
+
+const leaseHolder = async (c: Client): Promise<string | undefined> =>
+  ((await read(c, LEASES, 'kube-controller-manager', 'kube-system'))?.spec as { holderIdentity?: string } | undefined)?.holderIdentity || undefined;
+
+/** The types of a namespace's True conditions. */
+const trueConditions = (ns: KubeObject | undefined): string[] =>
+  ((ns?.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? []).filter((c) => c.status === 'True').map((c) => c.type);
+
+const SERVICEACCOUNTS = { group: '', version: 'v1', resource: 'serviceaccounts', namespaced: true, kind: 'ServiceAccount' };
+
+describe('namespace lifecycle with the real kubectl', { concurrency: true }, () => {
+  describe('controllers inside kplane up', { concurrency: 1 }, () => {
+    let kp: KplaneProcess;
+    let dir: string;
+    let c: Client;
+    const k = (...args: string[]) => kubectlOk(kp.kubeconfig, args);
+
+    before(async () => {
+      dir = await tempDir();
+      kp = await startKplane(dir);
+      c = clientFromKubeconfig(kp.kubeconfig);
+    });
+    after(async () => {
+      (c?.transport as { close?: () => void } | undefined)?.close?.();
+      await kp?.stop();
+      await removeDir(dir);
+    });
+
+    it('holds the kube-controller-manager Lease', async () => {
+      await eventually('a Lease holder', () => leaseHolder(c));
+      const table = await k('-n', 'kube-system', 'get', 'lease', 'kube-controller-manager');
+      assert.match(table, /^NAME\s+HOLDER\s+AGE$/m);
+      assert.match(table, /^kube-controller-manager\s+\S+_[0-9a-f-]{36}\s/m);
+    });
+
+    it('gives a new namespace its default ServiceAccount', async () => {
+      await k('create', 'namespace', 'avec-compte');
+      await eventually('the default ServiceAccount', () => read(c, SERVICEACCOUNTS, 'default', 'avec-compte'));
+      assert.match(await k('-n', 'avec-compte', 'get', 'serviceaccount', 'default'), /^default\s+0\s+\S+$/m);
+    });
+
+    it('the seed experiment: garde.yaml holds ch36-bloque in Terminating until its finalizer goes', async () => {
+      await k('create', 'namespace', 'ch36-bloque');
+      assert.match(await kubectlOk(kp.kubeconfig, ['-n', 'ch36-bloque', 'apply', '-f', '-'], GARDE), /configmap\/garde created/);
+      assert.match(await k('delete', 'namespace', 'ch36-bloque', '--wait=false'), /namespace "ch36-bloque" deleted/);
+      await eventually('both conditions', async () => trueConditions(await read(c, NAMESPACES, 'ch36-bloque')).length === 2);
+      assert.equal(
+        await k('get', 'namespace', 'ch36-bloque', '-o', `jsonpath=${TRUE_CONDITIONS}`),
+        `NamespaceContentRemaining : ${CONTENT_REMAINING}\nNamespaceFinalizersRemaining : ${FINALIZERS_REMAINING}\n`,
+      );
+      assert.match(await k('get', 'namespace', 'ch36-bloque'), /^ch36-bloque\s+Terminating\s+\S+$/m);
+      const refused = await kubectl(kp.kubeconfig, ['-n', 'ch36-bloque', 'create', 'configmap', 'tardif']);
+      assert.notEqual(refused.code, 0);
+      assert.match(refused.stderr, /unable to create new content in namespace ch36-bloque because it is being terminated/);
+
+      assert.match(await k('-n', 'ch36-bloque', 'patch', 'cm', 'garde', '--type=json', '-p', '[{"op":"remove","path":"/metadata/finalizers"}]'), /configmap\/garde patched/);
+      const started = Date.now();
+      await eventually('the namespace to disappear', async () => (await read(c, NAMESPACES, 'ch36-bloque')) === undefined);
+      assert.ok(Date.now() - started < 12_000, `gone within seconds (${Date.now() - started} ms)`);
+      const gone = await kubectl(kp.kubeconfig, ['get', 'namespace', 'ch36-bloque']);
+      assert.match(gone.stderr, /Error from server \(NotFound\): namespaces "ch36-bloque" not found/);
+    });
+
+    it('serves the workqueue metrics to the admin client certificate only', async () => {
+      const url = /serving securely on (https:\/\/127\.0\.0\.1:\d+)/.exec(kp.output())?.[1];
+      assert.ok(url, kp.output());
+      assert.equal((await httpsGet(`${url}/healthz`, kp.kubeconfig, false)).body, 'ok');
+      assert.equal((await httpsGet(`${url}/metrics`, kp.kubeconfig, false)).status, 401);
+      const metrics = await httpsGet(`${url}/metrics`, kp.kubeconfig, true);
+      assert.equal(metrics.status, 200);
+      assert.match(metrics.body, /^workqueue_adds_total\{name="namespace"\} [1-9]/m);
+      assert.match(metrics.body, /^workqueue_adds_total\{name="serviceaccount"\} [1-9]/m);
+    });
+  });
+
+  describe('a separate kplane controller-manager against kplane up --no-controllers', { concurrency: 1 }, () => {
+    let kp: KplaneProcess;
+    let dir: string;
+    let c: Client;
+    let cm: ControllerManagerProcess | undefined;
+    const k = (...args: string[]) => kubectlOk(kp.kubeconfig, args);
+    const phaseAndConditions = async () => k('get', 'namespace', 'attente', '-o', `jsonpath={.status.phase}|${TRUE_CONDITIONS}`);
+
+    before(async () => {
+      dir = await tempDir();
+      kp = await startKplane(dir, ['--no-controllers']);
+      c = clientFromKubeconfig(kp.kubeconfig);
+    });
+    after(async () => {
+      await cm?.stop();
+      (c?.transport as { close?: () => void } | undefined)?.close?.();
+      await kp?.stop();
+      await removeDir(dir);
+    });
+
+    it('without controllers a deleted namespace only changes state', async () => {
+      await k('create', 'namespace', 'attente');
+      await kubectlOk(kp.kubeconfig, ['-n', 'attente', 'apply', '-f', '-'], GARDE);
+      await k('-n', 'attente', 'create', 'configmap', 'simple', '--from-literal=a=1');
+      await k('delete', 'namespace', 'attente', '--wait=false');
+      await new Promise((r) => setTimeout(r, 1500));
+      assert.equal(await phaseAndConditions(), 'Terminating|');
+      assert.match(await k('-n', 'attente', 'get', 'cm', '-o', 'name'), /configmap\/simple/);
+      assert.equal(await read(c, SERVICEACCOUNTS, 'default', 'default'), undefined, 'no serviceaccount controller');
+      assert.equal(await leaseHolder(c), undefined);
+    });
+
+    it('the controller manager empties the namespace as far as the finalizer allows', async () => {
+      cm = await startControllerManager(kp.kubeconfig);
+      await eventually('the leader log line', async () => cm!.identity());
+      assert.equal(await leaseHolder(c), cm.identity());
+      await eventually('the conditions', async () => trueConditions(await read(c, NAMESPACES, 'attente')).length === 2);
+      assert.equal(await phaseAndConditions(), `Terminating|NamespaceContentRemaining : ${CONTENT_REMAINING}\nNamespaceFinalizersRemaining : ${FINALIZERS_REMAINING}\n`);
+      assert.equal(await k('-n', 'attente', 'get', 'cm', '-o', 'name'), 'configmap/garde\n');
+      await eventually('the default ServiceAccount', () => read(c, SERVICEACCOUNTS, 'default', 'default'));
+    });
+
+    it('stopped, it does nothing; restarted, it finishes the work (level-driven)', async () => {
+      assert.equal(await cm!.stop(), 0, cm!.output());
+      cm = undefined;
+      assert.equal(await leaseHolder(c), undefined, 'the Lease was released');
+      await k('-n', 'attente', 'patch', 'cm', 'garde', '--type=json', '-p', '[{"op":"remove","path":"/metadata/finalizers"}]');
+      await new Promise((r) => setTimeout(r, 2000));
+      assert.match(await phaseAndConditions(), /^Terminating\|NamespaceContentRemaining/, 'nobody finalizes the namespace');
+      assert.equal(await k('-n', 'attente', 'get', 'cm', '-o', 'name'), '');
+
+      cm = await startControllerManager(kp.kubeconfig);
+      await eventually('the namespace to disappear', async () => (await read(c, NAMESPACES, 'attente')) === undefined);
+      assert.match((await kubectl(kp.kubeconfig, ['get', 'namespace', 'attente'])).stderr, /namespaces "attente" not found/);
+      assert.equal(await leaseHolder(c), cm.identity());
+    });
+  });
+});

@@ -1,0 +1,102 @@
+import { readFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { clientFromKubeconfig, loadKubeconfig } from '@kplane/client';
+import { createCa, issueCertificate } from '@kplane/apiserver';
+import { DEFAULT_SECURE_PORT, KNOWN_CONTROLLERS, startControllerManager } from '@kplane/controllers';
+import { stopOnSignals } from './up.js';
+
+/** Help of `kplane controller-manager`. */
+export const CONTROLLER_MANAGER_USAGE = `Usage: kplane controller-manager --kubeconfig FILE [flags]
+
+Run kplane's controllers against an API server, as kube-controller-manager does.
+
+Flags:
+  --kubeconfig FILE             how to reach the API server (default: $KUBECONFIG, then ~/.kube/config)
+  --controllers LIST            controllers to run: "*" for all, "name" to enable, "-name" to
+                                disable (default "*"); known: ${KNOWN_CONTROLLERS.join(', ')}
+  --leader-elect=true|false     elect a leader on the Lease kube-system/kube-controller-manager
+                                (default true)
+  --secure-port N               HTTPS port of /metrics and /healthz, 0 picks a free one (default ${DEFAULT_SECURE_PORT})
+  --bind-address ADDR           address of that port (default 127.0.0.1)
+  --tls-cert-file FILE          serving certificate (default: a self-signed one, in memory)
+  --tls-private-key-file FILE   its key
+  --client-ca-file FILE         CA of the client certificates allowed to read /metrics
+                                (default: the cluster CA of the kubeconfig)
+  --admin-token-file FILE       a bearer token allowed to read /metrics (besides the kubeconfig's
+                                own token, if it has one)
+`;
+
+/** Normalises the bare boolean `--leader-elect` to `--leader-elect=true` so parseArgs can read it as a string. */
+function normaliseBooleans(args: string[]): string[] {
+  return args.map((a) => (a === '--leader-elect' ? '--leader-elect=true' : a));
+}
+
+/** `kplane controller-manager`: runs until SIGINT or SIGTERM. */
+export async function controllerManager(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: normaliseBooleans(args),
+    options: {
+      kubeconfig: { type: 'string' },
+      controllers: { type: 'string', default: '*' },
+      'leader-elect': { type: 'string', default: 'true' },
+      'secure-port': { type: 'string', default: String(DEFAULT_SECURE_PORT) },
+      'bind-address': { type: 'string', default: '127.0.0.1' },
+      'tls-cert-file': { type: 'string' },
+      'tls-private-key-file': { type: 'string' },
+      'client-ca-file': { type: 'string' },
+      'admin-token-file': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    process.stdout.write(CONTROLLER_MANAGER_USAGE);
+    return;
+  }
+  const leaderElect = values['leader-elect'];
+  if (leaderElect !== 'true' && leaderElect !== 'false') throw new Error(`--leader-elect: must be true or false, not ${leaderElect}`);
+  const port = Number(values['secure-port']);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--secure-port: not a port number: ${values['secure-port']}`);
+  if (Boolean(values['tls-cert-file']) !== Boolean(values['tls-private-key-file'])) {
+    throw new Error('--tls-cert-file and --tls-private-key-file must be given together');
+  }
+  const kubeconfig = loadKubeconfig(values.kubeconfig);
+  const client = clientFromKubeconfig(values.kubeconfig, { userAgent: 'kplane-controller-manager' });
+
+  let cert: string;
+  let key: string;
+  if (values['tls-cert-file']) {
+    cert = await readFile(values['tls-cert-file'], 'utf8');
+    key = await readFile(values['tls-private-key-file']!, 'utf8');
+  } else {
+    // As kube-controller-manager without --tls-cert-file: a self-signed certificate for loopback.
+    const ca = await createCa('kplane-controller-manager-ca');
+    ({ cert, key } = await issueCertificate(ca, { subject: 'CN=localhost', usage: 'server', dnsNames: ['localhost'], ipAddresses: ['127.0.0.1', '::1'] }));
+  }
+  const kubeCa = kubeconfig.transportOptions.ca;
+  const clientCa = values['client-ca-file']
+    ? await readFile(values['client-ca-file'], 'utf8')
+    : kubeCa === undefined ? undefined : typeof kubeCa === 'string' ? kubeCa : Buffer.from(kubeCa).toString('utf8');
+  const tokens: string[] = [];
+  if (kubeconfig.transportOptions.token) tokens.push(kubeconfig.transportOptions.token);
+  if (values['admin-token-file']) tokens.push((await readFile(values['admin-token-file'], 'utf8')).trim());
+
+  const cm = await startControllerManager({
+    client,
+    controllers: values.controllers!.split(',').map((s) => s.trim()).filter(Boolean),
+    leaderElect: leaderElect === 'true',
+    serving: { host: values['bind-address'], port, cert, key, clientCa, tokens },
+  });
+  let stopping = false;
+  stopOnSignals(async () => {
+    stopping = true;
+    await cm.stop();
+    client.transport.close();
+  });
+  await cm.done;
+  if (!stopping) {
+    // As kube-controller-manager: losing the Lease ends the process; a supervisor restarts it.
+    await cm.stop();
+    process.exit(1);
+  }
+}
