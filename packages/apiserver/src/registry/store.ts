@@ -262,8 +262,11 @@ export class Store {
   }
 
   /** The kind's schema, resolved. */
+  private resolvedSchema?: ReturnType<typeof resolveSchema>;
   private schema() {
-    return resolveSchema({ $ref: `#/components/schemas/${this.type.schemaName}` }, this.deps.definitions);
+    // A store lives as long as its kind's definition: a changed CRD registers a new store.
+    this.resolvedSchema ??= resolveSchema({ $ref: `#/components/schemas/${this.type.schemaName}` }, this.deps.definitions);
+    return this.resolvedSchema;
   }
 
   /** Checks apiVersion/kind of a body, prunes unknown fields per fieldValidation. */
@@ -446,6 +449,29 @@ export class Store {
     if (isDeepStrictEqual(obj, current)) return current;
     await this.type.strategy.prepareForUpdate?.(obj, current, this.deps.context);
     return obj;
+  }
+
+  /**
+   * Rewrites a stored object with `mutate`, without the update rules (validation, immutable
+   * fields, generation): for system subresources that make their own checks, such as
+   * pods/binding setting spec.nodeName. Retries on concurrent writes with a fresh copy.
+   */
+  async rewrite(namespace: string | undefined, name: string, mutate: (current: KubeObject) => KubeObject | Promise<KubeObject>, opts: { dryRun?: boolean } = {}): Promise<KubeObject> {
+    const key = this.key(namespace, name);
+    for (let attempt = 0; ; attempt++) {
+      const kv = await this.deps.backend.get(key);
+      if (!kv) throw this.notFound(name);
+      const next = await mutate(this.fromKv(kv));
+      if (opts.dryRun) return next;
+      try {
+        return await this.write(key, next, kv.modRevision);
+      } catch (err) {
+        if (err instanceof RevisionMismatchError && attempt < 8) continue;
+        if (err instanceof KeyNotFoundError) throw this.notFound(name);
+        if (err instanceof RevisionMismatchError) throw conflict(this.type.group, this.type.resource, name);
+        throw err;
+      }
+    }
   }
 
   /** Replaces an object (PUT); `subresource` "status" writes only the status. */

@@ -34,7 +34,9 @@ type Listener = (e: CachedEvent) => void;
  * error ("too old resource version"), like kube-apiserver's watch cache.
  */
 export class WatchCache {
-  private readonly events: CachedEvent[] = [];
+  /** Recent events; the window is events[head..]. Dropped events are spliced out in batches. */
+  private events: CachedEvent[] = [];
+  private head = 0;
   private readonly listeners = new Set<Listener>();
   private readonly capacity: number;
   /** Watches may resume from any revision >= this one. */
@@ -86,7 +88,8 @@ export class WatchCache {
       if (!this.abort.signal.aborted) {
         // Storage lost history under us: restart from the current revision; older watchers get 410.
         const rev = await backend.currentRevision().catch(() => this.latest);
-        this.events.length = 0;
+        this.events = [];
+        this.head = 0;
         this.oldest = rev;
         this.latest = rev;
         void this.follow(rev);
@@ -97,10 +100,14 @@ export class WatchCache {
 
   private push(e: CachedEvent): void {
     this.events.push(e);
-    if (this.events.length > this.capacity) {
-      const drop = this.events.length - this.capacity;
-      this.oldest = this.events[drop - 1]!.revision;
-      this.events.splice(0, drop);
+    if (this.events.length - this.head > this.capacity) {
+      this.oldest = this.events[this.head]!.revision;
+      this.head++;
+      // Amortised: drop the stale prefix only once it is as long as the window.
+      if (this.head >= this.capacity) {
+        this.events = this.events.slice(this.head);
+        this.head = 0;
+      }
     }
     this.latest = e.revision;
     for (const l of this.listeners) l(e);
@@ -148,7 +155,7 @@ export class WatchCache {
 
   private eventsAfter(rev: number): CachedEvent[] {
     const ev = this.events;
-    let lo = 0;
+    let lo = this.head;
     let hi = ev.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;

@@ -3,8 +3,7 @@
  * scheduler does), as kube-apiserver's BindingREST: spec.nodeName is set only if it was empty,
  * the Binding's annotations are merged into the pod's, and PodScheduled becomes True.
  */
-import { badRequest, conflict, invalid, notFound, type KubeObject, type StatusCause } from '@kplane/api';
-import { KeyNotFoundError, RevisionMismatchError, type Backend } from '@kplane/storage';
+import { badRequest, conflict, invalid, type StatusCause } from '@kplane/api';
 import type { Store } from '../registry/store.js';
 
 type Obj = Record<string, unknown>;
@@ -56,41 +55,31 @@ export async function bindPod(store: Store, namespace: string, name: string, bod
   if (causes.length) throw invalid('', 'Binding', name, causes);
   const node = String(asObj(binding.target)!.name);
   const annotations = asObj(meta.annotations) ?? {};
-  // The generic store refuses spec changes on update; a binding is the one write allowed to set
-  // spec.nodeName, so it goes through the store's backend with the same compare-and-swap.
-  const backend = (store as unknown as { deps: { backend: Backend } }).deps.backend;
-  const key = store.key(namespace, name);
-  for (let attempt = 0; ; attempt++) {
-    const kv = await backend.get(key);
-    if (!kv) throw notFound('', 'pods', name);
-    const pod: KubeObject = store.decode(kv.value, kv.modRevision);
-    const m = pod.metadata!;
-    if (typeof meta.uid === 'string' && meta.uid !== '' && meta.uid !== m.uid) {
-      throw conflict('', 'pods', name, `Precondition failed: UID in precondition: ${meta.uid}, UID in object meta: ${m.uid}`);
-    }
-    if (typeof meta.resourceVersion === 'string' && meta.resourceVersion !== '' && meta.resourceVersion !== m.resourceVersion) {
-      throw conflict('', 'pods', name, `Precondition failed: ResourceVersion in precondition: ${meta.resourceVersion}, ResourceVersion in object meta: ${m.resourceVersion}`);
-    }
-    const spec = (asObj(pod.spec) ?? {}) as Obj;
-    if (m.deletionTimestamp) throw conflict('', 'pods/binding', name, `pod ${name} is being deleted, cannot be assigned to a host`);
-    if (typeof spec.nodeName === 'string' && spec.nodeName !== '') throw conflict('', 'pods/binding', name, `pod ${name} is already assigned to node "${spec.nodeName}"`);
-    if (Array.isArray(spec.schedulingGates) && spec.schedulingGates.length > 0) throw conflict('', 'pods/binding', name, `pod ${name} has non-empty .spec.schedulingGates`);
-    spec.nodeName = node;
-    pod.spec = spec;
-    if (Object.keys(annotations).length) m.annotations = { ...m.annotations, ...(annotations as Record<string, string>) };
-    const status = (asObj(pod.status) ?? {}) as Obj;
-    setCondition(status, { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: rfc3339(now()) });
-    pod.status = status;
-    if (dryRun) return;
-    delete m.resourceVersion;
-    try {
-      await backend.update(key, JSON.stringify(pod), kv.modRevision);
-      return;
-    } catch (err) {
-      if (err instanceof RevisionMismatchError && attempt < 8) continue;
-      if (err instanceof KeyNotFoundError) throw notFound('', 'pods', name);
-      if (err instanceof RevisionMismatchError) throw conflict('', 'pods', name);
-      throw err;
-    }
-  }
+  // The generic update refuses spec changes on pods; a binding is the one write allowed to set
+  // spec.nodeName, so it rewrites the stored pod after its own checks.
+  await store.rewrite(
+    namespace,
+    name,
+    (pod) => {
+      const m = pod.metadata!;
+      if (typeof meta.uid === 'string' && meta.uid !== '' && meta.uid !== m.uid) {
+        throw conflict('', 'pods', name, `Precondition failed: UID in precondition: ${meta.uid}, UID in object meta: ${m.uid}`);
+      }
+      if (typeof meta.resourceVersion === 'string' && meta.resourceVersion !== '' && meta.resourceVersion !== m.resourceVersion) {
+        throw conflict('', 'pods', name, `Precondition failed: ResourceVersion in precondition: ${meta.resourceVersion}, ResourceVersion in object meta: ${m.resourceVersion}`);
+      }
+      const spec = (asObj(pod.spec) ?? {}) as Obj;
+      if (m.deletionTimestamp) throw conflict('', 'pods/binding', name, `pod ${name} is being deleted, cannot be assigned to a host`);
+      if (typeof spec.nodeName === 'string' && spec.nodeName !== '') throw conflict('', 'pods/binding', name, `pod ${name} is already assigned to node "${spec.nodeName}"`);
+      if (Array.isArray(spec.schedulingGates) && spec.schedulingGates.length > 0) throw conflict('', 'pods/binding', name, `pod ${name} has non-empty .spec.schedulingGates`);
+      spec.nodeName = node;
+      pod.spec = spec;
+      if (Object.keys(annotations).length) m.annotations = { ...m.annotations, ...(annotations as Record<string, string>) };
+      const status = (asObj(pod.status) ?? {}) as Obj;
+      setCondition(status, { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: rfc3339(now()) });
+      pod.status = status;
+      return pod;
+    },
+    { dryRun },
+  );
 }
