@@ -2,32 +2,9 @@
  * Test support (not exported from the package): an in-process kplane API server on memory
  * storage, and polling helpers for real and fake time.
  */
-import { createApiServer, type ApiServer } from '@kplane/apiserver';
-import { createClient, type Client } from '@kplane/client';
-import { createMemoryBackend } from '@kplane/storage';
 import { flushMicrotasks, type FakeClock } from '@kplane/runtime';
 
-/** An in-process API server for tests. */
-export interface TestKplane {
-  server: ApiServer;
-  client: Client;
-  close(): Promise<void>;
-}
-
-/** Starts a kplane API server on a fresh memory backend. */
-export async function startKplane(): Promise<TestKplane> {
-  const backend = createMemoryBackend();
-  const server = createApiServer({ backend });
-  await server.start();
-  return {
-    server,
-    client: createClient({ transport: (req) => server.handle(req) }),
-    async close() {
-      await server.close();
-      await backend.close();
-    },
-  };
-}
+export { startTestKplane as startKplane, type TestKplane } from '@kplane/runtime/testing';
 
 /** Polls `check` on real time until it returns a value other than undefined/false; fails after `timeoutMs`. */
 export async function until<T>(check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 5000, what = 'condition'): Promise<T> {

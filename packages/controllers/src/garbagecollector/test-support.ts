@@ -4,9 +4,8 @@
  */
 import type { KubeObject, OwnerReference } from '@kplane/api';
 import { ApiError } from '@kplane/api';
-import { createApiServer } from '@kplane/apiserver';
-import { createClient, type Client, type ResourceClient } from '@kplane/client';
-import { createMemoryBackend } from '@kplane/storage';
+import type { Client, ResourceClient } from '@kplane/client';
+import { startTestKplane } from '@kplane/runtime/testing';
 import { createGarbageCollector, type GarbageCollector, type GarbageCollectorOptions } from './garbage-collector.js';
 
 /** An API server for one test file. */
@@ -18,17 +17,11 @@ export interface TestKplane {
 
 /** Starts a kplane API server on a fresh memory backend. */
 export async function startKplane(): Promise<TestKplane> {
-  const backend = createMemoryBackend();
-  const server = createApiServer({ backend });
-  await server.start();
-  const client = createClient({ transport: (req) => server.handle(req) });
+  const k = await startTestKplane();
   return {
-    client,
-    configMaps: client.resource<KubeObject>({ group: '', version: 'v1', resource: 'configmaps', namespaced: true, kind: 'ConfigMap' }),
-    async close() {
-      await server.close();
-      await backend.close();
-    },
+    client: k.client,
+    configMaps: k.client.resource<KubeObject>({ group: '', version: 'v1', resource: 'configmaps', namespaced: true, kind: 'ConfigMap' }),
+    close: () => k.close(),
   };
 }
 

@@ -3,37 +3,10 @@
  * API server on memory storage, polling with a deadline, and a stand-in kubelet that makes pods
  * Running and Ready through the pods/status subresource.
  */
-import type { RawRequest, RawResponse, Transport } from '@kplane/api';
-import { createApiServer, type ApiServer } from '@kplane/apiserver';
-import { createClient, type Client } from '@kplane/client';
+import type { Client } from '@kplane/client';
 import { Namespaces, Pods, type Pod } from '@kplane/runtime';
-import { createMemoryBackend } from '@kplane/storage';
 
-/** An in-process API server for tests. */
-export interface TestKplane {
-  server: ApiServer;
-  client: Client;
-  /** A client whose requests pass through `intercept`. */
-  clientWith(intercept: (req: RawRequest, next: Transport) => Promise<RawResponse>): Client;
-  close(): Promise<void>;
-}
-
-/** Starts an API server on a fresh memory backend. */
-export async function startKplane(): Promise<TestKplane> {
-  const backend = createMemoryBackend();
-  const server = createApiServer({ backend });
-  await server.start();
-  const next: Transport = (req) => server.handle(req);
-  return {
-    server,
-    client: createClient({ transport: next }),
-    clientWith: (intercept) => createClient({ transport: (req) => intercept(req, next) }),
-    async close() {
-      await server.close();
-      await backend.close();
-    },
-  };
-}
+export { startTestKplane as startKplane, type TestKplane } from '@kplane/runtime/testing';
 
 /** Creates a namespace. */
 export async function createNamespace(client: Client, name: string): Promise<void> {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { Client } from '@kplane/client';
 import { createFakeClock, type FakeClock } from '../clock.js';
 import { createMetrics } from '../metrics.js';
-import { settle, startKplane, tick, type TestKplane } from '../helpers/test-kplane.js';
+import { settle, startTestKplane as startKplane, tick, type TestKplane } from '../testing/index.js';
 import { createLeaderElector, type LeaderElector, type LeaderElectorOptions } from './leader-elector.js';
 import { leaseResource, type Lease } from './lease-lock.js';
 

@@ -1,6 +1,7 @@
 /**
- * Test support (not exported from the package): a real in-process kplane API server on
- * memory storage, and a client whose transport can be cut off or intercepted.
+ * `@kplane/runtime/testing`: a real in-process kplane API server on memory storage, with a
+ * client on it and one whose requests can be intercepted — for testing controllers without a
+ * cluster. (`startControlPlane()` from `@kplane/cli` also starts controllers and nodes.)
  */
 import type { RawRequest, RawResponse, Transport } from '@kplane/api';
 import { createApiServer, type ApiServer } from '@kplane/apiserver';
@@ -19,7 +20,7 @@ export interface TestKplane {
 }
 
 /** Starts a kplane API server on a fresh memory backend. */
-export async function startKplane(): Promise<TestKplane> {
+export async function startTestKplane(): Promise<TestKplane> {
   const backend = createMemoryBackend();
   const server = createApiServer({ backend });
   await server.start();
