@@ -4,6 +4,7 @@
  */
 import { fieldNotSupported, fieldRequired, type KubeObject, type StatusCause } from '@kplane/api';
 import type { ResourceType, TableSpec } from '../registry/resource.js';
+import { convertingBackend } from '../crd/conversion.js';
 import { translateTimestampSince } from './age.js';
 import { NAME_COLUMN } from './pod.js';
 import { STANDARD_VERBS, asObj, num, str, type Obj } from './util.js';
@@ -137,9 +138,9 @@ function validateEventsV1(obj: KubeObject): StatusCause[] {
 }
 
 /**
- * The events.k8s.io/v1 events resource. Kubernetes keeps both groups in /registry/events and
- * converts; kplane's generic store has no conversion hook yet, so this group keeps its own
- * prefix (see eventsV1ToCore / coreToEventsV1 to share storage once it has).
+ * The events.k8s.io/v1 events resource. As in Kubernetes, both groups share /registry/events:
+ * objects are stored in the core/v1 shape and converted on the way in and out, so an Event
+ * written through either API is listed and watched through both.
  */
 export function eventsV1Resource(): ResourceType {
   const selectors = coreSelectors();
@@ -153,7 +154,14 @@ export function eventsV1Resource(): ResourceType {
     shortNames: ['ev'],
     namespaced: true,
     verbs: STANDARD_VERBS,
-    storagePrefix: '/registry/events.k8s.io/events',
+    storagePrefix: '/registry/events',
+    storage: (backend) =>
+      convertingBackend(
+        backend,
+        { convert: async (objects, to) => objects.map((o) => (to === 'v1' ? eventsV1ToCore(o) : coreToEventsV1(o))) },
+        'events.k8s.io/v1',
+        'v1',
+      ),
     schemaName: 'io.k8s.api.events.v1.Event',
     strategy: {
       generation: false,

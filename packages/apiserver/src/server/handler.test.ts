@@ -116,6 +116,24 @@ describe('API handler', () => {
     assert.equal(ok.status, 200);
   });
 
+  it('serves one store of Events through both core/v1 and events.k8s.io/v1', async () => {
+    await t.call('POST', '/api/v1/namespaces/default/events', {
+      apiVersion: 'v1', kind: 'Event', metadata: { name: 'both' }, involvedObject: { kind: 'Pod', name: 'p', namespace: 'default' },
+      reason: 'Started', message: 'hello', type: 'Normal', source: { component: 'kubelet' },
+    });
+    const v1 = await t.call('GET', '/apis/events.k8s.io/v1/namespaces/default/events/both');
+    assert.equal(v1.status, 200);
+    assert.equal(v1.body.note, 'hello');
+    assert.equal(v1.body.regarding.name, 'p');
+    const created = await t.call('POST', '/apis/events.k8s.io/v1/namespaces/default/events', {
+      apiVersion: 'events.k8s.io/v1', kind: 'Event', metadata: { name: 'newer' }, regarding: { kind: 'Pod', name: 'q', namespace: 'default' },
+      reason: 'Killing', note: 'bye', type: 'Normal', action: 'Kill', reportingController: 'kplane/kubelet', reportingInstance: 'n1', eventTime: '2026-12-02T00:00:00.000000Z',
+    });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const core = await t.call('GET', '/api/v1/namespaces/default/events?fieldSelector=involvedObject.name%3Dq');
+    assert.deepEqual(core.body.items.map((e: any) => [e.apiVersion, e.message]), [['v1', 'bye']]);
+  });
+
   it('honours delete preconditions', async () => {
     const c = await t.call('POST', CM, cm('pre'));
     const bad = await t.call('DELETE', `${CM}/pre`, { preconditions: { uid: 'nope' } });
