@@ -280,6 +280,7 @@ export class Store {
     }
     obj.kind = expectedKind;
     obj.apiVersion = expectedApiVersion;
+    dropEmptyMetadata(obj);
     const schema = expectedKind === this.type.kind ? this.schema() : resolveSchema({ $ref: '#/components/schemas/io.k8s.api.autoscaling.v1.Scale' }, this.deps.definitions);
     if (!schema) return;
     const unknown = pruneUnknownFields(obj, schema, this.deps.definitions);
@@ -613,6 +614,16 @@ export class Store {
 interface LabelSelectorObject {
   matchLabels?: Record<string, string>;
   matchExpressions?: { key: string; operator: string; values?: string[] }[];
+}
+
+/** Empty metadata lists and maps are omitted, as Kubernetes' encoding omits them. */
+function dropEmptyMetadata(obj: KubeObject): void {
+  const m = obj.metadata;
+  if (!m || typeof m !== 'object') return;
+  for (const k of ['labels', 'annotations', 'ownerReferences', 'finalizers', 'managedFields'] as const) {
+    const v = m[k];
+    if (Array.isArray(v) ? v.length === 0 : v !== null && typeof v === 'object' && Object.keys(v).length === 0) delete m[k];
+  }
 }
 
 /** Formats a metav1.LabelSelector the way Scale.status.selector shows it. */

@@ -134,6 +134,15 @@ describe('API handler', () => {
     assert.deepEqual(core.body.items.map((e: any) => [e.apiVersion, e.message]), [['v1', 'bye']]);
   });
 
+  it('omits empty metadata lists and maps, as Kubernetes does', async () => {
+    const c = await t.call('POST', CM, cm('bare', {}, { labels: {}, finalizers: [], ownerReferences: [] }));
+    assert.equal(c.status, 201);
+    for (const k of ['labels', 'finalizers', 'ownerReferences']) assert.equal(c.body.metadata[k], undefined, k);
+    await t.call('PATCH', `${CM}/bare`, { metadata: { labels: { a: 'b' } } }, { 'content-type': 'application/merge-patch+json' });
+    const r = await t.call('PATCH', `${CM}/bare`, [{ op: 'remove', path: '/metadata/labels/a' }], { 'content-type': 'application/json-patch+json' });
+    assert.equal(r.body.metadata.labels, undefined);
+  });
+
   it('honours delete preconditions', async () => {
     const c = await t.call('POST', CM, cm('pre'));
     const bad = await t.call('DELETE', `${CM}/pre`, { preconditions: { uid: 'nope' } });
