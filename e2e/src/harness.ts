@@ -99,3 +99,45 @@ export async function kubectlOk(kubeconfig: string, args: string[], input?: stri
 
 /** Folder of this file (for fixtures). */
 export const HERE = dirname(fileURLToPath(import.meta.url));
+
+/** A `kplane controller-manager` process. */
+export interface ControllerManagerProcess {
+  child: ChildProcess;
+  /** Everything it printed. */
+  output(): string;
+  /** The leader-election identity it announced once it held the Lease. */
+  identity(): string | undefined;
+  /** SIGTERM and wait for exit; resolves with the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/**
+ * Starts `kplane controller-manager --kubeconfig F --secure-port 0` and waits until its output
+ * matches `ready` (default: it holds the Lease and started its controllers).
+ */
+export async function startControllerManager(kubeconfig: string, ready = /successfully acquired lease kube-system\/kube-controller-manager as \S+; started /): Promise<ControllerManagerProcess> {
+  const child = spawn(process.execPath, [KPLANE_MAIN, 'controller-manager', '--kubeconfig', kubeconfig, '--secure-port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (c) => (out += c));
+  child.stderr!.on('data', (c) => (out += c));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const deadline = Date.now() + 30_000;
+  while (!ready.test(out)) {
+    if (child.exitCode !== null) throw new Error(`controller-manager exited with ${child.exitCode}:\n${out}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`controller-manager did not get ready in time:\n${out}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    child,
+    output: () => out,
+    identity: () => /successfully acquired lease kube-system\/kube-controller-manager as (\S+);/.exec(out)?.[1],
+    async stop() {
+      if (child.exitCode !== null) return child.exitCode;
+      child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}

@@ -1,10 +1,9 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { request } from 'node:https';
 import { ApiError, type KubeObject } from '@kplane/api';
 import { clientFromKubeconfig, loadKubeconfig, type Client } from '@kplane/client';
-import { KPLANE_MAIN, kubectl, kubectlOk, removeDir, startKplane, tempDir, type KplaneProcess } from './harness.js';
+import { kubectl, kubectlOk, removeDir, startControllerManager, startKplane, tempDir, type ControllerManagerProcess, type KplaneProcess } from './harness.js';
 
 const GARDE = `apiVersion: v1
 kind: ConfigMap
@@ -30,36 +29,6 @@ async function eventually<T>(what: string, check: () => Promise<T | undefined | 
   }
 }
 
-/** A `kplane controller-manager` process. */
-interface ControllerManagerProcess {
-  child: ChildProcess;
-  output(): string;
-  /** The leader election identity it announced once it holds the Lease. */
-  identity(): string | undefined;
-  stop(): Promise<number | null>;
-}
-
-async function startControllerManager(kubeconfig: string): Promise<ControllerManagerProcess> {
-  const child = spawn(process.execPath, [KPLANE_MAIN, 'controller-manager', '--kubeconfig', kubeconfig, '--secure-port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout!.on('data', (c) => (out += c));
-  child.stderr!.on('data', (c) => (out += c));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  await eventually('the controller manager to serve', async () => {
-    if (child.exitCode !== null) throw new Error(`controller-manager exited with ${child.exitCode}:\n${out}`);
-    return /serving securely on https:\/\/127\.0\.0\.1:\d+/.test(out);
-  });
-  return {
-    child,
-    output: () => out,
-    identity: () => /successfully acquired lease kube-system\/kube-controller-manager as (\S+);/.exec(out)?.[1],
-    async stop() {
-      if (child.exitCode !== null) return child.exitCode;
-      child.kill('SIGTERM');
-      return exited;
-    },
-  };
-}
 
 /** GET over HTTPS with the kubeconfig's client certificate (or none). */
 function httpsGet(url: string, kubeconfig: string, withCert: boolean): Promise<{ status: number; body: string }> {
@@ -198,7 +167,7 @@ describe('namespace lifecycle with the real kubectl', { concurrency: true }, () 
     });
 
     it('the controller manager empties the namespace as far as the finalizer allows', async () => {
-      cm = await startControllerManager(kp.kubeconfig);
+      cm = await startControllerManager(kp.kubeconfig, /serving securely on https:\/\/127\.0\.0\.1:\d+/);
       await eventually('the leader log line', async () => cm!.identity());
       assert.equal(await leaseHolder(c), cm.identity());
       await eventually('the conditions', async () => trueConditions(await read(c, NAMESPACES, 'attente')).length === 2);
@@ -216,7 +185,7 @@ describe('namespace lifecycle with the real kubectl', { concurrency: true }, () 
       assert.match(await phaseAndConditions(), /^Terminating\|NamespaceContentRemaining/, 'nobody finalizes the namespace');
       assert.equal(await k('-n', 'attente', 'get', 'cm', '-o', 'name'), '');
 
-      cm = await startControllerManager(kp.kubeconfig);
+      cm = await startControllerManager(kp.kubeconfig, /serving securely on https:\/\/127\.0\.0\.1:\d+/);
       await eventually('the namespace to disappear', async () => (await read(c, NAMESPACES, 'attente')) === undefined);
       assert.match((await kubectl(kp.kubeconfig, ['get', 'namespace', 'attente'])).stderr, /namespaces "attente" not found/);
       assert.equal(await leaseHolder(c), cm.identity());

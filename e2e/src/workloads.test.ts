@@ -1,9 +1,8 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { ApiError, type KubeObject } from '@kplane/api';
 import { clientFromKubeconfig, type Client } from '@kplane/client';
-import { KPLANE_MAIN, kubectl, kubectlOk, removeDir, startKplane, tempDir, type KplaneProcess } from './harness.js';
+import { kubectl, kubectlOk, removeDir, startControllerManager, startKplane, tempDir, type ControllerManagerProcess, type KplaneProcess } from './harness.js';
 
 // The seed's controller chapter, replayed with the real kubectl: `kplane up --no-controllers`
 // (API server, scheduler, simulated kubelet) and a separate `kplane controller-manager` that the
@@ -84,34 +83,6 @@ async function eventually<T>(what: string, check: () => Promise<T | undefined | 
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** A `kplane controller-manager` process. */
-interface ControllerManagerProcess {
-  child: ChildProcess;
-  output(): string;
-  stop(): Promise<number | null>;
-}
-
-/** Starts `kplane controller-manager` and waits until it holds the Lease and started its controllers. */
-async function startControllerManager(kubeconfig: string): Promise<ControllerManagerProcess> {
-  const child = spawn(process.execPath, [KPLANE_MAIN, 'controller-manager', '--kubeconfig', kubeconfig, '--secure-port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout!.on('data', (c) => (out += c));
-  child.stderr!.on('data', (c) => (out += c));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  await eventually('the controller manager to lead', async () => {
-    if (child.exitCode !== null) throw new Error(`controller-manager exited with ${child.exitCode}:\n${out}`);
-    return /successfully acquired lease kube-system\/kube-controller-manager as \S+; started .*deployment-controller/.test(out);
-  });
-  return {
-    child,
-    output: () => out,
-    async stop() {
-      if (child.exitCode !== null) return child.exitCode;
-      child.kill('SIGTERM');
-      return exited;
-    },
-  };
-}
 
 /** Reads an object, or undefined when it does not exist. */
 async function read(c: Client, desc: Resource, name: string, namespace = 'default'): Promise<KubeObject | undefined> {
@@ -190,7 +161,7 @@ describe('Deployments and ReplicaSets: the seed experiments with the real kubect
     dir = await tempDir();
     kp = await startKplane(dir, ['--no-controllers']);
     c = clientFromKubeconfig(kp.kubeconfig);
-    cm = await startControllerManager(kp.kubeconfig);
+    cm = await startControllerManager(kp.kubeconfig, /successfully acquired lease kube-system\/kube-controller-manager as \S+; started .*deployment-controller/);
   });
   after(async () => {
     await cm?.stop();
@@ -222,7 +193,7 @@ describe('Deployments and ReplicaSets: the seed experiments with the real kubect
     assert.equal(names(await k('get', 'pods', '-l', 'app=vitrine', '-o', 'name')).length, 3);
 
     const restarted = Date.now();
-    cm = await startControllerManager(kp.kubeconfig);
+    cm = await startControllerManager(kp.kubeconfig, /successfully acquired lease kube-system\/kube-controller-manager as \S+; started .*deployment-controller/);
     await eventually('4 Ready pods', async () => (await readyPods('vitrine')) === 4);
     const took = Date.now() - restarted;
     assert.ok(took < 10_000, `4 pods Ready ${took} ms after the restart`);
