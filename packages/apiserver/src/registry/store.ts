@@ -169,13 +169,44 @@ export class Store {
     return this.decode(kv.value, kv.modRevision);
   }
 
+  /** Stored form: apiVersion, kind and metadata first (see withResourceVersion), no resourceVersion. */
   private encode(obj: KubeObject): string {
-    const m = meta(obj);
-    const rv = m.resourceVersion;
-    delete m.resourceVersion;
-    const s = JSON.stringify(obj);
-    if (rv !== undefined) m.resourceVersion = rv;
-    return s;
+    const { apiVersion, kind, metadata, ...rest } = obj;
+    const { resourceVersion: _rv, ...m } = meta(obj);
+    return JSON.stringify({ apiVersion, kind, metadata: m, ...rest });
+  }
+
+  /** Can stored JSON be served as it is (no read-time transform)? */
+  private get servesStoredJson(): boolean {
+    return !this.type.strategy.decode && !this.type.customResource;
+  }
+
+  /** The JSON of a stored value as served: resourceVersion spliced in, or re-encoded when needed. */
+  private servedJson(kv: KeyValue): string {
+    if (this.servesStoredJson) {
+      const fast = withResourceVersion(kv.value, kv.modRevision);
+      if (fast !== undefined) return fast;
+    }
+    return JSON.stringify(this.fromKv(kv));
+  }
+
+  /** GET as JSON text, without decoding and re-encoding the object when it can be avoided. */
+  async getJson(namespace: string | undefined, name: string): Promise<string> {
+    const kv = await this.deps.backend.get(this.key(namespace, name));
+    if (!kv) throw this.notFound(name);
+    return this.servedJson(kv);
+  }
+
+  /**
+   * LIST as JSON text when no selector needs the decoded objects; undefined otherwise (use list).
+   * Same pagination and resourceVersion semantics as list.
+   */
+  async listJson(namespace: string | undefined, opts: ListOptions = {}): Promise<string | undefined> {
+    if (!this.filter(opts).everything) return undefined;
+    const page = await this.collect(namespace, opts, (kv) => this.servedJson(kv));
+    const listMeta: Record<string, string> = { resourceVersion: String(page.revision) };
+    if (page.continue) listMeta.continue = page.continue;
+    return `{"apiVersion":${JSON.stringify(this.apiVersion)},"kind":${JSON.stringify(this.type.listKind)},"metadata":${JSON.stringify(listMeta)},"items":[${page.items.join(',')}]}`;
   }
 
   private notFound(name: string): ApiError {
@@ -196,8 +227,24 @@ export class Store {
 
   /** Lists objects with selectors, pagination and resourceVersion semantics. */
   async list(namespace: string | undefined, opts: ListOptions = {}): Promise<KubeList> {
-    const { backend } = this.deps;
     const filter = this.filter(opts);
+    const page = await this.collect(namespace, opts, (kv) => {
+      const obj = this.fromKv(kv);
+      return filter.matches(obj) ? obj : undefined;
+    });
+    const list: KubeList = {
+      apiVersion: this.apiVersion,
+      kind: this.type.listKind,
+      metadata: { resourceVersion: String(page.revision) },
+      items: page.items,
+    };
+    if (page.continue) list.metadata.continue = page.continue;
+    return list;
+  }
+
+  /** Reads one page of a list: `accept` turns a stored value into an item, or undefined to skip it. */
+  private async collect<T>(namespace: string | undefined, opts: ListOptions, accept: (kv: KeyValue) => T | undefined): Promise<{ items: T[]; revision: number; continue?: string }> {
+    const { backend } = this.deps;
     let revision = 0;
     let startAfter: string | undefined;
     const prefix = this.listPrefix(namespace);
@@ -221,7 +268,7 @@ export class Store {
       throw badRequest(`resourceVersionMatch: Unsupported value: "${opts.resourceVersionMatch}": supported values: "Exact", "NotOlderThan"`);
     }
     const limit = opts.limit && opts.limit > 0 ? opts.limit : 0;
-    const items: KubeObject[] = [];
+    const items: T[] = [];
     let more = false;
     let lastKey: string | undefined;
     try {
@@ -231,8 +278,8 @@ export class Store {
         if (!revision) revision = page.revision;
         for (const kv of page.items) {
           lastKey = kv.key;
-          const obj = this.fromKv(kv);
-          if (filter.matches(obj)) items.push(obj);
+          const item = accept(kv);
+          if (item !== undefined) items.push(item);
           if (limit && items.length >= limit) break;
         }
         if (limit && items.length >= limit) {
@@ -251,14 +298,7 @@ export class Store {
       }
       throw err;
     }
-    const list: KubeList = {
-      apiVersion: this.apiVersion,
-      kind: this.type.listKind,
-      metadata: { resourceVersion: String(revision) },
-      items,
-    };
-    if (more && lastKey) list.metadata.continue = encodeContinue(revision, lastKey.slice(prefix.length));
-    return list;
+    return { items, revision, continue: more && lastKey ? encodeContinue(revision, lastKey.slice(prefix.length)) : undefined };
   }
 
   /** The kind's schema, resolved. */
@@ -614,6 +654,20 @@ export class Store {
 interface LabelSelectorObject {
   matchLabels?: Record<string, string>;
   matchExpressions?: { key: string; operator: string; values?: string[] }[];
+}
+
+const STORED_HEAD = /^\{"apiVersion":"[^"\\]*","kind":"[^"\\]*","metadata":\{/;
+
+/**
+ * Splices `"resourceVersion":"N"` into stored JSON whose head is apiVersion, kind, metadata (as
+ * encode writes it); undefined for any other layout (older data), which is then re-encoded.
+ */
+export function withResourceVersion(json: string, revision: number): string | undefined {
+  const head = STORED_HEAD.exec(json);
+  if (!head) return undefined;
+  const at = head[0].length;
+  const rv = `"resourceVersion":"${revision}"`;
+  return json.slice(0, at) + rv + (json[at] === '}' ? '' : ',') + json.slice(at);
 }
 
 /** Empty metadata lists and maps are omitted, as Kubernetes' encoding omits them. */

@@ -55,6 +55,11 @@ export function jsonResponse(status: number, body: unknown, headers: Record<stri
   return { status, headers: { 'content-type': contentType, ...headers }, body: Buffer.from(JSON.stringify(body)) };
 }
 
+/** A response whose body is JSON text already. */
+function textJson(status: number, json: string): RawResponse {
+  return { status, headers: { 'content-type': JSON_TYPE }, body: Buffer.from(json) };
+}
+
 /** A Status response for an error. */
 export function errorResponse(err: unknown): RawResponse {
   const e = toApiError(err);
@@ -260,6 +265,11 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
             include: rep === 'table' ? includeObject(q) : 'Object',
           });
         }
+        if (rep === 'object' && !t.customResource) {
+          // Stored JSON is served as it is when no selector needs the decoded objects.
+          const raw = await store.listJson(ns, listOptions(q));
+          if (raw !== undefined) return textJson(200, raw);
+        }
         const list = await store.list(ns, listOptions(q));
         if (rep === 'table') {
           return jsonResponse(200, toTable(t.strategy.table, list.items, list.metadata, { include: includeObject(q), now: options.now() }));
@@ -320,6 +330,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
       throw methodNotAllowed();
     }
     if (method === 'GET') {
+      if (rep === 'object' && !t.customResource && !sub) return textJson(200, await store.getJson(ns, name));
       return render(store, rep, await store.get(ns, name), q);
     }
     if (method === 'PUT') {
