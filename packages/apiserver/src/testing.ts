@@ -2,6 +2,9 @@ import type { KubeObject, RawResponse } from '@kplane/api';
 import { createMemoryBackend } from '@kplane/storage';
 import { createApiServer, type ApiServer } from './server/server.js';
 
+/** The seed chapter's Greeting CRD and objects, shared by tests and benchmarks. */
+export { greeting, greetingCRD } from './crd/greeting.fixture.js';
+
 /** A JSON answer from the in-process handler. */
 export interface JsonAnswer {
   status: number;
