@@ -9,34 +9,33 @@ import { translateTimestampSince } from './age.js';
 import { NAME_COLUMN } from './pod.js';
 import { STANDARD_VERBS, asObj, num, str, type Obj } from './util.js';
 
+/** Fields that differ between the two shapes: [events.k8s.io/v1 name, core/v1 name]. */
+const RENAMED: readonly (readonly [string, string])[] = [
+  ['regarding', 'involvedObject'],
+  ['note', 'message'],
+  ['deprecatedSource', 'source'],
+  ['deprecatedFirstTimestamp', 'firstTimestamp'],
+  ['deprecatedLastTimestamp', 'lastTimestamp'],
+  ['deprecatedCount', 'count'],
+  ['reportingController', 'reportingComponent'],
+];
+
+function rename(e: KubeObject, apiVersion: string, from: 0 | 1): KubeObject {
+  const o = e as Obj;
+  const out: Obj = { ...o, apiVersion, kind: 'Event' };
+  for (const pair of RENAMED) delete out[pair[from]];
+  for (const pair of RENAMED) if (o[pair[from]] !== undefined) out[pair[1 - from]!] = o[pair[from]];
+  return out as KubeObject;
+}
+
 /** Converts an events.k8s.io/v1 Event into the core/v1 shape (as kube-apiserver's conversion does). */
 export function eventsV1ToCore(e: KubeObject): KubeObject {
-  const o = e as Obj;
-  const out: Obj = { ...o, apiVersion: 'v1', kind: 'Event' };
-  for (const k of ['regarding', 'note', 'deprecatedSource', 'deprecatedFirstTimestamp', 'deprecatedLastTimestamp', 'deprecatedCount', 'reportingController']) delete out[k];
-  if (o.regarding !== undefined) out.involvedObject = o.regarding;
-  if (o.note !== undefined) out.message = o.note;
-  if (o.deprecatedSource !== undefined) out.source = o.deprecatedSource;
-  if (o.deprecatedFirstTimestamp !== undefined) out.firstTimestamp = o.deprecatedFirstTimestamp;
-  if (o.deprecatedLastTimestamp !== undefined) out.lastTimestamp = o.deprecatedLastTimestamp;
-  if (o.deprecatedCount !== undefined) out.count = o.deprecatedCount;
-  if (o.reportingController !== undefined) out.reportingComponent = o.reportingController;
-  return out as KubeObject;
+  return rename(e, 'v1', 0);
 }
 
 /** Converts a core/v1 Event into the events.k8s.io/v1 shape. */
 export function coreToEventsV1(e: KubeObject): KubeObject {
-  const o = e as Obj;
-  const out: Obj = { ...o, apiVersion: 'events.k8s.io/v1', kind: 'Event' };
-  for (const k of ['involvedObject', 'message', 'source', 'firstTimestamp', 'lastTimestamp', 'count', 'reportingComponent']) delete out[k];
-  if (o.involvedObject !== undefined) out.regarding = o.involvedObject;
-  if (o.message !== undefined) out.note = o.message;
-  if (o.source !== undefined) out.deprecatedSource = o.source;
-  if (o.firstTimestamp !== undefined) out.deprecatedFirstTimestamp = o.firstTimestamp;
-  if (o.lastTimestamp !== undefined) out.deprecatedLastTimestamp = o.lastTimestamp;
-  if (o.count !== undefined) out.deprecatedCount = o.count;
-  if (o.reportingComponent !== undefined) out.reportingController = o.reportingComponent;
-  return out as KubeObject;
+  return rename(e, 'events.k8s.io/v1', 1);
 }
 
 /** The core/v1 view of an event in either shape. */
