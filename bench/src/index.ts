@@ -6,3 +6,8 @@ export * from './list-bench.js';
 export * from './informer-bench.js';
 export * from './workqueue-bench.js';
 export * from './startup-bench.js';
+export * from './greeting-crd.js';
+export * from './crd-bench.js';
+export * from './gc-bench.js';
+export * from './pods-bench.js';
+export * from './deployment-child.js';

@@ -6,9 +6,11 @@
  * The cases run in short rounds, interleaved (every case once per round), so that a slow drift
  * of the machine's background load hits all of them alike.
  *
- * Then, in the same run: an informer caching many ConfigMaps (kplane's and client-node's, each
- * in a fresh child process), the workqueue's operations per second, and the control plane's
- * startup time.
+ * Then, in the same run: custom resources (a CRD with CEL rules) against ConfigMaps, an
+ * informer caching many ConfigMaps (kplane's and client-node's, each in a fresh child process),
+ * the workqueue's operations per second, the control plane's startup time, the garbage
+ * collector's background delete, and pods reaching Ready (created directly, and through a
+ * Deployment scaled by the in-process controllers), each of the last in a fresh child process.
  *
  * Flags: --seconds N (measured time per case, default 5), --rounds N (default 5), --warmup N
  * (unmeasured seconds at the start of every round, default 0.3), --concurrency N (default 32),
@@ -16,7 +18,12 @@
  * 10000; 0 skips it), --informer N (ConfigMaps for the informer case, default 100000; 0 skips
  * it), --informer-runs N (runs per informer, default 1), --informer-unpaged 0 (skips the
  * unpaged kplane informer row), --workqueue 0 (skips the workqueue case), --startup N (fresh
- * processes for the startup case, default 5; 0 skips it).
+ * processes for the startup case, default 5; 0 skips it), --crd N (objects of each kind for the
+ * custom-resource case, default 1000; 0 skips it), --gc N (dependents for the garbage-collector
+ * case, default 10000; 0 skips it), --pods-rate N (pods for the Ready rate, default 2000; 0
+ * skips it), --pods N (pods for the Ready ramp, default 10000; 0 skips it), --pods-storage
+ * memory|sqlite (default memory), --deployment N (replicas the Deployment is scaled to,
+ * default 10000; 0 skips it), --deployment-timeout N (seconds, default 60).
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -30,6 +37,10 @@ import { mergeResults, runLoad, type LoadResult } from './load.js';
 import { formatThroughput, formatTimings, type CpuUse, type ThroughputRow } from './report.js';
 import type { KplaneInfo } from './server-kplane.js';
 import { benchStartup, formatStartup } from './startup-bench.js';
+import { benchCustomResources, formatCustomResources, type CrdBenchResult } from './crd-bench.js';
+import { formatGarbageCollector, garbageCollectorInChild } from './gc-bench.js';
+import { deploymentInChild } from './deployment-child.js';
+import { formatPods, podsReadyInChild, type PodsRows } from './pods-bench.js';
 import { formatWorkqueue, type WorkqueueRow } from './workqueue-bench.js';
 
 const { values: flags } = parseArgs({
@@ -45,6 +56,13 @@ const { values: flags } = parseArgs({
     'informer-unpaged': { type: 'string', default: '1' },
     workqueue: { type: 'string', default: '1' },
     startup: { type: 'string', default: '5' },
+    crd: { type: 'string', default: '1000' },
+    gc: { type: 'string', default: '10000' },
+    'pods-rate': { type: 'string', default: '2000' },
+    pods: { type: 'string', default: '10000' },
+    'pods-storage': { type: 'string', default: 'memory' },
+    deployment: { type: 'string', default: '10000' },
+    'deployment-timeout': { type: 'string', default: '60' },
   },
 });
 const rounds = Math.max(1, Number(flags.rounds));
@@ -54,10 +72,21 @@ const concurrency = Number(flags.concurrency);
 const listCount = Number(flags.list);
 const informerCount = Number(flags.informer);
 const startupProcesses = Number(flags.startup);
+const crdCount = Number(flags.crd);
+const gcDependents = Number(flags.gc);
+const podsRate = Number(flags['pods-rate']);
+const podsRamp = Number(flags.pods);
+const podsStorage = flags['pods-storage'] === 'sqlite' ? 'sqlite' : 'memory';
+const deploymentReplicas = Number(flags.deployment);
+const deploymentTimeoutMs = Number(flags['deployment-timeout']) * 1000;
 
 /** Targets of the extra cases: kplane's informer at most half of client-node's memory and twice its speed; 1M workqueue ops/s. */
 const INFORMER_TARGETS = { maxMemoryRatio: 0.5, minSpeedup: 2 };
 const WORKQUEUE_TARGET_OPS = 1_000_000;
+/** Targets of issues 4 to 6: background GC of 10,000 dependents in 10 s; 500 pods Ready/s and 10,000 in 20 s; custom resources within 30% of ConfigMaps. */
+const GC_MAX_SECONDS = 10;
+const PODS_TARGETS = { minPodsPerSecond: 500, maxRampSeconds: 20 };
+const CRD_TARGETS = { minCreateRatio: 0.7, maxListRatio: 1.3 };
 
 const JSON_HEADERS = { accept: 'application/json', 'content-type': 'application/json' };
 const GET_NAME = 'bench-get';
@@ -215,9 +244,28 @@ async function main(): Promise<void> {
       for (const c of cases) await runRound(c, r);
     }
     const list = listCount > 0 ? (console.log(`LIST: creating ${listCount} ConfigMaps ...`), await benchList(sqlite.t, { namespace: LIST_NAMESPACE, count: listCount, concurrency, configMap })) : [];
+    let crd: CrdBenchResult | undefined;
+    if (crdCount > 0) {
+      console.log(`custom resources: ${crdCount} Greetings and ${crdCount} ConfigMaps ...`);
+      crd = await benchCustomResources(sqlite.t, { count: crdCount, concurrency, configMap, serverCpuMs: () => sqlite.child.cpuMs() });
+    }
     const informers = informerCount > 0 ? await runInformers(memory) : undefined;
     const workqueue = flags.workqueue !== '0' ? (console.log('workqueue ...'), await runInChild<WorkqueueRow[]>(new URL('./probe-workqueue.js', import.meta.url))) : undefined;
     const startup = startupProcesses > 0 ? (console.log('startup ...'), await benchStartup(startupProcesses, 3)) : undefined;
+    const gc = gcDependents > 0 ? (console.log('garbage collector ...'), await garbageCollectorInChild(gcDependents)) : undefined;
+    const pods: PodsRows = {};
+    if (podsRate > 0) {
+      console.log(`pods Ready: ${podsRate} pods ...`);
+      pods.rate = await podsReadyInChild(podsRate, podsStorage);
+    }
+    if (podsRamp > 0) {
+      console.log(`pods Ready: ${podsRamp} pods ...`);
+      pods.ramp = await podsReadyInChild(podsRamp, podsStorage);
+    }
+    if (deploymentReplicas > 0) {
+      console.log(`Deployment: 0 -> ${deploymentReplicas} replicas (at most ${deploymentTimeoutMs / 1000} s) ...`);
+      pods.deployment = await deploymentInChild(deploymentReplicas, { storage: podsStorage, timeoutMs: deploymentTimeoutMs });
+    }
 
     const rows = throughput ? cases.map(toRow) : [];
     if (throughput) {
@@ -227,6 +275,10 @@ async function main(): Promise<void> {
     if (list.length > 0) {
       console.log(`\nLIST (kplane, sqlite; times include the client's JSON.parse)\n`);
       console.log(formatTimings(list));
+    }
+    if (crd) {
+      console.log(`\nCustom resources: ${crdCount} Greetings (CRD with a structural schema, defaults and CEL rules) next to ${crdCount} ConfigMaps, kplane on sqlite over HTTPS, ${concurrency} in flight, creates in 4 interleaved rounds, LIST median of 5\n`);
+      console.log(formatCustomResources(crd, CRD_TARGETS));
     }
     if (informers) {
       console.log(
@@ -242,6 +294,14 @@ async function main(): Promise<void> {
     if (startup) {
       console.log(`\nStartup: startControlPlane({ storage: 'memory', listen: false }) from @kplane/cli\n`);
       console.log(formatStartup(startup));
+    }
+    if (gc) {
+      console.log(`\nGarbage collector: benchGarbageCollector(${gcDependents}) from @kplane/controllers, in a fresh process (in-process API server, memory storage)\n`);
+      console.log(formatGarbageCollector(gc, GC_MAX_SECONDS));
+    }
+    if (pods.rate || pods.ramp || pods.deployment) {
+      console.log(`\nPods Ready: each run in a fresh process on startControlPlane({ storage: '${podsStorage}', listen: false }), 3 simulated nodes, containers start at once\n`);
+      console.log(formatPods(pods, PODS_TARGETS));
     }
     const failures = rows.filter((r) => r.result.errors > 0 || r.result.firstError);
     for (const r of failures) console.log(`\n${r.name}: ${r.result.errors} errors; first: ${r.result.firstError ?? ''}`);

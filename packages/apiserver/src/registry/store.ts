@@ -356,7 +356,8 @@ export class Store {
       }
       m.namespace = namespace ?? m.namespace;
     } else delete m.namespace;
-    if (!m.name && m.generateName) m.name = m.generateName + randomSuffix();
+    const generated = !m.name && !!m.generateName;
+    if (generated) m.name = m.generateName + randomSuffix();
     if (this.type.subresources?.status && this.type.strategy.resetStatusOnCreate !== false) delete obj.status;
     for (const k of ['uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation', 'selfLink']) delete m[k];
     this.type.strategy.defaults?.(obj);
@@ -374,13 +375,20 @@ export class Store {
       return obj;
     }
     await this.type.strategy.prepareForCreate?.(obj, this.deps.context);
-    try {
-      const kv = await this.deps.backend.create(key, this.encode(obj));
-      m.resourceVersion = String(kv.modRevision);
-      return obj;
-    } catch (err) {
-      if (err instanceof KeyExistsError) throw alreadyExists(this.type.group, this.type.resource, m.name!);
-      throw err;
+    // A generated name that collides is drawn again (kube-apiserver retries up to 7 times).
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const kv = await this.deps.backend.create(this.key(m.namespace, m.name!), this.encode(obj));
+        m.resourceVersion = String(kv.modRevision);
+        return obj;
+      } catch (err) {
+        if (err instanceof KeyExistsError && generated && attempt < 7) {
+          m.name = m.generateName + randomSuffix();
+          continue;
+        }
+        if (err instanceof KeyExistsError) throw alreadyExists(this.type.group, this.type.resource, m.name!);
+        throw err;
+      }
     }
   }
 
