@@ -7,6 +7,7 @@
 import { labelSelectorFromObject, type KubeObject, type LabelSelector } from '@kplane/api';
 import {
   Action,
+  CONTROLLER_OWNER_INDEX,
   Deployments,
   NAMESPACE_INDEX,
   Pods,
@@ -123,11 +124,15 @@ export function createDeploymentController(manager: Manager, options: Deployment
   /** Pods of the Deployment's ReplicaSets by ReplicaSet uid, terminating ones included. */
   const podsByReplicaSet = (d: Deployment, selector: LabelSelector, rsList: ReplicaSet[]): Map<string, Pod[]> => {
     const map = new Map<string, Pod[]>();
-    for (const rs of rsList) map.set(rs.metadata?.uid ?? '', []);
-    for (const pod of podInformer.store.byIndex(NAMESPACE_INDEX, d.metadata?.namespace ?? '')) {
-      const ref = controllerOf(pod);
-      if (!ref || !map.has(ref.uid) || !selector.matches(pod.metadata?.labels)) continue;
-      map.get(ref.uid)!.push(pod);
+    const ns = d.metadata?.namespace ?? '';
+    // Each ReplicaSet's own pods through the controller-owner index, not a scan of the namespace.
+    for (const rs of rsList) {
+      const uid = rs.metadata?.uid ?? '';
+      if (map.has(uid)) continue;
+      map.set(
+        uid,
+        podInformer.store.byIndex(CONTROLLER_OWNER_INDEX, uid).filter((pod) => (pod.metadata?.namespace ?? '') === ns && selector.matches(pod.metadata?.labels)),
+      );
     }
     return map;
   };

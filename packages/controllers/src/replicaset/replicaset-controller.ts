@@ -52,6 +52,11 @@ export interface ReplicaSetControllerOptions {
 /** The registered controller, with its expectations (for inspection). */
 export type ReplicaSetController = Controller & { readonly expectations: Expectations };
 
+/** Index of the pod cache: pods without a controller owner, by namespace (the adoption candidates). */
+export const ORPHAN_POD_INDEX = 'replicaset:orphansByNamespace';
+
+const orphanIndexFunc = (pod: Pod): string[] => (controllerOf(pod) ? [] : [pod.metadata?.namespace ?? '']);
+
 const RS_API_VERSION = 'apps/v1';
 const RS_KIND = 'ReplicaSet';
 
@@ -72,20 +77,88 @@ export function podFromTemplate(rs: ReplicaSet, ref: OwnerReference): Pod {
   return { apiVersion: 'v1', kind: 'Pod', metadata, spec: structuredClone(template.spec ?? { containers: [] }) };
 }
 
+/** What a sync needs to know of one version of a pod, kept per cached object (those are frozen). */
+interface PodFacts {
+  active: boolean;
+  ready: boolean;
+  /** The last selector (by its JSON) tested against the pod's labels, and the answer. */
+  selectorKey?: string;
+  selectorMatch?: boolean;
+  /** The last template labels (by their JSON) compared with the pod's labels, and the answer. */
+  templateKey?: string;
+  fullyLabeled?: boolean;
+}
+const podFactsCache = new WeakMap<Pod, PodFacts>();
+function factsOf(pod: Pod): PodFacts {
+  let f = podFactsCache.get(pod);
+  if (!f) {
+    f = { active: isPodActive(pod), ready: isPodReady(pod) };
+    if (Object.isFrozen(pod)) podFactsCache.set(pod, f);
+  }
+  return f;
+}
+
+/** Per ReplicaSet version: its parsed selector (or the parse error) and the keys of selector and template labels. */
+interface RsFacts {
+  selector: LabelSelector | Error;
+  selectorKey: string;
+  templateLabels: Array<[string, string]>;
+  templateKey: string;
+}
+const rsFactsCache = new WeakMap<ReplicaSet, RsFacts>();
+function rsFactsOf(rs: ReplicaSet): RsFacts {
+  let f = rsFactsCache.get(rs);
+  if (!f) {
+    let selector: LabelSelector | Error;
+    try {
+      selector = labelSelectorFromObject(rs.spec?.selector);
+    } catch (err) {
+      selector = err instanceof Error ? err : new Error(String(err));
+    }
+    const labels = rs.spec?.template?.metadata?.labels ?? {};
+    f = { selector, selectorKey: JSON.stringify(rs.spec?.selector ?? null), templateLabels: Object.entries(labels), templateKey: JSON.stringify(labels) };
+    if (Object.isFrozen(rs)) rsFactsCache.set(rs, f);
+  }
+  return f;
+}
+
+/** Whether a pod's labels carry every label of the ReplicaSet's template (memoised per pod version). */
+function fullyLabeled(pod: Pod, rs: RsFacts): boolean {
+  const f = factsOf(pod);
+  if (f.templateKey !== rs.templateKey) {
+    const labels = pod.metadata?.labels ?? {};
+    f.fullyLabeled = rs.templateLabels.every(([k, v]) => labels[k] === v);
+    f.templateKey = rs.templateKey;
+  }
+  return f.fullyLabeled!;
+}
+
+/** Whether the ReplicaSet's (valid, non-empty) selector matches the pod (memoised per pod version). */
+function selects(rs: RsFacts, pod: Pod): boolean {
+  const sel = rs.selector;
+  if (sel instanceof Error || sel.empty) return false;
+  const f = factsOf(pod);
+  if (f.selectorKey !== rs.selectorKey) {
+    f.selectorMatch = sel.matches(pod.metadata?.labels);
+    f.selectorKey = rs.selectorKey;
+  }
+  return f.selectorMatch!;
+}
+
 /** The status a ReplicaSet should report for its claimed active pods (calculateStatus). */
 export function calculateReplicaSetStatus(rs: ReplicaSet, pods: Pod[], manageError: unknown, nowMs: number): ReplicaSetStatus {
   const status: ReplicaSetStatus = structuredClone(rs.status ?? { replicas: 0 });
-  const templateLabels = rs.spec?.template?.metadata?.labels ?? {};
+  const rsFacts = rsFactsOf(rs);
   const minReady = rs.spec?.minReadySeconds ?? 0;
-  let fullyLabeled = 0;
+  let fullyLabeledCount = 0;
   let ready = 0;
   let available = 0;
+  // One pass over the pods, with per-pod facts memoised across syncs.
   for (const pod of pods) {
-    const labels = pod.metadata?.labels ?? {};
-    if (Object.entries(templateLabels).every(([k, v]) => labels[k] === v)) fullyLabeled++;
-    if (isPodReady(pod)) {
+    if (fullyLabeled(pod, rsFacts)) fullyLabeledCount++;
+    if (factsOf(pod).ready) {
       ready++;
-      if (isPodAvailable(pod, minReady, nowMs)) available++;
+      if (minReady <= 0 || isPodAvailable(pod, minReady, nowMs)) available++;
     }
   }
   const failure = status.conditions?.find((c) => c.type === 'ReplicaFailure');
@@ -104,7 +177,7 @@ export function calculateReplicaSetStatus(rs: ReplicaSet, pods: Pod[], manageErr
     if (status.conditions.length === 0) delete status.conditions;
   }
   status.replicas = pods.length;
-  status.fullyLabeledReplicas = fullyLabeled;
+  status.fullyLabeledReplicas = fullyLabeledCount;
   status.readyReplicas = ready;
   status.availableReplicas = available;
   return status;
@@ -117,6 +190,13 @@ function compact(status: ReplicaSetStatus): ReplicaSetStatus {
     if (!out[k]) delete out[k];
   }
   return out;
+}
+
+/** The parsed selector of a ReplicaSet (cached per version); throws as labelSelectorFromObject does. */
+function selectorOf(rs: ReplicaSet): LabelSelector {
+  const sel = rsFactsOf(rs).selector;
+  if (sel instanceof Error) throw sel;
+  return sel;
 }
 
 function sameStatus(rs: ReplicaSet, next: ReplicaSetStatus): boolean {
@@ -159,6 +239,11 @@ export function createReplicaSetController(manager: Manager, options: ReplicaSet
   const podInformer = manager.factory.informerFor<Pod>(Pods);
   const rsApi = manager.client.resource<ReplicaSet>(ReplicaSets);
   const podApi = manager.client.resource<Pod>(Pods);
+  try {
+    podInformer.store.addIndexer(ORPHAN_POD_INDEX, orphanIndexFunc);
+  } catch {
+    // Already added by another ReplicaSet controller on this informer: same function.
+  }
 
   const event = (rs: KubeObject, type: 'Normal' | 'Warning', reason: string, message: string): void => {
     if (recorder) void recorder.event({ ...rs, apiVersion: RS_API_VERSION, kind: RS_KIND }, type, reason, message);
@@ -201,7 +286,7 @@ export function createReplicaSetController(manager: Manager, options: ReplicaSet
     for (const rs of rsInformer.store.byIndex(NAMESPACE_INDEX, ns)) {
       let sel: LabelSelector;
       try {
-        sel = labelSelectorFromObject(rs.spec?.selector);
+        sel = selectorOf(rs);
       } catch {
         continue;
       }
@@ -227,7 +312,7 @@ export function createReplicaSetController(manager: Manager, options: ReplicaSet
       if ((sibling.metadata?.namespace ?? '') !== ns) continue;
       let sel: LabelSelector;
       try {
-        sel = labelSelectorFromObject(sibling.spec?.selector);
+        sel = selectorOf(sibling);
       } catch {
         continue;
       }
@@ -323,22 +408,36 @@ export function createReplicaSetController(manager: Manager, options: ReplicaSet
       if (!pod || pod.metadata?.deletionTimestamp) expectations.deletionObserved(req.key, key);
     }
     const needsSync = expectations.satisfied(req.key);
-    let selector: LabelSelector;
     try {
-      selector = labelSelectorFromObject(rs.spec?.selector);
+      selectorOf(rs);
     } catch (err) {
       throw new TerminalError(`error converting pod selector to selector for rs ${req.key}: ${errorMessage(err)}`);
     }
-    const candidates = podInformer.store.byIndex(NAMESPACE_INDEX, req.namespace).filter(isPodActive);
-    const pods = await claimObjects<Pod>({
-      owner: rs,
-      ownerApiVersion: RS_API_VERSION,
-      ownerKind: RS_KIND,
-      objects: candidates,
-      match: (p) => !selector.empty && selector.matches(p.metadata?.labels),
-      api: podApi,
-      recheckOwner: recheckOwnerWith(rsApi, rs, RS_KIND),
-    });
+    // Only pods this ReplicaSet controls and orphans can be claimed (claimObjects skips pods of
+    // other controllers). Controlled pods that still match are kept as they are; the rest
+    // (to release, or orphans to adopt) go through claimObjects.
+    const rsFacts = rsFactsOf(rs);
+    const kept: Pod[] = [];
+    const toClaim: Pod[] = [];
+    for (const p of podInformer.store.byIndex(CONTROLLER_OWNER_INDEX, rs.metadata?.uid ?? '')) {
+      if ((p.metadata?.namespace ?? '') !== req.namespace || !factsOf(p).active) continue;
+      if (selects(rsFacts, p)) kept.push(p);
+      else toClaim.push(p);
+    }
+    for (const p of podInformer.store.byIndex(ORPHAN_POD_INDEX, req.namespace)) if (factsOf(p).active) toClaim.push(p);
+    const claimed =
+      toClaim.length === 0
+        ? []
+        : await claimObjects<Pod>({
+            owner: rs,
+            ownerApiVersion: RS_API_VERSION,
+            ownerKind: RS_KIND,
+            objects: toClaim,
+            match: (p) => selects(rsFacts, p),
+            api: podApi,
+            recheckOwner: recheckOwnerWith(rsApi, rs, RS_KIND),
+          });
+    const pods = claimed.length === 0 ? kept : kept.concat(claimed);
     let manageError: unknown;
     if (needsSync && !rs.metadata?.deletionTimestamp) {
       try {
@@ -353,8 +452,12 @@ export function createReplicaSetController(manager: Manager, options: ReplicaSet
     // Come back when the next ready pod has been ready for minReadySeconds.
     const minReady = rs.spec?.minReadySeconds ?? 0;
     if (minReady > 0) {
-      const waits = pods.map((p) => msUntilAvailable(p, minReady, now)).filter((ms) => ms > 0);
-      if (waits.length > 0) return Action.requeue(Math.min(...waits) + 5);
+      let next = Infinity;
+      for (const p of pods) {
+        const ms = msUntilAvailable(p, minReady, now);
+        if (ms > 0 && ms < next) next = ms;
+      }
+      if (next !== Infinity) return Action.requeue(next + 5);
     }
     return Action.awaitChange();
   };

@@ -123,3 +123,23 @@ describe('deletion order', () => {
     assert.equal(isPodAvailable(pod('b'), 0, T0), false);
   });
 });
+
+describe('calculateReplicaSetStatus with cached (frozen) objects', () => {
+  it('recounts fully labeled pods when a new ReplicaSet version changes its template labels', async () => {
+    const { calculateReplicaSetStatus } = await import('./replicaset-controller.js');
+    const { deepFreeze } = await import('@kplane/runtime');
+    const a = pod('a', { readyAt: T0 });
+    a.metadata!.labels = { app: 'x', tier: 'web' };
+    const b = pod('b');
+    b.metadata!.labels = { app: 'x' };
+    const pods = [deepFreeze(a), deepFreeze(b)];
+    const rs = (labels: Record<string, string>) =>
+      deepFreeze({ metadata: { name: 'r', namespace: 'ns', generation: 1 }, spec: { replicas: 2, selector: { matchLabels: { app: 'x' } }, template: { metadata: { labels } } } });
+    const first = calculateReplicaSetStatus(rs({ app: 'x' }), pods, undefined, T0 + 1000);
+    assert.deepEqual([first.replicas, first.fullyLabeledReplicas, first.readyReplicas, first.availableReplicas], [2, 2, 1, 1]);
+    const second = calculateReplicaSetStatus(rs({ app: 'x', tier: 'web' }), pods, undefined, T0 + 1000);
+    assert.equal(second.fullyLabeledReplicas, 1);
+    const third = calculateReplicaSetStatus(rs({ app: 'x' }), pods, undefined, T0 + 1000);
+    assert.equal(third.fullyLabeledReplicas, 2);
+  });
+});
