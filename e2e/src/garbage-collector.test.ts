@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { ApiError, type KubeObject } from '@kplane/api';
 import { clientFromKubeconfig, type Client, type ResourceDescriptor } from '@kplane/client';
 import { ConfigMaps, Deployments, Pods, ReplicaSets } from '@kplane/runtime';
-import { kubectl, kubectlOk, removeDir, startControllerManager, startKplane, tempDir, type ControllerManagerProcess, type KplaneProcess } from './harness.js';
+import { eventually, kubectl, kubectlOk, removeDir, startControllerManager, startKplane, tempDir, type ControllerManagerProcess, type KplaneProcess } from './harness.js';
 
 // The garbage collector seen from the real kubectl: the seed's exercise 3 (an owner in another
 // namespace), kubectl --cascade=foreground|background|orphan over two levels of dependents, and
@@ -17,16 +17,6 @@ const HOLD = 'cours.exemple/retenue';
 const REMOVE_FINALIZERS = '[{"op":"remove","path":"/metadata/finalizers"}]';
 const RFC3339 = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
 
-/** Polls `check` every 150 ms until it returns something truthy, or fails after `timeoutMs`. */
-async function eventually<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 150));
-  }
-}
 
 /** Reads an object, or undefined when it does not exist. */
 async function read(c: Client, desc: ResourceDescriptor, namespace: string, name: string): Promise<KubeObject | undefined> {

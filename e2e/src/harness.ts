@@ -141,3 +141,14 @@ export async function startControllerManager(kubeconfig: string, ready = /succes
     },
   };
 }
+
+/** Polls `check` until it returns something truthy, or fails after `timeoutMs`. */
+export async function eventually<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 150));
+  }
+}

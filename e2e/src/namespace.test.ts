@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { request } from 'node:https';
 import { ApiError, type KubeObject } from '@kplane/api';
 import { clientFromKubeconfig, loadKubeconfig, type Client } from '@kplane/client';
-import { kubectl, kubectlOk, removeDir, startControllerManager, startKplane, tempDir, type ControllerManagerProcess, type KplaneProcess } from './harness.js';
+import { eventually, kubectl, kubectlOk, removeDir, startControllerManager, startKplane, tempDir, type ControllerManagerProcess, type KplaneProcess } from './harness.js';
 
 const GARDE = `apiVersion: v1
 kind: ConfigMap
@@ -18,16 +18,6 @@ const CONTENT_REMAINING = 'Some resources are remaining: configmaps. has 1 resou
 const FINALIZERS_REMAINING = 'Some content in the namespace has finalizers remaining: cours.exemple/archivage in 1 resource instances';
 const TRUE_CONDITIONS = '{range .status.conditions[?(@.status=="True")]}{.type} : {.message}{"\\n"}{end}';
 
-/** Polls `check` every 200 ms until it returns something truthy, or fails after `timeoutMs`. */
-async function eventually<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 
 /** GET over HTTPS with the kubeconfig's client certificate (or none). */

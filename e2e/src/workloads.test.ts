@@ -2,7 +2,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiError, type KubeObject } from '@kplane/api';
 import { clientFromKubeconfig, type Client } from '@kplane/client';
-import { kubectl, kubectlOk, removeDir, startControllerManager, startKplane, tempDir, type ControllerManagerProcess, type KplaneProcess } from './harness.js';
+import { eventually, kubectl, kubectlOk, removeDir, startControllerManager, startKplane, tempDir, type ControllerManagerProcess, type KplaneProcess } from './harness.js';
 
 // The seed's controller chapter, replayed with the real kubectl: `kplane up --no-controllers`
 // (API server, scheduler, simulated kubelet) and a separate `kplane controller-manager` that the
@@ -70,16 +70,6 @@ const REPLICASETS = { group: 'apps', version: 'v1', resource: 'replicasets', nam
 const PODS = { group: '', version: 'v1', resource: 'pods', namespaced: true, kind: 'Pod' };
 type Resource = typeof PODS;
 
-/** Polls `check` every 100 ms until it returns something truthy, or fails after `timeoutMs`. */
-async function eventually<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
