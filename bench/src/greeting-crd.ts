@@ -4,97 +4,16 @@
  * create, one transition rule), a status and a scale subresource and printer columns.
  */
 
+import { greetingCRD } from '@kplane/apiserver/testing';
+
 /** Group of the Greeting resource. */
 export const GREETING_GROUP = 'demo.example.com';
 /** Name of the Greeting CRD (`<plural>.<group>`). */
 export const GREETING_CRD_NAME = `greetings.${GREETING_GROUP}`;
 
-/** The Greeting CRD (apiextensions.k8s.io/v1). */
+/** The Greeting CRD (apiextensions.k8s.io/v1): the seed chapter's, shared with the API server's tests. */
 export function greetingCrd(): object {
-  const conditions = {
-    type: 'array',
-    'x-kubernetes-list-type': 'map',
-    'x-kubernetes-list-map-keys': ['type'],
-    items: {
-      type: 'object',
-      required: ['type', 'status'],
-      properties: {
-        type: { type: 'string' },
-        status: { type: 'string', enum: ['True', 'False', 'Unknown'] },
-        reason: { type: 'string' },
-        message: { type: 'string' },
-        lastTransitionTime: { type: 'string', format: 'date-time' },
-        observedGeneration: { type: 'integer', format: 'int64' },
-      },
-    },
-  };
-  const spec = {
-    type: 'object',
-    required: ['version'],
-    properties: {
-      version: { type: 'string', pattern: '^[0-9]+\\.[0-9]+(\\.[0-9]+)?$', description: 'Tag of the ghcr.io/example/hello image' },
-      message: { type: 'string', maxLength: 200, default: 'hello' },
-      replicas: { type: 'integer', minimum: 1, maximum: 10, default: 2 },
-      host: {
-        type: 'string',
-        maxLength: 253,
-        'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'host cannot be changed, create a new Greeting' }],
-      },
-    },
-    'x-kubernetes-validations': [
-      { rule: "!has(self.host) || self.host.endsWith('.apps.example.com')", message: 'host must be in the apps.example.com zone', fieldPath: '.host' },
-      {
-        rule: '!has(self.host) || self.replicas >= 2',
-        messageExpression: "'a public application needs at least 2 replicas, got %d'.format([self.replicas])",
-        reason: 'FieldValueForbidden',
-      },
-    ],
-  };
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: GREETING_CRD_NAME },
-    spec: {
-      group: GREETING_GROUP,
-      scope: 'Namespaced',
-      names: { kind: 'Greeting', listKind: 'GreetingList', plural: 'greetings', singular: 'greeting', shortNames: ['gr'], categories: ['demo'] },
-      versions: [
-        {
-          name: 'v1',
-          served: true,
-          storage: true,
-          subresources: { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.readyReplicas', labelSelectorPath: '.status.selector' } },
-          additionalPrinterColumns: [
-            { name: 'Version', type: 'string', jsonPath: '.spec.version' },
-            { name: 'Replicas', type: 'integer', jsonPath: '.spec.replicas' },
-            { name: 'Ready', type: 'integer', jsonPath: '.status.readyReplicas' },
-            { name: 'URL', type: 'string', jsonPath: '.status.url', priority: 1 },
-            { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
-          ],
-          selectableFields: [{ jsonPath: '.spec.version' }],
-          schema: {
-            openAPIV3Schema: {
-              type: 'object',
-              required: ['spec'],
-              properties: {
-                spec,
-                status: {
-                  type: 'object',
-                  properties: {
-                    readyReplicas: { type: 'integer' },
-                    selector: { type: 'string' },
-                    url: { type: 'string' },
-                    observedGeneration: { type: 'integer', format: 'int64' },
-                    conditions,
-                  },
-                },
-              },
-            },
-          },
-        },
-      ],
-    },
-  };
+  return greetingCRD();
 }
 
 /**
