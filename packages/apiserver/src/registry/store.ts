@@ -21,6 +21,7 @@ import type { Backend, KeyValue } from '@kplane/storage';
 import { CompactedError, KeyExistsError, KeyNotFoundError, RevisionMismatchError } from '@kplane/storage';
 import type { ResourceType, StrategyContext } from './resource.js';
 import { WatchCache } from './watch-cache.js';
+import { JsonWriter } from './json-writer.js';
 import { compileListFilter, type ListFilter } from './filter.js';
 
 /** How unknown fields in a request body are treated (the fieldValidation query parameter). */
@@ -190,6 +191,19 @@ export class Store {
     return JSON.stringify(this.fromKv(kv));
   }
 
+  /** Writes the JSON of a stored value as served (see servedJson) without building it as one string. */
+  private writeServed(out: JsonWriter, kv: KeyValue): void {
+    const at = this.servesStoredJson ? storedHeadLength(kv.value) : 0;
+    if (at === 0) {
+      out.write(JSON.stringify(this.fromKv(kv)));
+      return;
+    }
+    const json = kv.value;
+    out.write(json.slice(0, at));
+    out.write(`"resourceVersion":"${kv.modRevision}"${json[at] === '}' ? '' : ','}`);
+    out.write(json.slice(at));
+  }
+
   /** GET as JSON text, without decoding and re-encoding the object when it can be avoided. */
   async getJson(namespace: string | undefined, name: string): Promise<string> {
     const kv = await this.deps.backend.get(this.key(namespace, name));
@@ -198,15 +212,49 @@ export class Store {
   }
 
   /**
-   * LIST as JSON text when no selector needs the decoded objects; undefined otherwise (use list).
-   * Same pagination and resourceVersion semantics as list.
+   * LIST as JSON bytes, built from stored JSON without decoding the objects; undefined when
+   * a selector needs the decoded objects (the caller then uses list()).
    */
-  async listJson(namespace: string | undefined, opts: ListOptions = {}): Promise<string | undefined> {
+  async listJson(namespace: string | undefined, opts: ListOptions = {}): Promise<Uint8Array | undefined> {
     if (!this.filter(opts).everything) return undefined;
-    const page = await this.collect(namespace, opts, (kv) => this.servedJson(kv));
+    const page = await this.collect(namespace, opts, (kv) => kv);
     const listMeta: Record<string, string> = { resourceVersion: String(page.revision) };
     if (page.continue) listMeta.continue = page.continue;
-    return `{"apiVersion":${JSON.stringify(this.apiVersion)},"kind":${JSON.stringify(this.type.listKind)},"metadata":${JSON.stringify(listMeta)},"items":[${page.items.join(',')}]}`;
+    const out = new JsonWriter();
+    out.write(`{"apiVersion":${JSON.stringify(this.apiVersion)},"kind":${JSON.stringify(this.type.listKind)},"metadata":${JSON.stringify(listMeta)},"items":[`);
+    for (let i = 0; i < page.items.length; i++) {
+      if (i > 0) out.write(',');
+      this.writeServed(out, page.items[i]!);
+    }
+    out.write(']}');
+    return out.take();
+  }
+
+  /**
+   * The current objects (all of them, no selector) as newline-delimited ADDED watch events,
+   * as byte chunks, read `pageSize` objects at a time from one consistent snapshot;
+   * `revision` is set once the first page is read. Built from stored JSON like listJson.
+   * For a watch's initial events; the caller decides whether it may serve stored JSON.
+   */
+  async *initialEventLines(namespace: string | undefined, pageSize: number, snapshot: { revision: number }): AsyncGenerator<Uint8Array> {
+    let token: string | undefined;
+    do {
+      const page = await this.collect(namespace, { limit: pageSize, continue: token }, (kv) => kv);
+      snapshot.revision = page.revision;
+      token = page.continue;
+      const out = new JsonWriter();
+      for (const kv of page.items) {
+        out.write('{"type":"ADDED","object":');
+        this.writeServed(out, kv);
+        out.write('}\n');
+      }
+      yield* out.takeChunks();
+    } while (token);
+  }
+
+  /** Are read-time transforms absent, so that watch events may be built from stored JSON? */
+  get servesStoredEvents(): boolean {
+    return this.servesStoredJson;
   }
 
   private notFound(name: string): ApiError {
@@ -666,14 +714,19 @@ interface LabelSelectorObject {
 
 const STORED_HEAD = /^\{"apiVersion":"[^"\\]*","kind":"[^"\\]*","metadata":\{/;
 
+/** Length of the stored head `{"apiVersion":"…","kind":"…","metadata":{`, or 0 when the JSON does not start so. */
+function storedHeadLength(json: string): number {
+  const head = STORED_HEAD.exec(json);
+  return head ? head[0].length : 0;
+}
+
 /**
  * Splices `"resourceVersion":"N"` into stored JSON whose head is apiVersion, kind, metadata (as
  * encode writes it); undefined for any other layout (older data), which is then re-encoded.
  */
 export function withResourceVersion(json: string, revision: number): string | undefined {
-  const head = STORED_HEAD.exec(json);
-  if (!head) return undefined;
-  const at = head[0].length;
+  const at = storedHeadLength(json);
+  if (at === 0) return undefined;
   const rv = `"resourceVersion":"${revision}"`;
   return json.slice(0, at) + rv + (json[at] === '}' ? '' : ',') + json.slice(at);
 }

@@ -220,6 +220,44 @@ describe('API handler', () => {
     ]);
   });
 
+  it('streams a list (sendInitialEvents): every object as ADDED, page after page, then the initial-events-end bookmark, then changes', async () => {
+    const own = await startTestServer();
+    const NS = '/api/v1/namespaces/streamed/configmaps';
+    try {
+      await own.call('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'streamed' } });
+      // More than one page of initial events (500 objects a page); one with non-ASCII data.
+      for (let i = 0; i < 620; i++) await own.call('POST', NS, { ...cm(`s-${String(i).padStart(3, '0')}`, { v: i === 7 ? 'größe ✓' : String(i) }), metadata: { name: `s-${String(i).padStart(3, '0')}`, labels: { odd: String(i % 2) } } });
+      const list = await own.call('GET', NS);
+      const q = { watch: 'true', sendInitialEvents: 'true', resourceVersionMatch: 'NotOlderThan', allowWatchBookmarks: 'true' };
+      const refused = await own.call('GET', `${NS}?watch=true&sendInitialEvents=true`);
+      assert.equal(refused.status, 422);
+      const abort = new AbortController();
+      const w = await own.raw('GET', NS, q, {}, abort.signal);
+      const initial = await readEvents(w, 621, 10_000);
+      abort.abort();
+      assert.equal(initial.length, 621);
+      assert.ok(initial.slice(0, 620).every((e) => e.type === 'ADDED'));
+      assert.deepEqual(initial.slice(0, 620).map((e) => e.object), list.body.items, 'the initial events are the list, in order, with resourceVersions');
+      assert.equal((initial[7]!.object as { data?: Record<string, string> }).data?.['v'], 'größe ✓');
+      const end = initial[620]!;
+      assert.equal(end.type, 'BOOKMARK');
+      assert.deepEqual(end.object.metadata, { resourceVersion: list.body.metadata.resourceVersion, annotations: { 'k8s.io/initial-events-end': 'true' } });
+
+      // With a label selector (objects decoded and filtered), and changes after the bookmark.
+      const ctl = new AbortController();
+      const sel = await own.raw('GET', NS, { ...q, labelSelector: 'odd=1' }, {}, ctl.signal);
+      const later = own.call('POST', NS, { ...cm('s-new'), metadata: { name: 's-new', labels: { odd: '1' } } });
+      const events = await readEvents(sel, 312, 10_000);
+      ctl.abort();
+      await later;
+      assert.equal(events.filter((e) => e.type === 'ADDED').length, 311);
+      assert.equal(events[310]!.type, 'BOOKMARK');
+      assert.deepEqual([events[311]!.type, events[311]!.object.metadata?.name], ['ADDED', 's-new']);
+    } finally {
+      await own.close();
+    }
+  });
+
   it('answers a watch older than the cache window with a 410 ERROR event', async () => {
     const small = await startTestServer({ watchCacheCapacity: 3 });
     try {

@@ -56,8 +56,8 @@ export function jsonResponse(status: number, body: unknown, headers: Record<stri
 }
 
 /** A response whose body is JSON text already. */
-function textJson(status: number, json: string): RawResponse {
-  return { status, headers: { 'content-type': JSON_TYPE }, body: Buffer.from(json) };
+function textJson(status: number, json: string | Uint8Array): RawResponse {
+  return { status, headers: { 'content-type': JSON_TYPE }, body: typeof json === 'string' ? Buffer.from(json) : json };
 }
 
 /** A Status response for an error. */

@@ -12,11 +12,18 @@ export interface WatchServeOptions {
   include: IncludeObject;
 }
 
+/** Objects per page of initial events built from stored JSON. */
+const INITIAL_EVENTS_PAGE = 500;
+/** Chunks (of up to 64 KiB) of initial events queued ahead of the client before the next page is built. */
+const INITIAL_EVENTS_AHEAD = 8;
+
 /** A tiny single-consumer channel. */
 class Channel<T> {
   private readonly items: T[] = [];
   private wake?: () => void;
   private closed = false;
+
+  private drained?: () => void;
 
   push(item: T): void {
     if (this.closed) return;
@@ -24,15 +31,24 @@ class Channel<T> {
     this.wake?.();
   }
 
+  /** Resolves once fewer than `max` items wait to be read (or the channel is closed). */
+  async below(max: number): Promise<void> {
+    while (!this.closed && this.items.length >= max) await new Promise<void>((r) => (this.drained = r));
+  }
+
   close(): void {
     this.closed = true;
     this.wake?.();
+    this.drained?.();
   }
 
   async *[Symbol.asyncIterator](): AsyncGenerator<T> {
     for (;;) {
       if (this.items.length) {
-        yield this.items.shift()!;
+        const item = this.items.shift()!;
+        this.drained?.();
+        this.drained = undefined;
+        yield item;
         continue;
       }
       if (this.closed) return;
@@ -79,6 +95,8 @@ export function serveWatch(
   clientSignal?.addEventListener('abort', stop, { once: true });
   const timer = setTimeout(stop, timeoutSeconds * 1000);
   const channel = new Channel<Uint8Array>();
+  // A producer waiting for the client to read (initial events) must not wait for a client that went away.
+  abort.signal.addEventListener('abort', () => channel.close(), { once: true });
   const inNamespace = (o: KubeObject) => namespace === undefined || o.metadata?.namespace === namespace;
   const selected = (o: KubeObject | undefined) => !!o && inNamespace(o) && filter.matches(o);
 
@@ -113,7 +131,17 @@ export function serveWatch(
     let interval: NodeJS.Timeout | undefined;
     try {
       let start = fromRevision ?? 0;
-      if (sendInitial) {
+      if (sendInitial && rep === 'object' && filter.everything && store.servesStoredEvents) {
+        // Built from stored JSON, a page at a time, never far ahead of what the client has read.
+        const snapshot = { revision: 0 };
+        for await (const lines of store.initialEventLines(namespace, INITIAL_EVENTS_PAGE, snapshot)) {
+          channel.push(lines);
+          await channel.below(INITIAL_EVENTS_AHEAD);
+          if (abort.signal.aborted) return;
+        }
+        start = snapshot.revision;
+        if (q.sendInitialEvents === 'true' && bookmarks) channel.push(bookmark(start, { 'k8s.io/initial-events-end': 'true' }));
+      } else if (sendInitial) {
         const list = await store.list(namespace, { labelSelector: q.labelSelector, fieldSelector: q.fieldSelector });
         for (const item of list.items) channel.push(encode({ type: 'ADDED', object: item }));
         start = Number(list.metadata.resourceVersion);
