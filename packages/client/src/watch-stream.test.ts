@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Status, WatchEvent } from '@kplane/api';
-import { decodeWatchEvents, splitLines } from './watch-stream.js';
+import { decodeWatchEventBatches, decodeWatchEvents, splitLines } from './watch-stream.js';
 
 async function* chunksOf(...parts: (string | Uint8Array)[]): AsyncGenerator<Uint8Array> {
   const enc = new TextEncoder();
@@ -31,6 +31,17 @@ test('events split at every possible byte boundary (including inside multi-byte 
     const got = await collect(decodeWatchEvents(chunksOf(wire.slice(0, cut), wire.slice(cut))));
     assert.deepEqual(got, events, `split at ${cut}`);
   }
+});
+
+test('batches hold the complete events of each chunk, an event split across chunks in the batch that completes it', async () => {
+  const lines = events.map((e) => JSON.stringify(e) + '\n');
+  const firstTwo = lines[0]! + lines[1]!;
+  const third = lines[2]!;
+  const batches = await collect(decodeWatchEventBatches(chunksOf(firstTwo + third.slice(0, 10), third.slice(10) + lines[3]!)));
+  assert.deepEqual(batches, [[events[0], events[1]], [events[2], events[3]]]);
+  // A chunk without a complete event yields no (empty) batch.
+  const split = await collect(decodeWatchEventBatches(chunksOf(third.slice(0, 5), third.slice(5, 9), third.slice(9))));
+  assert.deepEqual(split, [[events[2]]]);
 });
 
 test('one byte per chunk', async () => {
