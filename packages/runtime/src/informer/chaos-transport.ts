@@ -47,14 +47,21 @@ const expired = {
   code: 410,
 };
 
-/** A watch that is cut after `limit` events, cleanly or with an error. */
-async function* cut(stream: AsyncIterable<Uint8Array>, limit: number, fail: boolean): AsyncGenerator<Uint8Array> {
+const INITIAL_EVENTS_END = Buffer.from('"k8s.io/initial-events-end":"true"');
+
+/**
+ * A watch that is cut after `limit` events, cleanly or with an error; with `afterInitial`,
+ * events before a streaming list's initial-events-end bookmark are not counted.
+ */
+async function* cut(stream: AsyncIterable<Uint8Array>, limit: number, fail: boolean, afterInitial = false): AsyncGenerator<Uint8Array> {
   let seen = 0;
+  let counting = !afterInitial;
   const lines = splitLines(stream);
   try {
     for await (const line of lines) {
       if (seen >= limit) break;
-      seen++;
+      if (counting) seen++;
+      else if (Buffer.from(line.buffer, line.byteOffset, line.byteLength).includes(INITIAL_EVENTS_END)) counting = true;
       const out = new Uint8Array(line.byteLength + 1);
       out.set(line);
       out[line.byteLength] = 0x0a;
@@ -111,8 +118,9 @@ export function createChaosTransport(inner: Transport, options: ChaosOptions): {
       stats.errored++;
       return { ...res, stream: cut(res.stream, Math.floor(random() * (maxEvents + 1)), true) };
     }
-    // Even an undisturbed watch is closed cleanly after a while, so every watch ends.
-    return { ...res, stream: cut(res.stream, maxEvents * 10, false) };
+    // Even an undisturbed watch is closed cleanly after a while, so every watch ends (a
+    // streaming list first delivers its initial events in full).
+    return { ...res, stream: cut(res.stream, maxEvents * 10, false, req.query?.['sendInitialEvents'] === 'true') };
   };
   return { transport, stats };
 }

@@ -1,15 +1,18 @@
 export { createBackoff, type Backoff, type BackoffOptions } from './backoff.js';
-export { stepWatcher, watcher, type WatchableApi, type WatcherEvent, type WatcherOptions, type WatcherState } from './watcher.js';
+export { stepWatcher, watcher, watcherBatches, type WatchableApi, type WatcherEvent, type WatcherOptions, type WatcherState } from './watcher.js';
 export {
   CONTROLLER_OWNER_INDEX,
   NAMESPACE_INDEX,
   controllerOwnerIndexFunc,
+  createInterner,
   createStore,
   deepFreeze,
+  freezeSharing,
   namespaceIndexFunc,
   objectKey,
   type Cache,
   type IndexFunc,
+  type Interner,
   type Store,
   type StoreDelta,
   type StoreOptions,

@@ -71,15 +71,16 @@ async function eventually(check: () => Promise<boolean>, timeoutMs = 10_000): Pr
 }
 
 describe('informer against an in-process kplane with random stream breaks', () => {
-  for (const seed of [1, 42, 2024]) {
-    it(`never loses or duplicates a change (seed ${seed})`, async () => {
+  const runs: [number, 'streaming' | 'paged'][] = [[1, 'streaming'], [42, 'streaming'], [2024, 'streaming'], [7, 'paged'], [99, 'paged']];
+  for (const [seed, initialList] of runs) {
+    it(`never loses or duplicates a change (seed ${seed}, ${initialList} lists)`, async () => {
       const server = await startServer();
       const random = seededRandom(seed);
       const writer = createClient({ transport: server.handle }).resource(configmaps);
       const chaos = createChaosTransport(server.handle, { random: seededRandom(seed * 7 + 1), endStream: 0.35, errorStream: 0.3, maxEvents: 3 });
       const api = createClient({ transport: chaos.transport }).resource(configmaps);
       const errors: unknown[] = [];
-      const informer = createInformer({ api, backoff: { initialMs: 1, maxMs: 8, jitter: 0 }, pageSize: 7, onError: (e) => errors.push(e) });
+      const informer = createInformer({ api, initialList, backoff: { initialMs: 1, maxMs: 8, jitter: 0 }, pageSize: 7, onError: (e) => errors.push(e) });
       const early = trackingHandler();
       informer.addEventHandler(early.handler);
       const ctl = new AbortController();
@@ -199,7 +200,7 @@ describe('informer', () => {
         },
       }),
     };
-    const informer = createInformer({ api: api as never, clock, resyncMs: 1000 });
+    const informer = createInformer({ api: api as never, clock, resyncMs: 1000, initialList: 'paged' });
     const updates: string[] = [];
     informer.addEventHandler({ onUpdate: (a, b) => updates.push(`${a === b}@${clock.now()}`) });
     const ctl = new AbortController();
@@ -213,7 +214,7 @@ describe('informer', () => {
 
     const hangingList = (o: { signal?: AbortSignal }) =>
       new Promise((_, reject) => o.signal?.addEventListener('abort', () => reject(o.signal!.reason), { once: true }));
-    const never = createInformer({ api: { ...api, list: hangingList } as never, clock });
+    const never = createInformer({ api: { ...api, list: hangingList } as never, clock, initialList: 'paged' });
     const c2 = new AbortController();
     const done = never.run(c2.signal);
     const waiting = never.waitForSync();

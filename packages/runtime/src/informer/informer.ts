@@ -5,7 +5,7 @@
 import type { KubeObject } from '@kplane/api';
 import { realClock, type TimerHandle } from '../clock.js';
 import { createStore, type Cache, type IndexFunc, type StoreDelta } from './store.js';
-import { watcher, type WatchableApi, type WatcherOptions } from './watcher.js';
+import { watcherBatches, type WatchableApi, type WatcherEvent, type WatcherOptions } from './watcher.js';
 
 /** Callbacks for cache changes; all optional. Objects are frozen: clone before changing them. */
 export interface EventHandler<T extends KubeObject = KubeObject> {
@@ -97,6 +97,17 @@ export function createInformer<T extends KubeObject = KubeObject>(options: Infor
     dispatch(store.list().map((o) => ({ type: 'update', old: o, object: o })), false);
   };
 
+  /** Applies one watcher event and tells the handlers (in a function of its own, so that no suspended frame keeps a relist's deltas alive). */
+  const handle = (ev: WatcherEvent<T>): void => {
+    const deltas = store.apply(ev);
+    const first = ev.type === 'initDone' && !synced;
+    dispatch(deltas, first);
+    if (first) {
+      synced = true;
+      settle(true);
+    }
+  };
+
   const loop = async (signal: AbortSignal): Promise<void> => {
     let timer: TimerHandle | undefined;
     const resyncMs = options.resyncMs ?? 0;
@@ -108,15 +119,7 @@ export function createInformer<T extends KubeObject = KubeObject>(options: Infor
     };
     if (resyncMs > 0) schedule();
     try {
-      for await (const ev of watcher(options.api, { ...options, clock, signal })) {
-        const deltas = store.apply(ev);
-        const first = ev.type === 'initDone' && !synced;
-        dispatch(deltas, first);
-        if (first) {
-          synced = true;
-          settle(true);
-        }
-      }
+      for await (const batch of watcherBatches(options.api, { ...options, clock, signal })) for (const ev of batch) handle(ev);
     } finally {
       if (timer !== undefined) clock.clearTimeout(timer);
       if (!synced) settle(false);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { KubeObject } from '@kplane/api';
-import { CONTROLLER_OWNER_INDEX, NAMESPACE_INDEX, createStore, objectKey, type StoreDelta } from './store.js';
+import { CONTROLLER_OWNER_INDEX, NAMESPACE_INDEX, createStore, freezeSharing, objectKey, type StoreDelta } from './store.js';
 import type { WatcherEvent } from './watcher.js';
 
 const obj = (ns: string | undefined, name: string, rv: string, extra: Partial<KubeObject['metadata']> = {}): KubeObject => ({
@@ -99,5 +99,46 @@ describe('store', () => {
     assert.deepEqual(store.indexKeys(NAMESPACE_INDEX, 'a'), []);
     assert.throws(() => store.byIndex('nope', 'x'), /Index with name nope does not exist/);
     assert.throws(() => store.addIndexer('byName', () => []), /indexer conflict: byName/);
+  });
+
+  it('shares the parts an object has in common with the one stored before it', () => {
+    const store = createStore();
+    const make = (name: string, rv: string, owner: string) => ({
+      metadata: { namespace: 'ns', name, resourceVersion: rv, uid: `uid-${name}`, labels: { app: 'web', tier: 'front' }, creationTimestamp: '2026-01-01T00:00:00Z' },
+      data: { config: 'x'.repeat(200), owner },
+      list: [{ a: 1 }, { b: [2, 3] }],
+    });
+    const inputs = [make('a', '1', 'team'), make('b', '2', 'team'), make('c', '3', 'other')];
+    const copies = structuredClone(inputs);
+    applyAll(store, relist(...(inputs as KubeObject[])));
+    const [a, b, c] = ['ns/a', 'ns/b', 'ns/c'].map((k) => store.get(k) as unknown as (typeof inputs)[0]);
+    assert.deepEqual([a, b, c], copies, 'stored objects equal what was received');
+    assert.equal(b!.metadata.labels, a!.metadata.labels, 'equal labels are one object');
+    assert.equal(b!.data, a!.data, 'equal data is one object');
+    assert.equal(b!.list, a!.list, 'equal arrays are one array');
+    assert.notEqual(c!.data, b!.data, 'different data is not shared');
+    assert.equal(c!.list, b!.list);
+    assert.notEqual(b!.metadata, a!.metadata);
+    // Equal strings in parts that differ are still one string (V8 cannot show identity of strings: check via the parts).
+    assert.ok(Object.isFrozen(c!.data) && Object.isFrozen(c!.list[1]!.b));
+  });
+
+  it('freezeSharing keeps JSON key order, ignores unfrozen siblings and never assigns __proto__', () => {
+    const sibling = Object.freeze({ m: Object.freeze({ x: '1', y: '2' }) });
+    const reordered = { m: { y: '2', x: '1' } };
+    const kept = freezeSharing(reordered, sibling);
+    assert.equal(kept, reordered);
+    assert.notEqual(kept.m, sibling.m, 'same entries in another order are not shared');
+    assert.deepEqual(Object.keys(kept.m), ['y', 'x']);
+    const equal = { m: { x: '1', y: '2' } };
+    assert.equal(freezeSharing(equal, sibling), sibling, 'a wholly equal object is the sibling');
+    const notFrozen = { m: { x: '1', y: '2' } };
+    const other = { m: { x: '1', y: '2' } };
+    assert.notEqual(freezeSharing(other, notFrozen).m, notFrozen.m, 'only frozen (stored) siblings are shared');
+    const evil = JSON.parse('{"__proto__":{"polluted":true},"a":"b"}') as Record<string, unknown>;
+    const frozen = freezeSharing(evil, Object.freeze(JSON.parse('{"__proto__":{"polluted":true},"a":"b"}')));
+    assert.equal(Object.getPrototypeOf(frozen), Object.prototype);
+    assert.ok(Object.isFrozen(frozen) && Object.isFrozen(frozen['__proto__']));
+    assert.equal(({} as Record<string, unknown>)['polluted'], undefined);
   });
 });

@@ -67,6 +67,103 @@ export function deepFreeze<V>(value: V): V {
   return value;
 }
 
+/** Properties whose values are unique to an object (in metadata) and never worth interning. */
+const UNIQUE_KEYS = new Set(['uid', 'resourceVersion', 'name']);
+
+/** Interns a string found under property `key` (see createInterner). */
+export type Interner = (key: string, value: string) => string;
+
+/**
+ * A small, bounded string interner: for each property name it remembers the last few
+ * distinct string values seen under it, and a value equal to one of them becomes that one
+ * string. Catches what sibling sharing misses: values that repeat across objects that are not
+ * neighbours in a list, such as creation timestamps (one-second resolution) in a list ordered
+ * by name. Values under `uid`, `resourceVersion` and `name` pass through untouched (unique, or
+ * shared with the sibling already). Memory stays bounded: at
+ * most `perKey` strings per property name, and the table starts over after `maxKeys` names.
+ */
+export function createInterner(perKey = 8, maxKeys = 4096, maxLength = 64): Interner {
+  let table = new Map<string, string[]>();
+  return (key, value) => {
+    if (value.length > maxLength || UNIQUE_KEYS.has(key)) return value;
+    let ring = table.get(key);
+    if (ring === undefined) {
+      if (table.size >= maxKeys) table = new Map();
+      table.set(key, (ring = []));
+    }
+    for (let i = 0; i < ring.length; i++) if (ring[i] === value) return ring[i]!;
+    if (ring.length < perKey) ring.push(value);
+    else {
+      ring.copyWithin(1, 0, perKey - 1);
+      ring[0] = value;
+    }
+    return value;
+  };
+}
+
+const sameKeyOrder = (a: object, b: object): boolean => {
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  for (let i = 0; i < ka.length; i++) if (ka[i] !== kb[i]) return false;
+  return true;
+};
+
+/**
+ * Deep-freezes `value` in place, sharing memory with `sibling` (another object of the same
+ * kind, already frozen): wherever a part of `value` equals the part of `sibling` at the same
+ * path (same JSON: same keys in the same order, same values), the sibling's part is used
+ * instead, and equal strings become one string. Objects of one kind repeat most of their
+ * content (labels, owner references, pod templates, timestamps, namespaces), so a cache of
+ * many objects holds much less; the parts left behind are garbage at once.
+ *
+ * Returns what to keep for `value`: `sibling` itself when the two are equal, else `value`.
+ * Parts of `value` that are already frozen are kept as they are. Strings that differ from the
+ * sibling's go through `intern` when given (see createInterner), with the name of the property
+ * they are found under (`key`; array items count as under their array's property).
+ */
+export function freezeSharing<V>(value: V, sibling: unknown, intern?: Interner, key = ''): V {
+  if (typeof value !== 'object' || value === null) {
+    if (typeof value !== 'string') return value;
+    if (value === sibling) return sibling as V;
+    return intern ? (intern(key, value) as V) : value;
+  }
+  if (Object.isFrozen(value)) return value;
+  const isArray = Array.isArray(value);
+  const sib =
+    typeof sibling === 'object' && sibling !== null && Array.isArray(sibling) === isArray && Object.isFrozen(sibling)
+      ? (sibling as Record<string, unknown>)
+      : undefined;
+  let same = sib !== undefined;
+  const target = value as Record<string, unknown>;
+  if (isArray) {
+    const arr = value as unknown[];
+    const sibArr = sib as unknown as unknown[] | undefined;
+    if (same && sibArr!.length !== arr.length) same = false;
+    for (let i = 0; i < arr.length; i++) {
+      const v = arr[i];
+      const s = sibArr && i < sibArr.length ? sibArr[i] : undefined;
+      const kept = freezeSharing(v, s, intern, key);
+      // Strings compare by content: assign them always, so that the shared one replaces its copy.
+      if (kept !== v || typeof kept === 'string') arr[i] = kept;
+      if (kept !== s) same = false;
+    }
+  } else {
+    for (const k in target) {
+      if (!Object.hasOwn(target, k)) continue;
+      const v = target[k];
+      const s = sib && Object.hasOwn(sib, k) ? sib[k] : undefined;
+      // "__proto__" is an own data property of parsed JSON; assigning it would change the prototype.
+      const kept = k === '__proto__' ? deepFreeze(v) : freezeSharing(v, s, intern, k);
+      if (kept !== v || typeof kept === 'string') target[k] = kept;
+      if (kept !== s) same = false;
+    }
+    if (same && !sameKeyOrder(target, sib!)) same = false;
+  }
+  if (same) return sibling as V;
+  return Object.freeze(value);
+}
+
 /** The built-in namespace index function. */
 export const namespaceIndexFunc: IndexFunc = (obj) => [obj.metadata?.namespace ?? ''];
 
@@ -88,14 +185,30 @@ const replaced = (a: KubeObject, b: KubeObject): boolean => {
 
 interface Index<T extends KubeObject> {
   fn: IndexFunc<T>;
-  values: Map<string, Set<string>>;
+  /** Index value → the objects filed under it. */
+  values: Map<string, Set<T>>;
+}
+
+/** Objects by namespace ('' for cluster-scoped), then by name: the namespace index for free, no key strings kept. */
+type Content<T> = Map<string, Map<string, T>>;
+
+const nsOf = (obj: KubeObject): string => obj.metadata?.namespace ?? '';
+const nameOf = (obj: KubeObject): string => obj.metadata?.name ?? '';
+
+/** Splits a "namespace/name" (or "name") key. */
+function splitKey(key: string): [string, string] {
+  const slash = key.indexOf('/');
+  return slash < 0 ? ['', key] : [key.slice(0, slash), key.slice(slash + 1)];
 }
 
 /**
  * Creates an empty cache with the `byNamespace` and `byControllerOwnerUid` indexes.
  *
  * Guarantees:
- * - Stored objects are deeply frozen (in place: the watcher's objects are not copied).
+ * - Stored objects are deeply frozen, in place (the watcher's objects are not copied), and
+ *   share equal parts with the object stored before them (see freezeSharing): a stored
+ *   object equals the one received, but parts of it may be the very same values as another
+ *   cached object's.
  * - A relist (`init` … `initDone`) replaces the content in one step and reports the
  *   difference: `delete` for objects that disappeared, `add` for new ones, `update` for those
  *   whose resourceVersion changed, nothing for unchanged ones. An object deleted and created
@@ -106,51 +219,79 @@ interface Index<T extends KubeObject> {
  * - Indexes are always consistent with the content when a method returns.
  */
 export function createStore<T extends KubeObject = KubeObject>(options: StoreOptions<T> = {}): Store<T> {
-  let items = new Map<string, T>();
+  let items: Content<T> = new Map();
+  let count = 0;
   const indexes = new Map<string, Index<T>>();
   /** Objects of a relist in progress, or undefined. */
-  let pending: Map<string, T> | undefined;
+  let pending: Content<T> | undefined;
+  let pendingCount = 0;
+  /** The object stored last: the next one shares its equal parts. */
+  let sibling: T | undefined;
 
-  const fileUnder = (key: string, obj: T, add: boolean): void => {
+  const lookup = (content: Content<T>, obj: T): T | undefined => content.get(nsOf(obj))?.get(nameOf(obj));
+  /** Sets obj in content; returns true when its key was new. */
+  const setIn = (content: Content<T>, obj: T): boolean => {
+    const ns = nsOf(obj);
+    let byName = content.get(ns);
+    if (!byName) content.set(ns, (byName = new Map()));
+    const size = byName.size;
+    byName.set(nameOf(obj), obj);
+    return byName.size > size;
+  };
+  const deleteIn = (content: Content<T>, obj: T): void => {
+    const ns = nsOf(obj);
+    const byName = content.get(ns);
+    if (byName?.delete(nameOf(obj)) && byName.size === 0) content.delete(ns);
+  };
+  const each = function* (content: Content<T>): Generator<T> {
+    for (const byName of content.values()) yield* byName.values();
+  };
+
+  const fileUnder = (obj: T, add: boolean): void => {
     for (const index of indexes.values()) {
       for (const value of index.fn(obj)) {
-        let keys = index.values.get(value);
+        let objs = index.values.get(value);
         if (add) {
-          if (!keys) index.values.set(value, (keys = new Set()));
-          keys.add(key);
-        } else if (keys) {
-          keys.delete(key);
-          if (keys.size === 0) index.values.delete(value);
+          if (!objs) index.values.set(value, (objs = new Set()));
+          objs.add(obj);
+        } else if (objs) {
+          objs.delete(obj);
+          if (objs.size === 0) index.values.delete(value);
         }
       }
     }
   };
-  const put = (key: string, obj: T): void => {
-    const old = items.get(key);
-    if (old) fileUnder(key, old, false);
-    items.set(key, obj);
-    fileUnder(key, obj, true);
+  const put = (obj: T, old: T | undefined): void => {
+    if (old) fileUnder(old, false);
+    if (setIn(items, obj)) count++;
+    fileUnder(obj, true);
   };
-  const remove = (key: string): void => {
-    const old = items.get(key);
-    if (!old) return;
-    fileUnder(key, old, false);
-    items.delete(key);
+  const remove = (old: T): void => {
+    fileUnder(old, false);
+    deleteIn(items, old);
+    count--;
   };
   const rebuild = (index: Index<T>): void => {
     index.values.clear();
-    for (const [key, obj] of items) {
+    for (const obj of each(items)) {
       for (const value of index.fn(obj)) {
-        let keys = index.values.get(value);
-        if (!keys) index.values.set(value, (keys = new Set()));
-        keys.add(key);
+        let objs = index.values.get(value);
+        if (!objs) index.values.set(value, (objs = new Set()));
+        objs.add(obj);
       }
     }
   };
-  const indexNamed = (name: string): Index<T> => {
+  const indexNamed = (name: string): Index<T> | undefined => {
     const index = indexes.get(name);
-    if (!index) throw new Error(`Index with name ${name} does not exist`);
+    if (!index && name !== NAMESPACE_INDEX) throw new Error(`Index with name ${name} does not exist`);
     return index;
+  };
+  const intern = createInterner();
+  /** Freezes an incoming object, sharing what it can with the last one stored. */
+  const admit = (obj: T): T => {
+    const kept = freezeSharing(obj, sibling, intern);
+    sibling = kept;
+    return kept;
   };
 
   /** The delta for `obj` arriving under a key that holds `old` (or nothing). */
@@ -160,33 +301,48 @@ export function createStore<T extends KubeObject = KubeObject>(options: StoreOpt
     else out.push({ type: 'update', old, object: obj });
   };
 
-  const finishRelist = (listed: Map<string, T>): StoreDelta<T>[] => {
+  const finishRelist = (listed: Content<T>, listedCount: number): StoreDelta<T>[] => {
     const out: StoreDelta<T>[] = [];
-    for (const [key, old] of items) if (!listed.has(key)) out.push({ type: 'delete', object: old });
-    const next = new Map<string, T>();
-    for (const [key, obj] of listed) {
-      const old = items.get(key);
-      if (old && rvOf(old) === rvOf(obj) && !replaced(old, obj)) {
-        next.set(key, old); // unchanged: keep the object callers may already hold
-      } else {
-        next.set(key, obj);
-        change(old, obj, out);
+    if (count === 0) {
+      // The first list (or a relist after everything went): every object is new.
+      for (const obj of each(listed)) out.push({ type: 'add', object: obj });
+    } else {
+      for (const old of each(items)) if (!lookup(listed, old)) out.push({ type: 'delete', object: old });
+      for (const byName of listed.values()) {
+        for (const [name, obj] of byName) {
+          const old = lookup(items, obj);
+          if (old && rvOf(old) === rvOf(obj) && !replaced(old, obj)) {
+            byName.set(name, old); // unchanged: keep the object callers may already hold
+          } else {
+            change(old, obj, out);
+          }
+        }
       }
     }
-    items = next;
+    items = listed;
+    count = listedCount;
     for (const index of indexes.values()) rebuild(index);
     return out;
   };
 
+  const objectsUnder = (name: string, value: string): T[] => {
+    const index = indexNamed(name);
+    if (!index) return [...(items.get(value)?.values() ?? [])];
+    return [...(index.values.get(value) ?? [])];
+  };
+
   const store: Store<T> = {
-    get: (key) => items.get(key),
-    list: () => [...items.values()],
-    listKeys: () => [...items.keys()],
-    size: () => items.size,
-    indexKeys: (name, value) => [...(indexNamed(name).values.get(value) ?? [])],
-    byIndex: (name, value) => [...(indexNamed(name).values.get(value) ?? [])].map((k) => items.get(k)!),
+    get(key) {
+      const [ns, name] = splitKey(key);
+      return items.get(ns)?.get(name);
+    },
+    list: () => [...each(items)],
+    listKeys: () => [...each(items)].map(objectKey),
+    size: () => count,
+    indexKeys: (name, value) => objectsUnder(name, value).map(objectKey),
+    byIndex: objectsUnder,
     addIndexer(name, fn) {
-      if (indexes.has(name)) throw new Error(`indexer conflict: ${name}`);
+      if (indexes.has(name) || name === NAMESPACE_INDEX) throw new Error(`indexer conflict: ${name}`);
       const index: Index<T> = { fn, values: new Map() };
       indexes.set(name, index);
       rebuild(index);
@@ -195,38 +351,37 @@ export function createStore<T extends KubeObject = KubeObject>(options: StoreOpt
       switch (event.type) {
         case 'init':
           pending = new Map();
+          pendingCount = 0;
           return [];
         case 'initApply': {
-          const obj = deepFreeze(event.object);
-          (pending ??= new Map()).set(objectKey(obj), obj);
+          const obj = admit(event.object);
+          if (setIn((pending ??= new Map()), obj)) pendingCount++;
           return [];
         }
         case 'initDone': {
-          const listed = pending ?? new Map<string, T>();
+          const listed = pending ?? new Map();
+          const listedCount = pending ? pendingCount : 0;
           pending = undefined;
-          return finishRelist(listed);
+          return finishRelist(listed, listedCount);
         }
         case 'apply': {
-          const obj = deepFreeze(event.object);
-          const key = objectKey(obj);
-          const old = items.get(key);
-          if (old && rvOf(old) === rvOf(obj) && !replaced(old, obj)) return [];
+          const old = lookup(items, event.object);
+          if (old && rvOf(old) === rvOf(event.object) && !replaced(old, event.object)) return [];
+          const obj = admit(event.object);
           const out: StoreDelta<T>[] = [];
           change(old, obj, out);
-          put(key, obj);
+          put(obj, old);
           return out;
         }
         case 'delete': {
-          const obj = deepFreeze(event.object);
-          const key = objectKey(obj);
-          if (!items.has(key)) return [];
-          remove(key);
-          return [{ type: 'delete', object: obj }];
+          const old = lookup(items, event.object);
+          if (!old) return [];
+          remove(old);
+          return [{ type: 'delete', object: deepFreeze(event.object) }];
         }
       }
     },
   };
-  store.addIndexer(NAMESPACE_INDEX, namespaceIndexFunc as IndexFunc<T>);
   store.addIndexer(CONTROLLER_OWNER_INDEX, controllerOwnerIndexFunc as IndexFunc<T>);
   for (const [name, fn] of Object.entries(options.indexers ?? {})) store.addIndexer(name, fn);
   return store;

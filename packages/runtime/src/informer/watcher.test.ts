@@ -50,12 +50,12 @@ const list = (rv: string, items: KubeObject[], cont?: string): KubeList => ({
 });
 
 /** Runs a watcher in the background, collecting its events. */
-function collect(api: Parameters<typeof watcher>[0], clock: FakeClock, extra: { jitter?: number } = {}) {
+function collect(api: Parameters<typeof watcher>[0], clock: FakeClock, extra: { jitter?: number; initialList?: 'streaming' | 'paged' } = {}) {
   const ctl = new AbortController();
   const events: WatcherEvent[] = [];
   const errors: unknown[] = [];
   const done = (async () => {
-    for await (const ev of watcher(api, { clock, signal: ctl.signal, backoff: { jitter: extra.jitter ?? 0 }, onError: (e) => errors.push(e) })) events.push(ev);
+    for await (const ev of watcher(api, { clock, signal: ctl.signal, initialList: extra.initialList ?? 'paged', backoff: { jitter: extra.jitter ?? 0 }, onError: (e) => errors.push(e) })) events.push(ev);
   })();
   return { ctl, events, errors, done };
 }
@@ -194,4 +194,63 @@ describe('watcher', () => {
     await flushMicrotasks();
     assert.equal(clock.pendingTimers(), 0);
   });
+});
+
+describe('watcher with streaming lists', () => {
+  const end = (rv: string): WatchEvent => ({ type: 'BOOKMARK', object: { metadata: { resourceVersion: rv, annotations: { 'k8s.io/initial-events-end': 'true' } } } });
+  const added = (o: KubeObject): WatchEvent => ({ type: 'ADDED', object: o });
+
+  it('streams the initial list with sendInitialEvents, completes it at the initial-events-end bookmark, and goes on watching on the same stream', async () => {
+    const clock = createFakeClock();
+    const plainBookmark: WatchEvent = { type: 'BOOKMARK', object: { metadata: { resourceVersion: '9' } } };
+    const { api, calls } = fakeApi(clock, [], [[added(obj('a', '3')), plainBookmark, added(obj('b', '4')), end('10'), { type: 'MODIFIED', object: obj('a', '12') }], 'hang']);
+    const w = collect(api, clock, { initialList: 'streaming' });
+    await clock.advanceAsync(0);
+    assert.deepEqual(brief(w.events), ['init', 'initApply:a@3', 'initApply:b@4', 'initDone', 'apply:a@12']);
+    const first = calls[0]!;
+    assert.equal(first.what, 'watch');
+    assert.equal(first.options.sendInitialEvents, true);
+    assert.equal(first.options.resourceVersionMatch, 'NotOlderThan');
+    assert.equal(first.options.resourceVersion, '');
+    assert.equal(first.options.allowWatchBookmarks, true);
+    // The stream ended cleanly after the change: reopened at once from the last resourceVersion.
+    assert.deepEqual(calls.slice(1).map((c) => `${c.what}:${c.options.resourceVersion}:${c.options.sendInitialEvents ?? false}`), ['watch:12:false']);
+    assert.equal(calls.some((c) => c.what === 'list'), false, 'no list request');
+    assert.deepEqual(w.errors, []);
+    w.ctl.abort();
+    await w.done;
+  });
+
+  it('a stream that breaks or ends before the initial events are complete starts over, after the backoff', async () => {
+    const clock = createFakeClock();
+    const { api, calls } = fakeApi(clock, [], [[added(obj('a', '3'))], [added(obj('b', '5')), end('6')], 'hang']);
+    const w = collect(api, clock, { initialList: 'streaming' });
+    await clock.advanceAsync(0);
+    assert.deepEqual(brief(w.events), ['init', 'initApply:a@3']);
+    assert.match(String(w.errors[0]), /ended before the initial events were complete/);
+    await clock.advanceAsync(800);
+    // The new stream's 'init' tells the store to drop what the broken one delivered.
+    assert.deepEqual(brief(w.events), ['init', 'initApply:a@3', 'init', 'initApply:b@5', 'initDone']);
+    assert.deepEqual(calls.map((c) => `${c.what}@${c.at}`), ['watch@0', 'watch@800', 'watch@800']);
+    w.ctl.abort();
+    await w.done;
+  });
+
+  for (const code of [400, 422]) {
+    it(`falls back to paged lists for good when the server refuses streaming with ${code}`, async () => {
+      const clock = createFakeClock();
+      const refused = new ApiError(code, code === 422 ? 'Invalid' : 'BadRequest', 'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled');
+      const { api, calls } = fakeApi(clock, [list('5', [obj('a', '1')]), list('9', [obj('b', '8')])], [refused, new Error('read ECONNRESET'), 'hang']);
+      const w = collect(api, clock, { initialList: 'streaming' });
+      await clock.advanceAsync(0);
+      assert.deepEqual(brief(w.events), ['init', 'init', 'initApply:a@1', 'initDone']);
+      assert.deepEqual(calls.map((c) => `${c.what}@${c.at}`), ['watch@0', 'list@0', 'watch@0'], 'no backoff before the fallback');
+      // A later relist (after the broken watch) lists again, it does not try streaming.
+      await clock.advanceAsync(800);
+      assert.deepEqual(calls.map((c) => c.what), ['watch', 'list', 'watch', 'list', 'watch']);
+      assert.equal(calls[4]!.options.sendInitialEvents, undefined);
+      w.ctl.abort();
+      await w.done;
+    });
+  }
 });
