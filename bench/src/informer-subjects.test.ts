@@ -28,9 +28,9 @@ after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-for (const pageSize of [undefined, 0]) {
-  test(`kplane informer (${pageSize === undefined ? 'factory, paged' : 'one list'}) caches exactly the namespace's ConfigMaps`, async () => {
-    const subject = await prepareKplaneInformer(cp.kubeconfigPath!, NAMESPACE, pageSize === undefined ? {} : { pageSize });
+for (const initialList of ['streaming', 'paged'] as const) {
+  test(`kplane informer (${initialList} list) caches exactly the namespace's ConfigMaps`, async () => {
+    const subject = await prepareKplaneInformer(cp.kubeconfigPath!, NAMESPACE, { initialList });
     try {
       assert.equal(await subject.sync(), COUNT);
     } finally {
@@ -82,5 +82,5 @@ test('benchInformers runs each informer in a child process and checks the count'
     assert.ok(m.heapAfter > m.heapBefore, `${result.name}: the cache should grow the heap`);
     assert.ok(m.peakRss >= m.rssBefore);
   }
-  await assert.rejects(benchInformers({ kubeconfig: cp.kubeconfigPath!, namespace: NAMESPACE, count: COUNT + 1, unpaged: false }), /cached 620 objects, want 621/);
+  await assert.rejects(benchInformers({ kubeconfig: cp.kubeconfigPath!, namespace: NAMESPACE, count: COUNT + 1, runs: 1, paged: false }), /cached 620 objects, want 621/);
 });

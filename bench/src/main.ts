@@ -16,8 +16,8 @@
  * (unmeasured seconds at the start of every round, default 0.3), --concurrency N (default 32),
  * --throughput 0 (skips the GET/CREATE rounds), --list N (ConfigMaps for the LIST case, default
  * 10000; 0 skips it), --informer N (ConfigMaps for the informer case, default 100000; 0 skips
- * it), --informer-runs N (runs per informer, default 1), --informer-unpaged 0 (skips the
- * unpaged kplane informer row), --workqueue 0 (skips the workqueue case), --startup N (fresh
+ * it), --informer-runs N (runs per informer, default 3), --informer-paged 0 (skips the
+ * paged kplane informer row), --workqueue 0 (skips the workqueue case), --startup N (fresh
  * processes for the startup case, default 5; 0 skips it), --crd N (objects of each kind for the
  * custom-resource case, default 1000; 0 skips it), --gc N (dependents for the garbage-collector
  * case, default 10000; 0 skips it), --pods-rate N (pods for the Ready rate, default 2000; 0
@@ -52,8 +52,8 @@ const { values: flags } = parseArgs({
     list: { type: 'string', default: '10000' },
     throughput: { type: 'string', default: '1' },
     informer: { type: 'string', default: '100000' },
-    'informer-runs': { type: 'string', default: '1' },
-    'informer-unpaged': { type: 'string', default: '1' },
+    'informer-runs': { type: 'string', default: '3' },
+    'informer-paged': { type: 'string', default: '1' },
     workqueue: { type: 'string', default: '1' },
     startup: { type: 'string', default: '5' },
     crd: { type: 'string', default: '1000' },
@@ -192,7 +192,7 @@ async function runInformers(memory: Target & { info: KplaneInfo }): Promise<Info
     namespace: INFORMER_NAMESPACE,
     count: informerCount,
     runs: Math.max(1, Number(flags['informer-runs'])),
-    unpaged: flags['informer-unpaged'] !== '0',
+    paged: flags['informer-paged'] !== '0',
     progress: (line) => console.log(line),
   });
   return { ...results, fillMs };
