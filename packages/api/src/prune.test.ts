@@ -105,3 +105,19 @@ test('messages for Strict and Warn', () => {
     'Deployment in version "v1" cannot be handled as a Deployment: strict decoding error: unknown field "spec.replica", unknown field "spec.containers[0].imagee"',
   );
 });
+
+test('resolveSchema caches per schema and set of definitions, until the definitions change', async () => {
+  const { resolveSchema, definitionsChanged } = await import('./schema.js');
+  const defs: Record<string, { type: 'object'; description?: string }> = { A: { type: 'object', description: 'one' } };
+  const wrapper = { $ref: '#/components/schemas/A', description: 'outer' };
+  const first = resolveSchema(wrapper, defs);
+  assert.deepEqual(first, { type: 'object', description: 'outer' });
+  assert.equal(resolveSchema(wrapper, defs), first, 'the same resolution object');
+  defs['A'] = { type: 'object', description: 'two' };
+  const unresolved = { $ref: '#/components/schemas/B' };
+  assert.deepEqual(resolveSchema(unresolved, defs), {});
+  (defs as Record<string, unknown>)['B'] = { type: 'string' };
+  definitionsChanged(defs);
+  assert.deepEqual(resolveSchema(unresolved, defs), { type: 'string' }, 'a definition added later is found after definitionsChanged');
+  assert.notEqual(resolveSchema(wrapper, defs), first);
+});

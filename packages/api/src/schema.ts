@@ -51,8 +51,29 @@ export type SchemaDefinitions = Record<string, SchemaObject>;
 /**
  * Resolves `$ref` and single-element `allOf: [{$ref}]` wrappers against a set of definitions,
  * returning the referenced schema merged with the wrapper's own description and extensions.
+ * The result is cached per schema object and set of definitions: never change either.
  */
 export function resolveSchema(schema: SchemaObject | undefined, defs: SchemaDefinitions): SchemaObject | undefined {
+  if (!schema || (!schema.$ref && !schema.allOf)) return schema;
+  // Schemas are static: each wrapper is resolved once per set of definitions (writes resolve
+  // the same few hundred schemas over and over when pruning and merging).
+  let byDefs = resolved.get(defs);
+  if (!byDefs) resolved.set(defs, (byDefs = new WeakMap()));
+  const known = byDefs.get(schema);
+  if (known !== undefined) return known ?? undefined;
+  const out = resolveUncached(schema, defs);
+  byDefs.set(schema, out ?? null);
+  return out;
+}
+
+const resolved = new WeakMap<SchemaDefinitions, WeakMap<SchemaObject, SchemaObject | null>>();
+
+/** Forgets what resolveSchema cached for `defs`: call it after adding, replacing or removing definitions. */
+export function definitionsChanged(defs: SchemaDefinitions): void {
+  resolved.delete(defs);
+}
+
+function resolveUncached(schema: SchemaObject | undefined, defs: SchemaDefinitions): SchemaObject | undefined {
   let s = schema;
   for (let depth = 0; s && depth < 16; depth++) {
     if (s.$ref) {

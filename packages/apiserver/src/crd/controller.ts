@@ -10,7 +10,7 @@
  * finalizers keep the CRD terminating until someone removes them.
  */
 import type { KubeObject } from '@kplane/api';
-import { ApiError } from '@kplane/api';
+import { ApiError, definitionsChanged } from '@kplane/api';
 import type { Backend } from '@kplane/storage';
 import type { Registry } from '../registry/registry.js';
 import { rfc3339, type Store } from '../registry/store.js';
@@ -86,6 +86,7 @@ export function createCrdController(options: CrdControllerOptions): CrdControlle
     if (!s) return;
     served.delete(name);
     for (const d of s.definitions) delete registry.definitions[d];
+    definitionsChanged(registry.definitions);
     for (const v of s.versions) registry.remove(s.group, v, s.plural);
   }
 
@@ -100,6 +101,7 @@ export function createCrdController(options: CrdControllerOptions): CrdControlle
     for (const v of versions) {
       const { type, definitions } = customResourceType(crd, v);
       Object.assign(registry.definitions, definitions);
+      definitionsChanged(registry.definitions);
       entry.definitions.push(...Object.keys(definitions));
       const store = registry.add(type);
       await store.cache.start();
@@ -108,6 +110,7 @@ export function createCrdController(options: CrdControllerOptions): CrdControlle
     if (previous) {
       for (const v of previous.versions) if (!entry.versions.includes(v) || previous.plural !== entry.plural) registry.remove(previous.group, v, previous.plural);
       for (const d of previous.definitions) if (!entry.definitions.includes(d)) delete registry.definitions[d];
+      definitionsChanged(registry.definitions);
     }
     served.set(name, entry);
   }
