@@ -455,14 +455,15 @@ export class Store {
       const kv = await this.deps.backend.get(key);
       if (!kv) throw this.notFound(name);
       const current = this.fromKv(kv);
-      const next = await mutate(structuredClone(current));
+      // A second decode is the caller's copy: cheaper than cloning the decoded object.
+      const next = await mutate(this.fromKv(kv));
       // A resourceVersion left in the new object pins the write to it; none means unconditional.
       const pinned = next?.metadata?.resourceVersion;
       if (pinned && pinned !== current.metadata!.resourceVersion) {
         throw conflict(this.type.group, this.type.resource, name);
       }
       if (next && typeof next === 'object' && !Array.isArray(next)) meta(next).resourceVersion = current.metadata!.resourceVersion;
-      const result = await this.prepareUpdate(next, current, opts);
+      const result = await this.prepareUpdate(next, current, opts, () => this.fromKv(kv));
       if (result === current) return current;
       if (opts.dryRun) return result;
       try {
@@ -498,7 +499,7 @@ export class Store {
   }
 
   /** Applies the update rules to `next` against `current`; returns `current` itself when nothing changed. */
-  private async prepareUpdate(next: KubeObject, current: KubeObject, opts: WriteOptions & { subresource?: string }): Promise<KubeObject> {
+  private async prepareUpdate(next: KubeObject, current: KubeObject, opts: WriteOptions & { subresource?: string }, fresh: () => KubeObject = () => structuredClone(current)): Promise<KubeObject> {
     this.admitBody(next, opts);
     const m = meta(next);
     const cm = meta(current);
@@ -510,7 +511,7 @@ export class Store {
     }
     let obj = next;
     if (opts.subresource === 'status') {
-      obj = { ...structuredClone(current), status: next.status };
+      obj = { ...fresh(), status: next.status };
       if (next.status === undefined) delete obj.status;
     } else {
       if (this.type.subresources?.status) {
@@ -578,8 +579,10 @@ export class Store {
     if (bodyName !== undefined && bodyName !== name) {
       throw badRequest(`the name of the object (${bodyName}) does not match the name on the URL (${name})`);
     }
-    // An update without a resourceVersion is unconditional (kube-apiserver allows it for built-in kinds).
-    return this.guaranteedUpdate(namespace, name, () => structuredClone(obj), opts);
+    // An update without a resourceVersion is unconditional (kube-apiserver allows it for built-in
+    // kinds) and retried on conflicts, each attempt on a copy of the body; a pinned one is tried once.
+    const pinned = !!obj.metadata?.resourceVersion;
+    return this.guaranteedUpdate(namespace, name, () => (pinned ? obj : structuredClone(obj)), opts);
   }
 
   /** Deletes an object: at once, or by marking it when finalizers or a grace period hold it. */

@@ -1,6 +1,6 @@
 import type { KubeObject } from '@kplane/api';
 import { gone } from '@kplane/api';
-import type { Backend } from '@kplane/storage';
+import type { Backend, KeyValue } from '@kplane/storage';
 
 /** One change as the watch cache keeps it: decoded once, shared by every watcher. */
 export interface CachedEvent {
@@ -24,6 +24,19 @@ export interface WatchCacheOptions {
 }
 
 type Listener = (e: CachedEvent) => void;
+
+/**
+ * Gives `e` a `prevObject` decoded from `prev` on first read: only watches with selectors
+ * look at it, so most changes never pay for decoding it.
+ */
+function lazyPrevious(e: CachedEvent, prev: KeyValue, decode: WatchCacheOptions['decode']): CachedEvent {
+  let decoded: KubeObject | undefined;
+  Object.defineProperty(e, 'prevObject', {
+    enumerable: true,
+    get: () => (decoded ??= decode(prev.value, prev.modRevision)),
+  });
+  return e;
+}
 
 /**
  * A per-resource cache of recent changes that serves every watch on the resource from one
@@ -68,19 +81,11 @@ export class WatchCache {
         let e: CachedEvent;
         if (ev.type === 'delete') {
           const prev = ev.prevKv ?? ev.kv;
-          e = {
-            type: 'DELETED',
-            object: decode(prev.value, ev.revision),
-            prevObject: decode(prev.value, prev.modRevision),
-            revision: ev.revision,
-          };
+          e = lazyPrevious({ type: 'DELETED', object: decode(prev.value, ev.revision), revision: ev.revision }, prev, decode);
         } else {
-          e = {
-            type: ev.type === 'create' ? 'ADDED' : 'MODIFIED',
-            object: decode(ev.kv.value, ev.revision),
-            prevObject: ev.prevKv ? decode(ev.prevKv.value, ev.prevKv.modRevision) : undefined,
-            revision: ev.revision,
-          };
+          const object = decode(ev.kv.value, ev.revision);
+          const type = ev.type === 'create' ? 'ADDED' : 'MODIFIED';
+          e = ev.prevKv ? lazyPrevious({ type, object, revision: ev.revision }, ev.prevKv, decode) : { type, object, revision: ev.revision };
         }
         this.push(e);
       }

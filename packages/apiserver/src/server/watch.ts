@@ -17,6 +17,9 @@ const INITIAL_EVENTS_PAGE = 500;
 /** Chunks (of up to 64 KiB) of initial events queued ahead of the client before the next page is built. */
 const INITIAL_EVENTS_AHEAD = 8;
 
+/** The last encoding of each watch-cache object as an event (as `object`), shared by all its watchers. */
+const encodedEvents = new WeakMap<object, { type: string; bytes: Uint8Array }>();
+
 /** A tiny single-consumer channel. */
 class Channel<T> {
   private readonly items: T[] = [];
@@ -101,6 +104,14 @@ export function serveWatch(
   const selected = (o: KubeObject | undefined) => !!o && inNamespace(o) && filter.matches(o);
 
   const encode = (ev: WatchEvent): Uint8Array => {
+    if (rep === 'object' && ev.type !== 'ERROR' && ev.type !== 'BOOKMARK') {
+      // Every watcher of a resource gets the same cached objects: encode each event once.
+      const known = encodedEvents.get(ev.object);
+      if (known?.type === ev.type) return known.bytes;
+      const bytes = Buffer.from(JSON.stringify(ev) + '\n');
+      encodedEvents.set(ev.object, { type: ev.type, bytes });
+      return bytes;
+    }
     let object: unknown = ev.object;
     if (rep === 'table' && ev.type !== 'ERROR' && ev.type !== 'BOOKMARK') {
       object = toTable(store.type.strategy.table, [ev.object], { resourceVersion: ev.object.metadata?.resourceVersion }, { include: options.include, now: options.now() });
@@ -119,8 +130,12 @@ export function serveWatch(
   const translate = (e: CachedEvent): WatchEvent | undefined => {
     const now = selected(e.object);
     if (e.type === 'ADDED') return now ? { type: 'ADDED', object: e.object } : undefined;
-    if (e.type === 'DELETED') return selected(e.prevObject ?? e.object) ? { type: 'DELETED', object: e.object } : undefined;
-    const before = selected(e.prevObject);
+    if (e.type === 'DELETED') {
+      const last = filter.everything ? e.object : (e.prevObject ?? e.object);
+      return selected(last) ? { type: 'DELETED', object: e.object } : undefined;
+    }
+    // Without selectors, the namespace decides, and an object never changes namespace.
+    const before = filter.everything ? now : selected(e.prevObject);
     if (before && now) return { type: 'MODIFIED', object: e.object };
     if (!before && now) return { type: 'ADDED', object: e.object };
     if (before && !now) return { type: 'DELETED', object: e.object };
