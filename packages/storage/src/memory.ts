@@ -64,7 +64,9 @@ export function createMemoryBackend(): Backend {
   let log: LogRow[] = [];
   const byRevision = new Map<number, LogRow>();
   const history = new Map<string, LogRow[]>();
+  /** Every key with history, sorted up to `sortedUpTo`; keys added since are appended and sorted on the next scan. */
   let keys: string[] = [];
+  let sortedUpTo = 0;
   let revision = 0;
   let compacted = 0;
   let closed = false;
@@ -88,7 +90,7 @@ export function createMemoryBackend(): Backend {
     if (!rows) {
       rows = [];
       history.set(full.key, rows);
-      keys.splice(lowerBound(keys, full.key), 0, full.key);
+      keys.push(full.key);
     }
     const prev = rows[rows.length - 1];
     rows.push(full);
@@ -109,6 +111,12 @@ export function createMemoryBackend(): Backend {
   /** Visits live rows under prefix in key order; `visit` returning false stops the scan. */
   const scan = (prefix: string, rev: number, startAfter: string | undefined, visit: (row: LogRow) => boolean | void): void => {
     const from = startAfter !== undefined && startAfter >= prefix ? startAfter : prefix;
+    if (sortedUpTo < keys.length) {
+      // Inserting each new key in place costs O(n) a write; sorting the appended tail once per
+      // scan is cheap (the sort merges a sorted run with a short one).
+      keys.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      sortedUpTo = keys.length;
+    }
     for (let i = lowerBound(keys, from); i < keys.length; i++) {
       const key = keys[i];
       if (!key.startsWith(prefix)) break;
@@ -254,7 +262,10 @@ export function createMemoryBackend(): Backend {
           history.set(key, rows);
         }
       }
-      if (emptied) keys = keys.filter((key) => history.has(key));
+      if (emptied) {
+        keys = keys.filter((key) => history.has(key));
+        sortedUpTo = 0;
+      }
     },
 
     async close() {
