@@ -206,7 +206,8 @@ function splitKey(key: string): [string, string] {
  *
  * Guarantees:
  * - Stored objects are deeply frozen, in place (the watcher's objects are not copied), and
- *   share equal parts with the object stored before them (see freezeSharing): a stored
+ *   share equal parts with their previous version or the object stored before them (see
+ *   freezeSharing): a stored
  *   object equals the one received, but parts of it may be the very same values as another
  *   cached object's.
  * - A relist (`init` … `initDone`) replaces the content in one step and reports the
@@ -287,9 +288,12 @@ export function createStore<T extends KubeObject = KubeObject>(options: StoreOpt
     return index;
   };
   const intern = createInterner();
-  /** Freezes an incoming object, sharing what it can with the last one stored. */
-  const admit = (obj: T): T => {
-    const kept = freezeSharing(obj, sibling, intern);
+  /**
+   * Freezes an incoming object, sharing what it can with `like` (its previous version, for an
+   * update) or else with the last object stored.
+   */
+  const admit = (obj: T, like?: T): T => {
+    const kept = freezeSharing(obj, like ?? sibling, intern);
     sibling = kept;
     return kept;
   };
@@ -367,7 +371,7 @@ export function createStore<T extends KubeObject = KubeObject>(options: StoreOpt
         case 'apply': {
           const old = lookup(items, event.object);
           if (old && rvOf(old) === rvOf(event.object) && !replaced(old, event.object)) return [];
-          const obj = admit(event.object);
+          const obj = admit(event.object, old);
           const out: StoreDelta<T>[] = [];
           change(old, obj, out);
           put(obj, old);
