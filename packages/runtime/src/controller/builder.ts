@@ -16,6 +16,14 @@ import type { Predicate, WatchChange } from './predicates.js';
 export interface WatchOptions<T extends KubeObject = KubeObject> {
   /** Every predicate must pass for a change to enqueue anything. */
   predicates?: Predicate<T>[];
+  /**
+   * Batches bursts of changes (ms, default none). A change whose key was last reconciled less
+   * than this long ago wakes it at the end of that window instead of at once, so a stream of
+   * changes costs at most one reconcile per window and key, while a lone change still wakes
+   * the controller at once. No change is lost: each one wakes the key once, at the latest
+   * `batchWindowMs` later.
+   */
+  batchWindowMs?: number;
 }
 
 /** Maps a changed object to the requests it should wake (for `watches`). */
@@ -41,6 +49,7 @@ export class BuilderError extends Error {
 interface Watch {
   resource: ResourceDescriptor;
   predicates: Predicate[];
+  batchWindowMs?: number;
   toKeys(obj: KubeObject): string[];
 }
 
@@ -51,7 +60,7 @@ function source(informer: Informer, w: Watch): Source {
     const fire = (change: WatchChange, objs: KubeObject[]) => {
       if (!w.predicates.every((p) => p(change))) return;
       const keys = new Set(objs.flatMap((o) => w.toKeys(o)));
-      for (const k of keys) enqueue(k);
+      for (const k of keys) enqueue(k, w.batchWindowMs);
     };
     return informer.addEventHandler({
       onAdd: (object) => fire({ type: 'create', object }, [object]),
@@ -82,7 +91,12 @@ export class ControllerBuilder {
   for<T extends KubeObject>(resource: ResourceDescriptor & { kind?: string }, options: WatchOptions<T> = {}): this {
     if (this.primary) this.problems.push('for() may only be called once');
     this.primary = { resource, kind: resource.kind, predicates: (options.predicates ?? []) as Predicate[] };
-    this.sources.push({ resource, predicates: (options.predicates ?? []) as Predicate[], toKeys: (o) => [keyOf(o.metadata?.namespace, o.metadata!.name!)] });
+    this.sources.push({
+      resource,
+      predicates: (options.predicates ?? []) as Predicate[],
+      batchWindowMs: options.batchWindowMs,
+      toKeys: (o) => [keyOf(o.metadata?.namespace, o.metadata!.name!)],
+    });
     return this;
   }
 
@@ -94,6 +108,7 @@ export class ControllerBuilder {
     this.sources.push({
       resource,
       predicates: (options.predicates ?? []) as Predicate[],
+      batchWindowMs: options.batchWindowMs,
       toKeys: (o) => {
         const p = this.primary;
         if (!p) return [];
@@ -112,6 +127,7 @@ export class ControllerBuilder {
     this.sources.push({
       resource,
       predicates: (options.predicates ?? []) as Predicate[],
+      batchWindowMs: options.batchWindowMs,
       toKeys: (o) => map(o as T).map((r) => keyOf(r.namespace, r.name)),
     });
     return this;

@@ -18,8 +18,12 @@ export interface ReconcileContext {
   signal: AbortSignal;
 }
 
-/** An event source: registers handlers that call `enqueue`; returns how to unregister them. */
-export type Source = (enqueue: (key: string) => void) => HandlerRegistration;
+/**
+ * An event source: registers handlers that call `enqueue`; returns how to unregister them.
+ * With `batchWindowMs`, a key whose last reconcile started less than that long ago is added at
+ * the end of the window instead of at once (see WatchOptions.batchWindowMs).
+ */
+export type Source = (enqueue: (key: string, batchWindowMs?: number) => void) => HandlerRegistration;
 
 /** Something the manager runs until its signal aborts. */
 export interface Runnable {
@@ -65,6 +69,9 @@ export interface Controller extends Runnable {
  * - A thrown error requeues the key with per-key exponential backoff (5 ms → 1000 s) capped by a
  *   10 qps / 100 burst bucket; a TerminalError is recorded and the key forgotten; an
  *   `Action.requeue(ms)` requeues after ms; success forgets the key's backoff.
+ * - A source's change with a batch window wakes its key at once when the key's last reconcile
+ *   started at least that long ago, else at the end of the window (never later); a failed
+ *   reconcile during which such changes were held back is retried at once.
  */
 export function createController(options: ControllerOptions): Controller {
   const clock = options.clock ?? realClock;
@@ -72,8 +79,39 @@ export function createController(options: ControllerOptions): Controller {
   const workers = Math.max(1, options.maxConcurrentReconciles ?? 1);
   const onError = options.onError ?? ((req, err) => console.error(`controller ${options.name}: reconcile ${req.key} failed:`, err));
   options.metrics?.initController(options.name);
+  // When each key's last reconcile started (clock ms), for sources with a batch window; entries
+  // older than the widest window seen are swept now and then.
+  const lastStart = new Map<string, number>();
+  let widestWindow = 0;
+  let nextSweep = 0;
+
+  // Keys whose change is waiting for the end of a batch window (cleared when a reconcile starts).
+  const held = new Set<string>();
+
+  /** Adds `key` now, or at the end of its batch window when its last reconcile started less than `windowMs` ago. */
+  function enqueue(key: string, windowMs?: number): void {
+    if (windowMs === undefined || !(windowMs > 0)) return queue.add(key);
+    widestWindow = Math.max(widestWindow, windowMs);
+    const started = lastStart.get(key);
+    const wait = started === undefined ? 0 : started + windowMs - clock.now();
+    if (wait > 0) {
+      held.add(key);
+      queue.addAfter(key, wait);
+    } else queue.add(key);
+  }
+
+  function noteStart(key: string): void {
+    if (widestWindow === 0) return;
+    held.delete(key);
+    const now = clock.now();
+    lastStart.set(key, now);
+    if (now < nextSweep) return;
+    nextSweep = now + Math.max(1000, widestWindow);
+    for (const [k, t] of lastStart) if (t + widestWindow <= now) lastStart.delete(k);
+  }
 
   async function processOne(key: string, signal: AbortSignal): Promise<void> {
+    noteStart(key);
     const request = requestFromKey(key);
     try {
       const action = await options.reconcile(request, { signal });
@@ -89,7 +127,11 @@ export function createController(options: ControllerOptions): Controller {
       options.metrics?.recordReconcile(options.name, 'error');
       onError(request, err);
       if (err instanceof TerminalError) queue.forget(key);
-      else queue.addRateLimited(key);
+      else {
+        queue.addRateLimited(key);
+        // Changes held back during a failed reconcile are not worth a wait: retry with them at once.
+        if (held.has(key)) queue.add(key);
+      }
     } finally {
       queue.done(key);
     }
@@ -113,7 +155,7 @@ export function createController(options: ControllerOptions): Controller {
     needLeaderElection: true,
     enqueue: (key) => queue.add(key),
     async start(signal) {
-      const registrations = options.sources.map((source) => source((key) => queue.add(key)));
+      const registrations = options.sources.map((source) => source(enqueue));
       const stop = () => queue.shutDown();
       signal.addEventListener('abort', stop, { once: true });
       try {
