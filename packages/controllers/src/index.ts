@@ -5,6 +5,7 @@ export * from './manager.js';
 export * from './garbagecollector/index.js';
 export {
   BURST_REPLICAS,
+  POD_BATCH_WINDOW_MS,
   createExpectations,
   createReplicaSetController,
   type Expectations,
@@ -18,6 +19,7 @@ export {
   POD_TEMPLATE_HASH_LABEL,
   REVISION_ANNOTATION,
   REVISION_HISTORY_ANNOTATION,
+  REPLICASET_BATCH_WINDOW_MS,
   computeHash,
   createDeploymentController,
   type DeploymentControllerOptions,

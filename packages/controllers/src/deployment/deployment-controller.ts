@@ -24,6 +24,7 @@ import {
   type Request,
 } from '@kplane/runtime';
 import { claimObjects, controllerOf, isStaleCacheError, recheckOwnerWith } from '../replicaset/controller-ref.js';
+import { createOwnWrites } from '../replicaset/own-writes.js';
 import { rolloutRecreate, rolloutRolling } from './rollout.js';
 import { createDeploymentSync } from './sync.js';
 
@@ -37,7 +38,16 @@ export interface DeploymentControllerOptions {
   clock?: Clock;
   /** Where events go (default: a recorder for "deployment-controller"); false records none. */
   recorder?: EventRecorder | false;
+  /**
+   * ReplicaSet changes that arrive less than this long after a Deployment's last sync started
+   * wait for the end of that window (default 25 ms), so a stream of ReplicaSet status updates
+   * costs one sync per window instead of one each; a lone change still wakes it at once.
+   */
+  batchWindowMs?: number;
 }
+
+/** Default of DeploymentControllerOptions.batchWindowMs. */
+export const REPLICASET_BATCH_WINDOW_MS = 25;
 
 const API_VERSION = 'apps/v1';
 /** Delay before retrying a sync whose write met a newer version of the object. */
@@ -84,7 +94,17 @@ export function createDeploymentController(manager: Manager, options: Deployment
   const event = (d: Deployment, type: 'Normal' | 'Warning', reason: string, message: string): void => {
     if (recorder) void recorder.event({ ...d, apiVersion: API_VERSION, kind: KIND } as KubeObject, type, reason, message);
   };
-  const syncer = createDeploymentSync({ deployApi, rsApi, rsCache: rsInformer.store, now: () => clock.now(), event });
+  // What this controller last wrote of each Deployment, until its cache shows it (no 409 on the next write).
+  const ownWrites = createOwnWrites<Deployment>();
+  deployInformer.addEventHandler({ onDelete: (d) => ownWrites.forget(`${d.metadata?.namespace ?? ''}/${d.metadata?.name ?? ''}`) });
+  const syncer = createDeploymentSync({
+    deployApi,
+    rsApi,
+    rsCache: rsInformer.store,
+    now: () => clock.now(),
+    event,
+    wrote: (written, base) => ownWrites.wrote(`${written.metadata?.namespace ?? ''}/${written.metadata?.name ?? ''}`, base, written),
+  });
 
   /** Deployments a ReplicaSet belongs to: its controller, or for an orphan every Deployment selecting it. */
   const deploymentsForReplicaSet = (rs: ReplicaSet): Array<{ namespace: string; name: string }> => {
@@ -149,8 +169,11 @@ export function createDeploymentController(manager: Manager, options: Deployment
 
   const syncDeployment = async (req: Request): Promise<Action | void> => {
     const cached = deployInformer.store.get(req.key);
-    if (!cached) return;
-    const d = structuredClone(cached) as Deployment;
+    if (!cached) {
+      ownWrites.forget(req.key);
+      return;
+    }
+    const d = structuredClone(ownWrites.latest(req.key, cached)) as Deployment;
     const selector = selectorOf(d);
     if (!selector) throw new TerminalError(`deployment ${req.key} has an invalid selector`);
     if (selector.empty) {
@@ -183,7 +206,7 @@ export function createDeploymentController(manager: Manager, options: Deployment
     .controller()
     .named(options.name ?? 'deployment')
     .for(Deployments)
-    .watches<ReplicaSet>(ReplicaSets, deploymentsForReplicaSet)
+    .watches<ReplicaSet>(ReplicaSets, deploymentsForReplicaSet, { batchWindowMs: options.batchWindowMs ?? REPLICASET_BATCH_WINDOW_MS })
     .watches<Pod>(Pods, deploymentForPod, { predicates: [(c) => c.type === 'delete'] })
     .withOptions({ maxConcurrentReconciles: options.workers ?? 5 })
     .complete(reconcile);

@@ -1,5 +1,5 @@
 /** The Deployment controller and its building blocks. */
-export { createDeploymentController, type DeploymentControllerOptions } from './deployment-controller.js';
+export { REPLICASET_BATCH_WINDOW_MS, createDeploymentController, type DeploymentControllerOptions } from './deployment-controller.js';
 export { POD_TEMPLATE_HASH_LABEL, canonicalEncoding, computeHash, equalIgnoreHash, fnv32a, safeEncodeString } from './hash.js';
 export {
   DESIRED_REPLICAS_ANNOTATION,

@@ -54,6 +54,8 @@ export interface SyncDeps {
   event(d: Deployment, type: 'Normal' | 'Warning', reason: string, message: string): void;
   /** The current time (ms). */
   now(): number;
+  /** Told of every write of the Deployment: the API server's answer and the version it was based on. */
+  wrote?(written: Deployment, baseVersion: string | undefined): void;
 }
 
 /** The steps, bound to their dependencies. */
@@ -82,8 +84,10 @@ export function createDeploymentSync(deps: SyncDeps): DeploymentSync {
   /** Writes d.status (compacted) and keeps d's resourceVersion current. */
   const writeStatus = async (d: Deployment): Promise<void> => {
     d.status = compactStatus(d.status ?? {});
+    const base = d.metadata?.resourceVersion;
     const written = await deployApi.updateStatus(d, { namespace: d.metadata?.namespace });
     d.metadata!.resourceVersion = written.metadata?.resourceVersion;
+    deps.wrote?.(written, base);
   };
 
   /** The revision annotation lives in metadata, which the status subresource does not write: patch it. */
@@ -93,6 +97,7 @@ export function createDeploymentSync(deps: SyncDeps): DeploymentSync {
       namespace: d.metadata?.namespace,
     });
     (d.metadata!.annotations ??= {})[REVISION_ANNOTATION] = revision;
+    deps.wrote?.(written, d.metadata?.resourceVersion);
     d.metadata!.resourceVersion = written.metadata?.resourceVersion;
   };
 

@@ -3,7 +3,7 @@
  * runtime like any user's controller: keeps `spec.replicas` active pods matching the selector,
  * adopting orphans and releasing pods that stopped matching, and reports the counts in status.
  */
-import { ApiError, labelSelectorFromObject, type KubeObject, type LabelSelector, type OwnerReference } from '@kplane/api';
+import { ApiError, type KubeObject, type LabelSelector, type OwnerReference } from '@kplane/api';
 import {
   Action,
   CONTROLLER_OWNER_INDEX,
@@ -12,6 +12,8 @@ import {
   ReplicaSets,
   TerminalError,
   createEventRecorder,
+  deepFreeze,
+  objectKey,
   formatTime,
   type Clock,
   type Controller,
@@ -25,7 +27,10 @@ import {
 } from '@kplane/runtime';
 import { claimObjects, controllerOf, controllerRefTo, isStaleCacheError, recheckOwnerWith } from './controller-ref.js';
 import { createExpectations, type Expectations } from './expectations.js';
-import { isPodActive, isPodAvailable, isPodReady, msUntilAvailable, podKey, podsToDelete } from './pods.js';
+import { createOwnWrites } from './own-writes.js';
+import { factsOf, fullyLabeled, rsFactsOf, selectorOf, selects, type RsFacts } from './pod-facts.js';
+import { createPodTally } from './pod-tally.js';
+import { isPodAvailable, msUntilAvailable, podKey, podsToDelete } from './pods.js';
 import { SLOW_START_INITIAL_BATCH_SIZE, slowStartBatch } from './slow-start.js';
 
 /** Kubernetes' BurstReplicas: the most pods one sync creates or deletes. */
@@ -47,7 +52,16 @@ export interface ReplicaSetControllerOptions {
   expectationsTtlMs?: number;
   /** Where events go (default: a recorder for "replicaset-controller"); false records none. */
   recorder?: EventRecorder | false;
+  /**
+   * Pod changes that arrive less than this long after a ReplicaSet's last sync started wait for
+   * the end of that window (default 25 ms), so a burst of pod events costs one sync (and one
+   * status write) per window instead of one each; a lone change still wakes it at once.
+   */
+  batchWindowMs?: number;
 }
+
+/** Default of ReplicaSetControllerOptions.batchWindowMs. */
+export const POD_BATCH_WINDOW_MS = 25;
 
 /** The registered controller, with its expectations (for inspection). */
 export type ReplicaSetController = Controller & { readonly expectations: Expectations };
@@ -77,93 +91,35 @@ export function podFromTemplate(rs: ReplicaSet, ref: OwnerReference): Pod {
   return { apiVersion: 'v1', kind: 'Pod', metadata, spec: structuredClone(template.spec ?? { containers: [] }) };
 }
 
-/** What a sync needs to know of one version of a pod, kept per cached object (those are frozen). */
-interface PodFacts {
-  active: boolean;
-  ready: boolean;
-  /** The last selector (by its JSON) tested against the pod's labels, and the answer. */
-  selectorKey?: string;
-  selectorMatch?: boolean;
-  /** The last template labels (by their JSON) compared with the pod's labels, and the answer. */
-  templateKey?: string;
-  fullyLabeled?: boolean;
-}
-const podFactsCache = new WeakMap<Pod, PodFacts>();
-function factsOf(pod: Pod): PodFacts {
-  let f = podFactsCache.get(pod);
-  if (!f) {
-    f = { active: isPodActive(pod), ready: isPodReady(pod) };
-    if (Object.isFrozen(pod)) podFactsCache.set(pod, f);
-  }
-  return f;
+/** The replica counts a ReplicaSet reports. */
+export interface ReplicaCounts {
+  replicas: number;
+  fullyLabeled: number;
+  ready: number;
+  available: number;
 }
 
-/** Per ReplicaSet version: its parsed selector (or the parse error) and the keys of selector and template labels. */
-interface RsFacts {
-  selector: LabelSelector | Error;
-  selectorKey: string;
-  templateLabels: Array<[string, string]>;
-  templateKey: string;
-}
-const rsFactsCache = new WeakMap<ReplicaSet, RsFacts>();
-function rsFactsOf(rs: ReplicaSet): RsFacts {
-  let f = rsFactsCache.get(rs);
-  if (!f) {
-    let selector: LabelSelector | Error;
-    try {
-      selector = labelSelectorFromObject(rs.spec?.selector);
-    } catch (err) {
-      selector = err instanceof Error ? err : new Error(String(err));
-    }
-    const labels = rs.spec?.template?.metadata?.labels ?? {};
-    f = { selector, selectorKey: JSON.stringify(rs.spec?.selector ?? null), templateLabels: Object.entries(labels), templateKey: JSON.stringify(labels) };
-    if (Object.isFrozen(rs)) rsFactsCache.set(rs, f);
-  }
-  return f;
-}
-
-/** Whether a pod's labels carry every label of the ReplicaSet's template (memoised per pod version). */
-function fullyLabeled(pod: Pod, rs: RsFacts): boolean {
-  const f = factsOf(pod);
-  if (f.templateKey !== rs.templateKey) {
-    const labels = pod.metadata?.labels ?? {};
-    f.fullyLabeled = rs.templateLabels.every(([k, v]) => labels[k] === v);
-    f.templateKey = rs.templateKey;
-  }
-  return f.fullyLabeled!;
-}
-
-/** Whether the ReplicaSet's (valid, non-empty) selector matches the pod (memoised per pod version). */
-function selects(rs: RsFacts, pod: Pod): boolean {
-  const sel = rs.selector;
-  if (sel instanceof Error || sel.empty) return false;
-  const f = factsOf(pod);
-  if (f.selectorKey !== rs.selectorKey) {
-    f.selectorMatch = sel.matches(pod.metadata?.labels);
-    f.selectorKey = rs.selectorKey;
-  }
-  return f.selectorMatch!;
-}
-
-/** The status a ReplicaSet should report for its claimed active pods (calculateStatus). */
-export function calculateReplicaSetStatus(rs: ReplicaSet, pods: Pod[], manageError: unknown, nowMs: number): ReplicaSetStatus {
-  const status: ReplicaSetStatus = structuredClone(rs.status ?? { replicas: 0 });
+/** Counts the claimed active pods of a ReplicaSet in one pass (per-pod facts memoised across syncs). */
+export function countReplicas(rs: ReplicaSet, pods: Pod[], nowMs: number): ReplicaCounts {
   const rsFacts = rsFactsOf(rs);
   const minReady = rs.spec?.minReadySeconds ?? 0;
-  let fullyLabeledCount = 0;
-  let ready = 0;
-  let available = 0;
-  // One pass over the pods, with per-pod facts memoised across syncs.
+  const counts: ReplicaCounts = { replicas: pods.length, fullyLabeled: 0, ready: 0, available: 0 };
   for (const pod of pods) {
-    if (fullyLabeled(pod, rsFacts)) fullyLabeledCount++;
+    if (fullyLabeled(pod, rsFacts)) counts.fullyLabeled++;
     if (factsOf(pod).ready) {
-      ready++;
-      if (minReady <= 0 || isPodAvailable(pod, minReady, nowMs)) available++;
+      counts.ready++;
+      if (minReady <= 0 || isPodAvailable(pod, minReady, nowMs)) counts.available++;
     }
   }
+  return counts;
+}
+
+/** The status a ReplicaSet should report for these counts of its claimed active pods (calculateStatus). */
+export function replicaSetStatusFromCounts(rs: ReplicaSet, counts: ReplicaCounts, manageError: unknown, nowMs: number): ReplicaSetStatus {
+  const status: ReplicaSetStatus = structuredClone(rs.status ?? { replicas: 0 });
   const failure = status.conditions?.find((c) => c.type === 'ReplicaFailure');
   if (manageError !== undefined && !failure) {
-    const diff = pods.length - (rs.spec?.replicas ?? 1);
+    const diff = counts.replicas - (rs.spec?.replicas ?? 1);
     const cond: ReplicaSetCondition = {
       type: 'ReplicaFailure',
       status: 'True',
@@ -176,11 +132,16 @@ export function calculateReplicaSetStatus(rs: ReplicaSet, pods: Pod[], manageErr
     status.conditions = status.conditions!.filter((c) => c.type !== 'ReplicaFailure');
     if (status.conditions.length === 0) delete status.conditions;
   }
-  status.replicas = pods.length;
-  status.fullyLabeledReplicas = fullyLabeledCount;
-  status.readyReplicas = ready;
-  status.availableReplicas = available;
+  status.replicas = counts.replicas;
+  status.fullyLabeledReplicas = counts.fullyLabeled;
+  status.readyReplicas = counts.ready;
+  status.availableReplicas = counts.available;
   return status;
+}
+
+/** The status a ReplicaSet should report for its claimed active pods (calculateStatus). */
+export function calculateReplicaSetStatus(rs: ReplicaSet, pods: Pod[], manageError: unknown, nowMs: number): ReplicaSetStatus {
+  return replicaSetStatusFromCounts(rs, countReplicas(rs, pods, nowMs), manageError, nowMs);
 }
 
 /** Drops zero counters as Go's omitempty does on the wire (replicas is always written). */
@@ -190,13 +151,6 @@ function compact(status: ReplicaSetStatus): ReplicaSetStatus {
     if (!out[k]) delete out[k];
   }
   return out;
-}
-
-/** The parsed selector of a ReplicaSet (cached per version); throws as labelSelectorFromObject does. */
-function selectorOf(rs: ReplicaSet): LabelSelector {
-  const sel = rsFactsOf(rs).selector;
-  if (sel instanceof Error) throw sel;
-  return sel;
 }
 
 function sameStatus(rs: ReplicaSet, next: ReplicaSetStatus): boolean {
@@ -228,6 +182,10 @@ function sameStatus(rs: ReplicaSet, next: ReplicaSetStatus): boolean {
  * - status (replicas, fullyLabeledReplicas, readyReplicas, availableReplicas with
  *   minReadySeconds, observedGeneration, the ReplicaFailure condition) is written through the
  *   status subresource, only when it changed.
+ * - Cost: a sync reads its pod counts from a tally kept by the pod events (no walk over its
+ *   pods unless it deletes some or minReadySeconds is set); pod events within `batchWindowMs`
+ *   of a sync are handled together at the window's end; the next status write starts from the
+ *   last one written, not from a cache that has not seen it yet.
  */
 export function createReplicaSetController(manager: Manager, options: ReplicaSetControllerOptions = {}): ReplicaSetController {
   const clock = options.clock ?? manager.clock;
@@ -259,23 +217,37 @@ export function createReplicaSetController(manager: Manager, options: ReplicaSet
     const key = resolveRef(pod.metadata?.namespace ?? '', controllerOf(pod));
     if (key) expectations.deletionObserved(key, podKey(pod));
   };
+  // Pod counts per ReplicaSet, kept current by the pod events (a sync reads them in O(1)).
+  const tally = createPodTally(podInformer.store);
+  // The status this controller last wrote, until its cache shows it (no 409 on the next write).
+  const ownWrites = createOwnWrites<ReplicaSet>();
   podInformer.addEventHandler({
     onAdd(pod) {
+      tally.observe(undefined, pod);
       if (pod.metadata?.deletionTimestamp) return podGone(pod);
       const key = resolveRef(pod.metadata?.namespace ?? '', controllerOf(pod));
       if (key) expectations.creationObserved(key);
     },
     onUpdate(old, pod) {
+      tally.observe(old, pod);
       if (old.metadata?.resourceVersion === pod.metadata?.resourceVersion) return;
       if (pod.metadata?.deletionTimestamp) {
         podGone(pod);
         if (JSON.stringify(old.metadata?.labels ?? {}) !== JSON.stringify(pod.metadata?.labels ?? {})) podGone(old);
       }
     },
-    onDelete: podGone,
+    onDelete(pod) {
+      tally.observe(pod, undefined);
+      podGone(pod);
+    },
   });
   rsInformer.addEventHandler({
-    onDelete: (rs) => expectations.delete(`${rs.metadata?.namespace ?? ''}/${rs.metadata?.name ?? ''}`),
+    onDelete: (rs) => {
+      const key = `${rs.metadata?.namespace ?? ''}/${rs.metadata?.name ?? ''}`;
+      expectations.delete(key);
+      ownWrites.forget(key);
+      tally.forget(rs.metadata?.uid ?? '');
+    },
   });
 
   /** ReplicaSets of a namespace whose selector matches an orphan pod's labels. */
@@ -337,8 +309,17 @@ export function createReplicaSetController(manager: Manager, options: ReplicaSet
     }
   };
 
-  const manageReplicas = async (key: string, rs: ReplicaSet, pods: Pod[]): Promise<void> => {
-    const diff = pods.length - (rs.spec?.replicas ?? 1);
+  /** The active pods in its namespace that a ReplicaSet controls and its selector matches. */
+  const controlledMatching = (rs: ReplicaSet, rsFacts: RsFacts): Pod[] => {
+    const ns = rs.metadata?.namespace ?? '';
+    return podInformer.store
+      .byIndex(CONTROLLER_OWNER_INDEX, rs.metadata?.uid ?? '')
+      .filter((p) => (p.metadata?.namespace ?? '') === ns && factsOf(p).active && selects(rsFacts, p));
+  };
+
+  /** Creates or deletes pods so that `replicas` (the claimed active pods, listed by `pods`) meets spec.replicas. */
+  const manageReplicas = async (key: string, rs: ReplicaSet, replicas: number, pods: () => Pod[]): Promise<void> => {
+    const diff = replicas - (rs.spec?.replicas ?? 1);
     if (diff < 0) {
       const count = Math.min(-diff, burst);
       expectations.expectCreations(key, count);
@@ -349,7 +330,7 @@ export function createReplicaSetController(manager: Manager, options: ReplicaSet
       if (result.error !== undefined) throw result.error;
     } else if (diff > 0) {
       const count = Math.min(diff, burst);
-      const victims = podsToDelete(pods, relatedPods(rs), count, clock.now());
+      const victims = podsToDelete(pods(), relatedPods(rs), count, clock.now());
       expectations.expectDeletions(key, victims.map(podKey));
       const errors: unknown[] = [];
       await Promise.all(
@@ -371,19 +352,24 @@ export function createReplicaSetController(manager: Manager, options: ReplicaSet
     }
   };
 
-  const writeStatus = async (rs: ReplicaSet, status: ReplicaSetStatus): Promise<ReplicaSet> => {
+  const writeStatus = async (key: string, rs: ReplicaSet, status: ReplicaSetStatus): Promise<ReplicaSet> => {
     if (sameStatus(rs, status)) return rs;
     const next = structuredClone(rs) as ReplicaSet;
     next.status = compact({ ...status, observedGeneration: rs.metadata?.generation });
+    let base = rs.metadata?.resourceVersion;
+    let written: ReplicaSet;
     try {
-      return await rsApi.updateStatus(next, { namespace: rs.metadata?.namespace });
+      written = await rsApi.updateStatus(next, { namespace: rs.metadata?.namespace });
     } catch (err) {
       if (!(err instanceof ApiError && err.code === 409)) throw err;
       // One retry on a fresh copy, as the Kubernetes controller does.
       const fresh = await rsApi.get(rs.metadata?.name ?? '', { namespace: rs.metadata?.namespace });
+      base = fresh.metadata?.resourceVersion;
       fresh.status = compact({ ...status, observedGeneration: fresh.metadata?.generation });
-      return rsApi.updateStatus(fresh, { namespace: rs.metadata?.namespace });
+      written = await rsApi.updateStatus(fresh, { namespace: rs.metadata?.namespace });
     }
+    ownWrites.wrote(key, base, deepFreeze(written));
+    return written;
   };
 
   const reconcile = async (req: Request): Promise<Action | void> => {
@@ -397,11 +383,13 @@ export function createReplicaSetController(manager: Manager, options: ReplicaSet
   };
 
   const syncReplicaSet = async (req: Request): Promise<Action | void> => {
-    const rs = rsInformer.store.get(req.key);
-    if (!rs) {
+    const cached = rsInformer.store.get(req.key);
+    if (!cached) {
       expectations.delete(req.key);
+      ownWrites.forget(req.key);
       return;
     }
+    const rs = ownWrites.latest(req.key, cached);
     // Deletions the cache already shows (gone or terminating) count even if their event was missed.
     for (const key of expectations.pending(req.key)?.deleting ?? []) {
       const pod = podInformer.store.get(key);
@@ -414,17 +402,22 @@ export function createReplicaSetController(manager: Manager, options: ReplicaSet
       throw new TerminalError(`error converting pod selector to selector for rs ${req.key}: ${errorMessage(err)}`);
     }
     // Only pods this ReplicaSet controls and orphans can be claimed (claimObjects skips pods of
-    // other controllers). Controlled pods that still match are kept as they are; the rest
-    // (to release, or orphans to adopt) go through claimObjects.
+    // other controllers). Controlled active pods that still match are counted by the tally; the
+    // rest (controlled ones to release, orphans to adopt) go through claimObjects.
     const rsFacts = rsFactsOf(rs);
-    const kept: Pod[] = [];
+    const counts = tally.countsFor(rs);
+    const kept = { matched: counts.matched, fullyLabeled: counts.fullyLabeled, ready: counts.ready };
     const toClaim: Pod[] = [];
-    for (const p of podInformer.store.byIndex(CONTROLLER_OWNER_INDEX, rs.metadata?.uid ?? '')) {
-      if ((p.metadata?.namespace ?? '') !== req.namespace || !factsOf(p).active) continue;
-      if (selects(rsFacts, p)) kept.push(p);
-      else toClaim.push(p);
+    for (const key of counts.unmatched) {
+      const p = podInformer.store.get(key);
+      if (p && factsOf(p).active) toClaim.push(p);
     }
     for (const p of podInformer.store.byIndex(ORPHAN_POD_INDEX, req.namespace)) if (factsOf(p).active) toClaim.push(p);
+    const minReady = rs.spec?.minReadySeconds ?? 0;
+    // The kept pods themselves are listed (O(pods)) only when they are needed: to choose pods to
+    // delete, or to tell availability under minReadySeconds.
+    const mayDelete = needsSync && kept.matched + toClaim.length > (rs.spec?.replicas ?? 1);
+    const keptPods = minReady > 0 || mayDelete ? controlledMatching(rs, rsFacts) : undefined;
     const claimed =
       toClaim.length === 0
         ? []
@@ -437,23 +430,32 @@ export function createReplicaSetController(manager: Manager, options: ReplicaSet
             api: podApi,
             recheckOwner: recheckOwnerWith(rsApi, rs, RS_KIND),
           });
-    const pods = claimed.length === 0 ? kept : kept.concat(claimed);
+    const replicas = kept.matched + claimed.length;
+    const pods = (): Pod[] => {
+      const list = keptPods ?? controlledMatching(rs, rsFacts);
+      return claimed.length === 0 ? list : list.concat(claimed);
+    };
     let manageError: unknown;
     if (needsSync && !rs.metadata?.deletionTimestamp) {
       try {
-        await manageReplicas(req.key, rs, pods);
+        await manageReplicas(req.key, rs, replicas, pods);
       } catch (err) {
         manageError = err;
       }
     }
     const now = clock.now();
-    await writeStatus(rs, calculateReplicaSetStatus(rs, pods, manageError, now));
+    let replicaCounts: ReplicaCounts;
+    if (minReady > 0) replicaCounts = countReplicas(rs, pods(), now);
+    else {
+      const extra = countReplicas(rs, claimed, now);
+      replicaCounts = { replicas, fullyLabeled: kept.fullyLabeled + extra.fullyLabeled, ready: kept.ready + extra.ready, available: kept.ready + extra.available };
+    }
+    await writeStatus(req.key, rs, replicaSetStatusFromCounts(rs, replicaCounts, manageError, now));
     if (manageError !== undefined) throw manageError;
     // Come back when the next ready pod has been ready for minReadySeconds.
-    const minReady = rs.spec?.minReadySeconds ?? 0;
     if (minReady > 0) {
       let next = Infinity;
-      for (const p of pods) {
+      for (const p of pods()) {
         const ms = msUntilAvailable(p, minReady, now);
         if (ms > 0 && ms < next) next = ms;
       }
@@ -465,8 +467,9 @@ export function createReplicaSetController(manager: Manager, options: ReplicaSet
   const controller = manager
     .controller()
     .named(options.name ?? 'replicaset')
-    .for(ReplicaSets)
-    .watches<Pod>(Pods, podToReplicaSets)
+    // A status this controller wrote comes back as an update of the ReplicaSet: nothing to do for it.
+    .for<ReplicaSet>(ReplicaSets, { predicates: [(c) => c.type !== 'update' || !ownWrites.isOwn(objectKey(c.object), c.object)] })
+    .watches<Pod>(Pods, podToReplicaSets, { batchWindowMs: options.batchWindowMs ?? POD_BATCH_WINDOW_MS })
     .withOptions({ maxConcurrentReconciles: options.workers ?? 5 })
     .complete(reconcile);
   return Object.assign(controller, { expectations });
