@@ -60,7 +60,7 @@ test('podsReadyInChild measures pods created directly in a fresh process', async
   assert.ok(r.result.podsPerSecond > 0 && r.result.p50Ms <= r.result.p99Ms);
 });
 
-test('formatPods reads the rate and ramp targets and shows the Deployment for information', () => {
+test('formatPods reads the rate, ramp and Deployment targets', () => {
   const pod = (pods: number, readySeconds: number) => ({
     result: { pods, nodes: 3, createSeconds: 1, readySeconds, podsPerSecond: pods / readySeconds, p50Ms: 100, p99Ms: 200, maxMs: 250 },
     stderrLines: 0,
@@ -75,6 +75,11 @@ test('formatPods reads the rate and ramp targets and shows the Deployment for in
   );
   assert.match(text, /pods created directly \(2000 pods\)\s+2\.00\s+1000\s+>=500\/s met/);
   assert.match(text, /ramp \(10000 pods\)\s+25\.00\s+400\s+<=20s, >=500\/s MISSED/);
-  assert.match(text, /Deployment scaled 0 -> 10000\s+60\.00\s+83\s+info: 5000\/10000 Ready at the deadline \(child stopped\)\s+readyReplicas first reached 1 at 0\.5 s/);
+  assert.match(text, /Deployment scaled 0 -> 10000\s+60\.00\s+83\s+<=20s MISSED \(5000\/10000 Ready at the deadline, child stopped\)\s+readyReplicas first reached 1 at 0\.5 s/);
   assert.match(text, /Deployment: the control plane wrote 3 stderr lines; first failure: boom failed/);
+  const fast = formatPods(
+    { deployment: { result: { replicas: 10_000, readyReplicas: 10_000, reached: true, seconds: 15, milestones: [] }, stderrLines: 0 } },
+    { minPodsPerSecond: 500, maxRampSeconds: 20 },
+  );
+  assert.match(fast, /Deployment scaled 0 -> 10000\s+15\.00\s+667\s+<=20s met\s/);
 });

@@ -182,7 +182,8 @@ export function formatPods(rows: PodsRows, targets: PodsTargets): string {
       `Deployment scaled 0 -> ${d.replicas}`,
       d.seconds.toFixed(2),
       (d.readyReplicas / d.seconds).toFixed(0),
-      d.reached ? 'info: all Ready' : `info: ${d.readyReplicas}/${d.replicas} Ready at the deadline${rows.deployment.killedAtDeadline ? ' (child stopped)' : ''}`,
+      `<=${targets.maxRampSeconds}s ${reading(d.reached && d.seconds <= targets.maxRampSeconds)}` +
+        (d.reached ? '' : ` (${d.readyReplicas}/${d.replicas} Ready at the deadline${rows.deployment.killedAtDeadline ? ', child stopped' : ''})`),
       `readyReplicas first reached ${steps || 'nothing'}`,
     ]);
   }
