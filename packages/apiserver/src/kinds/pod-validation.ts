@@ -174,6 +174,8 @@ const POD_UPDATE_MSG =
 
 /** Validates a pod update: only images, activeDeadlineSeconds, added tolerations and a few more may change. */
 export function validatePodSpecUpdate(spec: Obj | undefined, old: Obj | undefined): StatusCause[] {
+  // Most pod updates (status, labels, binding) leave the spec as it was: nothing to check.
+  if (semanticEqual(spec ?? {}, old ?? {})) return [];
   const n = structuredClone(spec ?? {});
   const o = old ?? {};
   const out: StatusCause[] = [];

@@ -78,8 +78,9 @@ export function semanticEqual(a: unknown, b: unknown): boolean {
   const ob = asObj(b);
   if (oa || ob) {
     if (!oa || !ob) return false;
-    const keys = new Set([...Object.keys(oa), ...Object.keys(ob)]);
-    for (const k of keys) if (!semanticEqual(oa[k], ob[k])) return false;
+    for (const k in oa) if (Object.hasOwn(oa, k) && !semanticEqual(oa[k], ob[k])) return false;
+    // Keys only `b` has must be empty values.
+    for (const k in ob) if (Object.hasOwn(ob, k) && !Object.hasOwn(oa, k) && !semanticEqual(undefined, ob[k])) return false;
     return true;
   }
   return a === b;
