@@ -10,6 +10,8 @@ export interface CachedEvent {
   /** The object before the change (MODIFIED and DELETED). */
   prevObject?: KubeObject;
   revision: number;
+  /** The stored JSON `object` was decoded from (without its resourceVersion, which is `revision`). */
+  stored?: string;
 }
 
 /** Options of createWatchCache. */
@@ -81,11 +83,12 @@ export class WatchCache {
         let e: CachedEvent;
         if (ev.type === 'delete') {
           const prev = ev.prevKv ?? ev.kv;
-          e = lazyPrevious({ type: 'DELETED', object: decode(prev.value, ev.revision), revision: ev.revision }, prev, decode);
+          e = lazyPrevious({ type: 'DELETED', object: decode(prev.value, ev.revision), revision: ev.revision, stored: prev.value }, prev, decode);
         } else {
           const object = decode(ev.kv.value, ev.revision);
           const type = ev.type === 'create' ? 'ADDED' : 'MODIFIED';
-          e = ev.prevKv ? lazyPrevious({ type, object, revision: ev.revision }, ev.prevKv, decode) : { type, object, revision: ev.revision };
+          const base: CachedEvent = { type, object, revision: ev.revision, stored: ev.kv.value };
+          e = ev.prevKv ? lazyPrevious(base, ev.prevKv, decode) : base;
         }
         this.push(e);
       }

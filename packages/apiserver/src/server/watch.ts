@@ -1,6 +1,6 @@
 import type { KubeObject, RawResponse, WatchEvent } from '@kplane/api';
 import { ApiError, badRequest, toApiError } from '@kplane/api';
-import type { Store } from '../registry/store.js';
+import { withResourceVersion, type Store } from '../registry/store.js';
 import type { CachedEvent } from '../registry/watch-cache.js';
 import { toTable, type IncludeObject } from './table.js';
 
@@ -103,12 +103,14 @@ export function serveWatch(
   const inNamespace = (o: KubeObject) => namespace === undefined || o.metadata?.namespace === namespace;
   const selected = (o: KubeObject | undefined) => !!o && inNamespace(o) && filter.matches(o);
 
-  const encode = (ev: WatchEvent): Uint8Array => {
+  const encode = (ev: WatchEvent, cached?: CachedEvent): Uint8Array => {
     if (rep === 'object' && ev.type !== 'ERROR' && ev.type !== 'BOOKMARK') {
-      // Every watcher of a resource gets the same cached objects: encode each event once.
+      // Every watcher of a resource gets the same cached objects: encode each event once,
+      // from the stored JSON when the kind has no read-time transform.
       const known = encodedEvents.get(ev.object);
       if (known?.type === ev.type) return known.bytes;
-      const bytes = Buffer.from(JSON.stringify(ev) + '\n');
+      const served = cached?.stored !== undefined && store.servesStoredEvents ? withResourceVersion(cached.stored, cached.revision) : undefined;
+      const bytes = Buffer.from(served !== undefined ? `{"type":"${ev.type}","object":${served}}\n` : JSON.stringify(ev) + '\n');
       encodedEvents.set(ev.object, { type: ev.type, bytes });
       return bytes;
     }
@@ -170,7 +172,7 @@ export function serveWatch(
       for await (const e of store.cache.watch(start, abort.signal)) {
         lastRevision = e.revision;
         const out = translate(e);
-        if (out) channel.push(encode(out));
+        if (out) channel.push(encode(out, e));
       }
     } catch (err) {
       const status = toApiError(err).toStatus();
