@@ -73,7 +73,7 @@ test('client-node makeInformer reports a failing list instead of hanging', async
 test('benchInformers runs each informer in a child process and checks the count', async () => {
   const lines: string[] = [];
   const r = await benchInformers({ kubeconfig: cp.kubeconfigPath!, namespace: NAMESPACE, count: COUNT, progress: (l) => lines.push(l) });
-  assert.equal(lines.length, 3);
+  assert.equal(lines.length, 4);
   for (const result of [r.kplane, r.clientNode, ...r.extra]) {
     assert.equal(result.runs.length, 1);
     const m = result.runs[0]!;

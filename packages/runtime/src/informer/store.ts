@@ -101,18 +101,11 @@ export function createInterner(perKey = 8, maxKeys = 4096, maxLength = 64): Inte
   };
 }
 
-const sameKeyOrder = (a: object, b: object): boolean => {
-  const ka = Object.keys(a);
-  const kb = Object.keys(b);
-  if (ka.length !== kb.length) return false;
-  for (let i = 0; i < ka.length; i++) if (ka[i] !== kb[i]) return false;
-  return true;
-};
-
 /**
  * Deep-freezes `value` in place, sharing memory with `sibling` (another object of the same
  * kind, already frozen): wherever a part of `value` equals the part of `sibling` at the same
- * path (same JSON: same keys in the same order, same values), the sibling's part is used
+ * path (same keys and values; the order of keys is not compared, as in Kubernetes' own maps,
+ * so a shared map may list its keys in the sibling's order), the sibling's part is used
  * instead, and equal strings become one string. Objects of one kind repeat most of their
  * content (labels, owner references, pod templates, timestamps, namespaces), so a cache of
  * many objects holds much less; the parts left behind are garbage at once.
@@ -149,8 +142,10 @@ export function freezeSharing<V>(value: V, sibling: unknown, intern?: Interner, 
       if (kept !== s) same = false;
     }
   } else {
+    let count = 0;
     for (const k in target) {
       if (!Object.hasOwn(target, k)) continue;
+      count++;
       const v = target[k];
       const s = sib && Object.hasOwn(sib, k) ? sib[k] : undefined;
       // "__proto__" is an own data property of parsed JSON; assigning it would change the prototype.
@@ -158,7 +153,12 @@ export function freezeSharing<V>(value: V, sibling: unknown, intern?: Interner, 
       if (kept !== v || typeof kept === 'string') target[k] = kept;
       if (kept !== s) same = false;
     }
-    if (same && !sameKeyOrder(target, sib!)) same = false;
+    if (same) {
+      // Every key of value matched one of sibling's: equal when sibling has no other key.
+      let sibCount = 0;
+      for (const k in sib) if (Object.hasOwn(sib, k)) sibCount++;
+      if (sibCount !== count) same = false;
+    }
   }
   if (same) return sibling as V;
   return Object.freeze(value);
