@@ -207,6 +207,12 @@ async function main(): Promise<void> {
   );
   const tmp = await mkdtemp(join(tmpdir(), 'kplane-bench-'));
   const targets: Target[] = [];
+  /** Stops every server started so far (once). */
+  const stopServers = async (): Promise<void> => {
+    const running = targets.splice(0);
+    for (const target of running) target.t.close();
+    await Promise.all(running.map((target) => target.child.stop()));
+  };
   try {
     const sqlite = await startKplane('sqlite', join(tmp, 'sqlite'));
     targets.push(sqlite);
@@ -250,6 +256,9 @@ async function main(): Promise<void> {
       crd = await benchCustomResources(sqlite.t, { count: crdCount, concurrency, configMap, serverCpuMs: () => sqlite.child.cpuMs() });
     }
     const informers = informerCount > 0 ? await runInformers(memory) : undefined;
+    // The cases below run in processes of their own: the servers (whose controllers may still be
+    // catching up with the objects created so far) must not compete with them for the CPU.
+    await stopServers();
     const workqueue = flags.workqueue !== '0' ? (console.log('workqueue ...'), await runInChild<WorkqueueRow[]>(new URL('./probe-workqueue.js', import.meta.url))) : undefined;
     const startup = startupProcesses > 0 ? (console.log('startup ...'), await benchStartup(startupProcesses, 3)) : undefined;
     const gc = gcDependents > 0 ? (console.log('garbage collector ...'), await garbageCollectorInChild(gcDependents)) : undefined;
@@ -307,8 +316,7 @@ async function main(): Promise<void> {
     for (const r of failures) console.log(`\n${r.name}: ${r.result.errors} errors; first: ${r.result.firstError ?? ''}`);
     if (failures.some((r) => r.result.errors > 0)) process.exitCode = 1;
   } finally {
-    for (const target of targets) target.t.close();
-    await Promise.all(targets.map((target) => target.child.stop()));
+    await stopServers();
     await rm(tmp, { recursive: true, force: true });
   }
 }
