@@ -8,6 +8,7 @@ import type { SchemaObject, StatusCause } from '@kplane/api';
 import { CauseType, fieldDuplicate, fieldInvalid, fieldNotSupported, fieldRequired, fieldTooLong, fieldTooMany, goQuote } from '@kplane/api';
 import { isDeepStrictEqual } from 'node:util';
 import { checkFormat } from './formats.js';
+import { regexTest } from './regex.js';
 
 type Obj = Record<string, unknown>;
 
@@ -126,7 +127,7 @@ function validateString(value: string, schema: SchemaObject, path: string): Stat
   if (schema.minLength !== undefined && length < schema.minLength) {
     out.push(fieldInvalid(path, value, inBody(path, `should be at least ${schema.minLength} chars long`)));
   }
-  if (schema.pattern !== undefined && !patternRegExp(schema.pattern).test(value)) {
+  if (schema.pattern !== undefined && !patternMatches(schema.pattern, value)) {
     out.push(fieldInvalid(path, value, inBody(path, `should match '${schema.pattern}'`)));
   }
   if (schema.format && !checkFormat(schema.format, value)) {
@@ -135,20 +136,17 @@ function validateString(value: string, schema: SchemaObject, path: string): Stat
   return out;
 }
 
-const patterns = new Map<string, RegExp>();
-
-/** A schema pattern compiled once (Go RE2 syntax is, for what CRDs use, JavaScript syntax). */
-export function patternRegExp(pattern: string): RegExp {
-  let re = patterns.get(pattern);
-  if (!re) {
-    try {
-      re = new RegExp(pattern, 'u');
-    } catch {
-      re = new RegExp(pattern);
-    }
-    patterns.set(pattern, re);
+/**
+ * Does a string satisfy a schema pattern? Patterns are Go (RE2) expressions, searched for
+ * anywhere in the value and matched in linear time; a pattern that is not valid RE2 (refused
+ * when the CRD is written, so only in objects stored before) matches nothing.
+ */
+export function patternMatches(pattern: string, value: string): boolean {
+  try {
+    return regexTest(pattern, value);
+  } catch {
+    return false;
   }
-  return re;
 }
 
 function validateNumber(value: number, schema: SchemaObject, path: string): StatusCause[] {

@@ -8,6 +8,7 @@
 import type { SchemaObject, StatusCause } from '@kplane/api';
 import { fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, goQuote, omitValue, pruneUnknownFields } from '@kplane/api';
 import { child, key } from './crd-types.js';
+import { regexSyntaxError } from './regex.js';
 import { validateValue } from './schema-values.js';
 import { compileRules, type ValidationRule } from './cel/rules.js';
 import { costErrorMessage, maxElements, STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT } from './cel/cost.js';
@@ -105,11 +106,8 @@ function valueValidation(v: Raw, skipAnyOf: boolean, skipFirstAllOfAnyOf: boolea
   list('oneOf').forEach((x, i) => nested(x, false, lvl, key(child(path, 'oneOf'), i), out, false));
   if (v.not !== undefined) nested(v.not, false, lvl, child(path, 'not'), out, false);
   if (typeof v.pattern === 'string') {
-    try {
-      new RegExp(v.pattern, 'u');
-    } catch (e) {
-      out.push(fieldInvalid(child(path, 'pattern'), v.pattern, `must be a valid regular expression, but isn't: ${e instanceof Error ? e.message : String(e)}`));
-    }
+    const error = regexSyntaxError(v.pattern);
+    if (error !== undefined) out.push(fieldInvalid(child(path, 'pattern'), v.pattern, `must be a valid regular expression, but isn't: ${error}`));
   }
 }
 
