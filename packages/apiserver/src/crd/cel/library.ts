@@ -5,6 +5,29 @@
  * `self` / `oldSelf` as variables. One environment is built per process and shared.
  */
 import { Environment, EvaluationError } from '@marcbachmann/cel-js';
+import { regexFind, regexFindAll, regexTest, RegexSyntaxError } from '../regex.js';
+import { chargeCost, meterEvaluator, regexCost, traversalCost } from './runtime-cost.js';
+
+/**
+ * The name `matches` calls are given once parsed (see rules.ts): the library's own `matches`
+ * uses JavaScript's backtracking RegExp and cannot be replaced, so rules call this one (RE2).
+ */
+export const RE2_MATCHES = 'matches_re2';
+const EVALUATOR_HOOK = 'kplane_evaluator_hook';
+/** Functions of the environment that rules may not call by name. */
+export const INTERNAL_FUNCTIONS: ReadonlySet<string> = new Set([RE2_MATCHES, EVALUATOR_HOOK]);
+let hooked: unknown;
+
+/** Runs a regex function, charging cel-go's cost and wording a bad pattern as Go does. */
+function celRegex<T>(s: string, re: string, prefix: string, run: () => T): T {
+  chargeCost(regexCost(s, re));
+  try {
+    return run();
+  } catch (err) {
+    if (err instanceof RegexSyntaxError) fail(`${prefix}${err.message}`);
+    throw err;
+  }
+}
 
 /** A parsed URL as Kubernetes' url() returns it. */
 export class CelURL {
@@ -124,14 +147,24 @@ function build(): Environment {
   env.registerType('URL', CelURL);
   env.registerType('Quantity', CelQuantity);
   // Strings (cel-go ext strings, as Kubernetes enables them).
-  env.registerFunction('string.format(list): string', (s: string, l: unknown[]) => celFormat(s, l));
+  env.registerFunction('string.format(list): string', (s: string, l: unknown[]) => {
+    const out = celFormat(s, l);
+    chargeCost(traversalCost(out.length));
+    return out;
+  });
   env.registerFunction('string.charAt(int): string', (s: string, i: bigint) => {
     const chars = [...s];
     if (i < 0n || i > BigInt(chars.length)) fail(`index out of range: ${i}`);
     return chars[Number(i)] ?? '';
   });
-  env.registerFunction('string.replace(string, string): string', (s: string, a: string, b: string) => s.split(a).join(b));
+  env.registerFunction('string.replace(string, string): string', (s: string, a: string, b: string) => {
+    chargeCost(traversalCost(s.length));
+    const out = s.split(a).join(b);
+    chargeCost(traversalCost(out.length));
+    return out;
+  });
   env.registerFunction('string.replace(string, string, int): string', (s: string, a: string, b: string, n: bigint) => {
+    chargeCost(traversalCost(s.length));
     if (n < 0n) return s.split(a).join(b);
     let out = s;
     let from = 0;
@@ -143,18 +176,30 @@ function build(): Environment {
     }
     return out;
   });
-  env.registerFunction('string.reverse(): string', (s: string) => [...s].reverse().join(''));
+  env.registerFunction('string.reverse(): string', (s: string) => {
+    chargeCost(traversalCost(s.length));
+    return [...s].reverse().join('');
+  });
   // Lists (Kubernetes list library).
-  env.registerFunction('list.isSorted(): bool', (l: unknown[]) => l.every((x, i) => i === 0 || compareValues(l[i - 1], x) <= 0));
-  env.registerFunction('list.sum(): dyn', (l: unknown[]) => (l.length === 0 ? 0n : l.reduce((a, b) => (a as bigint) + (b as bigint))));
-  env.registerFunction('list.min(): dyn', (l: unknown[]) => (l.length === 0 ? fail('min called on empty list') : l.reduce((a, b) => (compareValues(b, a) < 0 ? b : a))));
-  env.registerFunction('list.max(): dyn', (l: unknown[]) => (l.length === 0 ? fail('max called on empty list') : l.reduce((a, b) => (compareValues(b, a) > 0 ? b : a))));
-  env.registerFunction('list.indexOf(dyn): int', (l: unknown[], v: unknown) => listIndexOf(l, v, false));
-  env.registerFunction('list.lastIndexOf(dyn): int', (l: unknown[], v: unknown) => listIndexOf(l, v, true));
-  // Regex.
-  env.registerFunction('string.find(string): string', (s: string, re: string) => new RegExp(re, 'u').exec(s)?.[0] ?? '');
-  env.registerFunction('string.findAll(string): list<string>', (s: string, re: string) => [...s.matchAll(new RegExp(re, 'gu'))].map((m) => m[0]));
-  env.registerFunction('string.findAll(string, int): list<string>', (s: string, re: string, n: bigint) => [...s.matchAll(new RegExp(re, 'gu'))].map((m) => m[0]).slice(0, n < 0n ? undefined : Number(n)));
+  env.registerFunction('list.isSorted(): bool', (l: unknown[]) => (chargeCost(l.length), l.every((x, i) => i === 0 || compareValues(l[i - 1], x) <= 0)));
+  env.registerFunction('list.sum(): dyn', (l: unknown[]) => (chargeCost(l.length), (l.length === 0 ? 0n : l.reduce((a, b) => (a as bigint) + (b as bigint)))));
+  env.registerFunction('list.min(): dyn', (l: unknown[]) => (chargeCost(l.length), (l.length === 0 ? fail('min called on empty list') : l.reduce((a, b) => (compareValues(b, a) < 0 ? b : a)))));
+  env.registerFunction('list.max(): dyn', (l: unknown[]) => (chargeCost(l.length), (l.length === 0 ? fail('max called on empty list') : l.reduce((a, b) => (compareValues(b, a) > 0 ? b : a)))));
+  env.registerFunction('list.indexOf(dyn): int', (l: unknown[], v: unknown) => (chargeCost(l.length), listIndexOf(l, v, false)));
+  env.registerFunction('list.lastIndexOf(dyn): int', (l: unknown[], v: unknown) => (chargeCost(l.length), listIndexOf(l, v, true)));
+  // Regex (Go's RE2, linear time): cel-go's matches, Kubernetes' find and findAll.
+  env.registerFunction(`string.${RE2_MATCHES}(string): bool`, (s: string, re: string) => celRegex(s, re, '', () => regexTest(re, s)));
+  env.registerFunction(`${RE2_MATCHES}(string, string): bool`, (s: string, re: string) => celRegex(s, re, '', () => regexTest(re, s)));
+  env.registerFunction('string.find(string): string', (s: string, re: string) => celRegex(s, re, 'Illegal regex: ', () => regexFind(re, s)));
+  env.registerFunction('string.findAll(string): list<string>', (s: string, re: string) => celRegex(s, re, 'Illegal regex: ', () => regexFindAll(re, s)));
+  env.registerFunction('string.findAll(string, int): list<string>', (s: string, re: string, n: bigint) =>
+    celRegex(s, re, 'Illegal regex: ', () => regexFindAll(re, s, n < -1n ? -1 : n > BigInt(s.length + 1) ? s.length + 1 : Number(n))),
+  );
+  // Gives the environment's evaluator to meterEvaluator (see celEnvironment); refused in rules.
+  env.registerFunction(`${EVALUATOR_HOOK}(): bool`, function (this: unknown) {
+    hooked = this;
+    return true;
+  });
   // URLs.
   const parseUrl = (s: string): URL | undefined => {
     try {
@@ -210,6 +255,11 @@ export function celEnvironment(optionalOldSelf = false): Environment {
     const optional = base.clone();
     optional.registerVariable('self', 'dyn');
     optional.registerVariable('oldSelf', 'optional<dyn>');
+    for (const env of [plain, optional]) {
+      hooked = undefined;
+      env.evaluate(`${EVALUATOR_HOOK}()`);
+      meterEvaluator(hooked as Parameters<typeof meterEvaluator>[0]);
+    }
     shared = { plain, optional };
   }
   return optionalOldSelf ? shared.optional : shared.plain;

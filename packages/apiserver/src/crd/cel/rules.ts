@@ -6,11 +6,13 @@
  * old value only warns).
  */
 import type { SchemaObject, StatusCause } from '@kplane/api';
-import { fieldDuplicate, fieldForbidden, fieldInvalid, fieldRequired, omitValue } from '@kplane/api';
+import { fieldDuplicate, fieldForbidden, fieldInvalid, fieldRequired, goQuote, omitValue } from '@kplane/api';
 import { Optional, ParseError, type ParseResult } from '@marcbachmann/cel-js';
 import { isDeepStrictEqual } from 'node:util';
 import type { Correlated } from '../schema-values.js';
 import { estimateCost } from './cost.js';
+import { checkRegexCalls, publicFunctionNames, useRe2Matches } from './regex-calls.js';
+import { COST_LIMIT_EXCEEDED, metered, PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET } from './runtime-cost.js';
 import { celEnvironment } from './library.js';
 
 /** One x-kubernetes-validations entry. */
@@ -150,7 +152,12 @@ function compileExpression(src: string, schema: SchemaObject, resourceRoot: bool
   ]);
   undefinedFields(src, program.ast, scope, new Set(resourceRoot ? ['self', 'oldSelf'] : []), issues);
   if (issues.length) return { error: `compilation failed: ${issues.join('\n')}`, cost: 0 };
-  return { program, cost: estimateCost(program.ast, schema) };
+  const regex = checkRegexCalls(program.ast);
+  if (regex.issues.length) return { error: `compilation failed: ${regex.issues.map((i) => celIssue(src, i.offset, i.message)).join('\n')}`, cost: 0 };
+  if (regex.instantiation) return { error: regex.instantiation, cost: 0 };
+  const cost = estimateCost(program.ast, schema);
+  useRe2Matches(program.ast);
+  return { program, cost };
 }
 
 /**
@@ -242,7 +249,7 @@ export function toCel(value: unknown, schema: SchemaObject | undefined): unknown
 /** The message of an evaluation error, as cel-go words it ("no such key: foo"). */
 function evalErrorText(err: unknown): string {
   const first = (err instanceof Error ? err.message : String(err)).split('\n')[0]!.trim();
-  return first.replace(/^No such key/, 'no such key');
+  return publicFunctionNames(first.replace(/^No such key/, 'no such key'));
 }
 
 function ruleErrorString(r: ValidationRule): string {
@@ -286,16 +293,44 @@ function rootView(v: unknown): unknown {
 }
 
 /**
- * Evaluates compiled rules on one value. Failures become causes, or warnings when ratcheting
- * excuses them (the value equals its old value and the rule does not use oldSelf).
+ * The cost budget of one object's validation: what is left of it, and the limit of each
+ * evaluation. `remaining` goes negative once validation stopped for cost.
  */
-export function evaluateRules(rules: CompiledRule[], input: RuleInput, warnings?: string[]): StatusCause[] {
+export interface CostBudget {
+  remaining: number;
+  perCallLimit: number;
+}
+
+/** A fresh budget with kube-apiserver's limits (10,000,000 per object, 1,000,000 per call). */
+export function newCostBudget(total = RUNTIME_CEL_COST_BUDGET, perCallLimit = PER_CALL_LIMIT): CostBudget {
+  return { remaining: total, perCallLimit };
+}
+
+const OUT_OF_BUDGET = 'validation failed due to running out of cost budget, no further validation rules will be run';
+const MESSAGE_OUT_OF_BUDGET = 'messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run';
+/** kube-apiserver's longest evaluated messageExpression. */
+const MAX_MESSAGE_BYTES = 5 * 1024;
+
+/**
+ * Evaluates compiled rules on one value, charging their runtime cost to `budget`. Failures
+ * become causes, or warnings when ratcheting excuses them (the value equals its old value and
+ * the rule does not use oldSelf). A rule over the per-call limit, or a budget spent, ends
+ * validation: `budget.remaining` is then negative.
+ */
+export function evaluateRules(rules: CompiledRule[], input: RuleInput, warnings?: string[], budget: CostBudget = newCostBudget()): StatusCause[] {
   const out: StatusCause[] = [];
-  if (input.value === null || input.value === undefined) return out;
+  if (input.value === null || input.value === undefined || rules.length === 0) return out;
   const type = input.schema.type;
+  const stop = (cause: StatusCause): StatusCause[] => {
+    out.push(cause);
+    budget.remaining = -1;
+    return out;
+  };
+  if (budget.remaining <= 0) return stop(fieldInvalid(input.path, type ?? '', OUT_OF_BUDGET));
   const selfVal = toCel(input.resourceRoot ? rootView(input.value) : input.value, input.schema);
   const oldVal = input.old ? toCel(input.resourceRoot ? rootView(input.old.value) : input.old.value, input.schema) : undefined;
   const unchanged = input.old !== undefined && isDeepStrictEqual(input.value, input.old.value);
+  const limit = () => Math.min(budget.perCallLimit, budget.remaining + 1);
   for (const r of rules) {
     if (!r.program) {
       if (r.error) out.push(fieldInvalid(input.path, type ?? '', `rule compile error: ${r.error}`));
@@ -305,29 +340,44 @@ export function evaluateRules(rules: CompiledRule[], input: RuleInput, warnings?
     if (r.usesOldSelf && input.old === undefined && !optional) continue;
     const ctx: Obj = { self: selfVal };
     if (r.usesOldSelf) ctx.oldSelf = optional ? (input.old ? Optional.of(oldVal) : Optional.none()) : oldVal;
-    let result: unknown;
-    try {
-      result = r.program(ctx);
-    } catch (err) {
-      out.push(fieldInvalid(input.path, type ?? '', `${evalErrorText(err)} evaluating rule: ${ruleErrorString(r.rule)}`));
+    const program = r.program;
+    const run = metered(limit(), () => program(ctx));
+    if (run.cost > budget.remaining) return stop(fieldInvalid(input.path, type ?? '', OUT_OF_BUDGET));
+    budget.remaining -= run.cost;
+    if (run.cancelled) {
+      return stop(fieldInvalid(input.path, type ?? '', `'${COST_LIMIT_EXCEEDED}': no further validation rules will be run due to call cost exceeds limit for rule: ${ruleErrorString(r.rule)}`));
+    }
+    if (run.error !== undefined) {
+      out.push(fieldInvalid(input.path, type ?? '', `${evalErrorText(run.error)} evaluating rule: ${ruleErrorString(r.rule)}`));
       continue;
     }
-    if (result === true) continue;
+    if (run.value === true) continue;
+    const path = r.fieldPath ? (r.fieldPath.startsWith('[') ? `${input.path}${r.fieldPath}` : input.path ? `${input.path}.${r.fieldPath}` : r.fieldPath) : input.path;
+    const addCause = (cause: StatusCause) => {
+      if (!r.usesOldSelf && unchanged) warnings?.push(`${cause.field}: ${cause.message}`);
+      else out.push(cause);
+    };
     let detail: string | undefined;
     if (r.messageProgram) {
-      try {
-        const m = r.messageProgram({ self: selfVal });
-        if (typeof m === 'string' && m.trim() !== '' && !/[\n\r]/.test(m.trim())) detail = m.trim();
-      } catch {
-        /* fall back to message */
+      const messageProgram = r.messageProgram;
+      const m = metered(limit(), () => messageProgram({ self: selfVal }));
+      if (m.cost > budget.remaining) {
+        addCause(fieldInvalid(path, type ?? '', MESSAGE_OUT_OF_BUDGET));
+        budget.remaining = -1;
+        return out;
       }
+      if (m.cancelled) {
+        addCause(fieldInvalid(path, type ?? '', `no further validation rules will be run due to call cost exceeds limit for messageExpression: ${goQuote(r.rule.messageExpression ?? '')}`));
+        budget.remaining = -1;
+        return out;
+      }
+      budget.remaining -= m.cost;
+      const text = typeof m.value === 'string' ? m.value.trim() : '';
+      if (text !== '' && !/[\n\r]/.test(text) && Buffer.byteLength(text) <= MAX_MESSAGE_BYTES) detail = text;
     }
     detail ??= ruleMessageOrDefault(r.rule);
-    const path = r.fieldPath ? (r.fieldPath.startsWith('[') ? `${input.path}${r.fieldPath}` : input.path ? `${input.path}.${r.fieldPath}` : r.fieldPath) : input.path;
     const value = type === 'object' || type === 'array' ? omitValue : input.value;
-    const cause = causeForReason(path, value, detail, r.rule.reason);
-    if (!r.usesOldSelf && unchanged) warnings?.push(`${cause.field}: ${cause.message}`);
-    else out.push(cause);
+    addCause(causeForReason(path, value, detail, r.rule.reason));
   }
   return out;
 }

@@ -5,7 +5,7 @@
 import type { SchemaObject, StatusCause } from '@kplane/api';
 import { isDeepStrictEqual } from 'node:util';
 import type { Correlated } from '../schema-values.js';
-import { compileRules, evaluateRules, type CompiledRule } from './rules.js';
+import { compileRules, evaluateRules, newCostBudget, type CompiledRule, type CostBudget } from './rules.js';
 
 /** One schema node with rules somewhere at or below it. */
 export interface CelNode {
@@ -42,20 +42,29 @@ function correlatedItem(item: unknown, old: unknown[] | undefined, schema: Schem
   return match === undefined ? undefined : { value: match };
 }
 
-/** Runs the rules of the tree over a value (and its correlated old value). */
-export function validateCel(node: CelNode, value: unknown, path: string, old: Correlated | undefined, warnings?: string[]): StatusCause[] {
-  const out = evaluateRules(node.rules, { value, schema: node.schema, path, old, resourceRoot: node.resourceRoot }, warnings);
+/**
+ * Runs the rules of the tree over a value (and its correlated old value), charging their cost
+ * to `budget` (one per object; kube-apiserver's limits by default). Once the budget is spent,
+ * or a rule goes over the per-call limit, no further rule runs.
+ */
+export function validateCel(node: CelNode, value: unknown, path: string, old: Correlated | undefined, warnings?: string[], budget: CostBudget = newCostBudget()): StatusCause[] {
+  const out = evaluateRules(node.rules, { value, schema: node.schema, path, old, resourceRoot: node.resourceRoot }, warnings, budget);
+  if (budget.remaining < 0) return out;
   const join = (k: string) => (path ? `${path}.${k}` : k);
   if (Array.isArray(value) && node.items) {
     const oldList = old && Array.isArray(old.value) ? old.value : undefined;
-    value.forEach((item, i) => out.push(...validateCel(node.items!, item, `${path}[${i}]`, correlatedItem(item, oldList, node.schema), warnings)));
+    for (let i = 0; i < value.length && budget.remaining >= 0; i++) {
+      const item = value[i];
+      out.push(...validateCel(node.items, item, `${path}[${i}]`, correlatedItem(item, oldList, node.schema), warnings, budget));
+    }
   } else if (isObj(value)) {
     const oldObj = old && isObj(old.value) && node.schema['x-kubernetes-map-type'] !== 'atomic' ? old.value : undefined;
     const corr = (k: string): Correlated | undefined => (oldObj && Object.prototype.hasOwnProperty.call(oldObj, k) ? { value: oldObj[k] } : undefined);
     for (const [k, v] of Object.entries(value)) {
+      if (budget.remaining < 0) break;
       const child = node.properties?.get(k);
-      if (child) out.push(...validateCel(child, v, join(k), corr(k), warnings));
-      else if (node.additionalProperties && !node.schema.properties?.[k]) out.push(...validateCel(node.additionalProperties, v, `${path}[${k}]`, corr(k), warnings));
+      if (child) out.push(...validateCel(child, v, join(k), corr(k), warnings, budget));
+      else if (node.additionalProperties && !node.schema.properties?.[k]) out.push(...validateCel(node.additionalProperties, v, `${path}[${k}]`, corr(k), warnings, budget));
     }
   }
   return out;
