@@ -102,3 +102,12 @@ test('a pathological regex in a rule answers at once, and RE2 syntax applies', (
     "spec: Invalid value: \"object\": Illegal regex: error parsing regexp: invalid or unsupported Perl syntax: `(?=` evaluating rule: self.s.find(self.re) != ''",
   ]);
 });
+
+test('a concatenation is charged a tenth of the size it builds', () => {
+  const s: SchemaObject = { type: 'string', ...rules({ rule: "(self + self + self).size() > 0" }) };
+  const budget = newCostBudget();
+  assert.deepEqual(run(s, 'a'.repeat(100_000), budget), []);
+  const spent = RUNTIME_CEL_COST_BUDGET - budget.remaining;
+  // 20,000 for the first concatenation, 30,000 for the second.
+  assert.ok(spent >= 50_000 && spent < 50_100, `cost ${spent}`);
+});

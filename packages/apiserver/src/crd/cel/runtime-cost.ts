@@ -6,8 +6,8 @@
  *
  * The CEL library has no cost tracking of its own, so the meter counts the steps of its
  * evaluator (each evaluated node of the expression; constants free, list and map literals 10
- * and 30, as cel-go charges them) plus what library functions charge for the work they do on
- * strings (`chargeCost`). Evaluation is synchronous, so one meter is active at a time.
+ * and 30, as cel-go charges them; a concatenation a tenth of its result's size) plus what
+ * library functions charge for the work they do on strings and lists (`chargeCost`). Evaluation is synchronous, so one meter is active at a time.
  */
 
 /** The most one evaluation of one expression may cost (k8s.io/apiserver/pkg/apis/cel PerCallLimit). */
@@ -104,6 +104,9 @@ export function meterEvaluator(ev: Evaluator): void {
         throw new CostLimitExceeded();
       }
     }
-    return run.call(this, ast, ctx);
+    const result = run.call(this, ast, ctx);
+    // Concatenation builds a new string or list: charged by its size, as cel-go charges it.
+    if (m !== undefined && ast.op === '+' && (typeof result === 'string' || Array.isArray(result))) chargeCost(traversalCost(result.length));
+    return result;
   };
 }
