@@ -17,6 +17,7 @@ export type CallbackKind =
   | 'watch-error-handler'
   | 'leader-election'
   | 'runnable'
+  | 'event-recorder'
   | 'metrics'
   | 'informer';
 
