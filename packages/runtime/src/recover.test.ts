@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ApiError } from '@kplane/api';
 import { TerminalError } from './controller/action.js';
-import { RecoveredPanic, isPanic, reportPanic } from './recover.js';
+import { flushMicrotasks } from './clock.js';
+import { watchProcessFailures } from './testing/process-failures.js';
+import { RecoveredPanic, catchRejection, isPanic, reportPanic } from './recover.js';
 
 describe('recover', () => {
   it('classifies programming errors and thrown non-Errors as panics, other errors as reconcile errors', () => {
@@ -36,5 +38,20 @@ describe('recover', () => {
     }
     assert.equal(p.message, 'panic: [object Object] [recovered] in map (key="k")');
     assert.equal(logged.length, 2, 'the panic and the broken handler are both logged');
+  });
+
+  it('catchRejection routes a rejection to its handler, ignores plain values, and survives a throwing handler', async () => {
+    const watch = watchProcessFailures();
+    const seen: unknown[] = [];
+    catchRejection(Promise.reject(new Error('late')), (e) => seen.push(e));
+    catchRejection(undefined, () => seen.push('never'));
+    catchRejection(42, () => seen.push('never'));
+    catchRejection(Promise.reject(new Error('again')), () => {
+      throw new Error('handler broken');
+    });
+    catchRejection({ then: () => { throw new Error('bad thenable'); } }, () => seen.push('never'));
+    await flushMicrotasks();
+    assert.deepEqual(seen.map(String), ['Error: late']);
+    assert.deepEqual(await watch.stop(), []);
   });
 });

@@ -85,7 +85,10 @@ export const logPanic: PanicHandler = (panic) => {
 export function reportPanic(handler: PanicHandler | undefined, callback: CallbackKind, thrown: unknown, context: PanicContext = {}): RecoveredPanic {
   const panic = thrown instanceof RecoveredPanic ? thrown : new RecoveredPanic(callback, thrown, context);
   try {
-    (handler ?? logPanic)(panic);
+    catchRejection((handler ?? logPanic)(panic), (err) => {
+      logPanic(panic);
+      logPanic(new RecoveredPanic('runnable', err, { name: 'panic handler' }));
+    });
   } catch (err) {
     logPanic(panic);
     logPanic(new RecoveredPanic('runnable', err, { name: 'panic handler' }));
@@ -106,4 +109,29 @@ export function isPanic(err: unknown): boolean {
   if (err instanceof RecoveredPanic) return true;
   if (!(err instanceof Error)) return true;
   return PROGRAMMING_ERRORS.some((E) => err instanceof E);
+}
+
+/** Whether `value` is a promise or another thenable. */
+export function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function';
+}
+
+/**
+ * For a callback declared synchronous that returned a promise anyway (an `async` handler):
+ * routes its rejection to `onRejected` instead of letting it become an unhandled rejection.
+ * Does nothing for other values.
+ */
+export function catchRejection(value: unknown, onRejected: (err: unknown) => void): void {
+  if (!isThenable(value)) return;
+  try {
+    value.then(undefined, (err: unknown) => {
+      try {
+        onRejected(err);
+      } catch {
+        // onRejected is a reporter; it must not create the rejection it is there to catch.
+      }
+    });
+  } catch {
+    // A thenable whose then throws: nothing to wait for.
+  }
 }

@@ -12,7 +12,7 @@ import { keyOf, type Request } from './action.js';
 import { createController, type Controller, type Reconciler, type Source } from './controller.js';
 import type { Predicate, WatchChange } from './predicates.js';
 import { objectKey } from '../informer/store.js';
-import { reportPanic, type PanicHandler } from '../recover.js';
+import { catchRejection, isThenable, reportPanic, type PanicHandler } from '../recover.js';
 
 /** Options of a watch in the builder. */
 export interface WatchOptions<T extends KubeObject = KubeObject> {
@@ -72,7 +72,14 @@ function source(informer: Informer, w: Watch, panicked: PanicSink): Source {
     const fire = (change: WatchChange, objs: KubeObject[]) => {
       let pass: boolean;
       try {
-        pass = w.predicates.every((p) => p(change));
+        pass = w.predicates.every((p) => {
+          const verdict: unknown = p(change);
+          if (isThenable(verdict)) {
+            catchRejection(verdict, () => undefined); // reported once, as the TypeError below
+            throw new TypeError('predicate returned a Promise (predicates must be synchronous)');
+          }
+          return verdict;
+        });
       } catch (err) {
         panicked('predicate', err, objectKey(change.object));
         return;
@@ -155,9 +162,13 @@ export class ControllerBuilder {
       predicates: (options.predicates ?? []) as Predicate[],
       batchWindowMs: options.batchWindowMs,
       toKeys: (o) => {
-        const requests = map(o as T);
+        const requests: unknown = map(o as T);
+        if (isThenable(requests)) {
+          catchRejection(requests, () => undefined); // reported once, as the TypeError below
+          throw new TypeError('map function returned a Promise, not an array of requests (map functions must be synchronous)');
+        }
         if (!Array.isArray(requests)) throw new TypeError(`map function returned ${requests === null ? 'null' : typeof requests}, not an array of requests`);
-        return requests.map((r) => keyOf(r.namespace, r.name));
+        return (requests as Pick<Request, 'namespace' | 'name'>[]).map((r) => keyOf(r.namespace, r.name));
       },
     });
     return this;

@@ -126,6 +126,33 @@ describe('controller exception isolation', () => {
     await done;
   });
 
+  it('async predicates and map functions are refused, and their rejections never reach the process', async () => {
+    const calls: string[] = [];
+    rig.manager
+      .controller()
+      .named('eager')
+      .for(CMS, { predicates: [async () => Promise.reject(new Error('async predicate'))] as never })
+      .watches(PODS, (async () => {
+        throw new Error('async map');
+      }) as never)
+      .complete((req) => void calls.push(req.name));
+    const done = rig.manager.start(rig.stop.signal);
+    await settle();
+    rig.pods.apply(obj('p'));
+    await settle();
+    assert.deepEqual(calls, []);
+    assert.deepEqual(
+      rig.panics.map((p) => `${p.callback} ${p.context.key} ${String(p.cause)}`),
+      [
+        'predicate default/a TypeError: predicate returned a Promise (predicates must be synchronous)',
+        'predicate default/b TypeError: predicate returned a Promise (predicates must be synchronous)',
+        'map default/p TypeError: map function returned a Promise, not an array of requests (map functions must be synchronous)',
+      ],
+    );
+    rig.stop.abort();
+    await done;
+  });
+
   it('a throwing map function loses only the keys of the object it threw on', async () => {
     const calls: string[] = [];
     rig.manager
@@ -169,7 +196,11 @@ describe('controller exception isolation', () => {
         () => {
           throw new Error('source cannot start');
         },
-        (enqueue) => informer.addEventHandler({ onAdd: (o) => enqueue(`default/${o.metadata!.name}`) }),
+        (async () => ({ remove() {} })) as never,
+        (enqueue) => {
+          enqueue(42 as never); // not a key: reported and dropped
+          return informer.addEventHandler({ onAdd: (o) => enqueue(`default/${o.metadata!.name}`) });
+        },
       ],
       reconcile: (req) => {
         calls.push(req.name);
@@ -187,8 +218,9 @@ describe('controller exception isolation', () => {
     await settle();
     assert.deepEqual(calls, ['a', 'b', 'a'], 'the worker survived a throwing onError and retried');
     assert.equal(onErrorCalls, 1);
-    assert.deepEqual(rig.panics.map((p) => `${p.callback} ${p.context.name}`), ['watch-source source 0', 'reconciler onError']);
-    assert.equal(await metric(rig.metrics, 'controller_runtime_reconcile_panics_total{controller="custom"}'), 1);
+    assert.deepEqual(rig.panics.map((p) => `${p.callback} ${p.context.name}`), ['watch-source source 0', 'watch-source source 1', 'watch-source enqueue', 'reconciler onError']);
+    assert.equal(await metric(rig.metrics, 'controller_runtime_reconcile_panics_total{controller="custom"}'), 3);
+    assert.deepEqual(controller.queue.inspect().processing, [], 'no key left in flight');
     rig.stop.abort();
     await done;
   });

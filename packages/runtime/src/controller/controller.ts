@@ -7,7 +7,7 @@ import { realClock } from '../clock.js';
 import type { Informer, HandlerRegistration } from '../informer/index.js';
 import type { RuntimeMetrics } from '../metrics.js';
 import { createWorkqueue, type Workqueue } from '../workqueue/index.js';
-import { isPanic, reportPanic, RecoveredPanic, type PanicHandler } from '../recover.js';
+import { catchRejection, isPanic, reportPanic, RecoveredPanic, type PanicHandler } from '../recover.js';
 import { Action, TerminalError, requestFromKey, type Request } from './action.js';
 
 /** A reconcile function: makes the world match the object named by `request`. */
@@ -91,11 +91,14 @@ export function createController(options: ControllerOptions): Controller {
   const name = options.name;
   const logError = (req: Request, err: unknown): void => console.error(`Reconciler error: controller=${JSON.stringify(name)} key=${JSON.stringify(req.key)}:`, err);
   const onError = (req: Request, err: unknown): void => {
-    try {
-      (options.onError ?? logError)(req, err);
-    } catch (thrown) {
+    const failed = (thrown: unknown): void => {
       logError(req, err);
       reportPanic(options.onPanic, 'reconciler', thrown, { controller: name, key: req.key, name: 'onError' });
+    };
+    try {
+      catchRejection((options.onError ?? logError)(req, err), failed);
+    } catch (thrown) {
+      failed(thrown);
     }
   };
   /** Metrics are best effort: a failing metric never breaks a worker. */
@@ -118,6 +121,11 @@ export function createController(options: ControllerOptions): Controller {
 
   /** Adds `key` now, or at the end of its batch window when its last reconcile started less than `windowMs` ago. */
   function enqueue(key: string, windowMs?: number): void {
+    if (typeof key !== 'string') {
+      record((m) => m.recordPanic(name));
+      reportPanic(options.onPanic, 'watch-source', new TypeError(`a source enqueued ${key === null ? 'null' : typeof key}, not a key string`), { controller: name, name: 'enqueue' });
+      return;
+    }
     if (windowMs === undefined || !(windowMs > 0)) return queue.add(key);
     widestWindow = Math.max(widestWindow, windowMs);
     const started = lastStart.get(key);
@@ -138,7 +146,8 @@ export function createController(options: ControllerOptions): Controller {
     for (const [k, t] of lastStart) if (t + widestWindow <= now) lastStart.delete(k);
   }
 
-  async function processOne(key: string, signal: AbortSignal): Promise<void> {
+  /** Reconciles one key and records the outcome; the caller releases the key. */
+  async function reconcileOne(key: string, signal: AbortSignal): Promise<void> {
     noteStart(key);
     const request = requestFromKey(key);
     let action: Action | void;
@@ -152,28 +161,28 @@ export function createController(options: ControllerOptions): Controller {
         m.recordReconcile(name, 'error');
       });
       onError(request, err);
-      try {
-        if (err instanceof TerminalError) queue.forget(key);
-        else {
-          queue.addRateLimited(key);
-          // Changes held back during a failed reconcile are not worth a wait: retry with them at once.
-          if (held.has(key)) queue.add(key);
-        }
-      } finally {
-        queue.done(key);
+      if (err instanceof TerminalError) queue.forget(key);
+      else {
+        queue.addRateLimited(key);
+        // Changes held back during a failed reconcile are not worth a wait: retry with them at once.
+        if (held.has(key)) queue.add(key);
       }
       return;
     }
+    queue.forget(key);
+    if (action && typeof action === 'object' && action.type === 'requeue') {
+      queue.addAfter(key, action.afterMs);
+      record((m) => m.recordReconcile(name, 'requeue_after'));
+    } else {
+      record((m) => m.recordReconcile(name, 'success'));
+    }
+  }
+
+  async function processOne(key: string, signal: AbortSignal): Promise<void> {
     try {
-      queue.forget(key);
-      if (action && typeof action === 'object' && action.type === 'requeue') {
-        queue.addAfter(key, action.afterMs);
-        record((m) => m.recordReconcile(name, 'requeue_after'));
-      } else {
-        record((m) => m.recordReconcile(name, 'success'));
-      }
+      await reconcileOne(key, signal);
     } finally {
-      queue.done(key);
+      queue.done(key); // always, or the key would stay in flight forever
     }
   }
 
@@ -203,7 +212,13 @@ export function createController(options: ControllerOptions): Controller {
       const registrations: HandlerRegistration[] = [];
       options.sources.forEach((source, i) => {
         try {
-          registrations.push(source(enqueue));
+          const registration: unknown = source(enqueue);
+          if (typeof (registration as Partial<HandlerRegistration> | undefined)?.remove === 'function') {
+            registrations.push(registration as HandlerRegistration);
+          } else {
+            catchRejection(registration, (err) => reportPanic(options.onPanic, 'watch-source', err, { controller: name, name: `source ${i}` }));
+            throw new TypeError('a source must return its registration ({ remove() }) synchronously');
+          }
         } catch (err) {
           record((m) => m.recordPanic(name));
           reportPanic(options.onPanic, 'watch-source', err, { controller: name, name: `source ${i}` });

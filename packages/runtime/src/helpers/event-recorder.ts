@@ -6,7 +6,7 @@
 import { ApiError, type KubeObject } from '@kplane/api';
 import type { Client, ResourceClient } from '@kplane/client';
 import { realClock, type Clock } from '../clock.js';
-import { reportPanic } from '../recover.js';
+import { catchRejection, reportPanic } from '../recover.js';
 import { formatTime } from './conditions.js';
 
 /** core/v1 ObjectReference of an Event's involvedObject. */
@@ -108,10 +108,11 @@ export function createEventRecorder(options: EventRecorderOptions): EventRecorde
   };
 
   const report = (error: unknown, event: CoreEvent): undefined => {
+    const failed = (thrown: unknown): void => void reportPanic(undefined, 'event-recorder', thrown, { name: 'onError', key: event.metadata?.name });
     try {
-      options.onError?.(error, event);
+      catchRejection(options.onError?.(error, event), failed);
     } catch (thrown) {
-      reportPanic(undefined, 'event-recorder', thrown, { name: 'onError', key: event.metadata?.name });
+      failed(thrown);
     }
     return undefined;
   };

@@ -111,6 +111,38 @@ describe('informer exception isolation', () => {
     assert.deepEqual(await watch.stop(), []);
   });
 
+  it('catches the rejection of an async handler and of an async index function', async () => {
+    const watch = watchProcessFailures();
+    const clock = createFakeClock();
+    const fake = createFakeApi<KubeObject>();
+    const panics: RecoveredPanic[] = [];
+    const informer = createInformer({
+      api: fake.api,
+      clock,
+      onPanic: (p) => panics.push(p),
+      indexers: { later: (async () => ['x']) as never },
+    });
+    informer.addEventHandler({
+      onAdd: async (o) => {
+        await Promise.resolve();
+        throw new Error(`async failure for ${o.metadata!.name}`);
+      },
+    });
+    const stop = new AbortController();
+    const run = informer.run(stop.signal);
+    await informer.waitForSync();
+    fake.apply(cm('x'));
+    await settle();
+    assert.ok(informer.store.get('default/x'));
+    assert.deepEqual(panics.map((p) => `${p.callback} ${String(p.cause)}`).sort(), [
+      'event-handler Error: async failure for x',
+      'indexer TypeError: index function later returned a Promise, not an array of strings (index functions must be synchronous)',
+    ]);
+    stop.abort();
+    await run;
+    assert.deepEqual(await watch.stop(), []);
+  });
+
   it('guards the resync timer: a throwing onUpdate during resync never throws out of the clock', async () => {
     const watch = watchProcessFailures();
     const clock = createFakeClock();

@@ -5,7 +5,7 @@
 import type { KubeObject } from '@kplane/api';
 import { realClock, type TimerHandle } from '../clock.js';
 import type { RuntimeMetrics } from '../metrics.js';
-import { reportPanic, type PanicHandler } from '../recover.js';
+import { catchRejection, reportPanic, type PanicHandler } from '../recover.js';
 import { createBackoff } from './backoff.js';
 import { createStore, objectKey, type Cache, type IndexFunc, type StoreDelta } from './store.js';
 import { watcherBatches, type WatchableApi, type WatcherEvent, type WatcherOptions } from './watcher.js';
@@ -96,12 +96,14 @@ export function createInformer<T extends KubeObject = KubeObject>(options: Infor
   /** Calls one handler method; what it throws is reported, never propagated. */
   const call = (h: EventHandler<T>, d: StoreDelta<T>, initial: boolean): void => {
     const name = d.type === 'add' ? 'onAdd' : d.type === 'update' ? 'onUpdate' : 'onDelete';
+    const failed = (err: unknown): void => panicked('event-handler', err, objectKey(d.object), name);
     try {
-      if (d.type === 'add') h.onAdd?.(d.object, initial);
-      else if (d.type === 'update') h.onUpdate?.(d.old, d.object);
-      else h.onDelete?.(d.object);
+      // An async handler's rejection is caught too (handlers are meant to be synchronous).
+      if (d.type === 'add') catchRejection(h.onAdd?.(d.object, initial), failed);
+      else if (d.type === 'update') catchRejection(h.onUpdate?.(d.old, d.object), failed);
+      else catchRejection(h.onDelete?.(d.object), failed);
     } catch (err) {
-      panicked('event-handler', err, objectKey(d.object), name);
+      failed(err);
     }
   };
   const dispatch = (deltas: StoreDelta<T>[], initial: boolean): void => {

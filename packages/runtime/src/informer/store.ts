@@ -3,7 +3,7 @@
  * events into per-object changes (client-go's thread_safe_store + index, kube-rs's reflector).
  */
 import type { KubeObject } from '@kplane/api';
-import { reportPanic } from '../recover.js';
+import { catchRejection, isThenable, reportPanic } from '../recover.js';
 import type { WatcherEvent } from './watcher.js';
 
 /** Maps an object to the index values it is filed under (client-go's IndexFunc). */
@@ -259,16 +259,23 @@ export function createStore<T extends KubeObject = KubeObject>(options: StoreOpt
     options.onIndexError ?? ((err: unknown, index: string, key: string) => reportPanic(undefined, 'indexer', err, { key, name: index }));
   /** The values `obj` is filed under in `index`, or undefined (reported) when the index function throws. */
   const valuesOf = (index: Index<T>, obj: T): string[] | undefined => {
-    try {
-      const values = index.fn(obj);
-      if (Array.isArray(values)) return values;
-      throw new TypeError(`index function ${index.name} returned ${values === null ? 'null' : typeof values}, not an array of strings`);
-    } catch (err) {
+    const failed = (err: unknown): void => {
       try {
         onIndexError(err, index.name, objectKey(obj));
       } catch {
         // The reporter must not break the store either.
       }
+    };
+    try {
+      const values: unknown = index.fn(obj);
+      if (Array.isArray(values)) return values as string[];
+      if (isThenable(values)) {
+        catchRejection(values, () => undefined); // reported once, as the TypeError below
+        throw new TypeError(`index function ${index.name} returned a Promise, not an array of strings (index functions must be synchronous)`);
+      }
+      throw new TypeError(`index function ${index.name} returned ${values === null ? 'null' : typeof values}, not an array of strings`);
+    } catch (err) {
+      failed(err);
       return undefined;
     }
   };

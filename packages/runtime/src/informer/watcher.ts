@@ -7,7 +7,7 @@
 import { ApiError, type KubeObject, type Status, type WatchEvent } from '@kplane/api';
 import type { ResourceClient, WatchOptions } from '@kplane/client';
 import { realClock, type Clock } from '../clock.js';
-import { reportPanic } from '../recover.js';
+import { catchRejection, reportPanic } from '../recover.js';
 import { createBackoff, type Backoff, type BackoffOptions } from './backoff.js';
 
 /** What a watcher yields (kube-rs's `watcher::Event`). */
@@ -143,10 +143,11 @@ export async function* watcherBatches<T extends KubeObject = KubeObject>(
   let state: WatcherState<T> = { phase: 'empty' };
   let stepOptions = options;
   const onError = (err: unknown): void => {
+    const failed = (thrown: unknown): void => void reportPanic(undefined, 'watch-error-handler', thrown);
     try {
-      options.onError?.(err);
+      catchRejection(options.onError?.(err), failed);
     } catch (thrown) {
-      reportPanic(undefined, 'watch-error-handler', thrown);
+      failed(thrown);
     }
   };
   try {

@@ -7,7 +7,7 @@ import { ApiError } from '@kplane/api';
 import type { Client } from '@kplane/client';
 import { realClock, type Clock } from '../clock.js';
 import type { RuntimeMetrics } from '../metrics.js';
-import { reportPanic, type PanicHandler } from '../recover.js';
+import { catchRejection, reportPanic, type PanicHandler } from '../recover.js';
 import { createLeaseLock, recordKey, type LeaderElectionRecord, type LeaseLock } from './lease-lock.js';
 
 /** client-go's JitterFactor: acquire retries wait retryPeriod × (1 + random × 1.2). */
@@ -155,10 +155,11 @@ export function createLeaderElector(options: LeaderElectorOptions): LeaderElecto
     const onNewLeader = options.onNewLeader;
     if (onNewLeader) {
       queueMicrotask(() => {
+        const failed = (err: unknown): void => void reportPanic(options.onPanic, 'leader-election', err, { name: 'onNewLeader', key: `${options.namespace}/${name}` });
         try {
-          onNewLeader(holder);
+          catchRejection(onNewLeader(holder), failed);
         } catch (err) {
-          reportPanic(options.onPanic, 'leader-election', err, { name: 'onNewLeader', key: `${options.namespace}/${name}` });
+          failed(err);
         }
       });
     }
@@ -265,10 +266,12 @@ export function createLeaderElector(options: LeaderElectorOptions): LeaderElecto
       options.metrics?.setLeader(name, false);
       if (releaseOnCancel) await release();
       maybeReportTransition();
+      const stoppedFailed = (err: unknown): void =>
+        void reportPanic(options.onPanic, 'leader-election', err, { name: 'onStoppedLeading', key: `${options.namespace}/${name}` });
       try {
-        options.onStoppedLeading();
+        catchRejection(options.onStoppedLeading(), stoppedFailed);
       } catch (err) {
-        reportPanic(options.onPanic, 'leader-election', err, { name: 'onStoppedLeading', key: `${options.namespace}/${name}` });
+        stoppedFailed(err);
       }
       if (callbackError) throw callbackError.error;
     } finally {
