@@ -225,6 +225,8 @@ function splitKey(key: string): [string, string] {
  *   changes nothing and reports nothing; so each key's reported history is always
  *   add (update)* delete, never an update or delete without an add before it.
  * - Indexes are always consistent with the content when a method returns.
+ * - An index function that throws (or returns no array) never breaks the store: the object is
+ *   stored and filed in the other indexes, that index skips it, and `onIndexError` is told.
  */
 export function createStore<T extends KubeObject = KubeObject>(options: StoreOptions<T> = {}): Store<T> {
   let items: Content<T> = new Map();
