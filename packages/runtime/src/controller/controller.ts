@@ -53,7 +53,10 @@ export interface ControllerOptions {
    * key). For a panic (see `isPanic`) `err` is a RecoveredPanic whose `cause` is what was thrown.
    */
   onError?: (request: Request, err: unknown) => void;
-  /** Told about exceptions caught in sources (default: logged). */
+  /**
+   * Told about exceptions caught outside the reconcile itself (default: logged): a source that
+   * throws or enqueues no key, an `onError` that throws, a failing metric or rate limiter.
+   */
   onPanic?: PanicHandler;
 }
 
