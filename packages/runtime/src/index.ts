@@ -12,6 +12,7 @@ export {
 } from './clock.js';
 export * from './workqueue/index.js';
 export { createMetrics, type ReconcileResult, type RuntimeMetrics } from './metrics.js';
+export { RecoveredPanic, isPanic, logPanic, reportPanic, type CallbackKind, type PanicContext, type PanicHandler } from './recover.js';
 export * from './informer/index.js';
 export * from './leader/index.js';
 export * from './helpers/index.js';

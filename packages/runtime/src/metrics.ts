@@ -31,11 +31,22 @@ export interface RuntimeMetrics extends WorkqueueMetricsProvider {
   readonly workqueueLongestRunningProcessor: Gauge<'name'>;
   readonly reconcileTotal: Counter<'controller' | 'result'>;
   readonly reconcileErrors: Counter<'controller'>;
+  /** `controller_runtime_reconcile_panics_total{controller}`. */
+  readonly reconcilePanics: Counter<'controller'>;
+  /** `kplane_informer_callback_panics_total{resource,callback}`. */
+  readonly informerCallbackPanics: Counter<'resource' | 'callback'>;
   readonly leaderElectionMasterStatus: Gauge<'name'>;
   /** Zeroes a controller's reconcile series, so they are exported before its first reconcile. */
   initController(controller: string): void;
   /** Counts one reconcile of `controller` with `result` (and one error when it is 'error'). */
   recordReconcile(controller: string, result: ReconcileResult): void;
+  /**
+   * Counts one exception caught in `controller`'s user code: a reconciler panic (see
+   * `isPanic`), or a throwing predicate, map function or watch source.
+   */
+  recordPanic(controller: string): void;
+  /** Counts one exception caught in an informer's event handler or index function of `resource`. */
+  recordInformerPanic(resource: string, callback: 'event-handler' | 'indexer'): void;
   /** Sets `leader_election_master_status{name}` to 1 (leader) or 0 (standby). */
   setLeader(name: string, isLeader: boolean): void;
   /** The Prometheus text exposition of the registry (in-flight gauges refreshed first). */
@@ -112,6 +123,16 @@ export function createMetrics(registry: Registry = new Registry()): RuntimeMetri
     'Total number of reconciliation errors per controller',
     ['controller'],
   );
+  const reconcilePanics = counter(
+    'controller_runtime_reconcile_panics_total',
+    'Total number of reconciliation panics per controller',
+    ['controller'],
+  );
+  const informerCallbackPanics = counter(
+    'kplane_informer_callback_panics_total',
+    'Total number of exceptions caught in informer event handlers and index functions, per resource',
+    ['resource', 'callback'],
+  );
   const leaderElectionMasterStatus = gauge(
     'leader_election_master_status',
     "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. 'name' is the string used to identify the lease. Please make sure to group by name.",
@@ -129,6 +150,8 @@ export function createMetrics(registry: Registry = new Registry()): RuntimeMetri
     workqueueLongestRunningProcessor,
     reconcileTotal,
     reconcileErrors,
+    reconcilePanics,
+    informerCallbackPanics,
     leaderElectionMasterStatus,
     contentType: registry.contentType,
 
@@ -166,10 +189,17 @@ export function createMetrics(registry: Registry = new Registry()): RuntimeMetri
     initController(controller) {
       for (const result of reconcileResults) reconcileTotal.inc({ controller, result }, 0);
       reconcileErrors.inc({ controller }, 0);
+      reconcilePanics.inc({ controller }, 0);
     },
     recordReconcile(controller, result) {
       reconcileTotal.inc({ controller, result });
       if (result === 'error') reconcileErrors.inc({ controller });
+    },
+    recordPanic(controller) {
+      reconcilePanics.inc({ controller });
+    },
+    recordInformerPanic(resource, callback) {
+      informerCallbackPanics.inc({ resource, callback });
     },
     setLeader(name, isLeader) {
       leaderElectionMasterStatus.set({ name }, isLeader ? 1 : 0);

@@ -11,6 +11,8 @@ import type { RuntimeMetrics } from '../metrics.js';
 import { keyOf, type Request } from './action.js';
 import { createController, type Controller, type Reconciler, type Source } from './controller.js';
 import type { Predicate, WatchChange } from './predicates.js';
+import { objectKey } from '../informer/store.js';
+import { catchRejection, isThenable, reportPanic, type PanicHandler } from '../recover.js';
 
 /** Options of a watch in the builder. */
 export interface WatchOptions<T extends KubeObject = KubeObject> {
@@ -34,6 +36,8 @@ export interface BuilderContext {
   factory: InformerFactory;
   clock?: Clock;
   metrics?: RuntimeMetrics;
+  /** Told about exceptions caught in the controller's predicates, map functions and sources (default: logged). */
+  onPanic?: PanicHandler;
   /** Registers the built controller (the manager runs it). */
   register?(controller: Controller): void;
 }
@@ -55,11 +59,40 @@ interface Watch {
 
 const id = (r: ResourceDescriptor) => `${r.group}/${r.version}/${r.resource}`;
 
-function source(informer: Informer, w: Watch): Source {
+/** Reports an exception caught in a controller's own callbacks and counts it in reconcile_panics_total. */
+type PanicSink = (callback: 'predicate' | 'map', err: unknown, key: string) => void;
+
+/**
+ * The event handler of one watch. A predicate or map function that throws is reported and
+ * counted; the change it was judging wakes nothing (for a map function: only the object it
+ * threw on contributes no key), and the next change is handled as usual.
+ */
+function source(informer: Informer, w: Watch, panicked: PanicSink): Source {
   return (enqueue) => {
     const fire = (change: WatchChange, objs: KubeObject[]) => {
-      if (!w.predicates.every((p) => p(change))) return;
-      const keys = new Set(objs.flatMap((o) => w.toKeys(o)));
+      let pass: boolean;
+      try {
+        pass = w.predicates.every((p) => {
+          const verdict: unknown = p(change);
+          if (isThenable(verdict)) {
+            catchRejection(verdict, () => undefined); // reported once, as the TypeError below
+            throw new TypeError('predicate returned a Promise (predicates must be synchronous)');
+          }
+          return verdict;
+        });
+      } catch (err) {
+        panicked('predicate', err, objectKey(change.object));
+        return;
+      }
+      if (!pass) return;
+      const keys = new Set<string>();
+      for (const o of objs) {
+        try {
+          for (const k of w.toKeys(o)) keys.add(k);
+        } catch (err) {
+          panicked('map', err, objectKey(o));
+        }
+      }
       for (const k of keys) enqueue(k, w.batchWindowMs);
     };
     return informer.addEventHandler({
@@ -128,7 +161,15 @@ export class ControllerBuilder {
       resource,
       predicates: (options.predicates ?? []) as Predicate[],
       batchWindowMs: options.batchWindowMs,
-      toKeys: (o) => map(o as T).map((r) => keyOf(r.namespace, r.name)),
+      toKeys: (o) => {
+        const requests: unknown = map(o as T);
+        if (isThenable(requests)) {
+          catchRejection(requests, () => undefined); // reported once, as the TypeError below
+          throw new TypeError('map function returned a Promise, not an array of requests (map functions must be synchronous)');
+        }
+        if (!Array.isArray(requests)) throw new TypeError(`map function returned ${requests === null ? 'null' : typeof requests}, not an array of requests`);
+        return (requests as Pick<Request, 'namespace' | 'name'>[]).map((r) => keyOf(r.namespace, r.name));
+      },
     });
     return this;
   }
@@ -160,12 +201,21 @@ export class ControllerBuilder {
     if (problems.length) throw new BuilderError(problems);
     const { factory } = this.context;
     const name = this.name ?? (this.primary!.kind ?? this.primary!.resource.resource).toLowerCase();
+    const { metrics, onPanic } = this.context;
+    const panicked: PanicSink = (callback, err, key) => {
+      try {
+        metrics?.recordPanic(name);
+      } catch {
+        // A failing metric must not hide the panic.
+      }
+      reportPanic(onPanic, callback, err, { controller: name, key });
+    };
     const informers: Informer[] = [];
     const sources: Source[] = [];
     for (const w of this.sources) {
       const informer = factory.informerFor(w.resource);
       if (!informers.includes(informer)) informers.push(informer);
-      sources.push(source(informer, w));
+      sources.push(source(informer, w, panicked));
     }
     const controller = createController({
       name,
@@ -174,7 +224,8 @@ export class ControllerBuilder {
       sources,
       maxConcurrentReconciles: this.maxConcurrentReconciles,
       clock: this.context.clock,
-      metrics: this.context.metrics,
+      metrics,
+      onPanic,
     });
     this.context.register?.(controller);
     return controller;

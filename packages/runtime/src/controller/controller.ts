@@ -7,6 +7,7 @@ import { realClock } from '../clock.js';
 import type { Informer, HandlerRegistration } from '../informer/index.js';
 import type { RuntimeMetrics } from '../metrics.js';
 import { createWorkqueue, type Workqueue } from '../workqueue/index.js';
+import { catchRejection, isPanic, reportPanic, RecoveredPanic, type PanicHandler } from '../recover.js';
 import { Action, TerminalError, requestFromKey, type Request } from './action.js';
 
 /** A reconcile function: makes the world match the object named by `request`. */
@@ -47,8 +48,16 @@ export interface ControllerOptions {
   metrics?: RuntimeMetrics;
   /** Defaults to a named, rate-limited workqueue on `clock`. */
   queue?: Workqueue;
-  /** Told about reconcile failures (default console.error). */
+  /**
+   * Told about every failed reconcile (default: logged with the controller's name and the
+   * key). For a panic (see `isPanic`) `err` is a RecoveredPanic whose `cause` is what was thrown.
+   */
   onError?: (request: Request, err: unknown) => void;
+  /**
+   * Told about exceptions caught outside the reconcile itself (default: logged): a source that
+   * throws or enqueues no key, an `onError` that throws, a failing metric or rate limiter.
+   */
+  onPanic?: PanicHandler;
 }
 
 /** A running (or runnable) controller. */
@@ -67,18 +76,43 @@ export interface Controller extends Runnable {
  *   that arrives during a reconcile of its key causes one more reconcile after it.
  * - No reconcile starts before every informer has synced.
  * - A thrown error requeues the key with per-key exponential backoff (5 ms → 1000 s) capped by a
- *   10 qps / 100 burst bucket; a TerminalError is recorded and the key forgotten; an
+ *   10 qps / 100 burst bucket; a TerminalError is recorded and the key forgotten; a panic
+ *   (`isPanic`: a TypeError and the like, or a thrown non-Error) is one such error, counted in
+ *   `controller_runtime_reconcile_panics_total` as well; an
  *   `Action.requeue(ms)` requeues after ms; success forgets the key's backoff.
  * - A source's change with a batch window wakes its key at once when the key's last reconcile
  *   started at least that long ago, else at the end of the window (never later); a failed
  *   reconcile during which such changes were held back is retried at once.
+ * - Nothing a reconciler, a source or an `onError` callback throws escapes: the workers keep
+ *   going and `start` resolves when the signal aborts. A source that throws when it is started
+ *   is reported and counted, and the controller runs with the others.
  */
 export function createController(options: ControllerOptions): Controller {
   const clock = options.clock ?? realClock;
   const queue = options.queue ?? createWorkqueue({ name: options.name, clock, metrics: options.metrics });
   const workers = Math.max(1, options.maxConcurrentReconciles ?? 1);
-  const onError = options.onError ?? ((req, err) => console.error(`controller ${options.name}: reconcile ${req.key} failed:`, err));
-  options.metrics?.initController(options.name);
+  const name = options.name;
+  const logError = (req: Request, err: unknown): void => console.error(`Reconciler error: controller=${JSON.stringify(name)} key=${JSON.stringify(req.key)}:`, err);
+  const onError = (req: Request, err: unknown): void => {
+    const failed = (thrown: unknown): void => {
+      logError(req, err);
+      reportPanic(options.onPanic, 'reconciler', thrown, { controller: name, key: req.key, name: 'onError' });
+    };
+    try {
+      catchRejection((options.onError ?? logError)(req, err), failed);
+    } catch (thrown) {
+      failed(thrown);
+    }
+  };
+  /** Metrics are best effort: a failing metric never breaks a worker. */
+  const record = (fn: (m: RuntimeMetrics) => void): void => {
+    try {
+      if (options.metrics) fn(options.metrics);
+    } catch (err) {
+      reportPanic(options.onPanic, 'metrics', err, { controller: name });
+    }
+  };
+  record((m) => m.initController(name));
   // When each key's last reconcile started (clock ms), for sources with a batch window; entries
   // older than the widest window seen are swept now and then.
   const lastStart = new Map<string, number>();
@@ -90,6 +124,11 @@ export function createController(options: ControllerOptions): Controller {
 
   /** Adds `key` now, or at the end of its batch window when its last reconcile started less than `windowMs` ago. */
   function enqueue(key: string, windowMs?: number): void {
+    if (typeof key !== 'string') {
+      record((m) => m.recordPanic(name));
+      reportPanic(options.onPanic, 'watch-source', new TypeError(`a source enqueued ${key === null ? 'null' : typeof key}, not a key string`), { controller: name, name: 'enqueue' });
+      return;
+    }
     if (windowMs === undefined || !(windowMs > 0)) return queue.add(key);
     widestWindow = Math.max(widestWindow, windowMs);
     const started = lastStart.get(key);
@@ -110,21 +149,20 @@ export function createController(options: ControllerOptions): Controller {
     for (const [k, t] of lastStart) if (t + widestWindow <= now) lastStart.delete(k);
   }
 
-  async function processOne(key: string, signal: AbortSignal): Promise<void> {
+  /** Reconciles one key and records the outcome; the caller releases the key. */
+  async function reconcileOne(key: string, signal: AbortSignal): Promise<void> {
     noteStart(key);
     const request = requestFromKey(key);
+    let action: Action | void;
     try {
-      const action = await options.reconcile(request, { signal });
-      if (action && action.type === 'requeue') {
-        queue.forget(key);
-        queue.addAfter(key, action.afterMs);
-        options.metrics?.recordReconcile(options.name, 'requeue_after');
-      } else {
-        queue.forget(key);
-        options.metrics?.recordReconcile(options.name, 'success');
-      }
-    } catch (err) {
-      options.metrics?.recordReconcile(options.name, 'error');
+      action = await options.reconcile(request, { signal });
+    } catch (thrown) {
+      const panic = isPanic(thrown);
+      const err = panic ? new RecoveredPanic('reconciler', thrown, { controller: name, key }) : thrown;
+      record((m) => {
+        if (panic) m.recordPanic(name);
+        m.recordReconcile(name, 'error');
+      });
       onError(request, err);
       if (err instanceof TerminalError) queue.forget(key);
       else {
@@ -132,8 +170,22 @@ export function createController(options: ControllerOptions): Controller {
         // Changes held back during a failed reconcile are not worth a wait: retry with them at once.
         if (held.has(key)) queue.add(key);
       }
+      return;
+    }
+    queue.forget(key);
+    if (action && typeof action === 'object' && action.type === 'requeue') {
+      queue.addAfter(key, action.afterMs);
+      record((m) => m.recordReconcile(name, 'requeue_after'));
+    } else {
+      record((m) => m.recordReconcile(name, 'success'));
+    }
+  }
+
+  async function processOne(key: string, signal: AbortSignal): Promise<void> {
+    try {
+      await reconcileOne(key, signal);
     } finally {
-      queue.done(key);
+      queue.done(key); // always, or the key would stay in flight forever
     }
   }
 
@@ -145,7 +197,12 @@ export function createController(options: ControllerOptions): Controller {
         queue.done(next.key);
         return;
       }
-      await processOne(next.key, signal);
+      try {
+        await processOne(next.key, signal);
+      } catch (err) {
+        // Only a broken rate limiter or queue gets here; the key was released in processOne.
+        reportPanic(options.onPanic, 'reconciler', err, { controller: name, key: next.key, name: 'worker' });
+      }
     }
   }
 
@@ -155,7 +212,21 @@ export function createController(options: ControllerOptions): Controller {
     needLeaderElection: true,
     enqueue: (key) => queue.add(key),
     async start(signal) {
-      const registrations = options.sources.map((source) => source(enqueue));
+      const registrations: HandlerRegistration[] = [];
+      options.sources.forEach((source, i) => {
+        try {
+          const registration: unknown = source(enqueue);
+          if (typeof (registration as Partial<HandlerRegistration> | undefined)?.remove === 'function') {
+            registrations.push(registration as HandlerRegistration);
+          } else {
+            catchRejection(registration, (err) => reportPanic(options.onPanic, 'watch-source', err, { controller: name, name: `source ${i}` }));
+            throw new TypeError('a source must return its registration ({ remove() }) synchronously');
+          }
+        } catch (err) {
+          record((m) => m.recordPanic(name));
+          reportPanic(options.onPanic, 'watch-source', err, { controller: name, name: `source ${i}` });
+        }
+      });
       const stop = () => queue.shutDown();
       signal.addEventListener('abort', stop, { once: true });
       try {
@@ -165,7 +236,13 @@ export function createController(options: ControllerOptions): Controller {
       } finally {
         signal.removeEventListener('abort', stop);
         queue.shutDown();
-        for (const r of registrations) r.remove();
+        for (const r of registrations) {
+          try {
+            r.remove();
+          } catch (err) {
+            reportPanic(options.onPanic, 'watch-source', err, { controller: name, name: 'remove' });
+          }
+        }
       }
     },
   };

@@ -112,3 +112,26 @@ test('event recorder: cluster-scoped objects report into "default"; unreferencea
   assert.notEqual(a.metadata!.name, b.metadata!.name);
   assert.equal(b.metadata!.name, `web-1.${(BigInt(START) * 1_000_000n + 1n).toString(16)}`);
 });
+
+test('event recorder: an onError that throws is logged; event() still resolves and later events are written', async (t) => {
+  const kp = await startKplane();
+  t.after(() => kp.close());
+  const logged: unknown[][] = [];
+  const original = console.error;
+  console.error = (...args: unknown[]) => void logged.push(args);
+  try {
+    const rec = createEventRecorder({
+      client: kp.client,
+      component: 'c',
+      onError: () => {
+        throw new Error('onError broken');
+      },
+    });
+    assert.equal(await rec.event({ metadata: { name: 'no-kind' } }, 'Normal', 'R', 'm'), undefined);
+    assert.ok(await rec.event(pod, 'Normal', 'After', 'still written'));
+  } finally {
+    console.error = original;
+  }
+  assert.equal(logged.length, 1);
+  assert.match(String(logged[0]![0]), /^panic: onError broken \[recovered\] in event-recorder \(key="\.[0-9a-f]{16}" name="onError"\)$/);
+});

@@ -6,6 +6,7 @@
 import { ApiError, type KubeObject } from '@kplane/api';
 import type { Client, ResourceClient } from '@kplane/client';
 import { realClock, type Clock } from '../clock.js';
+import { catchRejection, reportPanic } from '../recover.js';
 import { formatTime } from './conditions.js';
 
 /** core/v1 ObjectReference of an Event's involvedObject. */
@@ -107,7 +108,12 @@ export function createEventRecorder(options: EventRecorderOptions): EventRecorde
   };
 
   const report = (error: unknown, event: CoreEvent): undefined => {
-    options.onError?.(error, event);
+    const failed = (thrown: unknown): void => void reportPanic(undefined, 'event-recorder', thrown, { name: 'onError', key: event.metadata?.name });
+    try {
+      catchRejection(options.onError?.(error, event), failed);
+    } catch (thrown) {
+      failed(thrown);
+    }
     return undefined;
   };
 

@@ -5,6 +5,8 @@
 import type { KubeObject } from '@kplane/api';
 import type { Client, ResourceDescriptor } from '@kplane/client';
 import type { Clock } from '../clock.js';
+import type { RuntimeMetrics } from '../metrics.js';
+import { reportPanic, type PanicHandler } from '../recover.js';
 import type { BackoffOptions } from './backoff.js';
 import { createInformer, type Informer } from './informer.js';
 
@@ -21,6 +23,10 @@ export interface InformerFactoryOptions {
   backoff?: BackoffOptions;
   /** Told about list/watch failures (they are retried). */
   onError?: (resource: string, err: unknown) => void;
+  /** Told about exceptions caught in event handlers and index functions (default: logged). */
+  onPanic?: PanicHandler;
+  /** Counts those exceptions (`kplane_informer_callback_panics_total{resource}`). */
+  metrics?: Pick<RuntimeMetrics, 'recordInformerPanic'>;
 }
 
 /** Hands out shared informers and runs them. */
@@ -51,7 +57,8 @@ export function createInformerFactory(options: InformerFactoryOptions): Informer
 
   const startOne = (id: string, informer: Informer<KubeObject>): void => {
     if (!signal || runs.has(id)) return;
-    runs.set(id, informer.run(signal));
+    // run() never rejects; the catch keeps a broken promise from ever becoming an unhandled rejection.
+    runs.set(id, informer.run(signal).catch((err) => void reportPanic(options.onPanic, 'informer', err, { resource: id })));
   };
 
   return {
@@ -66,6 +73,9 @@ export function createInformerFactory(options: InformerFactoryOptions): Informer
           resyncMs: options.resyncMs,
           backoff: options.backoff,
           onError: options.onError && ((err) => options.onError!(id, err)),
+          resource: id,
+          onPanic: options.onPanic,
+          metrics: options.metrics,
         });
         informers.set(id, informer);
         startOne(id, informer);

@@ -167,7 +167,7 @@ describe('informer', () => {
     const server = await startServer();
     const api = createClient({ transport: server.handle }).resource(configmaps);
     const failures: unknown[] = [];
-    const informer = createInformer({ api, onHandlerError: (e) => failures.push(e) });
+    const informer = createInformer({ api, onPanic: (e) => failures.push(e) });
     const got: string[] = [];
     informer.addEventHandler({ onAdd: () => { throw new Error('boom'); } });
     const reg = informer.addEventHandler({ onAdd: (o) => got.push(o.metadata!.name!) });

@@ -4,7 +4,10 @@
  */
 import type { KubeObject } from '@kplane/api';
 import { realClock, type TimerHandle } from '../clock.js';
-import { createStore, type Cache, type IndexFunc, type StoreDelta } from './store.js';
+import type { RuntimeMetrics } from '../metrics.js';
+import { catchRejection, reportPanic, type PanicHandler } from '../recover.js';
+import { createBackoff } from './backoff.js';
+import { createStore, objectKey, type Cache, type IndexFunc, type StoreDelta } from './store.js';
 import { watcherBatches, type WatchableApi, type WatcherEvent, type WatcherOptions } from './watcher.js';
 
 /** Callbacks for cache changes; all optional. Objects are frozen: clone before changing them. */
@@ -31,8 +34,16 @@ export interface InformerOptions<T extends KubeObject = KubeObject> extends Omit
   resyncMs?: number;
   /** Extra indexes beside `byNamespace` and `byControllerOwnerUid`. */
   indexers?: Record<string, IndexFunc<T>>;
-  /** Told when a handler throws (default: console.error); the other handlers still run. */
-  onHandlerError?: (err: unknown) => void;
+  /**
+   * Told when an event handler or an index function throws, with a RecoveredPanic naming the
+   * resource, the object key and the handler method or index (default: logged). The other
+   * handlers still run, the object is still stored, and the informer goes on.
+   */
+  onPanic?: PanicHandler;
+  /** Names the resource in panics and metrics (the factory passes `group/version/resource`). */
+  resource?: string;
+  /** Counts caught exceptions in `kplane_informer_callback_panics_total`. */
+  metrics?: Pick<RuntimeMetrics, 'recordInformerPanic'>;
 }
 
 /** A running cache of one resource with change notifications. */
@@ -58,22 +69,41 @@ export interface Informer<T extends KubeObject = KubeObject> {
  * - Per object key, a handler sees add (update)* delete, with every delete that happened
  *   while the watch was broken reported at the relist; it never sees an update or delete
  *   for an object it was not told about.
- * - A handler that throws does not stop the others or the informer.
+ * - A handler or index function that throws does not stop the others or the informer: it
+ *   is reported to `onPanic` and counted; the object is stored all the same.
+ * - `run` never rejects.
  */
 export function createInformer<T extends KubeObject = KubeObject>(options: InformerOptions<T>): Informer<T> {
   const clock = options.clock ?? realClock;
-  const store = createStore<T>({ indexers: options.indexers });
+  const resource = options.resource;
+  const panicked = (callback: 'event-handler' | 'indexer', err: unknown, key: string, name: string): void => {
+    try {
+      if (resource !== undefined) options.metrics?.recordInformerPanic(resource, callback);
+    } catch {
+      // A failing metric must not hide the panic.
+    }
+    reportPanic(options.onPanic, callback, err, { resource, key, name });
+  };
+  const store = createStore<T>({
+    indexers: options.indexers,
+    onIndexError: (err, index, key) => panicked('indexer', err, key, index),
+  });
   const handlers = new Set<EventHandler<T>>();
   const waiters = new Set<(synced: boolean) => void>();
-  const onHandlerError = options.onHandlerError ?? ((err: unknown) => console.error('informer event handler failed:', err));
   let synced = false;
   let running: Promise<void> | undefined;
 
-  const call = (fn: () => void): void => {
+  /** Calls one handler method; what it throws is reported, never propagated. */
+  const call = (h: EventHandler<T>, d: StoreDelta<T>, initial: boolean): void => {
+    const name = d.type === 'add' ? 'onAdd' : d.type === 'update' ? 'onUpdate' : 'onDelete';
+    const failed = (err: unknown): void => panicked('event-handler', err, objectKey(d.object), name);
     try {
-      fn();
+      // An async handler's rejection is caught too (handlers are meant to be synchronous).
+      if (d.type === 'add') catchRejection(h.onAdd?.(d.object, initial), failed);
+      else if (d.type === 'update') catchRejection(h.onUpdate?.(d.old, d.object), failed);
+      else catchRejection(h.onDelete?.(d.object), failed);
     } catch (err) {
-      onHandlerError(err);
+      failed(err);
     }
   };
   const dispatch = (deltas: StoreDelta<T>[], initial: boolean): void => {
@@ -82,9 +112,7 @@ export function createInformer<T extends KubeObject = KubeObject>(options: Infor
     for (const d of deltas) {
       for (const h of targets) {
         if (!handlers.has(h)) continue; // removed by an earlier callback
-        if (d.type === 'add') { if (h.onAdd) call(() => h.onAdd!(d.object, initial)); }
-        else if (d.type === 'update') { if (h.onUpdate) call(() => h.onUpdate!(d.old, d.object)); }
-        else if (h.onDelete) call(() => h.onDelete!(d.object));
+        call(h, d, initial);
       }
     }
   };
@@ -113,13 +141,33 @@ export function createInformer<T extends KubeObject = KubeObject>(options: Infor
     const resyncMs = options.resyncMs ?? 0;
     const schedule = (): void => {
       timer = clock.setTimeout(() => {
-        resync();
+        try {
+          resync();
+        } catch (err) {
+          reportPanic(options.onPanic, 'informer', err, { resource, name: 'resync' });
+        }
         schedule();
       }, resyncMs);
     };
     if (resyncMs > 0) schedule();
+    const restarts = createBackoff(clock);
     try {
-      for await (const batch of watcherBatches(options.api, { ...options, clock, signal })) for (const ev of batch) handle(ev);
+      // The watcher reports its own failures and retries; this outer loop only guards against
+      // anything else (a bug, an api object that throws where it should reject): it is
+      // reported and the watch starts over with a relist, after a backoff.
+      while (!signal.aborted) {
+        try {
+          for await (const batch of watcherBatches(options.api, { ...options, clock, signal })) for (const ev of batch) handle(ev);
+          return;
+        } catch (err) {
+          reportPanic(options.onPanic, 'informer', err, { resource, name: 'watch' });
+          try {
+            await clock.sleep(restarts.next(), signal);
+          } catch {
+            return;
+          }
+        }
+      }
     } finally {
       if (timer !== undefined) clock.clearTimeout(timer);
       if (!synced) settle(false);
@@ -130,7 +178,7 @@ export function createInformer<T extends KubeObject = KubeObject>(options: Infor
     store,
     addEventHandler(handler) {
       handlers.add(handler);
-      if (handler.onAdd) for (const obj of store.list()) call(() => handler.onAdd!(obj, true));
+      if (handler.onAdd) for (const obj of store.list()) call(handler, { type: 'add', object: obj }, true);
       return { remove: () => void handlers.delete(handler) };
     },
     hasSynced: () => synced,

@@ -3,6 +3,7 @@
  * events into per-object changes (client-go's thread_safe_store + index, kube-rs's reflector).
  */
 import type { KubeObject } from '@kplane/api';
+import { catchRejection, isThenable, reportPanic } from '../recover.js';
 import type { WatcherEvent } from './watcher.js';
 
 /** Maps an object to the index values it is filed under (client-go's IndexFunc). */
@@ -50,6 +51,11 @@ export interface Store<T extends KubeObject = KubeObject> extends Cache<T> {
 export interface StoreOptions<T extends KubeObject = KubeObject> {
   /** Extra indexes beside the two built-in ones. */
   indexers?: Record<string, IndexFunc<T>>;
+  /**
+   * Told when an index function throws or returns something else than an array (default: the
+   * panic is logged). The object is stored all the same and filed under no value of that index.
+   */
+  onIndexError?: (err: unknown, index: string, key: string) => void;
 }
 
 /** client-go's MetaNamespaceKeyFunc: "namespace/name", or "name" for cluster-scoped objects. */
@@ -184,6 +190,7 @@ const replaced = (a: KubeObject, b: KubeObject): boolean => {
 };
 
 interface Index<T extends KubeObject> {
+  name: string;
   fn: IndexFunc<T>;
   /** Index value → the objects filed under it. */
   values: Map<string, Set<T>>;
@@ -218,6 +225,8 @@ function splitKey(key: string): [string, string] {
  *   changes nothing and reports nothing; so each key's reported history is always
  *   add (update)* delete, never an update or delete without an add before it.
  * - Indexes are always consistent with the content when a method returns.
+ * - An index function that throws (or returns no array) never breaks the store: the object is
+ *   stored and filed in the other indexes, that index skips it, and `onIndexError` is told.
  */
 export function createStore<T extends KubeObject = KubeObject>(options: StoreOptions<T> = {}): Store<T> {
   let items: Content<T> = new Map();
@@ -248,39 +257,64 @@ export function createStore<T extends KubeObject = KubeObject>(options: StoreOpt
     for (const byName of content.values()) yield* byName.values();
   };
 
-  const fileUnder = (obj: T, add: boolean): void => {
-    for (const index of indexes.values()) {
-      for (const value of index.fn(obj)) {
-        let objs = index.values.get(value);
-        if (add) {
-          if (!objs) index.values.set(value, (objs = new Set()));
-          objs.add(obj);
-        } else if (objs) {
-          objs.delete(obj);
-          if (objs.size === 0) index.values.delete(value);
-        }
+  const onIndexError =
+    options.onIndexError ?? ((err: unknown, index: string, key: string) => reportPanic(undefined, 'indexer', err, { key, name: index }));
+  /** The values `obj` is filed under in `index`, or undefined (reported) when the index function throws. */
+  const valuesOf = (index: Index<T>, obj: T): string[] | undefined => {
+    const failed = (err: unknown): void => {
+      try {
+        onIndexError(err, index.name, objectKey(obj));
+      } catch {
+        // The reporter must not break the store either.
       }
+    };
+    try {
+      const values: unknown = index.fn(obj);
+      if (Array.isArray(values)) return values as string[];
+      if (isThenable(values)) {
+        catchRejection(values, () => undefined); // reported once, as the TypeError below
+        throw new TypeError(`index function ${index.name} returned a Promise, not an array of strings (index functions must be synchronous)`);
+      }
+      throw new TypeError(`index function ${index.name} returned ${values === null ? 'null' : typeof values}, not an array of strings`);
+    } catch (err) {
+      failed(err);
+      return undefined;
+    }
+  };
+  const fileIn = (index: Index<T>, obj: T): void => {
+    for (const value of valuesOf(index, obj) ?? []) {
+      let objs = index.values.get(value);
+      if (!objs) index.values.set(value, (objs = new Set()));
+      objs.add(obj);
+    }
+  };
+  const unfileFrom = (index: Index<T>, obj: T): void => {
+    const values = valuesOf(index, obj);
+    if (values === undefined) {
+      // The function that filed it throws now: find the object by identity instead.
+      for (const [value, objs] of index.values) if (objs.delete(obj) && objs.size === 0) index.values.delete(value);
+      return;
+    }
+    for (const value of values) {
+      const objs = index.values.get(value);
+      if (!objs) continue;
+      objs.delete(obj);
+      if (objs.size === 0) index.values.delete(value);
     }
   };
   const put = (obj: T, old: T | undefined): void => {
-    if (old) fileUnder(old, false);
+    if (old) for (const index of indexes.values()) unfileFrom(index, old);
     if (setIn(items, obj)) count++;
-    fileUnder(obj, true);
+    for (const index of indexes.values()) fileIn(index, obj);
   };
   const remove = (old: T): void => {
-    fileUnder(old, false);
+    for (const index of indexes.values()) unfileFrom(index, old);
     deleteIn(items, old);
     count--;
   };
   const rebuild = (index: Index<T>): void => {
     index.values.clear();
-    for (const obj of each(items)) {
-      for (const value of index.fn(obj)) {
-        let objs = index.values.get(value);
-        if (!objs) index.values.set(value, (objs = new Set()));
-        objs.add(obj);
-      }
-    }
+    for (const obj of each(items)) fileIn(index, obj);
   };
   const indexNamed = (name: string): Index<T> | undefined => {
     const index = indexes.get(name);
@@ -347,7 +381,7 @@ export function createStore<T extends KubeObject = KubeObject>(options: StoreOpt
     byIndex: objectsUnder,
     addIndexer(name, fn) {
       if (indexes.has(name) || name === NAMESPACE_INDEX) throw new Error(`indexer conflict: ${name}`);
-      const index: Index<T> = { fn, values: new Map() };
+      const index: Index<T> = { name, fn, values: new Map() };
       indexes.set(name, index);
       rebuild(index);
     },

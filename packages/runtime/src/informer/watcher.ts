@@ -7,6 +7,7 @@
 import { ApiError, type KubeObject, type Status, type WatchEvent } from '@kplane/api';
 import type { ResourceClient, WatchOptions } from '@kplane/client';
 import { realClock, type Clock } from '../clock.js';
+import { catchRejection, reportPanic } from '../recover.js';
 import { createBackoff, type Backoff, type BackoffOptions } from './backoff.js';
 
 /** What a watcher yields (kube-rs's `watcher::Event`). */
@@ -141,6 +142,14 @@ export async function* watcherBatches<T extends KubeObject = KubeObject>(
   const signal = options.signal;
   let state: WatcherState<T> = { phase: 'empty' };
   let stepOptions = options;
+  const onError = (err: unknown): void => {
+    const failed = (thrown: unknown): void => void reportPanic(undefined, 'watch-error-handler', thrown);
+    try {
+      catchRejection(options.onError?.(err), failed);
+    } catch (thrown) {
+      failed(thrown);
+    }
+  };
   try {
     while (!signal?.aborted) {
       const step: Step<T> = await stepWatcher(api, state, stepOptions, clock);
@@ -149,11 +158,11 @@ export async function* watcherBatches<T extends KubeObject = KubeObject>(
       if (step.events.length > 0) yield step.events;
       if (step.fallBackToPaged) {
         stepOptions = { ...stepOptions, initialList: 'paged' };
-        options.onError?.(step.error);
+        onError(step.error);
         continue;
       }
       if (step.error !== undefined) {
-        options.onError?.(step.error);
+        onError(step.error);
         try {
           await clock.sleep(backoff.next(), signal);
         } catch {
@@ -167,11 +176,30 @@ export async function* watcherBatches<T extends KubeObject = KubeObject>(
 }
 
 function closeStream(stream: AsyncIterator<unknown>): void {
-  stream.return?.(undefined)?.catch(() => undefined);
+  try {
+    void Promise.resolve(stream.return?.(undefined)).catch(() => undefined);
+  } catch {
+    // A stream that throws on close is closed enough.
+  }
 }
 
 /** One transition of the state machine. Never throws: failures are returned as `error`. */
 export async function stepWatcher<T extends KubeObject>(
+  api: WatchableApi<T>,
+  state: WatcherState<T>,
+  options: WatcherOptions,
+  clock: Clock,
+): Promise<Step<T>> {
+  try {
+    return await transition(api, state, options, clock);
+  } catch (error) {
+    // An api whose list or watch throws instead of rejecting: a failure like any other.
+    if (state.phase === 'watching' || state.phase === 'initStream') closeStream(state.stream);
+    return { events: [], next: { phase: 'empty' }, error };
+  }
+}
+
+async function transition<T extends KubeObject>(
   api: WatchableApi<T>,
   state: WatcherState<T>,
   options: WatcherOptions,

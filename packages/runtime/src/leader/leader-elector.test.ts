@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import type { Client } from '@kplane/client';
 import { createFakeClock, type FakeClock } from '../clock.js';
 import { createMetrics } from '../metrics.js';
-import { settle, startTestKplane as startKplane, tick, type TestKplane } from '../testing/index.js';
+import type { RecoveredPanic } from '../recover.js';
+import { settle, startTestKplane as startKplane, tick, watchProcessFailures, type TestKplane } from '../testing/index.js';
 import { createLeaderElector, type LeaderElector, type LeaderElectorOptions } from './leader-elector.js';
 import { leaseResource, type Lease } from './lease-lock.js';
 
@@ -267,4 +268,34 @@ test('leader elector: an error thrown by onStartedLeading ends the term and is r
   assert.match(String(await outcome), /boom/);
   assert.equal(stopped, 1);
   assert.equal((await readLease(kp)).spec!.holderIdentity, '', 'released');
+});
+
+test('leader elector: a throwing onNewLeader or onStoppedLeading is reported, never thrown to the process', async (t) => {
+  const kp = await startKplane();
+  t.after(() => kp.close());
+  const failures = watchProcessFailures();
+  const clock = createFakeClock(START);
+  const panics: RecoveredPanic[] = [];
+  const a = contender(kp.client, clock, 'a', {
+    onNewLeader: () => {
+      throw new Error('observer broken');
+    },
+    onStoppedLeading: () => {
+      throw new TypeError('cleanup broken');
+    },
+    onPanic: (p) => panics.push(p),
+  });
+  await settle();
+  assert.ok(a.leading(), 'leads despite the throwing observer');
+  await tick(clock, 4_000);
+  assert.ok(a.leading(), 'renewals go on');
+  a.controller.abort();
+  await a.done; // resolves: the throwing onStoppedLeading does not make run reject
+  await settle();
+  assert.equal((await readLease(kp)).spec!.holderIdentity, '', 'the Lease was released first');
+  assert.deepEqual(
+    panics.map((p) => `${p.callback} ${p.context.name} ${(p.cause as Error).message}`),
+    ['leader-election onNewLeader observer broken', 'leader-election onStoppedLeading cleanup broken', 'leader-election onNewLeader observer broken'],
+  );
+  assert.deepEqual(await failures.stop(), []);
 });

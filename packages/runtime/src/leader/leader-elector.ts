@@ -7,6 +7,7 @@ import { ApiError } from '@kplane/api';
 import type { Client } from '@kplane/client';
 import { realClock, type Clock } from '../clock.js';
 import type { RuntimeMetrics } from '../metrics.js';
+import { catchRejection, reportPanic, type PanicHandler } from '../recover.js';
 import { createLeaseLock, recordKey, type LeaderElectionRecord, type LeaseLock } from './lease-lock.js';
 
 /** client-go's JitterFactor: acquire retries wait retryPeriod × (1 + random × 1.2). */
@@ -40,6 +41,8 @@ export interface LeaderElectorOptions {
   onStoppedLeading(): void;
   /** Called when the observed holder changes (including to this identity, or to "" on release). */
   onNewLeader?(identity: string): void;
+  /** Told when `onNewLeader` or `onStoppedLeading` throws (default: logged); the elector goes on. */
+  onPanic?: PanicHandler;
 }
 
 /** A leader elector: `run` it once. */
@@ -150,7 +153,16 @@ export function createLeaderElector(options: LeaderElectorOptions): LeaderElecto
     if (holder === reportedLeader) return;
     reportedLeader = holder;
     const onNewLeader = options.onNewLeader;
-    if (onNewLeader) queueMicrotask(() => onNewLeader(holder));
+    if (onNewLeader) {
+      queueMicrotask(() => {
+        const failed = (err: unknown): void => void reportPanic(options.onPanic, 'leader-election', err, { name: 'onNewLeader', key: `${options.namespace}/${name}` });
+        try {
+          catchRejection(onNewLeader(holder), failed);
+        } catch (err) {
+          failed(err);
+        }
+      });
+    }
   }
 
   async function acquire(signal: AbortSignal): Promise<boolean> {
@@ -254,7 +266,13 @@ export function createLeaderElector(options: LeaderElectorOptions): LeaderElecto
       options.metrics?.setLeader(name, false);
       if (releaseOnCancel) await release();
       maybeReportTransition();
-      options.onStoppedLeading();
+      const stoppedFailed = (err: unknown): void =>
+        void reportPanic(options.onPanic, 'leader-election', err, { name: 'onStoppedLeading', key: `${options.namespace}/${name}` });
+      try {
+        catchRejection(options.onStoppedLeading(), stoppedFailed);
+      } catch (err) {
+        stoppedFailed(err);
+      }
       if (callbackError) throw callbackError.error;
     } finally {
       running = false;

@@ -11,6 +11,7 @@ import type { Controller, Runnable } from '../controller/controller.js';
 import { createInformerFactory, type InformerFactory } from '../informer/index.js';
 import { createLeaderElector } from '../leader/index.js';
 import { createMetrics, type RuntimeMetrics } from '../metrics.js';
+import { reportPanic, type PanicHandler } from '../recover.js';
 
 /** Leader election settings (client-go's defaults when absent). */
 export interface LeaderElectionOptions {
@@ -35,6 +36,12 @@ export interface ManagerOptions {
   leaderElection?: LeaderElectionOptions;
   /** Told about list/watch errors of the caches (they are retried). */
   onCacheError?: (resource: string, err: unknown) => void;
+  /**
+   * Told about every exception caught in user code outside a reconcile: event handlers, index
+   * functions, predicates, map functions, sources, runnables (default: logged). Reconcile
+   * failures are logged by each controller.
+   */
+  onPanic?: PanicHandler;
 }
 
 /** A manager. */
@@ -70,12 +77,21 @@ export interface Manager {
  * Guarantees: runnables start only after every informer created before `start` has synced;
  * with leader election, leader-elected runnables run only between winning and losing the
  * Lease, under a signal that aborts when leadership ends, and never in two processes at once
- * as long as the Lease's timing rules hold.
+ * as long as the Lease's timing rules hold. `start` rejects only when called twice: a runnable
+ * or callback that throws is reported to `onPanic`, never to the process.
  */
 export function createManager(options: ManagerOptions): Manager {
   const clock = options.clock ?? realClock;
   const metrics = options.metrics ?? createMetrics();
-  const factory = createInformerFactory({ client: options.client, clock, namespace: options.namespace, onError: options.onCacheError });
+  const onPanic = options.onPanic;
+  const factory = createInformerFactory({
+    client: options.client,
+    clock,
+    namespace: options.namespace,
+    onError: options.onCacheError,
+    onPanic,
+    metrics,
+  });
   const identity = options.leaderElection?.identity ?? `${hostname()}_${randomBytes(4).toString('hex')}`;
   const runnables: Runnable[] = [];
   const controllers: Controller[] = [];
@@ -88,7 +104,9 @@ export function createManager(options: ManagerOptions): Manager {
     if (!running || !ready) return;
     const signal = r.needLeaderElection ? running.leaderSignal : running.signal;
     if (!signal || signal.aborted) return;
-    running.tasks.push(Promise.resolve(r.start(signal)).catch((err) => console.error('runnable failed:', err)));
+    // A runnable that throws (at once or later) is reported; the others and the manager go on.
+    const task = (async () => r.start(signal))().catch((err) => void reportPanic(onPanic, 'runnable', err, { name: (r as Partial<Controller>).name }));
+    running.tasks.push(task);
   };
 
   const manager: Manager = {
@@ -102,6 +120,7 @@ export function createManager(options: ManagerOptions): Manager {
         factory,
         clock,
         metrics,
+        onPanic,
         register: (c) => {
           controllers.push(c);
           manager.add(c);
@@ -142,6 +161,7 @@ export function createManager(options: ManagerOptions): Manager {
             retryPeriodMs: le.retryPeriodMs,
             clock,
             metrics,
+            onPanic,
             onStartedLeading: (leaderSignal) => {
               leading = true;
               running!.leaderSignal = leaderSignal;
@@ -151,7 +171,11 @@ export function createManager(options: ManagerOptions): Manager {
               leading = false;
             },
           });
-          await elector.run(signal);
+          try {
+            await elector.run(signal);
+          } catch (err) {
+            reportPanic(onPanic, 'leader-election', err, { name: le.name });
+          }
         }
         // Wait for every runnable, including ones started after leadership was won.
         for (let i = 0; i < running.tasks.length; i++) await running.tasks[i];

@@ -9,6 +9,8 @@ import { createClient, type Client } from '@kplane/client';
 import { createMemoryBackend } from '@kplane/storage';
 import { flushMicrotasks, type FakeClock } from '../clock.js';
 
+export { watchProcessFailures, type ProcessFailure, type ProcessFailureWatch } from './process-failures.js';
+
 /** An in-process API server for tests. */
 export interface TestKplane {
   server: ApiServer;

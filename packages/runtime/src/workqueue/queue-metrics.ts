@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.js';
+import { reportPanic } from '../recover.js';
 
 /** A value that goes up and down by one. */
 export interface GaugeMetric {
@@ -69,6 +70,17 @@ export const unfinishedWorkUpdatePeriodMs = 500;
  * key was added and when its processing started, to observe queue and work durations.
  */
 export function createQueueMetrics(name: string, provider: WorkqueueMetricsProvider, clock: Clock): QueueMetrics {
+  // Metrics are best effort: an instrument that throws is reported once and never breaks the
+  // queue (whose timer callbacks and shutdown listeners would otherwise throw to the process).
+  let reported = false;
+  const guard = <A extends unknown[]>(fn: (...args: A) => void) => (...args: A): void => {
+    try {
+      fn(...args);
+    } catch (err) {
+      if (!reported) reportPanic(undefined, 'metrics', err, { name: `workqueue ${name}` });
+      reported = true;
+    }
+  };
   const depth = provider.newDepthMetric(name);
   const adds = provider.newAddsMetric(name);
   const latency = provider.newLatencyMetric(name);
@@ -80,7 +92,7 @@ export function createQueueMetrics(name: string, provider: WorkqueueMetricsProvi
   const startTimes = new Map<string, number>();
   const since = (t: number): number => (clock.now() - t) / 1000;
 
-  const update = (): void => {
+  const update = guard((): void => {
     let total = 0;
     let oldest = 0;
     for (const t of startTimes.values()) {
@@ -90,7 +102,7 @@ export function createQueueMetrics(name: string, provider: WorkqueueMetricsProvi
     }
     unfinished.set(total);
     longest.set(oldest);
-  };
+  });
 
   let unhook: () => void;
   if (provider.onCollect !== undefined) {
@@ -109,34 +121,28 @@ export function createQueueMetrics(name: string, provider: WorkqueueMetricsProvi
   }
 
   return {
-    add(key) {
+    add: guard((key: string) => {
+      if (!addTimes.has(key)) addTimes.set(key, clock.now());
       adds.inc();
       depth.inc();
-      if (!addTimes.has(key)) addTimes.set(key, clock.now());
-    },
-    get(key) {
-      depth.dec();
+    }),
+    get: guard((key: string) => {
       startTimes.set(key, clock.now());
       const added = addTimes.get(key);
-      if (added !== undefined) {
-        latency.observe(since(added));
-        addTimes.delete(key);
-      }
-    },
-    done(key) {
+      addTimes.delete(key);
+      depth.dec();
+      if (added !== undefined) latency.observe(since(added));
+    }),
+    done: guard((key: string) => {
       const started = startTimes.get(key);
-      if (started !== undefined) {
-        workDuration.observe(since(started));
-        startTimes.delete(key);
-      }
-    },
-    retry() {
-      retries.inc();
-    },
+      startTimes.delete(key);
+      if (started !== undefined) workDuration.observe(since(started));
+    }),
+    retry: guard(() => retries.inc()),
     updateUnfinishedWork: update,
-    close() {
+    close: guard(() => {
       update();
       unhook();
-    },
+    }),
   };
 }
