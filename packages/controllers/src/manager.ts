@@ -180,6 +180,8 @@ async function serve(options: SecureServingOptions, manager: Manager): Promise<{
     server.once('error', reject);
     server.listen(options.port ?? DEFAULT_SECURE_PORT, host, () => {
       server.off('error', reject);
+      // Once serving, a socket-level error is logged: it must not end the process.
+      server.on('error', (err) => console.error('kplane: controller manager metrics server:', err));
       resolve();
     });
   });

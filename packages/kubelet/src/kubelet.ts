@@ -341,7 +341,8 @@ export function createKubelet(options: KubeletOptions): Kubelet {
   const scheduleRenew = (): void => {
     if (abort.signal.aborted) return;
     timer = clock.setTimeout(() => {
-      renewLeases().finally(scheduleRenew);
+      // renewLeases reports its own failures; a throwing onError must not reach the process.
+      renewLeases().catch(() => undefined).finally(scheduleRenew);
     }, renewMs);
   };
 
