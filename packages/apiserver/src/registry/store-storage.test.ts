@@ -94,6 +94,26 @@ describe('removing the last finalizer', () => {
   });
 });
 
+describe('an object left released but stored by an older version', () => {
+  let h: Harness;
+  before(async () => (h = await harness()));
+  after(() => h.close());
+
+  it('is deleted by the next DELETE', async () => {
+    const stuck = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'stuck', namespace: 'default', uid: 'u-1', creationTimestamp: '2026-01-01T00:00:00Z', deletionTimestamp: '2026-01-01T00:01:00Z', deletionGracePeriodSeconds: 0 },
+    };
+    // The state a crash between the finalizer update and the delete used to leave behind.
+    await h.backend.create('/registry/configmaps/default/stuck', JSON.stringify(stuck));
+    assert.equal((await h.call('GET', `${CM}/stuck`)).status, 200);
+    const r = await h.call('DELETE', `${CM}/stuck`);
+    assert.equal(r.status, 200);
+    assert.equal((await h.call('GET', `${CM}/stuck`)).status, 404);
+  });
+});
+
 describe('stored object size', () => {
   let h: Harness;
   before(async () => (h = await harness()));
@@ -160,6 +180,27 @@ describe('Event TTL', () => {
     await h.clock.advance(50 * MINUTE);
     assert.equal((await h.call('GET', `${EVENTS}/refreshed`)).status, 404);
     assert.equal((await h.call('GET', `${CM}/stays`)).status, 200);
+  });
+
+  it('an Event written through events.k8s.io/v1 expires too', async () => {
+    const created = await h.call('POST', '/apis/events.k8s.io/v1/namespaces/default/events', {
+      apiVersion: 'events.k8s.io/v1',
+      kind: 'Event',
+      metadata: { name: 'new-api' },
+      eventTime: '2026-01-01T00:00:00.000000Z',
+      type: 'Normal',
+      reason: 'Tested',
+      action: 'Testing',
+      note: 'through events.k8s.io',
+      reportingController: 'example.com/test',
+      reportingInstance: 'test-1',
+      regarding: { kind: 'ConfigMap', name: 'c', namespace: 'default', apiVersion: 'v1' },
+    });
+    assert.equal(created.status, 201);
+    await h.clock.advance(59 * MINUTE);
+    assert.equal((await h.call('GET', `${EVENTS}/new-api`)).status, 200);
+    await h.clock.advance(2 * MINUTE);
+    assert.equal((await h.call('GET', `${EVENTS}/new-api`)).status, 404);
   });
 
   it('--event-ttl sets the lifetime', async () => {

@@ -498,7 +498,7 @@ export class Store {
   private async write(key: string, obj: KubeObject, expected: number): Promise<KubeObject> {
     const m = meta(obj);
     try {
-      if (m.deletionTimestamp && (m.finalizers ?? []).length === 0 && !m.deletionGracePeriodSeconds && !this.type.strategy.deletionHeld?.(obj)) {
+      if (this.released(obj)) {
         let kv: KeyValue;
         try {
           kv = await this.deps.backend.deleteWithFinalValue(key, this.encode(obj), expected);
@@ -518,6 +518,12 @@ export class Store {
       if (err instanceof ValueTooLargeError) throw this.tooLarge(m.name ?? '', err);
       throw err;
     }
+  }
+
+  /** Is obj deleting with nothing left to hold it (no finalizers, no grace period)? Then it goes. */
+  private released(obj: KubeObject): boolean {
+    const m = meta(obj);
+    return !!m.deletionTimestamp && (m.finalizers ?? []).length === 0 && !m.deletionGracePeriodSeconds && !this.type.strategy.deletionHeld?.(obj);
   }
 
   /** The storage options of a write of obj: the kind's TTL, if it has one. */
@@ -644,7 +650,9 @@ export class Store {
       let next: KubeObject | undefined;
       if (m.deletionTimestamp) {
         // Already deleting: a shorter grace period may be requested; finalizers stay as they are.
-        if (grace === 0 && (m.deletionGracePeriodSeconds ?? 0) > 0 && finalizers.length === 0) {
+        // An object released but still stored (left so by a crash of older versions between
+        // the last finalizer's removal and the delete) goes now, as kube-apiserver recovers it.
+        if (finalizers.length === 0 && (this.released(obj) || (grace === 0 && (m.deletionGracePeriodSeconds ?? 0) > 0))) {
           next = undefined;
         } else if (grace < (m.deletionGracePeriodSeconds ?? 0)) {
           next = structuredClone(obj);
