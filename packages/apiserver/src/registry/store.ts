@@ -341,7 +341,7 @@ export class Store {
       }
     } catch (err) {
       if (err instanceof FutureRevisionError && opts.continue) {
-        // kube-apiserver's watch cache answers a continue token it has not reached yet so (after waiting).
+        // A token from a revision not reached yet: kube-apiserver's watch cache answers so (after waiting 3 s for it).
         throw new ApiError(504, 'Timeout', `Too large resource version: ${revision}, current: ${await backend.currentRevision()}`, {
           causes: [{ type: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
           retryAfterSeconds: 1,
