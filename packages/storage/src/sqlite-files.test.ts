@@ -136,3 +136,27 @@ test('sqlite: the file shrinks after compaction', async () => {
   assert.equal((await b.get('/churn'))?.value, big + 39);
   await b.close();
 });
+
+test('sqlite: a long history is compacted in steps, serving requests between them', async () => {
+  const b = createSqliteBackend({ path: freshPath() });
+  for (let chunk = 0; chunk < 11; chunk++) {
+    const keys = Array.from({ length: 1000 }, (_, i) => `/h/${chunk}-${i}`);
+    await Promise.all(keys.map((key) => b.create(key, 'v')));
+    await Promise.all(keys.map((key) => b.delete(key)));
+  }
+  await b.create('/h/live', 'kept');
+  const target = await b.currentRevision();
+  assert.equal(target, 22_001);
+  let done = false;
+  const compaction = b.compact(target).then(() => (done = true));
+  const seen = new Set<number>();
+  while (!done) {
+    seen.add(await b.compactedRevision());
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  await compaction;
+  assert.ok(seen.has(10_000) && seen.has(20_000), `steps seen: ${[...seen].join(', ')}`);
+  assert.equal(await b.compactedRevision(), target);
+  assert.deepEqual((await b.list('/h/')).items.map((kv) => [kv.key, kv.value]), [['/h/live', 'kept']]);
+  await b.close();
+});

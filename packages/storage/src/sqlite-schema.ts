@@ -78,9 +78,18 @@ export function openDatabase(path: string, synchronous: 'normal' | 'full'): Data
   }
 }
 
-/** Gives the pages freed by a compaction back to the file system. */
-export function reclaimFreePages(db: Database.Database): void {
-  db.pragma('incremental_vacuum');
+/** Free pages returned to the file system per step (16 MiB of 4 KiB pages). */
+const VACUUM_STEP = 4096;
+
+/**
+ * Gives the pages freed by a compaction back to the file system, a step at a time, letting the
+ * event loop run between steps; stops early once `closed()` says the database was closed.
+ */
+export async function reclaimFreePages(db: Database.Database, closed: () => boolean): Promise<void> {
+  while (!closed() && (db.pragma('freelist_count', { simple: true }) as number) > 0) {
+    db.pragma(`incremental_vacuum(${VACUUM_STEP})`);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
   // In WAL mode the file shrinks when the WAL is checkpointed; TRUNCATE also empties the WAL.
-  db.pragma('wal_checkpoint(TRUNCATE)');
+  if (!closed()) db.pragma('wal_checkpoint(TRUNCATE)');
 }

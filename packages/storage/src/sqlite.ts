@@ -43,6 +43,7 @@ import {
 import { createGroupCommit, type Outcome } from './group-commit.js';
 import { openDatabase, reclaimFreePages } from './sqlite-schema.js';
 import { createWatchHub, runWatch, type WatchSource } from './watch-hub.js';
+
 /** Options of createSqliteBackend. */
 export interface SqliteBackendOptions {
   /** Database file; its directory is created when missing. ':memory:' for a throwaway store. */
@@ -136,6 +137,10 @@ interface Written {
 
 /** How many expired keys one expiry transaction deletes. */
 const EXPIRY_BATCH = 1000;
+/** Revisions compacted per transaction: a long history is compacted in steps, letting requests through between them. */
+const COMPACTION_STEP = 10_000;
+
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** Opens (creating if needed) a sqlite-backed store at options.path. */
 export function createSqliteBackend(options: SqliteBackendOptions): SqliteBackend {
@@ -394,7 +399,15 @@ export function createSqliteBackend(options: SqliteBackendOptions): SqliteBacken
 
     async compact(revision) {
       assertOpen();
-      if (compact(revision) > 0 && path !== ':memory:') reclaimFreePages(db);
+      const current = revisionNow();
+      if (revision > current) throw futureCompaction(revision, current);
+      let removed = 0;
+      // Each step is one transaction; the event loop serves requests between steps.
+      for (let from = compactedNow(); from < revision && !closed; from = compactedNow()) {
+        removed += compact(Math.min(revision, from + COMPACTION_STEP));
+        if (compactedNow() < revision) await nextTurn();
+      }
+      if (removed > 0 && path !== ':memory:' && !closed) await reclaimFreePages(db, () => closed);
     },
 
     stats() {
