@@ -390,6 +390,9 @@ export function createSqliteBackend(options: SqliteBackendOptions): SqliteBacken
         for (const w of written) publish(w);
         total += written.length;
         if (written.length < EXPIRY_BATCH) return total;
+        // A large backlog goes a batch per turn, letting requests through in between.
+        await nextTurn();
+        if (closed) return total;
       }
     },
 
@@ -403,11 +406,15 @@ export function createSqliteBackend(options: SqliteBackendOptions): SqliteBacken
       if (revision > current) throw futureCompaction(revision, current);
       let removed = 0;
       // Each step is one transaction; the event loop serves requests between steps.
-      for (let from = compactedNow(); from < revision && !closed; from = compactedNow()) {
+      for (let from = compactedNow(); from < revision; ) {
         removed += compact(Math.min(revision, from + COMPACTION_STEP));
-        if (compactedNow() < revision) await nextTurn();
+        from = compactedNow();
+        if (from < revision) {
+          await nextTurn();
+          if (closed) return;
+        }
       }
-      if (removed > 0 && path !== ':memory:' && !closed) await reclaimFreePages(db, () => closed);
+      if (removed > 0 && path !== ':memory:') await reclaimFreePages(db, () => closed);
     },
 
     stats() {
