@@ -14,7 +14,7 @@
  * - `list` at a revision returns the state as it was at that revision (a consistent snapshot).
  *
  * Errors: KeyExistsError, KeyNotFoundError, RevisionMismatchError, CompactedError,
- * FutureRevisionError, ValueTooLargeError (all StorageError).
+ * FutureRevisionError, ValueTooLargeError, BackendClosedError (all StorageError).
  */
 
 /** One stored key at one revision. */
@@ -120,6 +120,12 @@ export class StorageError extends Error {
   constructor(message: string, readonly key?: string) {
     super(message);
     this.name = new.target.name;
+  }
+}
+/** Any call on a backend after close(). */
+export class BackendClosedError extends StorageError {
+  constructor() {
+    super('storage backend is closed');
   }
 }
 /** create of a key that exists. */

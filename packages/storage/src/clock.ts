@@ -38,7 +38,8 @@ export interface Periodic {
 
 /**
  * Runs `task` every `intervalMs` (measured from the end of the previous run, so runs never
- * overlap). A failing run is reported to `onError` and the schedule goes on.
+ * overlap). A failing run is reported to `onError` and the schedule goes on; a run that
+ * resolves to `false` ends the schedule.
  */
 export function runPeriodically(clock: Clock, intervalMs: number, task: () => Promise<unknown>, onError: (err: unknown) => void): Periodic {
   let stopped = false;
@@ -49,7 +50,7 @@ export function runPeriodically(clock: Clock, intervalMs: number, task: () => Pr
       timer = undefined;
       running = (async () => {
         try {
-          await task();
+          if ((await task()) === false) stopped = true;
         } catch (err) {
           if (!stopped) onError(err);
         }

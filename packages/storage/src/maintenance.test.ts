@@ -112,3 +112,17 @@ test('periodic runs never overlap and stop waits for the run in progress', async
   assert.equal(maxRunning, 1);
   assert.equal(clock.pendingTimers(), 0);
 });
+
+test('a schedule ends quietly once its backend is closed', async () => {
+  const clock = createVirtualClock();
+  const b = createMemoryBackend({ now: clock.now });
+  const errors: unknown[] = [];
+  startExpirySweeper({ backend: b, clock, onError: (err) => errors.push(err) });
+  startCompactor({ backend: b, clock, intervalMs: 1000, onError: (err) => errors.push(err) });
+  await clock.advance(1000);
+  assert.equal(clock.pendingTimers(), 2);
+  await b.close();
+  await clock.advance(10_000);
+  assert.deepEqual(errors, []);
+  assert.equal(clock.pendingTimers(), 0);
+});

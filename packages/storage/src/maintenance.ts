@@ -9,9 +9,9 @@
  * - The expiry sweeper deletes keys whose TTL has passed every second (etcd checks its
  *   leases every 500 ms), so a key outlives its TTL by at most about that.
  * - Runs never overlap; a failed run is reported to onError (default: a line on stderr) and
- *   the schedule goes on.
+ *   the schedule goes on. Once the backend is closed the schedule ends quietly.
  */
-import type { Backend } from './backend.js';
+import { BackendClosedError, type Backend } from './backend.js';
 import { runPeriodically, systemClock, type Clock, type Periodic } from './clock.js';
 
 /** kube-apiserver's default --etcd-compaction-interval. */
@@ -34,6 +34,16 @@ const report = (what: string) => (err: unknown): void => {
   process.stderr.write(`kplane storage: ${what} failed: ${err instanceof Error ? err.message : String(err)}\n`);
 };
 
+/** Runs `task`; a closed backend ends the schedule (false) instead of failing every run. */
+const untilClosed = (task: () => Promise<unknown>) => async (): Promise<unknown> => {
+  try {
+    return await task();
+  } catch (err) {
+    if (err instanceof BackendClosedError) return false;
+    throw err;
+  }
+};
+
 /** Starts compacting `backend` on a schedule, each run to the revision the previous run saw. */
 export function startCompactor(options: MaintenanceOptions): Periodic {
   const { backend } = options;
@@ -41,11 +51,11 @@ export function startCompactor(options: MaintenanceOptions): Periodic {
   return runPeriodically(
     options.clock ?? systemClock,
     options.intervalMs ?? DEFAULT_COMPACTION_INTERVAL_MS,
-    async () => {
+    untilClosed(async () => {
       const current = await backend.currentRevision();
       if (seen > 0) await backend.compact(seen);
       seen = current;
-    },
+    }),
     options.onError ?? report('compaction'),
   );
 }
@@ -55,7 +65,7 @@ export function startExpirySweeper(options: MaintenanceOptions): Periodic {
   return runPeriodically(
     options.clock ?? systemClock,
     options.intervalMs ?? DEFAULT_EXPIRY_INTERVAL_MS,
-    () => options.backend.expireKeys(),
+    untilClosed(() => options.backend.expireKeys()),
     options.onError ?? report('TTL expiry'),
   );
 }

@@ -7,8 +7,8 @@
  * driver's byte order for every key without characters above U+FFFF.
  */
 import {
+  BackendClosedError,
   MAX_VALUE_BYTES,
-  StorageError,
   type Backend,
   type KeyValue,
   type ListOptions,
@@ -87,7 +87,7 @@ export function createMemoryBackend(options: MemoryBackendOptions = {}): Backend
   const hub = createWatchHub();
 
   const assertOpen = (): void => {
-    if (closed) throw new StorageError('storage backend is closed');
+    if (closed) throw new BackendClosedError();
   };
 
   const current = (key: string): LogRow | undefined => {

@@ -20,6 +20,7 @@
  * - Prefix scans use the key range [prefix, prefix + U+10FFFF) in byte order.
  */
 import {
+  BackendClosedError,
   MAX_VALUE_BYTES,
   StorageError,
   type Backend,
@@ -200,7 +201,7 @@ export function createSqliteBackend(options: SqliteBackendOptions): SqliteBacken
   const hub = createWatchHub();
   const stats = { writes: 0, commits: 0 };
   const assertOpen = (): void => {
-    if (closed) throw new StorageError('storage backend is closed');
+    if (closed) throw new BackendClosedError();
   };
   const revisionNow = (): number => q.revision.get()?.seq ?? 0;
   const compactedNow = (): number => q.compacted.get()?.value ?? 0;
