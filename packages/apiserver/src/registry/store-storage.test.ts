@@ -254,5 +254,8 @@ describe('continue tokens', () => {
     assert.equal(cause.reason ?? cause.type, 'ResourceVersionTooLarge');
     assert.equal(cause.message, 'Too large resource version');
     assert.equal(r.body.details.retryAfterSeconds, 1);
+    const exact = await h.call('GET', `${CM}?resourceVersion=999999&resourceVersionMatch=Exact`);
+    assert.equal(exact.status, 504);
+    assert.equal(exact.body.reason, 'Timeout');
   });
 });

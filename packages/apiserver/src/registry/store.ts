@@ -340,8 +340,9 @@ export class Store {
         startAfter = page.items[page.items.length - 1]!.key;
       }
     } catch (err) {
-      if (err instanceof FutureRevisionError && opts.continue) {
-        // A token from a revision not reached yet: kube-apiserver's watch cache answers so (after waiting 3 s for it).
+      if (err instanceof FutureRevisionError) {
+        // A continue token (or an Exact resourceVersion) from a revision not reached yet:
+        // kube-apiserver's watch cache answers so (after waiting 3 s for it).
         throw new ApiError(504, 'Timeout', `Too large resource version: ${revision}, current: ${await backend.currentRevision()}`, {
           causes: [{ type: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
           retryAfterSeconds: 1,
