@@ -61,3 +61,31 @@ it('serves the controller manager on its own port, and runs without it when the 
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+it('keeps the data dir owner-only: 0700, and 0600 for the database, the keys and the kubeconfig', async () => {
+  const { chmod, mkdir, mkdtemp, rm, stat, writeFile } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const root = await mkdtemp(join(tmpdir(), 'kplane-modes-'));
+  const dataDir = join(root, 'data');
+  // A data dir left world-readable by an older version is tightened too.
+  await mkdir(dataDir, { mode: 0o755 });
+  await chmod(dataDir, 0o755);
+  await writeFile(join(dataDir, 'kubeconfig'), 'old', { mode: 0o644 });
+  const mode = async (path: string): Promise<number> => (await stat(path)).mode & 0o777;
+  try {
+    const cp = await startControlPlane({ dataDir, port: 0 });
+    try {
+      await cp.client.resource({ group: '', version: 'v1', resource: 'configmaps', namespaced: true }).create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } });
+      assert.equal(await mode(dataDir), 0o700);
+      assert.equal(await mode(join(dataDir, 'kubeconfig')), 0o600);
+      for (const db of ['state.db', 'state.db-wal', 'state.db-shm']) assert.equal(await mode(join(dataDir, db)), 0o600, db);
+      assert.equal(await mode(join(dataDir, 'pki')), 0o700);
+      for (const secret of ['ca.key', 'serving.key', 'admin.key', 'admin.token']) assert.equal(await mode(join(dataDir, 'pki', secret)), 0o600, secret);
+    } finally {
+      await cp.stop();
+    }
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+});

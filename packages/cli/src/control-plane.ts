@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { request } from 'node:https';
 import { stringify } from 'yaml';
@@ -39,6 +39,10 @@ export interface ControlPlaneOptions {
   nodes?: number;
   /** Pod behaviour of the simulated kubelet (delays, failures), as `kplane kubelet --config`. */
   kubeletConfig?: KubeletConfig;
+  /** How long an Event lives after its last write, in seconds (default 3600, as kube-apiserver's --event-ttl). */
+  eventTTLSeconds?: number;
+  /** Time between storage compactions in ms (default 5 minutes, as kube-apiserver); 0: never. */
+  compactionIntervalMs?: number;
 }
 
 /** A running control plane. */
@@ -102,9 +106,14 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   const storage = options.storage ?? 'sqlite';
   const listen = options.listen ?? true;
   const dataDir = resolve(options.dataDir ?? '.kplane');
-  if (storage === 'sqlite' || listen) await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  if (storage === 'sqlite' || listen) {
+    // Owner-only, also when it already existed: it holds the database, the keys and the kubeconfig.
+    await mkdir(dataDir, { recursive: true, mode: 0o700 });
+    await chmod(dataDir, 0o700);
+  }
+  // The sqlite driver keeps the database and its WAL files owner-only (0600).
   const backend = await createBackend(storage === 'memory' ? 'memory://' : `sqlite://${join(dataDir, 'state.db')}`);
-  const apiServer = createApiServer({ backend });
+  const apiServer = createApiServer({ backend, eventTTLSeconds: options.eventTTLSeconds, compactionIntervalMs: options.compactionIntervalMs });
   try {
     await apiServer.start();
   } catch (err) {
@@ -136,6 +145,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     return { apiServer, backend, transport: apiServer.handle, client, controllerManager, simulation, stop };
   }
   const pki = await ensurePki(join(dataDir, 'pki'));
+  await ownerOnly(join(dataDir, 'pki'));
   const host = options.host ?? '127.0.0.1';
   const port = await apiServer.listen({
     host,
@@ -148,6 +158,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   const url = `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
   const kubeconfigPath = join(dataDir, 'kubeconfig');
   await writeFile(kubeconfigPath, kubeconfigYaml(url, pki.ca.cert, pki.admin.cert, pki.admin.key), { mode: 0o600 });
+  await chmod(kubeconfigPath, 0o600);
   await waitReady(url, pki.ca.cert);
   if (options.controllers) {
     const serving = {
@@ -167,6 +178,12 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   }
   simulation = await startNodes(apiServer, options, stop);
   return { apiServer, backend, transport: apiServer.handle, client, url, port, kubeconfigPath, controllerManager, simulation, stop };
+}
+
+/** Makes the PKI folder owner-only and its private keys and token 0600 (files made by older versions included). */
+async function ownerOnly(pkiDir: string): Promise<void> {
+  await chmod(pkiDir, 0o700);
+  for (const secret of ['ca.key', 'serving.key', 'admin.key', 'admin.token']) await chmod(join(pkiDir, secret), 0o600);
 }
 
 /** Starts the scheduler and simulated kubelet for `options.nodes` nodes on the in-process transport (none for 0). */

@@ -5,13 +5,16 @@
  * - Every successful write (create, update, delete) gets a new revision from one global,
  *   strictly increasing counter; a key's `modRevision` is the revision of its last write.
  * - A write is durable when its promise resolves (for durable drivers).
+ * - A value over the backend's size limit (default MAX_VALUE_BYTES) is refused with
+ *   ValueTooLargeError.
+ * - A key written with a TTL is deleted by `expireKeys` once the TTL has passed.
  * - `watch(prefix, rev)` yields, in revision order and without gaps, every write with
  *   revision > rev under the prefix; it throws CompactedError if rev is below the compacted
  *   revision.
  * - `list` at a revision returns the state as it was at that revision (a consistent snapshot).
  *
  * Errors: KeyExistsError, KeyNotFoundError, RevisionMismatchError, CompactedError,
- * FutureRevisionError (all StorageError).
+ * FutureRevisionError, ValueTooLargeError, BackendClosedError (all StorageError).
  */
 
 /** One stored key at one revision. */
@@ -23,6 +26,17 @@ export interface KeyValue {
   createRevision: number;
   /** Revision of the key's last write. */
   modRevision: number;
+}
+
+/** Options of create and update. */
+export interface WriteOptions {
+  /**
+   * Time to live in seconds, as an etcd lease: the key is deleted (a normal delete, with its
+   * own revision and watch event) once this long has passed without another write. A later
+   * write replaces the TTL with its own, and a write without one removes it. Expired keys are
+   * deleted by `expireKeys`, which the owner of the backend calls on a schedule.
+   */
+  ttlSeconds?: number;
 }
 
 /** Options of list. */
@@ -51,7 +65,10 @@ export interface ListResult {
 /** One change seen by a watch. */
 export interface StorageEvent {
   type: 'create' | 'update' | 'delete';
-  /** For create/update: the new value; for delete: the value before deletion with modRevision = the delete's revision. */
+  /**
+   * For create/update: the new value; for delete: the key's final value (the value before the
+   * delete, or the one deleteWithFinalValue recorded) with modRevision = the delete's revision.
+   */
   kv: KeyValue;
   /** The value before this write (update and delete). */
   prevKv?: KeyValue;
@@ -71,12 +88,22 @@ export interface Backend {
   list(prefix: string, options?: ListOptions): Promise<ListResult>;
   /** Counts keys under prefix at the current revision. */
   count(prefix: string): Promise<number>;
-  /** Creates key; throws KeyExistsError if present. */
-  create(key: string, value: string): Promise<KeyValue>;
-  /** Replaces key if its modRevision equals expectedRevision; throws RevisionMismatchError / KeyNotFoundError. */
-  update(key: string, value: string, expectedRevision: number): Promise<KeyValue>;
+  /** Creates key; throws KeyExistsError if present, ValueTooLargeError over the size limit. */
+  create(key: string, value: string, options?: WriteOptions): Promise<KeyValue>;
+  /** Replaces key if its modRevision equals expectedRevision; throws RevisionMismatchError / KeyNotFoundError / ValueTooLargeError. */
+  update(key: string, value: string, expectedRevision: number, options?: WriteOptions): Promise<KeyValue>;
   /** Deletes key (if expectedRevision is given, only at that modRevision); returns the deleted value, with modRevision = the delete's revision. */
   delete(key: string, expectedRevision?: number): Promise<KeyValue>;
+  /**
+   * Deletes key at expectedRevision in one write that also records `value` as the key's final
+   * value: the returned KeyValue and the delete event's `kv` carry `value` (with the delete's
+   * revision), `prevKv` the value it replaced. For removing an object whose last finalizer is
+   * going: the object without finalizers is what watchers see deleted, and no crash can leave
+   * it stored. Throws like update (KeyNotFoundError, RevisionMismatchError, ValueTooLargeError).
+   */
+  deleteWithFinalValue(key: string, value: string, expectedRevision: number): Promise<KeyValue>;
+  /** Deletes every key whose TTL has passed (by the backend's clock); returns how many it deleted. */
+  expireKeys(): Promise<number>;
   /** Streams changes under prefix after revision `afterRevision`, until the signal aborts. */
   watch(prefix: string, afterRevision: number, signal?: AbortSignal): AsyncIterable<StorageEvent>;
   /** Forgets history at or below revision (current values are kept). */
@@ -85,11 +112,20 @@ export interface Backend {
   close(): Promise<void>;
 }
 
+/** The largest value a backend stores by default, in UTF-8 bytes: etcd's default request limit (1.5 MiB). */
+export const MAX_VALUE_BYTES = 1.5 * 1024 * 1024;
+
 /** Base of the storage error family. */
 export class StorageError extends Error {
   constructor(message: string, readonly key?: string) {
     super(message);
     this.name = new.target.name;
+  }
+}
+/** Any call on a backend after close(). */
+export class BackendClosedError extends StorageError {
+  constructor() {
+    super('storage backend is closed');
   }
 }
 /** create of a key that exists. */
@@ -110,3 +146,9 @@ export class CompactedError extends StorageError {
 }
 /** A read at a revision not yet written. */
 export class FutureRevisionError extends StorageError {}
+/** A write whose value is larger than the backend's limit; nothing is written. */
+export class ValueTooLargeError extends StorageError {
+  constructor(key: string, readonly size: number, readonly limit: number) {
+    super(`value of key "${key}" is ${size} bytes, more than the limit of ${limit} bytes`, key);
+  }
+}

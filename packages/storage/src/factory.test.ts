@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { StorageError } from './backend.js';
 import { createBackend } from './factory.js';
+import type { SqliteBackend } from './sqlite.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kplane-factory-test-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -46,4 +47,13 @@ test('unknown schemes and malformed URLs are StorageErrors', async () => {
   await assert.rejects(createBackend('/var/lib/state.db'), StorageError);
   await assert.rejects(createBackend('sqlite://'), /needs a database path/);
   await assert.rejects(createBackend(`sqlite://${join(dir, 'x.db')}?synchronous=sometimes`), /synchronous/);
+});
+
+test('sqlite:// fsyncs every commit unless ?synchronous=normal', async () => {
+  const durable = (await createBackend(`sqlite://${join(dir, 'sync', 'default.db')}`)) as SqliteBackend;
+  const relaxed = (await createBackend(`sqlite://${join(dir, 'sync', 'normal.db')}?synchronous=normal`)) as SqliteBackend;
+  assert.equal(durable.stats().synchronous, 'full');
+  assert.equal(relaxed.stats().synchronous, 'normal');
+  await durable.close();
+  await relaxed.close();
 });

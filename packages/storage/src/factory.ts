@@ -3,7 +3,7 @@
  * - `memory://` (anything after the scheme is ignored): a fresh in-memory store;
  * - `sqlite://<path>`: a sqlite file; `sqlite:///var/lib/kplane/state.db` is absolute,
  *   `sqlite://./data/state.db` or `sqlite://data/state.db` relative to the working directory.
- *   Query parameter `synchronous=normal|full` (default normal) sets the durability level.
+ *   Query parameter `synchronous=full|normal` (default full) sets the durability level.
  */
 import { StorageError, type Backend } from './backend.js';
 import { createMemoryBackend } from './memory.js';

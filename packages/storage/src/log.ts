@@ -5,6 +5,7 @@
  */
 import {
   CompactedError,
+  ValueTooLargeError,
   FutureRevisionError,
   KeyExistsError,
   KeyNotFoundError,
@@ -89,4 +90,13 @@ export function revisionMismatch(key: string, expected: number, actual: KeyValue
 /** FutureRevisionError for compacting past the end of the log. */
 export function futureCompaction(revision: number, current: number): FutureRevisionError {
   return new FutureRevisionError(`cannot compact to future revision ${revision} (current revision ${current})`);
+}
+
+/** Throws ValueTooLargeError when value is over `limit` UTF-8 bytes. */
+export function checkValueSize(key: string, value: string, limit: number): void {
+  // A UTF-16 unit is 1 to 3 UTF-8 bytes (a surrogate pair 4 for 2 units): only values near
+  // the limit need counting.
+  if (value.length * 3 <= limit) return;
+  const size = Buffer.byteLength(value, 'utf8');
+  if (size > limit) throw new ValueTooLargeError(key, size, limit);
 }

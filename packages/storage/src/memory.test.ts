@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createMemoryBackend } from './memory.js';
 import { runBackendConformance } from './testing/conformance.js';
 
-runBackendConformance('memory', async () => createMemoryBackend());
+runBackendConformance('memory', async ({ now }) => createMemoryBackend({ now }));
 
 test('memory: lists and pages 10k keys under a prefix, in key order', async () => {
   const b = createMemoryBackend();

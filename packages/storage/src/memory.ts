@@ -7,7 +7,8 @@
  * driver's byte order for every key without characters above U+FFFF.
  */
 import {
-  StorageError,
+  BackendClosedError,
+  MAX_VALUE_BYTES,
   type Backend,
   type KeyValue,
   type ListOptions,
@@ -16,6 +17,7 @@ import {
 } from './backend.js';
 import {
   checkReadRevision,
+  checkValueSize,
   futureCompaction,
   keyExists,
   keyNotFound,
@@ -59,9 +61,21 @@ function rowAt(rows: readonly LogRow[] | undefined, revision: number): LogRow | 
   return i === 0 ? undefined : rows[i - 1];
 }
 
+/** Options of createMemoryBackend. */
+export interface MemoryBackendOptions {
+  /** Clock for TTLs, in ms since the epoch (default Date.now). */
+  now?: () => number;
+  /** Largest value stored, in UTF-8 bytes (default MAX_VALUE_BYTES, 1.5 MiB). */
+  maxValueBytes?: number;
+}
+
 /** Creates an empty in-memory backend. */
-export function createMemoryBackend(): Backend {
+export function createMemoryBackend(options: MemoryBackendOptions = {}): Backend {
+  const now = options.now ?? Date.now;
+  const maxValueBytes = options.maxValueBytes ?? MAX_VALUE_BYTES;
   let log: LogRow[] = [];
+  /** Expiry time (ms) of each live key written with a TTL. */
+  const expiries = new Map<string, number>();
   const byRevision = new Map<number, LogRow>();
   const history = new Map<string, LogRow[]>();
   /** Every key with history, sorted up to `sortedUpTo`; keys added since are appended and sorted on the next scan. */
@@ -73,7 +87,7 @@ export function createMemoryBackend(): Backend {
   const hub = createWatchHub();
 
   const assertOpen = (): void => {
-    if (closed) throw new StorageError('storage backend is closed');
+    if (closed) throw new BackendClosedError();
   };
 
   const current = (key: string): LogRow | undefined => {
@@ -82,8 +96,10 @@ export function createMemoryBackend(): Backend {
     return last && !last.deleted ? last : undefined;
   };
 
-  const append = (row: Omit<LogRow, 'revision'>): LogRow => {
+  const append = (row: Omit<LogRow, 'revision'>, ttlSeconds?: number): LogRow => {
     const full: LogRow = { ...row, revision: ++revision };
+    if (ttlSeconds !== undefined && !row.deleted) expiries.set(row.key, now() + ttlSeconds * 1000);
+    else expiries.delete(row.key);
     log.push(full);
     byRevision.set(full.revision, full);
     let rows = history.get(full.key);
@@ -180,8 +196,9 @@ export function createMemoryBackend(): Backend {
       return n;
     },
 
-    async create(key, value) {
+    async create(key, value, writeOptions) {
       assertOpen();
+      checkValueSize(key, value, maxValueBytes);
       if (current(key)) throw keyExists(key);
       const prev = history.get(key)?.at(-1);
       const row = append({
@@ -190,12 +207,13 @@ export function createMemoryBackend(): Backend {
         createRevision: revision + 1,
         prevRevision: prev?.revision ?? 0,
         deleted: false,
-      });
+      }, writeOptions?.ttlSeconds);
       return rowToKeyValue(row);
     },
 
-    async update(key, value, expectedRevision) {
+    async update(key, value, expectedRevision, writeOptions) {
       assertOpen();
+      checkValueSize(key, value, maxValueBytes);
       const prev = current(key);
       if (!prev) throw keyNotFound(key);
       if (prev.revision !== expectedRevision) throw revisionMismatch(key, expectedRevision, rowToKeyValue(prev));
@@ -205,7 +223,7 @@ export function createMemoryBackend(): Backend {
         createRevision: prev.createRevision,
         prevRevision: prev.revision,
         deleted: false,
-      });
+      }, writeOptions?.ttlSeconds);
       return rowToKeyValue(row);
     },
 
@@ -224,6 +242,27 @@ export function createMemoryBackend(): Backend {
         deleted: true,
       });
       return rowToKeyValue(row);
+    },
+
+    async deleteWithFinalValue(key, value, expectedRevision) {
+      assertOpen();
+      checkValueSize(key, value, maxValueBytes);
+      const prev = current(key);
+      if (!prev) throw keyNotFound(key);
+      if (prev.revision !== expectedRevision) throw revisionMismatch(key, expectedRevision, rowToKeyValue(prev));
+      const row = append({ key, value, createRevision: prev.createRevision, prevRevision: prev.revision, deleted: true });
+      return rowToKeyValue(row);
+    },
+
+    async expireKeys() {
+      assertOpen();
+      const at = now();
+      const due = [...expiries].filter(([, expiresAt]) => expiresAt <= at).sort((a, b) => a[1] - b[1]);
+      for (const [key] of due) {
+        const prev = current(key)!;
+        append({ key, value: prev.value, createRevision: prev.createRevision, prevRevision: prev.revision, deleted: true });
+      }
+      return due.length;
     },
 
     watch(prefix, afterRevision, signal) {

@@ -5,20 +5,23 @@
  * built on the same predecessor, which is the optimistic-concurrency check.
  *
  * Guarantees:
- * - Every write is one IMMEDIATE transaction; its promise resolves after COMMIT.
- * - With the default synchronous=NORMAL in WAL mode a resolved write survives a crash or
- *   SIGKILL of the process; synchronous=FULL also survives power loss / OS crash.
+ * - Group commit: the writes that arrive in one turn of the event loop are committed in one
+ *   IMMEDIATE transaction (one fsync), each in a savepoint of its own, so one write's error
+ *   leaves the others alone; each promise resolves (or rejects) after that COMMIT.
+ * - With the default synchronous=FULL a resolved write survives power loss and OS crashes;
+ *   synchronous=NORMAL survives a crash or SIGKILL of the process but may lose the last commits
+ *   on power loss.
  * - Reads (get/list/count) run in one read transaction: a consistent snapshot.
+ * - Compaction gives the freed pages back to the file system (incremental vacuum).
  *
  * Caveats:
  * - Watchers see live only the writes made through this Backend instance; one process should
  *   own the database file.
  * - Prefix scans use the key range [prefix, prefix + U+10FFFF) in byte order.
  */
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
 import {
+  BackendClosedError,
+  MAX_VALUE_BYTES,
   StorageError,
   type Backend,
   type KeyValue,
@@ -28,6 +31,7 @@ import {
 } from './backend.js';
 import {
   checkReadRevision,
+  checkValueSize,
   futureCompaction,
   keyExists,
   keyNotFound,
@@ -37,6 +41,8 @@ import {
   rowToKeyValue,
   type LogRow,
 } from './log.js';
+import { createGroupCommit, type Outcome } from './group-commit.js';
+import { openDatabase, reclaimFreePages } from './sqlite-schema.js';
 import { createWatchHub, runWatch, type WatchSource } from './watch-hub.js';
 
 /** Options of createSqliteBackend. */
@@ -44,26 +50,31 @@ export interface SqliteBackendOptions {
   /** Database file; its directory is created when missing. ':memory:' for a throwaway store. */
   path: string;
   /**
-   * SQLite `synchronous` setting in WAL mode. 'normal' (default): a committed write survives a
-   * process crash, the last commits may be lost on power loss. 'full': fsync on every commit.
+   * SQLite `synchronous` setting in WAL mode. 'full' (default): every commit is fsynced, a
+   * resolved write survives power loss. 'normal': a resolved write survives a process crash,
+   * the last commits may be lost on power loss or an OS crash.
    */
   synchronous?: 'normal' | 'full';
+  /** Clock for TTLs, in ms since the epoch (default Date.now). */
+  now?: () => number;
+  /** Largest value stored, in UTF-8 bytes (default MAX_VALUE_BYTES, 1.5 MiB). */
+  maxValueBytes?: number;
 }
 
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS kv (
-  id INTEGER PRIMARY KEY AUTOINCREMENT,
-  name TEXT NOT NULL,
-  created INTEGER NOT NULL,
-  deleted INTEGER NOT NULL,
-  create_revision INTEGER NOT NULL,
-  prev_revision INTEGER NOT NULL,
-  value TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS kv_name_id ON kv (name, id);
-CREATE UNIQUE INDEX IF NOT EXISTS kv_name_prev_revision ON kv (name, prev_revision);
-CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
-`;
+/** Counters and settings of the sqlite driver's write path. */
+export interface SqliteStats {
+  /** The `synchronous` setting in force. */
+  synchronous: 'normal' | 'full' | 'other';
+  /** Writes committed (create, update, delete, deleteWithFinalValue). */
+  writes: number;
+  /** Write transactions committed: fewer than writes when group commit batched them. */
+  commits: number;
+}
+
+/** The sqlite driver's Backend, with its counters. */
+export interface SqliteBackend extends Backend {
+  stats(): SqliteStats;
+}
 
 const COLUMNS = 'kv.id, kv.name, kv.created, kv.deleted, kv.create_revision, kv.prev_revision, kv.value';
 
@@ -115,16 +126,30 @@ function prevOf(r: DbEventRow): LogRow | undefined {
   });
 }
 
+/** What a write adds to the log, plus the key's new expiry (undefined: none). */
+type Next = Omit<LogRow, 'revision' | 'key'> & { expiresAt?: number };
+/** Builds a write from the key's latest row (inside the transaction); throws to refuse it. */
+type Build = (latest: LogRow | undefined) => Next;
+/** A committed write: its row and the row it follows. */
+interface Written {
+  row: LogRow;
+  prev: LogRow | undefined;
+}
+
+/** How many expired keys one expiry transaction deletes. */
+const EXPIRY_BATCH = 1000;
+/** Revisions compacted per transaction: a long history is compacted in steps, letting requests through between them. */
+const COMPACTION_STEP = 10_000;
+
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 /** Opens (creating if needed) a sqlite-backed store at options.path. */
-export function createSqliteBackend(options: SqliteBackendOptions): Backend {
+export function createSqliteBackend(options: SqliteBackendOptions): SqliteBackend {
   const { path } = options;
   if (!path) throw new StorageError('sqlite storage needs a database path');
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  const db = new Database(path);
-  db.pragma('journal_mode = WAL');
-  db.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
-  db.pragma('busy_timeout = 5000');
-  db.exec(SCHEMA);
+  const now = options.now ?? Date.now;
+  const maxValueBytes = options.maxValueBytes ?? MAX_VALUE_BYTES;
+  const db = openDatabase(path, options.synchronous ?? 'full');
 
   const q = {
     latest: db.prepare<[string], DbRow>(`SELECT ${COLUMNS} FROM kv WHERE name = ? ORDER BY id DESC LIMIT 1`),
@@ -164,35 +189,60 @@ export function createSqliteBackend(options: SqliteBackendOptions): Backend {
          UNION
          SELECT id FROM kv WHERE id > ? AND id <= ? AND deleted != 0)`,
     ),
+    setTtl: db.prepare<[string, number]>(
+      'INSERT INTO ttl (name, expires_at) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET expires_at = excluded.expires_at',
+    ),
+    clearTtl: db.prepare<[string]>('DELETE FROM ttl WHERE name = ?'),
+    expired: db.prepare<[number, number], { name: string }>('SELECT name FROM ttl WHERE expires_at <= ? ORDER BY expires_at LIMIT ?'),
+    anyExpired: db.prepare<[number], { n: number }>('SELECT 1 AS n FROM ttl WHERE expires_at <= ? LIMIT 1'),
   };
 
   let closed = false;
   const hub = createWatchHub();
+  const stats = { writes: 0, commits: 0 };
   const assertOpen = (): void => {
-    if (closed) throw new StorageError('storage backend is closed');
+    if (closed) throw new BackendClosedError();
   };
   const revisionNow = (): number => q.revision.get()?.seq ?? 0;
   const compactedNow = (): number => q.compacted.get()?.value ?? 0;
+  const publish = (w: Written): void => hub.publish(rowToEvent(w.row, w.prev));
 
-  /** Appends one row inside an IMMEDIATE transaction and publishes its event after commit. */
-  type Build = (latest: LogRow | undefined) => Omit<LogRow, 'revision' | 'key'>;
-  // Compiled once: better-sqlite3 transaction functions are costly to create per call.
-  const writeTx = db.transaction((key: string, build: Build): { row: LogRow; prev: LogRow | undefined } => {
+  // Transaction functions are compiled once: better-sqlite3 makes them costly to create per call.
+  /** Appends one row (a savepoint when called inside a batch) and sets or clears the key's TTL. */
+  const writeOne = db.transaction((key: string, build: Build): Written => {
     const latest = q.latest.get(key);
     const prev = latest ? toLogRow(latest) : undefined;
-    const next = build(prev);
+    const { expiresAt, ...next } = build(prev);
     const created = next.createRevision === 0;
     const info = q.insert.run(key, created ? 1 : 0, next.deleted ? 1 : 0, next.createRevision, next.prevRevision, next.value);
+    if (expiresAt !== undefined) q.setTtl.run(key, expiresAt);
+    else q.clearTtl.run(key);
     const revision = Number(info.lastInsertRowid);
     return { row: { ...next, key, revision, createRevision: created ? revision : next.createRevision }, prev };
   });
-  const write = (key: string, build: Build): LogRow => {
-    const { row, prev } = writeTx.immediate(key, build);
-    hub.publish(rowToEvent(row, prev));
-    return row;
-  };
+  /** Runs a batch of writes in one transaction, each in its own savepoint. */
+  const batchTx = db.transaction((writes: Array<() => Written>): Outcome<Written>[] =>
+    writes.map((write) => {
+      try {
+        return { ok: true, value: write() };
+      } catch (error) {
+        // Some errors (disk full, I/O) roll back the whole transaction: then the batch fails.
+        if (!db.inTransaction) throw error;
+        return { ok: false, error };
+      }
+    }),
+  );
+  const group = createGroupCommit<Written>((writes) => {
+    const outcomes = batchTx.immediate(writes);
+    stats.commits++;
+    for (const o of outcomes) if (o.ok) stats.writes++;
+    return outcomes;
+  }, publish);
+  const write = async (key: string, build: Build): Promise<KeyValue> => rowToKeyValue((await group.submit(() => writeOne(key, build))).row);
 
   const live = (row: LogRow | undefined): LogRow | undefined => (row && !row.deleted ? row : undefined);
+  const expiry = (ttlSeconds: number | undefined): number | undefined => (ttlSeconds === undefined ? undefined : now() + ttlSeconds * 1000);
+  const tombstone = (prev: LogRow, value = prev.value): Next => ({ value, createRevision: prev.createRevision, prevRevision: prev.revision, deleted: true });
 
   const list = db.transaction((prefix: string, options: ListOptions): ListResult => {
     const current = revisionNow();
@@ -223,13 +273,29 @@ export function createSqliteBackend(options: SqliteBackendOptions): Backend {
     return row ? rowToKeyValue(row) : null;
   });
 
-  const compact = db.transaction((target: number): void => {
+  /** Compacts; returns how many rows it removed. */
+  const compact = db.transaction((target: number): number => {
     const current = revisionNow();
     if (target > current) throw futureCompaction(target, current);
     const compacted = compactedNow();
-    if (target <= compacted) return;
-    q.compact.run(compacted, target, compacted, target);
+    if (target <= compacted) return 0;
+    const removed = q.compact.run(compacted, target, compacted, target).changes;
     q.setCompacted.run(target);
+    return removed;
+  });
+
+  /** Deletes up to EXPIRY_BATCH keys whose TTL passed by `at`. */
+  const expireTx = db.transaction((at: number): Written[] => {
+    const out: Written[] = [];
+    for (const { name } of q.expired.all(at, EXPIRY_BATCH)) {
+      const latest = live(toLogRowOrUndefined(q.latest.get(name)));
+      if (!latest) {
+        q.clearTtl.run(name);
+        continue;
+      }
+      out.push(writeOne(name, (prev) => tombstone(prev!)));
+    }
+    return out;
   });
 
   const source: WatchSource = {
@@ -272,37 +338,63 @@ export function createSqliteBackend(options: SqliteBackendOptions): Backend {
       return q.countFrom.get(prefix, prefixEnd(prefix), Number.MAX_SAFE_INTEGER)!.n;
     },
 
-    async create(key, value) {
+    async create(key, value, writeOptions) {
       assertOpen();
-      const row = write(key, (latest) => {
+      checkValueSize(key, value, maxValueBytes);
+      return write(key, (latest) => {
         if (live(latest)) throw keyExists(key);
-        return { value, createRevision: 0, prevRevision: latest?.revision ?? 0, deleted: false };
+        return { value, createRevision: 0, prevRevision: latest?.revision ?? 0, deleted: false, expiresAt: expiry(writeOptions?.ttlSeconds) };
       });
-      return rowToKeyValue(row);
     },
 
-    async update(key, value, expectedRevision) {
+    async update(key, value, expectedRevision, writeOptions) {
       assertOpen();
-      const row = write(key, (latest) => {
+      checkValueSize(key, value, maxValueBytes);
+      return write(key, (latest) => {
         const prev = live(latest);
         if (!prev) throw keyNotFound(key);
         if (prev.revision !== expectedRevision) throw revisionMismatch(key, expectedRevision, rowToKeyValue(prev));
-        return { value, createRevision: prev.createRevision, prevRevision: prev.revision, deleted: false };
+        return { value, createRevision: prev.createRevision, prevRevision: prev.revision, deleted: false, expiresAt: expiry(writeOptions?.ttlSeconds) };
       });
-      return rowToKeyValue(row);
     },
 
     async delete(key, expectedRevision) {
       assertOpen();
-      const row = write(key, (latest) => {
+      return write(key, (latest) => {
         const prev = live(latest);
         if (!prev) throw keyNotFound(key);
         if (expectedRevision !== undefined && prev.revision !== expectedRevision) {
           throw revisionMismatch(key, expectedRevision, rowToKeyValue(prev));
         }
-        return { value: prev.value, createRevision: prev.createRevision, prevRevision: prev.revision, deleted: true };
+        return tombstone(prev);
       });
-      return rowToKeyValue(row);
+    },
+
+    async deleteWithFinalValue(key, value, expectedRevision) {
+      assertOpen();
+      checkValueSize(key, value, maxValueBytes);
+      return write(key, (latest) => {
+        const prev = live(latest);
+        if (!prev) throw keyNotFound(key);
+        if (prev.revision !== expectedRevision) throw revisionMismatch(key, expectedRevision, rowToKeyValue(prev));
+        return tombstone(prev, value);
+      });
+    },
+
+    async expireKeys() {
+      assertOpen();
+      // The sweeper asks every second: without expired keys it costs one indexed read, no lock.
+      if (!q.anyExpired.get(now())) return 0;
+      let total = 0;
+      for (;;) {
+        const written = expireTx.immediate(now());
+        for (const w of written) publish(w);
+        total += written.length;
+        if (written.length < EXPIRY_BATCH) return total;
+        // A large backlog goes a batch per turn, letting requests through in between.
+        await nextTurn();
+        if (closed) return total;
+      }
     },
 
     watch(prefix, afterRevision, signal) {
@@ -311,12 +403,30 @@ export function createSqliteBackend(options: SqliteBackendOptions): Backend {
 
     async compact(revision) {
       assertOpen();
-      compact(revision);
+      const current = revisionNow();
+      if (revision > current) throw futureCompaction(revision, current);
+      let removed = 0;
+      // Each step is one transaction; the event loop serves requests between steps.
+      for (let from = compactedNow(); from < revision; ) {
+        removed += compact(Math.min(revision, from + COMPACTION_STEP));
+        from = compactedNow();
+        if (from < revision) {
+          await nextTurn();
+          if (closed) return;
+        }
+      }
+      if (removed > 0 && path !== ':memory:') await reclaimFreePages(db, () => closed);
+    },
+
+    stats() {
+      const level = db.pragma('synchronous', { simple: true });
+      return { ...stats, synchronous: level === 2 ? 'full' : level === 1 ? 'normal' : 'other' };
     },
 
     async close() {
       if (closed) return;
       closed = true;
+      group.flush();
       hub.closeAll();
       db.close();
     },

@@ -154,15 +154,20 @@ export function convertingBackend(backend: Backend, converter: Converter, served
       const values = await convertValues(r.items.map((kv) => kv.value), servedApiVersion);
       return { ...r, items: r.items.map((kv, i) => ({ ...kv, value: values[i]! })) };
     },
-    async create(k, value) {
-      const kv = await backend.create(k, await toStorage(value));
+    async create(k, value, opts) {
+      const kv = await backend.create(k, await toStorage(value), opts);
       return { ...kv, value };
     },
-    async update(k, value, expected) {
-      const kv = await backend.update(k, await toStorage(value), expected);
+    async update(k, value, expected, opts) {
+      const kv = await backend.update(k, await toStorage(value), expected, opts);
       return { ...kv, value };
     },
     delete: async (k, expected) => (await readKv(await backend.delete(k, expected)))!,
+    async deleteWithFinalValue(k, value, expected) {
+      const kv = await backend.deleteWithFinalValue(k, await toStorage(value), expected);
+      return { ...kv, value };
+    },
+    expireKeys: () => backend.expireKeys(),
     async *watch(prefix: string, after: number, signal?: AbortSignal): AsyncIterable<StorageEvent> {
       for await (const ev of backend.watch(prefix, after, signal)) {
         yield { ...ev, kv: (await readKv(ev.kv))!, prevKv: ev.prevKv ? ((await readKv(ev.prevKv)) ?? undefined) : undefined };

@@ -3,7 +3,7 @@
  * object and converts between the two shapes; the converters below map the fields the same way.
  */
 import { fieldNotSupported, fieldRequired, type KubeObject, type StatusCause } from '@kplane/api';
-import type { ResourceType, TableSpec } from '../registry/resource.js';
+import type { ResourceType, StrategyContext, TableSpec } from '../registry/resource.js';
 import { convertingBackend } from '../crd/conversion.js';
 import { translateTimestampSince } from './age.js';
 import { NAME_COLUMN } from './pod.js';
@@ -105,6 +105,14 @@ function coreSelectors(): Record<string, (o: KubeObject) => string | undefined> 
   };
 }
 
+/**
+ * Events expire: every write (re)starts a TTL of the server's event TTL (default 1 h, as
+ * kube-apiserver's --event-ttl), after which storage deletes the Event.
+ */
+function eventTTL(_obj: KubeObject, ctx: StrategyContext): number | undefined {
+  return ctx.eventTTLSeconds;
+}
+
 /** The core/v1 events resource. */
 export function eventResource(): ResourceType {
   return {
@@ -119,7 +127,7 @@ export function eventResource(): ResourceType {
     verbs: STANDARD_VERBS,
     storagePrefix: '/registry/events',
     schemaName: 'io.k8s.api.core.v1.Event',
-    strategy: { generation: false, table: eventTable, fieldSelectors: coreSelectors() },
+    strategy: { generation: false, table: eventTable, fieldSelectors: coreSelectors(), ttlSeconds: eventTTL },
   };
 }
 
@@ -164,6 +172,7 @@ export function eventsV1Resource(): ResourceType {
     schemaName: 'io.k8s.api.events.v1.Event',
     strategy: {
       generation: false,
+      ttlSeconds: eventTTL,
       validate: validateEventsV1,
       table: eventTable,
       fieldSelectors: {

@@ -25,6 +25,8 @@ export interface StrategyContext {
   allocateClusterIP?(): Promise<string>;
   /** Releases an allocation made by allocateClusterIP. */
   releaseClusterIP?(ip: string): Promise<void>;
+  /** How long Events live after their last write, in seconds (kube-apiserver's --event-ttl). */
+  eventTTLSeconds?: number;
 }
 
 /**
@@ -71,6 +73,11 @@ export interface ResourceStrategy {
   returnDeletedObject?: boolean;
   /** Runs when an object is finally removed from storage, e.g. to release a ClusterIP. */
   afterDelete?(obj: KubeObject, ctx: StrategyContext): void | Promise<void>;
+  /**
+   * Time to live of a stored object, in seconds, set again by every write (Events: the
+   * --event-ttl). Storage deletes the object when it passes; undefined: it lives until deleted.
+   */
+  ttlSeconds?(obj: KubeObject, ctx: StrategyContext): number | undefined;
 }
 
 /** The scale subresource's paths (as in a CRD's subresources.scale). */

@@ -14,11 +14,13 @@ import {
   validateObjectMeta,
   validateObjectMetaUpdate,
   pruneUnknownFields,
+  qualifiedResource,
+  requestEntityTooLarge,
   strictDecodingError,
   unknownFieldWarnings,
 } from '@kplane/api';
-import type { Backend, KeyValue } from '@kplane/storage';
-import { CompactedError, KeyExistsError, KeyNotFoundError, RevisionMismatchError } from '@kplane/storage';
+import type { Backend, KeyValue, WriteOptions as StorageWriteOptions } from '@kplane/storage';
+import { CompactedError, FutureRevisionError, KeyExistsError, KeyNotFoundError, RevisionMismatchError, ValueTooLargeError } from '@kplane/storage';
 import type { ResourceType, StrategyContext } from './resource.js';
 import { WatchCache } from './watch-cache.js';
 import { JsonWriter } from './json-writer.js';
@@ -338,6 +340,14 @@ export class Store {
         startAfter = page.items[page.items.length - 1]!.key;
       }
     } catch (err) {
+      if (err instanceof FutureRevisionError) {
+        // A continue token (or an Exact resourceVersion) from a revision not reached yet:
+        // kube-apiserver's watch cache answers so (after waiting 3 s for it).
+        throw new ApiError(504, 'Timeout', `Too large resource version: ${revision}, current: ${await backend.currentRevision()}`, {
+          causes: [{ type: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
+          retryAfterSeconds: 1,
+        });
+      }
       if (err instanceof CompactedError) {
         if (opts.continue) {
           throw gone('The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.');
@@ -426,10 +436,11 @@ export class Store {
     // A generated name that collides is drawn again (kube-apiserver retries up to 7 times).
     for (let attempt = 0; ; attempt++) {
       try {
-        const kv = await this.deps.backend.create(this.key(m.namespace, m.name!), this.encode(obj));
+        const kv = await this.deps.backend.create(this.key(m.namespace, m.name!), this.encode(obj), this.storageOptions(obj));
         m.resourceVersion = String(kv.modRevision);
         return obj;
       } catch (err) {
+        if (err instanceof ValueTooLargeError) throw this.tooLarge(m.name!, err);
         if (err instanceof KeyExistsError && generated && attempt < 7) {
           m.name = m.generateName + randomSuffix();
           continue;
@@ -481,21 +492,52 @@ export class Store {
     }
   }
 
-  /** Writes an updated object; a deleting object whose last finalizer went is removed. */
+  /**
+   * Writes an updated object; a deleting object whose last finalizer went is removed in the
+   * same storage write (its final value, without finalizers, is what watchers see deleted).
+   */
   private async write(key: string, obj: KubeObject, expected: number): Promise<KubeObject> {
     const m = meta(obj);
-    if (m.deletionTimestamp && (m.finalizers ?? []).length === 0 && !m.deletionGracePeriodSeconds && !this.type.strategy.deletionHeld?.(obj)) {
-      const kv = await this.deps.backend.update(key, this.encode(obj), expected);
-      await this.deps.backend.delete(key, kv.modRevision).catch((e) => {
-        if (!(e instanceof KeyNotFoundError || e instanceof RevisionMismatchError)) throw e;
-      });
-      await this.type.strategy.afterDelete?.(obj, this.deps.context);
+    try {
+      if (this.released(obj)) {
+        let kv: KeyValue;
+        try {
+          kv = await this.deps.backend.deleteWithFinalValue(key, this.encode(obj), expected);
+        } catch (err) {
+          // Another request removed the last finalizer first: the object is gone either way.
+          if (err instanceof KeyNotFoundError) return obj;
+          throw err;
+        }
+        m.resourceVersion = String(kv.modRevision);
+        await this.type.strategy.afterDelete?.(obj, this.deps.context);
+        return obj;
+      }
+      const kv = await this.deps.backend.update(key, this.encode(obj), expected, this.storageOptions(obj));
       m.resourceVersion = String(kv.modRevision);
       return obj;
+    } catch (err) {
+      if (err instanceof ValueTooLargeError) throw this.tooLarge(m.name ?? '', err);
+      throw err;
     }
-    const kv = await this.deps.backend.update(key, this.encode(obj), expected);
-    m.resourceVersion = String(kv.modRevision);
-    return obj;
+  }
+
+  /** Is obj deleting with nothing left to hold it (no finalizers, no grace period)? Then it goes. */
+  private released(obj: KubeObject): boolean {
+    const m = meta(obj);
+    return !!m.deletionTimestamp && (m.finalizers ?? []).length === 0 && !m.deletionGracePeriodSeconds && !this.type.strategy.deletionHeld?.(obj);
+  }
+
+  /** The storage options of a write of obj: the kind's TTL, if it has one. */
+  private storageOptions(obj: KubeObject): StorageWriteOptions | undefined {
+    const ttlSeconds = this.type.strategy.ttlSeconds?.(obj, this.deps.context);
+    return ttlSeconds === undefined ? undefined : { ttlSeconds };
+  }
+
+  /** 413 for an object too large to store (etcd refuses it too; kube-apiserver passes that on as a 500). */
+  private tooLarge(name: string, err: ValueTooLargeError): ApiError {
+    return requestEntityTooLarge(
+      `Request entity too large: ${qualifiedResource(this.type.group, this.type.resource)} "${name}" is ${err.size} bytes when stored, over the limit of ${err.limit} bytes`,
+    );
   }
 
   /** Applies the update rules to `next` against `current`; returns `current` itself when nothing changed. */
@@ -609,7 +651,9 @@ export class Store {
       let next: KubeObject | undefined;
       if (m.deletionTimestamp) {
         // Already deleting: a shorter grace period may be requested; finalizers stay as they are.
-        if (grace === 0 && (m.deletionGracePeriodSeconds ?? 0) > 0 && finalizers.length === 0) {
+        // An object released but still stored (left so by a crash of older versions between
+        // the last finalizer's removal and the delete) goes now, as kube-apiserver recovers it.
+        if (finalizers.length === 0 && (this.released(obj) || (grace === 0 && (m.deletionGracePeriodSeconds ?? 0) > 0))) {
           next = undefined;
         } else if (grace < (m.deletionGracePeriodSeconds ?? 0)) {
           next = structuredClone(obj);
@@ -633,7 +677,7 @@ export class Store {
       if (opts.dryRun) return { object: next ?? obj, deleted: next === undefined };
       try {
         if (next) {
-          const written = await this.deps.backend.update(key, this.encode(next), kv.modRevision);
+          const written = await this.deps.backend.update(key, this.encode(next), kv.modRevision, this.storageOptions(next));
           meta(next).resourceVersion = String(written.modRevision);
           return { object: next, deleted: false };
         }
@@ -644,6 +688,7 @@ export class Store {
       } catch (err) {
         if ((err instanceof RevisionMismatchError || err instanceof KeyNotFoundError) && attempt < 8) continue;
         if (err instanceof KeyNotFoundError) throw this.notFound(name);
+        if (err instanceof ValueTooLargeError) throw this.tooLarge(name, err);
         throw err;
       }
     }

@@ -82,8 +82,9 @@ export class WatchCache {
       for await (const ev of backend.watch(prefix, fromRevision, this.abort.signal)) {
         let e: CachedEvent;
         if (ev.type === 'delete') {
+          // kv is the object as it was last written (a removed last finalizer is gone from it).
           const prev = ev.prevKv ?? ev.kv;
-          e = lazyPrevious({ type: 'DELETED', object: decode(prev.value, ev.revision), revision: ev.revision, stored: prev.value }, prev, decode);
+          e = lazyPrevious({ type: 'DELETED', object: decode(ev.kv.value, ev.revision), revision: ev.revision, stored: ev.kv.value }, prev, decode);
         } else {
           const object = decode(ev.kv.value, ev.revision);
           const type = ev.type === 'create' ? 'ADDED' : 'MODIFIED';

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:https';
 import type { KubeObject, RawRequest, RawResponse } from '@kplane/api';
 import { ApiError, forbidden, notFound } from '@kplane/api';
-import type { Backend } from '@kplane/storage';
+import { DEFAULT_COMPACTION_INTERVAL_MS, startCompactor, startExpirySweeper, systemClock, type Backend, type Clock, type Periodic } from '@kplane/storage';
 import { createCrdController } from '../crd/controller.js';
 import { builtinKinds } from '../kinds/index.js';
 import { buildOpenAPIV3Document, openAPIV3Root } from '../openapi/index.js';
@@ -31,6 +31,12 @@ export interface ApiServerOptions {
   bookmarkIntervalMs?: number;
   /** Events each resource's watch cache keeps (default 10 000). */
   watchCacheCapacity?: number;
+  /** How long an Event lives after its last write, in seconds (default 3600, kube-apiserver's --event-ttl). */
+  eventTTLSeconds?: number;
+  /** Time between storage compactions (default 5 minutes, as kube-apiserver); 0: never compact. */
+  compactionIntervalMs?: number;
+  /** Clock of the compaction and TTL-expiry schedules (tests inject a virtual one). */
+  clock?: Clock;
 }
 
 /** TLS and credentials for listen(). */
@@ -75,6 +81,15 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   const context: StrategyContext = {
     allocateClusterIP: () => allocator.allocate(),
     releaseClusterIP: async (ip) => allocator.release(ip),
+    eventTTLSeconds: options.eventTTLSeconds ?? 3600,
+  };
+  // Storage upkeep, as kube-apiserver's compactor and etcd's lease expiry: started with the server.
+  const maintenance: Periodic[] = [];
+  const startMaintenance = (): void => {
+    const clock = options.clock ?? systemClock;
+    const compactionIntervalMs = options.compactionIntervalMs ?? DEFAULT_COMPACTION_INTERVAL_MS;
+    if (compactionIntervalMs > 0) maintenance.push(startCompactor({ backend: options.backend, clock, intervalMs: compactionIntervalMs }));
+    maintenance.push(startExpirySweeper({ backend: options.backend, clock }));
   };
 
   // Namespaces as the namespaces watch cache last showed them: the lifecycle check reads this
@@ -182,6 +197,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       }
       await followNamespaces();
       await crdController.start();
+      startMaintenance();
       ready = true;
     },
     async listen(l) {
@@ -197,6 +213,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     },
     async close() {
       ready = false;
+      await Promise.all(maintenance.splice(0).map((m) => m.stop()));
       stopNamespaceCache.abort();
       crdController.stop();
       await Promise.all(

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { startControlPlane } from '../control-plane.js';
+import { parseDuration } from './duration.js';
 import { loadKubeletConfig } from './kubelet.js';
 
 /** Help of `kplane up`. */
@@ -19,6 +20,12 @@ Flags:
   --nodes N               simulated nodes, with a scheduler and kubelet (default 3; 0: none,
                           pods stay Pending)
   --kubelet-config FILE   pod behaviour of the simulated kubelet (see "kplane kubelet --help")
+  --event-ttl DURATION    how long Events are kept after their last write (default 1h)
+  --compaction-interval DURATION
+                          how often storage history is compacted (default 5m; 0: never)
+
+The data dir is made owner-only (0700); the database, the private keys and the kubeconfig are
+0600.
 `;
 
 /** `kplane up`: runs until SIGINT or SIGTERM. */
@@ -33,6 +40,8 @@ export async function up(args: string[]): Promise<void> {
       'controller-manager-port': { type: 'string' },
       nodes: { type: 'string', default: '3' },
       'kubelet-config': { type: 'string' },
+      'event-ttl': { type: 'string', default: '1h' },
+      'compaction-interval': { type: 'string', default: '5m' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -52,8 +61,21 @@ export async function up(args: string[]): Promise<void> {
   }
   const nodes = Number(values.nodes);
   if (!Number.isInteger(nodes) || nodes < 0) throw new Error(`--nodes: must be a whole number >= 0, not ${values.nodes}`);
+  const eventTTLMs = parseDuration('--event-ttl', values['event-ttl']);
+  if (eventTTLMs < 1000) throw new Error(`--event-ttl: must be at least 1s, not ${values['event-ttl']}`);
+  const compactionIntervalMs = parseDuration('--compaction-interval', values['compaction-interval']);
   const kubeletConfig = values['kubelet-config'] ? await loadKubeletConfig(values['kubelet-config']) : undefined;
-  const cp = await startControlPlane({ dataDir: values['data-dir'], port, storage, controllers: !values['no-controllers'], controllerManagerPort, nodes, kubeletConfig });
+  const cp = await startControlPlane({
+    dataDir: values['data-dir'],
+    port,
+    storage,
+    controllers: !values['no-controllers'],
+    controllerManagerPort,
+    nodes,
+    kubeletConfig,
+    eventTTLSeconds: Math.floor(eventTTLMs / 1000),
+    compactionIntervalMs,
+  });
   process.stdout.write(`kubeconfig: ${cp.kubeconfigPath}\nready: ${cp.url}\nexport KUBECONFIG=${cp.kubeconfigPath}\n`);
   stopOnSignals(() => cp.stop());
 }

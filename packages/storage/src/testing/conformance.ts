@@ -6,7 +6,8 @@
  * runBackendConformance('memory', async () => createMemoryBackend());
  * ```
  *
- * `open` must return a fresh, empty backend each time; the suite closes it after each test.
+ * `open` must return a fresh, empty backend each time, whose TTLs follow `options.now`; the
+ * suite closes it after each test.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -19,19 +20,35 @@ import {
   type Backend,
 } from '../backend.js';
 import { defineWatchConformance } from './conformance-watch.js';
+import { defineFinalDeleteTests, defineSizeLimitTests, defineTtlTests } from './conformance-lifecycle.js';
 
 export { takeEvents } from './conformance-watch.js';
+export { createVirtualClock, type VirtualClock } from './virtual-clock.js';
 
-/** Declares one test that gets a fresh backend and closes it afterwards. */
-export type BackendTest = (title: string, body: (b: Backend) => Promise<void>) => void;
+/** What the suite hands to `open`. */
+export interface ConformanceOptions {
+  /** The clock the backend must read for TTLs (ms since the epoch); tests move it. */
+  now(): number;
+}
+
+/** A test's clock: `advance` moves the time the backend reads for TTLs. */
+export interface TestClock {
+  now(): number;
+  advance(ms: number): void;
+}
+
+/** Declares one test that gets a fresh backend (and its clock) and closes it afterwards. */
+export type BackendTest = (title: string, body: (b: Backend, clock: TestClock) => Promise<void>) => void;
 
 /** Defines node:test tests that check a Backend implementation against the storage contract. */
-export function runBackendConformance(name: string, open: () => Promise<Backend>): void {
+export function runBackendConformance(name: string, open: (options: ConformanceOptions) => Promise<Backend>): void {
   const it: BackendTest = (title, body) => {
     test(title, async () => {
-      const b = await open();
+      let time = Date.UTC(2026, 0, 1);
+      const clock: TestClock = { now: () => time, advance: (ms) => void (time += ms) };
+      const b = await open({ now: clock.now });
       try {
-        await body(b);
+        await body(b, clock);
       } finally {
         await b.close();
       }
@@ -43,6 +60,9 @@ export function runBackendConformance(name: string, open: () => Promise<Backend>
     describe('reads at revisions and list', () => defineReadTests(it));
     describe('compaction', () => defineCompactionTests(it));
     describe('watch', () => defineWatchConformance(it));
+    describe('delete with a final value', () => defineFinalDeleteTests(it));
+    describe('TTL', () => defineTtlTests(it));
+    describe('value size limit', () => defineSizeLimitTests(it));
   });
 }
 
