@@ -82,3 +82,4 @@ export async function readEvents(r: RawResponse, n: number, timeoutMs = 2000): P
 /** Canary objects and the seeded request fuzzer shared by the safety tests and the benchmark. */
 export * from './testing/canaries.js';
 export * from './testing/fuzz.js';
+export * from './testing/expect.js';
