@@ -26,6 +26,8 @@ export interface Canary {
 /** Everything planted, as read right after planting. */
 export interface CanarySnapshot {
   canaries: Canary[];
+  /** The two canary namespaces. */
+  namespaces: string[];
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json' };
@@ -45,15 +47,16 @@ async function send(handle: Handle, method: string, path: string, body?: unknown
 }
 
 /** The canary objects: [collection path, object]. */
-function canaryObjects(workloads: boolean): [string, Record<string, unknown>][] {
+function canaryObjects(workloads: boolean, suffix: string): [string, Record<string, unknown>][] {
   const out: [string, Record<string, unknown>][] = [];
-  for (const ns of CANARY_NAMESPACES) out.push(['/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns, labels: { canary: 'true' } } }]);
-  for (const ns of [...CANARY_NAMESPACES, 'default', 'kube-system']) {
-    out.push([`/api/v1/namespaces/${ns}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'canary-cm', labels: { canary: 'true' } }, data: { keep: 'me' } }]);
-    out.push([`/api/v1/namespaces/${ns}/secrets`, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'canary-secret', labels: { canary: 'true' } }, type: 'Opaque', data: { token: Buffer.from('s3cret').toString('base64') } }]);
+  const namespaces = CANARY_NAMESPACES.map((n) => n + suffix);
+  for (const ns of namespaces) out.push(['/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns, labels: { canary: 'true' } } }]);
+  for (const ns of [...namespaces, 'default', 'kube-system']) {
+    out.push([`/api/v1/namespaces/${ns}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `canary-cm${suffix}`, labels: { canary: 'true' } }, data: { keep: 'me' } }]);
+    out.push([`/api/v1/namespaces/${ns}/secrets`, { apiVersion: 'v1', kind: 'Secret', metadata: { name: `canary-secret${suffix}`, labels: { canary: 'true' } }, type: 'Opaque', data: { token: Buffer.from('s3cret').toString('base64') } }]);
   }
   if (workloads) out.push([
-    '/apis/apps/v1/namespaces/canary-a/deployments',
+    `/apis/apps/v1/namespaces/${namespaces[0]}/deployments`,
     {
       apiVersion: 'apps/v1',
       kind: 'Deployment',
@@ -61,10 +64,10 @@ function canaryObjects(workloads: boolean): [string, Record<string, unknown>][] 
       spec: { replicas: 0, selector: { matchLabels: { app: 'canary' } }, template: { metadata: { labels: { app: 'canary' } }, spec: { containers: [{ name: 'c', image: 'busybox' }] } } },
     },
   ]);
-  out.push(['/apis/rbac.authorization.k8s.io/v1/clusterroles', { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'canary-role', labels: { canary: 'true' } }, rules: [] }]);
+  out.push(['/apis/rbac.authorization.k8s.io/v1/clusterroles', { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: `canary-role${suffix}`, labels: { canary: 'true' } }, rules: [] }]);
   out.push([
     '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings',
-    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'canary-binding', labels: { canary: 'true' } }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'canary-role' }, subjects: [{ kind: 'User', name: 'canary', apiGroup: 'rbac.authorization.k8s.io' }] },
+    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: `canary-binding${suffix}`, labels: { canary: 'true' } }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: `canary-role${suffix}` }, subjects: [{ kind: 'User', name: 'canary', apiGroup: 'rbac.authorization.k8s.io' }] },
   ]);
   return out;
 }
@@ -72,11 +75,13 @@ function canaryObjects(workloads: boolean): [string, Record<string, unknown>][] 
 /**
  * Creates the canaries (namespaces, ConfigMaps, Secrets, cluster RBAC and, unless `workloads`
  * is false, a Deployment, which running controllers would update) and reads them back with the
- * system namespaces.
+ * system namespaces. With a `suffix`, every canary name (and canary namespace) ends with it, so
+ * that a long-running server can get fresh canaries for each test.
  */
-export async function plantCanaries(handle: Handle, options: { workloads?: boolean } = {}): Promise<CanarySnapshot> {
+export async function plantCanaries(handle: Handle, options: { workloads?: boolean; suffix?: string } = {}): Promise<CanarySnapshot> {
   const paths: string[] = [];
-  for (const [collection, obj] of canaryObjects(options.workloads ?? true)) {
+  const suffix = options.suffix ?? '';
+  for (const [collection, obj] of canaryObjects(options.workloads ?? true, suffix)) {
     const r = await send(handle, 'POST', collection, obj);
     if (r.status !== 201) throw new Error(`planting ${collection}: ${r.status} ${r.text.slice(0, 300)}`);
     paths.push(`${collection}/${(obj.metadata as { name: string }).name}`);
@@ -88,7 +93,7 @@ export async function plantCanaries(handle: Handle, options: { workloads?: boole
     if (r.status !== 200) throw new Error(`reading canary ${path}: ${r.status} ${r.text.slice(0, 300)}`);
     canaries.push({ path, uid: r.body.metadata.uid, resourceVersion: r.body.metadata.resourceVersion, json: r.text });
   }
-  return { canaries };
+  return { canaries, namespaces: CANARY_NAMESPACES.map((n) => n + suffix) };
 }
 
 /**
