@@ -83,3 +83,4 @@ export async function readEvents(r: RawResponse, n: number, timeoutMs = 2000): P
 export * from './testing/canaries.js';
 export * from './testing/fuzz.js';
 export * from './testing/expect.js';
+export { pathologicalCrd, PATHOLOGICAL, type RegexProbeResult } from './testing/regex-probe.js';
