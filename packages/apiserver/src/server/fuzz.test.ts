@@ -54,8 +54,17 @@ it(`${REQUESTS} fuzzed requests over every kind and verb: no 5xx, no canary touc
     assert.equal(created.status, 201);
     const snapshot = await plantCanaries(t.server.handle);
     const resources = await discoverResources(t.server.handle);
-    const report = await runFuzz({ handle: t.server.handle, resources, seed, count: REQUESTS, namespace: 'fuzz' });
-    console.log(`fuzz seed ${seed}: ${report.requests} requests in ${(report.ms / 1000).toFixed(1)} s; answers ${JSON.stringify(report.statuses)}`);
+    // The server logs each internal error with its stack; the failures below name the requests.
+    const consoleError = console.error;
+    let errorLines = 0;
+    console.error = () => void errorLines++;
+    let report;
+    try {
+      report = await runFuzz({ handle: t.server.handle, resources, seed, count: REQUESTS, namespace: 'fuzz' });
+    } finally {
+      console.error = consoleError;
+    }
+    console.log(`fuzz seed ${seed}: ${report.requests} requests in ${(report.ms / 1000).toFixed(1)} s; answers ${JSON.stringify(report.statuses)}; server error log lines ${errorLines}`);
     assert.equal(report.requests, REQUESTS);
     assert.deepEqual(report.failures.slice(0, 10), [], `seed ${seed}: ${report.failures.length} requests answered 500 or more`);
     assert.deepEqual(await checkCanaries(t.server.handle, snapshot), [], `seed ${seed}: canaries changed`);
