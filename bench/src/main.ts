@@ -23,7 +23,10 @@
  * case, default 10000; 0 skips it), --pods-rate N (pods for the Ready rate, default 2000; 0
  * skips it), --pods N (pods for the Ready ramp, default 10000; 0 skips it), --pods-storage
  * memory|sqlite (default memory), --deployment N (replicas the Deployment is scaled to,
- * default 10000; 0 skips it), --deployment-timeout N (seconds, default 60).
+ * default 10000; 0 skips it), --deployment-timeout N (seconds, default 60), --safety-patches N
+ * (merge patches of the 0.9 MiB ConfigMap in the safety case, default 400; 0 skips the case),
+ * --safety-watchers N (idle watchers, default 1000), --fuzz N (fuzzed requests of the long fuzz
+ * run, default 200000; 0 skips it), --fuzz-seed N (default: random, printed).
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -42,6 +45,8 @@ import { formatGarbageCollector, garbageCollectorInChild } from './gc-bench.js';
 import { deploymentInChild } from './deployment-child.js';
 import { formatPods, podsReadyInChild, type PodsRows } from './pods-bench.js';
 import { formatWorkqueue, type WorkqueueRow } from './workqueue-bench.js';
+import { benchSafety, formatSafety, type SafetyBenchResult } from './safety-bench.js';
+import type { FuzzRunResult } from './probe-fuzz.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -63,6 +68,10 @@ const { values: flags } = parseArgs({
     'pods-storage': { type: 'string', default: 'memory' },
     deployment: { type: 'string', default: '10000' },
     'deployment-timeout': { type: 'string', default: '60' },
+    'safety-patches': { type: 'string', default: '400' },
+    'safety-watchers': { type: 'string', default: '1000' },
+    fuzz: { type: 'string', default: '200000' },
+    'fuzz-seed': { type: 'string', default: '' },
   },
 });
 const rounds = Math.max(1, Number(flags.rounds));
@@ -79,6 +88,9 @@ const podsRamp = Number(flags.pods);
 const podsStorage = flags['pods-storage'] === 'sqlite' ? 'sqlite' : 'memory';
 const deploymentReplicas = Number(flags.deployment);
 const deploymentTimeoutMs = Number(flags['deployment-timeout']) * 1000;
+const safetyPatches = Number(flags['safety-patches']);
+const safetyWatchers = Number(flags['safety-watchers']);
+const fuzzRequests = Number(flags.fuzz);
 
 /** Targets of the extra cases: kplane's informer at most half of client-node's memory and twice its speed; 1M workqueue ops/s. */
 const INFORMER_TARGETS = { maxMemoryRatio: 0.5, minSpeedup: 2 };
@@ -87,6 +99,8 @@ const WORKQUEUE_TARGET_OPS = 1_000_000;
 const GC_MAX_SECONDS = 10;
 const PODS_TARGETS = { minPodsPerSecond: 500, maxRampSeconds: 20 };
 const CRD_TARGETS = { minCreateRatio: 0.7, maxListRatio: 1.3 };
+/** Safety targets: server peak RSS under 1 GiB, database at most 10x the live data after compaction, /readyz delayed under 100 ms by a pathological pattern. */
+const SAFETY_TARGETS = { maxPeakRssBytes: 1024 ** 3, maxDbRatio: 10, maxReadyzDelayMs: 100 };
 
 const JSON_HEADERS = { accept: 'application/json', 'content-type': 'application/json' };
 const GET_NAME = 'bench-get';
@@ -275,6 +289,17 @@ async function main(): Promise<void> {
       console.log(`Deployment: 0 -> ${deploymentReplicas} replicas (at most ${deploymentTimeoutMs / 1000} s) ...`);
       pods.deployment = await deploymentInChild(deploymentReplicas, { storage: podsStorage, timeoutMs: deploymentTimeoutMs });
     }
+    let safety: SafetyBenchResult | undefined;
+    if (safetyPatches > 0) {
+      console.log(`safety: ${safetyPatches} patches of a 0.9 MiB ConfigMap, ${safetyWatchers} idle and 10 stalled watchers ...`);
+      safety = await benchSafety({ dataDir: join(tmp, 'safety'), patches: safetyPatches, idleWatchers: safetyWatchers, progress: (line) => console.log(line) });
+    }
+    let fuzz: FuzzRunResult | undefined;
+    if (fuzzRequests > 0) {
+      console.log(`fuzz: ${fuzzRequests} requests ...`);
+      const args = [String(fuzzRequests), ...(flags['fuzz-seed'] ? [flags['fuzz-seed']] : [])];
+      fuzz = await runInChild<FuzzRunResult>(new URL('./probe-fuzz.js', import.meta.url), args, { timeoutMs: 60 * 60_000 });
+    }
 
     const rows = throughput ? cases.map(toRow) : [];
     if (throughput) {
@@ -311,6 +336,20 @@ async function main(): Promise<void> {
     if (pods.rate || pods.ramp || pods.deployment) {
       console.log(`\nPods Ready: each run in a fresh process on startControlPlane({ storage: '${podsStorage}', listen: false }), 3 simulated nodes, containers start at once\n`);
       console.log(formatPods(pods, PODS_TARGETS));
+    }
+    if (safety) {
+      console.log(
+        `\nSafety: kplane on sqlite over HTTPS (a child process), ${safety.patches} merge patches of a ${(safety.configMapBytes / 1024 / 1024).toFixed(2)} MiB ConfigMap ` +
+          `with ${safety.idleWatchers} idle and ${safety.stalledWatchers} stalled watchers open; database compacted at its last revision once the server stopped; ` +
+          `/readyz probed while 20 writes were checked against ^(a+)+$ (CRD pattern and CEL matches())\n`,
+      );
+      console.log(formatSafety(safety, SAFETY_TARGETS));
+    }
+    if (fuzz) {
+      console.log(`\nFuzz: ${fuzz.requests} requests over every served kind and verb (in-process, memory storage), seed ${fuzz.seed} (replay with --fuzz-seed ${fuzz.seed} or KPLANE_FUZZ_SEED=${fuzz.seed} in the test)\n`);
+      console.log(`${(fuzz.ms / 1000).toFixed(1)} s, ${((fuzz.requests * 1000) / fuzz.ms).toFixed(0)} requests/s; answers ${JSON.stringify(fuzz.statuses)}`);
+      console.log(`answers of 500 or more (the designed 504 aside): ${fuzz.failures}; canaries changed: ${fuzz.canaryProblems.length}; server error log lines: ${fuzz.serverErrorLines}`);
+      for (const f of [...fuzz.firstFailures, ...fuzz.canaryProblems.slice(0, 5)]) console.log(`  ${f}`);
     }
     const failures = rows.filter((r) => r.result.errors > 0 || r.result.firstError);
     for (const r of failures) console.log(`\n${r.name}: ${r.result.errors} errors; first: ${r.result.firstError ?? ''}`);

@@ -78,3 +78,9 @@ export async function readEvents(r: RawResponse, n: number, timeoutMs = 2000): P
   await it.return?.();
   return out;
 }
+
+/** Canary objects and the seeded request fuzzer shared by the safety tests and the benchmark. */
+export * from './testing/canaries.js';
+export * from './testing/fuzz.js';
+export * from './testing/expect.js';
+export { pathologicalCrd, PATHOLOGICAL, type RegexProbeResult } from './testing/regex-probe.js';
