@@ -147,3 +147,13 @@ function clean(d: Record<string, unknown>): ApiErrorDetails {
   for (const k of Object.keys(d)) if (d[k] === undefined) delete d[k];
   return d as ApiErrorDetails;
 }
+
+/** 429 TooManyRequests, with the seconds a client should wait before retrying. */
+export function tooManyRequests(message: string, retryAfterSeconds: number): ApiError {
+  return new ApiError(429, 'TooManyRequests', message, { retryAfterSeconds });
+}
+
+/** 504 Timeout: the request did not complete in time (`Timeout: <message>`). */
+export function timeoutError(message: string): ApiError {
+  return new ApiError(504, 'Timeout', `Timeout: ${message}`);
+}
