@@ -59,8 +59,9 @@ export function authenticate(req: IncomingMessage, tokens: Map<string, string>):
 }
 
 function send(res: ServerResponse, r: RawResponse): void {
-  res.writeHead(r.status, r.headers);
-  res.end(r.body);
+  const body = r.body ?? new Uint8Array();
+  res.writeHead(r.status, { ...r.headers, 'content-length': String(body.byteLength) });
+  res.end(body);
 }
 
 /** A request body, or how an oversized one ended: read to its end (`drained`) or cut off. */
