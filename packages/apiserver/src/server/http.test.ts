@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { createMemoryBackend } from '@kplane/storage';
 import { ensurePki } from '../auth/pki.js';
 import { holdReadsOf, until } from './edge.fixture.js';
+import { splitTarget } from './http.js';
 import { createApiServer, type ApiServerOptions } from './server.js';
 
 interface Answer {
@@ -152,6 +153,14 @@ async function withServer(
 }
 
 const CMS = '/api/v1/namespaces/default/configmaps';
+
+it('splits a request target into its raw path and query, never decoding or normalising the path', () => {
+  assert.deepEqual(splitTarget('/api/v1/namespaces/a/configmaps/%2e%2e?x=1&y=%2F'), { path: '/api/v1/namespaces/a/configmaps/%2e%2e', search: 'x=1&y=%2F' });
+  assert.deepEqual(splitTarget('/api/./v1/../x'), { path: '/api/./v1/../x', search: '' });
+  assert.deepEqual(splitTarget('https://127.0.0.1:6443/api/v1/namespaces?watch=1'), { path: '/api/v1/namespaces', search: 'watch=1' });
+  assert.deepEqual(splitTarget('https://127.0.0.1:6443'), { path: '/', search: '' });
+  assert.deepEqual(splitTarget('/version#frag'), { path: '/version', search: '' });
+});
 
 it('answers a body over 3 MiB with 413 before closing, with and without Content-Length', async () => {
   await withServer({}, async ({ port, ca, token, call }) => {
