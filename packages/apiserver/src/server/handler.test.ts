@@ -427,6 +427,9 @@ describe('request edge: paths, verbs and typed parameters', () => {
     // Unknown resources and subresources stay 404 whatever the method.
     assertStatus(await t.call('CONNECT', `${A}/widgets/x`), 404, 'NotFound', NOT_FOUND);
     assertStatus(await t.call('DELETE', `/api/v1/watch/namespaces/a/configmaps/c/status`), 404, 'NotFound', NOT_FOUND);
+    for (const [method, path] of [['GET', '/api/v1/configmaps/c'], ['DELETE', '/api/v1/secrets/s'], ['GET', '/api/v1/watch/configmaps/c'], ['PUT', '/api/v1/pods/p/status']]) {
+      assertStatus(await t.call(method!, path!), 404, 'NotFound', NOT_FOUND);
+    }
     // The cluster-wide paths still serve list and watch.
     assert.deepEqual((await t.call('GET', '/api/v1/secrets')).body.items.map((s: any) => s.metadata.name), ['s']);
     const w = await t.raw('GET', '/api/v1/watch/configmaps', { timeoutSeconds: '1' });

@@ -235,6 +235,8 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
     const t = store.type;
     const method = req.method.toUpperCase();
     if (!t.namespaced && info.namespace !== undefined) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+    // A namespaced resource has no object paths outside a namespace.
+    if (t.namespaced && info.namespace === undefined && info.name !== undefined) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     const sub = info.subresource ?? '';
     if (sub && !['status', 'scale', 'finalize', 'binding'].includes(sub)) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     if (sub === 'binding' && !(t.group === '' && t.resource === 'pods')) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');

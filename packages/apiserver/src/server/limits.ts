@@ -38,9 +38,9 @@ export interface Timers {
   clearTimeout(handle: unknown): void;
 }
 
-/** The process's real timers. */
+/** The process's real timers (a pending deadline never keeps the process alive). */
 export const REAL_TIMERS: Timers = {
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  setTimeout: (fn, ms) => setTimeout(fn, ms).unref(),
   clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
 };
 
