@@ -155,6 +155,15 @@ function patchCurrent(contentType: string, current: KubeObject, patch: unknown, 
   return patched;
 }
 
+/** The verb of each method on an object path, by subresource ('' for the object itself). */
+const OBJECT_VERBS: Record<string, Record<string, string>> = {
+  '': { GET: 'get', PUT: 'update', PATCH: 'patch', DELETE: 'delete' },
+  status: { GET: 'get', PUT: 'update', PATCH: 'patch' },
+  scale: { GET: 'get', PUT: 'update', PATCH: 'patch' },
+  finalize: { PUT: 'update' },
+  binding: { POST: 'create' },
+};
+
 /**
  * The Kubernetes verb a resource request asks for, routed as kube-apiserver's installer routes
  * it: collection paths of the resource's own scope serve list, watch, create and
@@ -175,15 +184,7 @@ export function routeVerb(method: string, info: ResourceRequestInfo, namespaced:
     if (ownScope && m === 'DELETE') return 'deletecollection';
     throw methodNotAllowed();
   }
-  const sub = info.subresource ?? '';
-  const verbs: Record<string, Record<string, string>> = {
-    '': { GET: 'get', PUT: 'update', PATCH: 'patch', DELETE: 'delete' },
-    status: { GET: 'get', PUT: 'update', PATCH: 'patch' },
-    scale: { GET: 'get', PUT: 'update', PATCH: 'patch' },
-    finalize: { PUT: 'update' },
-    binding: { POST: 'create' },
-  };
-  const verb = verbs[sub]?.[m];
+  const verb = OBJECT_VERBS[info.subresource ?? '']?.[m];
   if (!verb) throw methodNotAllowed();
   return verb;
 }
