@@ -164,6 +164,18 @@ it('splits a request target into its raw path and query, never decoding or norma
 
 it('answers a body over 3 MiB with 413 before closing, with and without Content-Length', async () => {
   await withServer({}, async ({ port, ca, token, call }) => {
+    // A small body with Expect is served after the 100 Continue.
+    const small = Buffer.from(JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'small' } }));
+    const made = await new Promise<number>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port, ca, method: 'POST', path: CMS, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': String(small.length), expect: '100-continue' } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('continue', () => req.end(small));
+      req.on('error', reject);
+    });
+    assert.equal(made, 201);
+    assert.equal((await call('DELETE', `${CMS}/small`)).status, 200);
     const before = (await call('GET', CMS)).body;
     const big = Buffer.from(JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'big' }, data: { a: 'x'.repeat(4 * 1024 * 1024) } }));
     for (let i = 0; i < 4; i++) {
@@ -178,7 +190,12 @@ it('answers a body over 3 MiB with 413 before closing, with and without Content-
         assert.equal(status.code, 413);
       }
     }
-    // Nothing was stored, and the server serves on.
+    // A client that asks before sending (Expect: 100-continue) gets the 413 instead of a 100.
+    const expect = `POST ${CMS} HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${token}\r\ncontent-type: application/json\r\ncontent-length: ${big.length}\r\nexpect: 100-continue\r\n\r\n`;
+    const asked = await rawRequest(port, ca, expect);
+    assert.equal(asked.status, 413);
+    assert.equal(JSON.parse(asked.body).message, 'Request entity too large: limit is 3145728');
+    // Nothing else was stored, and the server serves on.
     assert.equal((await call('GET', `${CMS}/big`)).status, 404);
     assert.equal((await call('GET', CMS)).body, before);
   });

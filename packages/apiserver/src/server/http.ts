@@ -240,6 +240,12 @@ async function serveConnect(options: HttpsServerOptions, req: IncomingMessage, s
 export function createHttpsServer(options: HttpsServerOptions): Server {
   const limits = resolveLimits(options.limits);
   const limiter = new InFlightLimiter(limits);
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
+    serve(options, limits, limiter, req, res).catch((err) => {
+      if (!res.headersSent) send(res, errorResponse(err));
+      else res.destroy();
+    });
+  };
   const server = createServer(
     {
       cert: options.cert,
@@ -249,13 +255,25 @@ export function createHttpsServer(options: HttpsServerOptions): Server {
       rejectUnauthorized: false,
       keepAlive: true,
     },
-    (req, res) => {
-      serve(options, limits, limiter, req, res).catch((err) => {
-        if (!res.headersSent) send(res, errorResponse(err));
-        else res.destroy();
-      });
-    },
+    onRequest,
   );
+  // "Expect: 100-continue": a body that is refused anyway (no credentials, declared too large)
+  // is refused before the client sends it.
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    const { path } = splitTarget(req.url ?? '/');
+    let refusal: RawResponse | undefined;
+    if (!PUBLIC_PATHS.test(path) && authenticate(req, options.tokens) === undefined) refusal = errorResponse(unauthorized());
+    else if (Number(req.headers['content-length'] ?? 0) > limits.maxBodyBytes) {
+      refusal = errorResponse(requestEntityTooLarge(`Request entity too large: limit is ${limits.maxBodyBytes}`));
+    }
+    if (refusal) {
+      res.setHeader('connection', 'close');
+      send(res, refusal);
+      return;
+    }
+    res.writeContinue();
+    onRequest(req, res);
+  });
   server.on('connect', (req: IncomingMessage, socket: Duplex) => void serveConnect(options, req, socket));
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 70_000;
