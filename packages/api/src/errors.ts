@@ -153,7 +153,23 @@ export function tooManyRequests(message: string, retryAfterSeconds: number): Api
   return new ApiError(429, 'TooManyRequests', message, { retryAfterSeconds });
 }
 
-/** 504 Timeout: the request did not complete in time (`Timeout: <message>`). */
+/** 504 Timeout: the request did not complete in time (`Timeout: <message>`), with empty details as kube-apiserver sends it. */
 export function timeoutError(message: string): ApiError {
-  return new ApiError(504, 'Timeout', `Timeout: ${message}`);
+  return new EmptyDetailsApiError(504, 'Timeout', `Timeout: ${message}`);
+}
+
+/**
+ * 405 MethodNotAllowed as kube-apiserver's router answers a method a path does not serve
+ * (its Status carries an empty `details` object).
+ */
+export function routeMethodNotAllowed(): ApiError {
+  return new EmptyDetailsApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+}
+
+/** An ApiError whose Status has `details: {}` even when it carries no detail. */
+class EmptyDetailsApiError extends ApiError {
+  override toStatus(): Status {
+    const s = super.toStatus();
+    return { kind: s.kind, apiVersion: s.apiVersion, metadata: s.metadata, status: s.status, message: s.message, reason: s.reason, details: s.details ?? {}, code: s.code };
+  }
 }

@@ -423,6 +423,7 @@ describe('request edge: paths, verbs and typed parameters', () => {
     for (const [method, path] of refused) {
       const r = await t.call(method, path, method === 'GET' || method === 'DELETE' ? undefined : cm('c'));
       assertStatus(r, 405, 'MethodNotAllowed', NOT_ALLOWED);
+      assert.deepEqual(r.body.details, {}, `${method} ${path}`);
     }
     // Unknown resources and subresources stay 404 whatever the method.
     assertStatus(await t.call('CONNECT', `${A}/widgets/x`), 404, 'NotFound', NOT_FOUND);
@@ -560,6 +561,7 @@ describe('request edge: request timeout', () => {
         status: 'Failure',
         message: 'Timeout: request did not complete within requested timeout - context deadline exceeded',
         reason: 'Timeout',
+        details: {},
         code: 504,
       });
       // The timeout parameter shortens the deadline, never lengthens it; 0 means the server's.

@@ -8,9 +8,9 @@ import {
   decodeBody,
   decodeKubernetesProtobuf,
   KUBERNETES_PROTOBUF_MEDIA_TYPE,
-  methodNotAllowed,
   notAcceptable,
   resolveSchema,
+  routeMethodNotAllowed,
   timeoutError,
   toApiError,
   unsupportedMediaType,
@@ -175,17 +175,17 @@ export function routeVerb(method: string, info: ResourceRequestInfo, namespaced:
   const m = method.toUpperCase();
   if (info.watchPath) {
     if (m === 'GET') return 'watch';
-    throw methodNotAllowed();
+    throw routeMethodNotAllowed();
   }
   if (info.name === undefined) {
     if (m === 'GET') return q.watch !== undefined && parseBoolParam(q.watch) ? 'watch' : 'list';
     const ownScope = !namespaced || info.namespace !== undefined;
     if (ownScope && m === 'POST') return 'create';
     if (ownScope && m === 'DELETE') return 'deletecollection';
-    throw methodNotAllowed();
+    throw routeMethodNotAllowed();
   }
   const verb = OBJECT_VERBS[info.subresource ?? '']?.[m];
-  if (!verb) throw methodNotAllowed();
+  if (!verb) throw routeMethodNotAllowed();
   return verb;
 }
 
@@ -246,7 +246,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
     if (sub === 'finalize' && t.resource !== 'namespaces') throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     if (info.watchPath && sub) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     const verb = routeVerb(method, info, t.namespaced, req.query ?? {});
-    if (!sub && !t.verbs.includes(verb)) throw methodNotAllowed();
+    if (!sub && !t.verbs.includes(verb)) throw routeMethodNotAllowed();
     if (info.namespace !== undefined) checkPathSegmentName('Namespace', info.namespace);
     if (info.name !== undefined) checkPathSegmentName('Name', info.name);
     const q = verb === 'list' || verb === 'watch' || verb === 'deletecollection' ? typedListQuery(req.query ?? {}) : (req.query ?? {});
@@ -302,7 +302,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
         const list = await store.deleteCollection(ns, listOptions(q), deleteOptions(b, q));
         return jsonResponse(200, list);
       }
-      throw methodNotAllowed();
+      throw routeMethodNotAllowed();
     }
 
     const name = info.name;
@@ -315,7 +315,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
       });
     }
     if (sub === 'binding') {
-      if (method !== 'POST') throw methodNotAllowed();
+      if (method !== 'POST') throw routeMethodNotAllowed();
       await bindPod(store, ns!, name, body(), options.now, writeOptions(q).dryRun === true);
       return jsonResponse(201, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
     }
@@ -334,7 +334,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
         const scale = await store.updateScale(ns, name, (s) => patchCurrent(req.headers?.['content-type'] ?? '', s, patch, schema, registry), opts);
         return jsonResponse(200, scale, warningHeaders(opts));
       }
-      throw methodNotAllowed();
+      throw routeMethodNotAllowed();
     }
     if (method === 'GET') {
       if (rep === 'object' && !t.customResource && !sub) return textJson(200, await store.getJson(ns, name));
@@ -350,7 +350,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
       return render(store, rep, updated, q, 200, warningHeaders(opts));
     }
     if (method === 'PATCH') {
-      if (sub === 'finalize') throw methodNotAllowed();
+      if (sub === 'finalize') throw routeMethodNotAllowed();
       if (t.customResource && (req.headers?.['content-type'] ?? '').split(';')[0]!.trim().toLowerCase() === 'application/strategic-merge-patch+json') {
         // kube-apiserver has no strategic merge patch for custom resources.
         throw new ApiError(415, 'UnsupportedMediaType', 'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml');
@@ -365,7 +365,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
       return render(store, rep, updated, q, 200, warningHeaders(opts));
     }
     if (method === 'DELETE') {
-      if (sub) throw methodNotAllowed();
+      if (sub) throw routeMethodNotAllowed();
       const b = req.body && req.body.length ? body() : undefined;
       const result = await store.delete(ns, name, deleteOptions(b, q));
       if (!result.deleted) return render(store, rep, result.object, q, 202);
@@ -378,7 +378,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
         details: { name, ...(t.group ? { group: t.group } : {}), kind: t.resource, uid: result.object.metadata?.uid },
       });
     }
-    throw methodNotAllowed();
+    throw routeMethodNotAllowed();
   }
 
   /** PUT /api/v1/namespaces/<name>/finalize: only spec.finalizers changes. */
@@ -413,7 +413,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
       throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     }
     if (parsed.kind === 'discovery') {
-      if (method !== 'GET') throw methodNotAllowed();
+      if (method !== 'GET') throw routeMethodNotAllowed();
       const r = parsed.req;
       const accept = parseAccept(req.headers?.accept);
       const wantsAggregated = (v: 'v2' | 'v2beta1') => accept.some((m) => m.params.g === 'apidiscovery.k8s.io' && m.params.v === v && m.params.as === 'APIGroupDiscoveryList');
