@@ -192,7 +192,18 @@ async function serve(options: HttpsServerOptions, limits: ServerLimits, limiter:
     try {
       for await (const chunk of r.stream) {
         if (res.destroyed) break;
-        if (!res.write(chunk)) await new Promise((resolve) => res.once('drain', resolve));
+        if (!res.write(chunk)) {
+          // Wait for room, or for the client to go away (then the loop ends).
+          await new Promise<void>((resolve) => {
+            const done = () => {
+              res.off('drain', done);
+              res.off('close', done);
+              resolve();
+            };
+            res.on('drain', done);
+            res.on('close', done);
+          });
+        }
       }
     } finally {
       res.end();
