@@ -147,3 +147,29 @@ function clean(d: Record<string, unknown>): ApiErrorDetails {
   for (const k of Object.keys(d)) if (d[k] === undefined) delete d[k];
   return d as ApiErrorDetails;
 }
+
+/** 429 TooManyRequests, with the seconds a client should wait before retrying. */
+export function tooManyRequests(message: string, retryAfterSeconds: number): ApiError {
+  return new ApiError(429, 'TooManyRequests', message, { retryAfterSeconds });
+}
+
+/** 504 Timeout: the request did not complete in time (`Timeout: <message>`), with empty details as kube-apiserver sends it. */
+export function timeoutError(message: string): ApiError {
+  return new EmptyDetailsApiError(504, 'Timeout', `Timeout: ${message}`);
+}
+
+/**
+ * 405 MethodNotAllowed as kube-apiserver's router answers a method a path does not serve
+ * (its Status carries an empty `details` object).
+ */
+export function routeMethodNotAllowed(): ApiError {
+  return new EmptyDetailsApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+}
+
+/** An ApiError whose Status has `details: {}` even when it carries no detail. */
+class EmptyDetailsApiError extends ApiError {
+  override toStatus(): Status {
+    const s = super.toStatus();
+    return { kind: s.kind, apiVersion: s.apiVersion, metadata: s.metadata, status: s.status, message: s.message, reason: s.reason, details: s.details ?? {}, code: s.code };
+  }
+}

@@ -1,6 +1,11 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import type { RawResponse } from '@kplane/api';
+import { createMemoryBackend } from '@kplane/storage';
 import { readEvents, startTestServer, type TestServer } from '../testing.js';
+import { holdReadsOf, until, VirtualTimers } from './edge.fixture.js';
+import { typedListQuery } from './options.js';
+import { createApiServer } from './server.js';
 
 const CM = '/api/v1/namespaces/default/configmaps';
 
@@ -320,5 +325,276 @@ describe('API handler', () => {
     const url = root.body.paths['api/v1'].serverRelativeURL as string;
     const doc = await t.call('GET', url.split('?')[0]!);
     assert.ok(doc.body.components.schemas['io.k8s.api.core.v1.Pod']);
+  });
+});
+
+/** Everything a stray write could touch: namespaces, configmaps and secrets, with the store's revision. */
+async function snapshot(t: TestServer): Promise<string> {
+  const parts = await Promise.all(['/api/v1/namespaces', '/api/v1/configmaps', '/api/v1/secrets'].map((p) => t.call('GET', p)));
+  return JSON.stringify(parts.map((p) => p.body));
+}
+
+function assertStatus(r: { status: number; body: any }, code: number, reason: string, message?: string | RegExp): void {
+  assert.equal(r.status, code, JSON.stringify(r.body));
+  assert.equal(r.body.kind, 'Status');
+  assert.equal(r.body.apiVersion, 'v1');
+  assert.equal(r.body.status, 'Failure');
+  assert.equal(r.body.code, code);
+  assert.equal(r.body.reason, reason);
+  if (typeof message === 'string') assert.equal(r.body.message, message);
+  else if (message) assert.match(r.body.message, message);
+}
+
+const NOT_ALLOWED = 'the server does not allow this method on the requested resource';
+const NOT_FOUND = 'the server could not find the requested resource';
+
+describe('request edge: paths, verbs and typed parameters', () => {
+  let t: TestServer;
+  before(async () => {
+    t = await startTestServer();
+    assert.equal((await t.call('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'a' } })).status, 201);
+    assert.equal((await t.call('POST', '/api/v1/namespaces/a/configmaps', cm('c', { k: 'v' }))).status, 201);
+    assert.equal((await t.call('POST', '/api/v1/namespaces/a/secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, data: { k: 'dg==' } })).status, 201);
+  });
+  after(async () => {
+    await t.close();
+  });
+
+  it('never normalises a path: . and .. and names with / or % are refused, nothing changes', async () => {
+    const before = await snapshot(t);
+    const A = '/api/v1/namespaces/a';
+    const cases: [string, string, unknown, number, string, string][] = [
+      ['DELETE', `${A}/configmaps/%2e%2e`, undefined, 400, 'BadRequest', `Name parameter invalid: "..": may not be '..'`],
+      ['DELETE', `${A}/configmaps/%2E%2E`, undefined, 400, 'BadRequest', `Name parameter invalid: "..": may not be '..'`],
+      ['DELETE', `${A}/configmaps/..`, undefined, 400, 'BadRequest', `Name parameter invalid: "..": may not be '..'`],
+      ['DELETE', `${A}/configmaps/%2e`, undefined, 400, 'BadRequest', `Name parameter invalid: ".": may not be '.'`],
+      ['DELETE', `${A}/secrets/%2e%2e/%2e%2e`, undefined, 404, 'NotFound', NOT_FOUND],
+      ['PATCH', `${A}/configmaps/%2e%2e`, { metadata: { labels: { x: 'y' } } }, 400, 'BadRequest', `Name parameter invalid: "..": may not be '..'`],
+      ['PUT', `${A}/configmaps/%2e%2e`, cm('..'), 400, 'BadRequest', `Name parameter invalid: "..": may not be '..'`],
+      ['GET', `${A}/configmaps/%2e%2e/secrets/s`, undefined, 404, 'NotFound', NOT_FOUND],
+      ['GET', `${A}/configmaps/%2e%2e%2fsecrets%2fs`, undefined, 400, 'BadRequest', `Name parameter invalid: "../secrets/s": may not contain '/'`],
+      ['GET', `${A}/configmaps/c%25`, undefined, 400, 'BadRequest', `Name parameter invalid: "c%": may not contain '%'`],
+      ['DELETE', `${A}/configmaps/x%2F%25`, undefined, 400, 'BadRequest', `Name parameter invalid: "x/%": may not contain '/';may not contain '%'`],
+      ['DELETE', '/api/v1/namespaces/%2e%2e', undefined, 400, 'BadRequest', `Name parameter invalid: "..": may not be '..'`],
+      ['DELETE', '/api/v1/namespaces/%2e%2e/configmaps', undefined, 400, 'BadRequest', `Namespace parameter invalid: "..": may not be '..'`],
+      ['DELETE', '/api/v1/namespaces/a%2Fb/configmaps', undefined, 400, 'BadRequest', `Namespace parameter invalid: "a/b": may not contain '/'`],
+      ['DELETE', `${A}//configmaps/c`, undefined, 404, 'NotFound', NOT_FOUND],
+      ['DELETE', `${A}/configmaps//c`, undefined, 404, 'NotFound', NOT_FOUND],
+      ['GET', `${A}/configmaps/%zz`, undefined, 400, 'BadRequest', 'invalid URL escape "%zz"'],
+    ];
+    for (const [method, path, body, code, reason, message] of cases) {
+      const r = await t.call(method, path, body, method === 'PATCH' ? { 'content-type': 'application/merge-patch+json' } : {});
+      assertStatus(r, code, reason, message);
+    }
+    // A trailing slash is ignored, as kube-apiserver does; the object is still there.
+    assert.equal((await t.call('GET', `${A}/configmaps/c/`)).body.data.k, 'v');
+    assert.equal(await snapshot(t), before);
+  });
+
+  it('routes each verb exactly and answers 405 with a Status for anything else', async () => {
+    const before = await snapshot(t);
+    const A = '/api/v1/namespaces/a';
+    const refused: [string, string][] = [
+      ['DELETE', '/api/v1/secrets'],
+      ['DELETE', '/api/v1/configmaps'],
+      ['POST', '/api/v1/configmaps'],
+      ['PUT', '/api/v1/configmaps'],
+      ['DELETE', '/api/v1/watch/namespaces'],
+      ['DELETE', '/api/v1/watch/secrets'],
+      ['DELETE', `/api/v1/watch/namespaces/a/configmaps`],
+      ['DELETE', `/api/v1/watch/namespaces/a/configmaps/c`],
+      ['POST', `/api/v1/watch/namespaces/a/configmaps`],
+      ['PATCH', `/api/v1/watch/namespaces/a/configmaps/c`],
+      ['DELETE', '/api/v1/namespaces'],
+      ['PUT', `${A}/configmaps`],
+      ['PATCH', `${A}/configmaps`],
+      ['POST', `${A}/configmaps/c`],
+      ['CONNECT', `${A}/configmaps/c`],
+      ['CONNECT', `${A}/configmaps`],
+      ['HEAD', `${A}/configmaps/c`],
+      ['OPTIONS', `${A}/configmaps/c`],
+      ['DELETE', '/api/v1/namespaces/a/status'],
+      ['POST', '/api/v1/namespaces/a/status'],
+      ['GET', '/api/v1/namespaces/a/finalize'],
+      ['DELETE', '/api/v1/namespaces/a/finalize'],
+      ['POST', '/apis/apps/v1/deployments'],
+      ['DELETE', '/apis/apps/v1/deployments'],
+    ];
+    for (const [method, path] of refused) {
+      const r = await t.call(method, path, method === 'GET' || method === 'DELETE' ? undefined : cm('c'));
+      assertStatus(r, 405, 'MethodNotAllowed', NOT_ALLOWED);
+      assert.deepEqual(r.body.details, {}, `${method} ${path}`);
+    }
+    // Unknown resources and subresources stay 404 whatever the method.
+    assertStatus(await t.call('CONNECT', `${A}/widgets/x`), 404, 'NotFound', NOT_FOUND);
+    assertStatus(await t.call('DELETE', `/api/v1/watch/namespaces/a/configmaps/c/status`), 404, 'NotFound', NOT_FOUND);
+    for (const [method, path] of [['GET', '/api/v1/configmaps/c'], ['DELETE', '/api/v1/secrets/s'], ['GET', '/api/v1/watch/configmaps/c'], ['PUT', '/api/v1/pods/p/status']]) {
+      assertStatus(await t.call(method!, path!), 404, 'NotFound', NOT_FOUND);
+    }
+    // The cluster-wide paths still serve list and watch.
+    assert.deepEqual((await t.call('GET', '/api/v1/secrets')).body.items.map((s: any) => s.metadata.name), ['s']);
+    const w = await t.raw('GET', '/api/v1/watch/configmaps', { timeoutSeconds: '1' });
+    assert.equal(w.status, 200);
+    assert.deepEqual((await readEvents(w, 1)).map((e) => e.object.metadata?.name), ['c']);
+    assert.equal(await snapshot(t), before);
+  });
+
+  it('serves deletecollection on a collection of the resource\'s own scope', async () => {
+    await t.call('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'wipe' } });
+    await t.call('POST', '/api/v1/namespaces/wipe/configmaps', cm('one'));
+    const r = await t.call('DELETE', '/api/v1/namespaces/wipe/configmaps');
+    assert.equal(r.status, 200);
+    assert.deepEqual(r.body.items.map((i: any) => i.metadata.name), ['one']);
+    // Only that namespace lost its configmaps.
+    assert.equal((await t.call('GET', '/api/v1/namespaces/a/configmaps/c')).status, 200);
+  });
+
+  it('type-checks list and watch parameters as int64 and bools', async () => {
+    const before = await snapshot(t);
+    const L = '/api/v1/namespaces/a/configmaps';
+    const bad: [string, string][] = [
+      ['limit=abc', 'strconv.ParseInt: parsing "abc": invalid syntax'],
+      ['limit=1e3', 'strconv.ParseInt: parsing "1e3": invalid syntax'],
+      ['limit=', 'strconv.ParseInt: parsing "": invalid syntax'],
+      ['limit=9223372036854775808', 'strconv.ParseInt: parsing "9223372036854775808": value out of range'],
+      ['limit=99999999999999999999999', 'strconv.ParseInt: parsing "99999999999999999999999": value out of range'],
+      ['watch=true&timeoutSeconds=1e100', 'strconv.ParseInt: parsing "1e100": invalid syntax'],
+      ['watch=true&timeoutSeconds=1.5', 'strconv.ParseInt: parsing "1.5": invalid syntax'],
+      ['watch=true&timeoutSeconds=-9223372036854775809', 'strconv.ParseInt: parsing "-9223372036854775809": value out of range'],
+    ];
+    for (const [qs, message] of bad) assertStatus(await t.call('GET', `${L}?${qs}`), 400, 'BadRequest', message);
+    // A deletecollection with a bad limit deletes nothing.
+    assertStatus(await t.call('DELETE', `${L}?limit=x`), 400, 'BadRequest', 'strconv.ParseInt: parsing "x": invalid syntax');
+    // The largest int64 and a negative limit mean "no limit", as in kube-apiserver.
+    for (const limit of ['9223372036854775807', '%2B9007199254740993', '-1']) {
+      const r = await t.call('GET', `${L}?limit=${limit}`);
+      assert.equal(r.status, 200);
+      assert.deepEqual(r.body.items.map((i: any) => i.metadata.name), ['c']);
+      assert.equal(r.body.metadata.continue, undefined);
+    }
+    // Values a timer cannot hold are cut to the longest it can (about 24.8 days), not wrapped.
+    assert.equal(typedListQuery({ timeoutSeconds: '9223372036854775807' }).timeoutSeconds, '2147483');
+    assert.equal(typedListQuery({ timeoutSeconds: '30', limit: '-7', watch: '0', allowWatchBookmarks: '1' }).timeoutSeconds, '30');
+    assert.deepEqual(typedListQuery({ limit: '-7', watch: '0', allowWatchBookmarks: 'True', sendInitialEvents: '' }), { limit: '0', watch: 'false', allowWatchBookmarks: 'true', sendInitialEvents: 'false' });
+    // watch=0 / watch=false list; any other value watches.
+    assert.equal((await t.call('GET', `${L}?watch=0`)).body.kind, 'ConfigMapList');
+    assert.equal((await t.call('GET', `${L}?watch=FALSE`)).body.kind, 'ConfigMapList');
+    const w = await t.raw('GET', L, { watch: 'yes', timeoutSeconds: '1' });
+    assert.ok(w.stream);
+    assert.equal((await readEvents(w, 1))[0]!.type, 'ADDED');
+    assert.equal(await snapshot(t), before);
+  });
+
+  it('type-checks every DeleteOptions field, in the body and in the query', async () => {
+    const before = await snapshot(t);
+    const C = '/api/v1/namespaces/a/configmaps/c';
+    const field = (f: string, json: string, type: string) => `json: cannot unmarshal ${json} into Go struct field DeleteOptions.${f} of type ${type}`;
+    const bad: [unknown, string][] = [
+      [{ gracePeriodSeconds: '0' }, field('gracePeriodSeconds', 'string', 'int64')],
+      [{ gracePeriodSeconds: 1.5 }, field('gracePeriodSeconds', 'number 1.5', 'int64')],
+      [{ gracePeriodSeconds: 1e100 }, field('gracePeriodSeconds', 'number 1e+100', 'int64')],
+      [{ gracePeriodSeconds: true }, field('gracePeriodSeconds', 'bool', 'int64')],
+      [{ orphanDependents: 'false' }, field('orphanDependents', 'string', 'bool')],
+      [{ propagationPolicy: 1 }, field('propagationPolicy', 'number', 'string')],
+      [{ dryRun: 'All' }, field('dryRun', 'string', '[]string')],
+      [{ dryRun: [1] }, field('dryRun', 'number', 'string')],
+      [{ preconditions: 'x' }, field('preconditions', 'string', 'v1.Preconditions')],
+      [{ preconditions: { uid: 5 } }, field('preconditions.uid', 'number', 'string')],
+      [{ preconditions: { resourceVersion: {} } }, field('preconditions.resourceVersion', 'object', 'string')],
+      [{ kind: 7 }, field('kind', 'number', 'string')],
+      [{ apiVersion: [] }, field('apiVersion', 'array', 'string')],
+      [{ ignoreStoreReadErrorWithClusterBreakingPotential: 'yes' }, field('ignoreStoreReadErrorWithClusterBreakingPotential', 'string', 'bool')],
+      [[], 'json: cannot unmarshal array into Go value of type v1.DeleteOptions'],
+      ['"x"', 'json: cannot unmarshal string into Go value of type v1.DeleteOptions'],
+    ];
+    for (const [body, message] of bad) {
+      assertStatus(await t.call('DELETE', C, body), 400, 'BadRequest', message);
+      assertStatus(await t.call('DELETE', '/api/v1/namespaces/a/configmaps', body), 400, 'BadRequest', message);
+    }
+    for (const [qs, message] of [
+      ['gracePeriodSeconds=abc', 'strconv.ParseInt: parsing "abc": invalid syntax'],
+      ['gracePeriodSeconds=0x0', 'strconv.ParseInt: parsing "0x0": invalid syntax'],
+      ['gracePeriodSeconds=9223372036854775808', 'strconv.ParseInt: parsing "9223372036854775808": value out of range'],
+    ]) {
+      assertStatus(await t.call('DELETE', `${C}?${qs}`), 400, 'BadRequest', message);
+    }
+    const invalid: [unknown, string][] = [
+      [{ propagationPolicy: 'Sometimes' }, 'propagationPolicy: Unsupported value: "Sometimes": supported values: "Foreground", "Background", "Orphan"'],
+      [{ dryRun: ['Some'] }, 'dryRun: Unsupported value: "Some": supported values: "All"'],
+      [{ orphanDependents: true, propagationPolicy: 'Orphan' }, 'propagationPolicy: Invalid value: "Orphan": orphanDependents and deletionPropagation cannot be both set'],
+    ];
+    for (const [body, message] of invalid) assertStatus(await t.call('DELETE', C, body), 422, 'Invalid', `DeleteOptions.meta.k8s.io "" is invalid: ${message}`);
+    assertStatus(await t.call('DELETE', `${C}?dryRun=Some`), 422, 'Invalid', 'DeleteOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: "Some": supported values: "All"');
+    assert.equal(await snapshot(t), before);
+    // Well-typed options work: a dry run changes nothing, then a real delete with a null field.
+    assert.equal((await t.call('DELETE', C, { kind: 'DeleteOptions', apiVersion: 'v1', dryRun: ['All'], gracePeriodSeconds: 0 })).status, 200);
+    assert.equal(await snapshot(t), before);
+    await t.call('POST', '/api/v1/namespaces/a/configmaps', cm('gone'));
+    assert.equal((await t.call('DELETE', '/api/v1/namespaces/a/configmaps/gone?gracePeriodSeconds=0', { gracePeriodSeconds: null, preconditions: null })).status, 200);
+    assert.equal((await t.call('GET', '/api/v1/namespaces/a/configmaps/gone')).status, 404);
+    assert.equal((await t.call('GET', C)).status, 200);
+  });
+});
+
+describe('request edge: request timeout', () => {
+  it('answers 504 Timeout after 60 s (virtual) or the shorter timeout parameter, and a bad timeout 400', async () => {
+    const held = holdReadsOf(createMemoryBackend(), 'slow');
+    const timers = new VirtualTimers();
+    const server = createApiServer({ backend: held.backend, timers });
+    await server.start();
+    try {
+      const call = (path: string, query: Record<string, string> = {}) => server.handle({ method: 'GET', path, query, headers: {} });
+      const json = (r: RawResponse) => JSON.parse(Buffer.from(r.body!).toString('utf8'));
+      const SLOW = '/api/v1/namespaces/default/configmaps/slow';
+      const pending = call(SLOW);
+      await until(() => held.waiting() === 1);
+      assert.deepEqual(timers.delays(), [60_000]);
+      timers.advance(59_999);
+      assert.equal(held.waiting(), 1);
+      timers.advance(1);
+      const r = await pending;
+      assert.equal(r.status, 504);
+      assert.deepEqual(json(r), {
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: 'Timeout: request did not complete within requested timeout - context deadline exceeded',
+        reason: 'Timeout',
+        details: {},
+        code: 504,
+      });
+      // The timeout parameter shortens the deadline, never lengthens it; 0 means the server's.
+      for (const [timeout, ms] of [['5s', 5000], ['1m30s', 60_000], ['0s', 60_000], ['1.5ms', 1.5], ['-1s', 60_000]] as const) {
+        const p = call(SLOW, { timeout });
+        await until(() => timers.delays().length === 1);
+        assert.deepEqual(timers.delays(), [ms], timeout);
+        timers.advance(ms);
+        assert.equal((await p).status, 504);
+      }
+      for (const [timeout, message] of [
+        ['abc', 'invalid timeout specified in the request URL - time: invalid duration "abc"'],
+        ['5', 'invalid timeout specified in the request URL - time: missing unit in duration "5"'],
+        ['5y', 'invalid timeout specified in the request URL - time: unknown unit "y" in duration "5y"'],
+      ]) {
+        const bad = await call('/api/v1/namespaces', { timeout });
+        assert.equal(bad.status, 400);
+        assert.equal(json(bad).message, message);
+      }
+      // A request that finishes in time clears its timer; a watch gets none.
+      assert.equal((await call('/api/v1/namespaces/default')).status, 200);
+      const abort = new AbortController();
+      const w = await server.handle({ method: 'GET', path: '/api/v1/namespaces', query: { watch: 'true' }, headers: {}, signal: abort.signal });
+      assert.equal(w.status, 200);
+      assert.deepEqual(timers.delays(), []);
+      abort.abort();
+      // The work behind the timed-out requests goes on to its end once storage answers.
+      held.release();
+      await until(() => held.waiting() === 0);
+    } finally {
+      held.release();
+      await server.close();
+      await held.backend.close();
+    }
   });
 });

@@ -8,17 +8,20 @@ import {
   decodeBody,
   decodeKubernetesProtobuf,
   KUBERNETES_PROTOBUF_MEDIA_TYPE,
-  methodNotAllowed,
   notAcceptable,
   resolveSchema,
+  routeMethodNotAllowed,
+  timeoutError,
   toApiError,
   unsupportedMediaType,
 } from '@kplane/api';
 import { unstructuredList, unstructuredObject } from '../crd/unstructured.js';
 import type { Registry } from '../registry/registry.js';
-import type { DeleteOptions, FieldValidation, ListOptions, Store, WriteOptions } from '../registry/store.js';
+import type { Store, WriteOptions } from '../registry/store.js';
 import { bindPod } from './binding.js';
-import { parsePath, type ResourceRequestInfo } from './request-info.js';
+import { DEFAULT_LIMITS, parseBoolParam, parseGoDuration, REAL_TIMERS, type ServerLimits, type Timers } from './limits.js';
+import { deleteOptions, listOptions, typedListQuery, writeOptions } from './options.js';
+import { checkPathSegmentName, classifyRequest, isNamespaceSubresource, parsePath, type ResourceRequestInfo } from './request-info.js';
 import { AGGREGATED_V2, AGGREGATED_V2BETA1, aggregatedDiscovery, apiGroup, apiGroupList, apiResourceList, apiVersions } from './discovery.js';
 import { toTable, type IncludeObject } from './table.js';
 import { serveWatch } from './watch.js';
@@ -46,6 +49,10 @@ export interface HandlerOptions {
   bookmarkIntervalMs?: number;
   /** Longest watch when the client gives no timeoutSeconds (s). */
   defaultWatchTimeoutSeconds?: number;
+  /** Request limits (the request timeout is enforced here); kube-apiserver's defaults otherwise. */
+  limits?: Partial<ServerLimits>;
+  /** Timers for the request timeout (tests inject virtual ones). */
+  timers?: Timers;
 }
 
 const JSON_TYPE = 'application/json';
@@ -110,63 +117,9 @@ function negotiate(accept: string | undefined): Representation {
   return 'object';
 }
 
-function writeOptions(q: Record<string, string>): WriteOptions {
-  const opts: WriteOptions = { warnings: [] };
-  const dry = q.dryRun;
-  if (dry !== undefined && dry !== '') {
-    if (dry !== 'All') throw badRequest(`Invalid dry run value: dryRun: Unsupported value: "${dry}": supported values: "All"`);
-    opts.dryRun = true;
-  }
-  const fv = q.fieldValidation;
-  if (fv !== undefined && fv !== '') {
-    if (!['Strict', 'Warn', 'Ignore'].includes(fv)) {
-      throw badRequest(`fieldValidation: Unsupported value: "${fv}": supported values: "Ignore", "Strict", "Warn"`);
-    }
-    opts.fieldValidation = fv as FieldValidation;
-  }
-  return opts;
-}
-
 function warningHeaders(opts: WriteOptions): Record<string, string> {
   if (!opts.warnings?.length) return {};
   return { warning: opts.warnings.map((w) => `299 - ${JSON.stringify(w)}`).join(', ') };
-}
-
-function listOptions(q: Record<string, string>): ListOptions {
-  const o: ListOptions = {};
-  if (q.labelSelector) o.labelSelector = q.labelSelector;
-  if (q.fieldSelector) o.fieldSelector = q.fieldSelector;
-  if (q.limit) {
-    const n = Number(q.limit);
-    if (!Number.isInteger(n) || n < 0) throw badRequest(`limit: Invalid value: "${q.limit}": must be a non-negative integer`);
-    o.limit = n;
-  }
-  if (q.continue) o.continue = q.continue;
-  if (q.resourceVersion !== undefined) o.resourceVersion = q.resourceVersion;
-  if (q.resourceVersionMatch) o.resourceVersionMatch = q.resourceVersionMatch;
-  return o;
-}
-
-function deleteOptions(body: unknown, q: Record<string, string>): DeleteOptions {
-  const o: DeleteOptions = {};
-  if (body !== undefined) {
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) throw badRequest('the body of a delete request must be a DeleteOptions object');
-    const b = body as Record<string, unknown>;
-    if (b.kind !== undefined && b.kind !== 'DeleteOptions') throw badRequest(`the kind in the data (${String(b.kind)}) does not match the expected kind (DeleteOptions)`);
-    Object.assign(o, b);
-    if (Array.isArray(b.dryRun)) o.dryRun = (b.dryRun as unknown[]).includes('All');
-  }
-  if (q.propagationPolicy) o.propagationPolicy = q.propagationPolicy as DeleteOptions['propagationPolicy'];
-  if (q.gracePeriodSeconds !== undefined) o.gracePeriodSeconds = Number(q.gracePeriodSeconds);
-  if (q.orphanDependents !== undefined) o.orphanDependents = q.orphanDependents === 'true';
-  if (q.dryRun === 'All') o.dryRun = true;
-  if (o.propagationPolicy && !['Background', 'Foreground', 'Orphan'].includes(o.propagationPolicy)) {
-    throw new ApiError(422, 'Invalid', `DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "${o.propagationPolicy}": supported values: "Foreground", "Background", "Orphan"`);
-  }
-  if (o.gracePeriodSeconds !== undefined && (!Number.isFinite(o.gracePeriodSeconds) || o.gracePeriodSeconds < 0)) {
-    o.gracePeriodSeconds = 0;
-  }
-  return o;
 }
 
 function asObject(body: unknown): KubeObject {
@@ -202,6 +155,53 @@ function patchCurrent(contentType: string, current: KubeObject, patch: unknown, 
   return patched;
 }
 
+/** The verb of each method on an object path, by subresource ('' for the object itself). */
+const OBJECT_VERBS: Record<string, Record<string, string>> = {
+  '': { GET: 'get', PUT: 'update', PATCH: 'patch', DELETE: 'delete' },
+  status: { GET: 'get', PUT: 'update', PATCH: 'patch' },
+  scale: { GET: 'get', PUT: 'update', PATCH: 'patch' },
+  finalize: { PUT: 'update' },
+  binding: { POST: 'create' },
+};
+
+/**
+ * The Kubernetes verb a resource request asks for, routed as kube-apiserver's installer routes
+ * it: collection paths of the resource's own scope serve list, watch, create and
+ * deletecollection; the cluster-wide path of a namespaced resource serves list and watch only;
+ * /watch/ paths serve GET only; object paths serve get, update, patch and delete; subresources
+ * their own verbs. Anything else (CONNECT included: no connect subresource is served) is 405.
+ */
+export function routeVerb(method: string, info: ResourceRequestInfo, namespaced: boolean, q: Record<string, string>): string {
+  const m = method.toUpperCase();
+  if (info.watchPath) {
+    if (m === 'GET') return 'watch';
+    throw routeMethodNotAllowed();
+  }
+  if (info.name === undefined) {
+    if (m === 'GET') return q.watch !== undefined && parseBoolParam(q.watch) ? 'watch' : 'list';
+    const ownScope = !namespaced || info.namespace !== undefined;
+    if (ownScope && m === 'POST') return 'create';
+    if (ownScope && m === 'DELETE') return 'deletecollection';
+    throw routeMethodNotAllowed();
+  }
+  const verb = OBJECT_VERBS[info.subresource ?? '']?.[m];
+  if (!verb) throw routeMethodNotAllowed();
+  return verb;
+}
+
+/** The deadline of a non-watch request: the `timeout` parameter (a Go duration) when shorter than the server's limit. */
+export function requestTimeoutMs(q: Record<string, string> | undefined, maximumMs: number): number {
+  const v = q?.timeout;
+  if (v === undefined || v === '') return maximumMs;
+  let ms: number;
+  try {
+    ms = parseGoDuration(v);
+  } catch (err) {
+    throw badRequest(`invalid timeout specified in the request URL - ${(err as Error).message}`);
+  }
+  return ms > 0 && ms < maximumMs ? ms : maximumMs;
+}
+
 /**
  * Creates the API server's request handler: one function from a RawRequest to a RawResponse,
  * used by the HTTPS server and, unchanged, by in-process clients.
@@ -209,7 +209,9 @@ function patchCurrent(contentType: string, current: KubeObject, patch: unknown, 
 export function createHandler(options: HandlerOptions): (req: RawRequest) => Promise<RawResponse> {
   const { registry } = options;
 
-  const isNamespaceSub = (group: string, version: string, seg: string) => group === '' && version === 'v1' && (seg === 'status' || seg === 'finalize');
+  const isNamespaceSub = isNamespaceSubresource;
+  const timeoutMaxMs = options.limits?.requestTimeoutMs ?? DEFAULT_LIMITS.requestTimeoutMs;
+  const timers = options.timers ?? REAL_TIMERS;
 
   function render(store: Store, rep: Representation, obj: KubeObject, q: Record<string, string>, status = 200, headers: Record<string, string> = {}): RawResponse {
     if (rep === 'table') {
@@ -232,17 +234,24 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
     const store = registry.get(info.group, info.version, info.resource);
     if (!store) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     const t = store.type;
-    const q = req.query ?? {};
     const method = req.method.toUpperCase();
     if (!t.namespaced && info.namespace !== undefined) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
-    const ns = t.namespaced ? info.namespace : undefined;
-    const rep = negotiate(req.headers?.accept);
+    // A namespaced resource has no object paths outside a namespace.
+    if (t.namespaced && info.namespace === undefined && info.name !== undefined) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     const sub = info.subresource ?? '';
     if (sub && !['status', 'scale', 'finalize', 'binding'].includes(sub)) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     if (sub === 'binding' && !(t.group === '' && t.resource === 'pods')) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     if (sub === 'status' && !t.subresources?.status) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     if (sub === 'scale' && !t.subresources?.scale) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     if (sub === 'finalize' && t.resource !== 'namespaces') throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+    if (info.watchPath && sub) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+    const verb = routeVerb(method, info, t.namespaced, req.query ?? {});
+    if (!sub && !t.verbs.includes(verb)) throw routeMethodNotAllowed();
+    if (info.namespace !== undefined) checkPathSegmentName('Namespace', info.namespace);
+    if (info.name !== undefined) checkPathSegmentName('Name', info.name);
+    const q = verb === 'list' || verb === 'watch' || verb === 'deletecollection' ? typedListQuery(req.query ?? {}) : (req.query ?? {});
+    const ns = t.namespaced ? info.namespace : undefined;
+    const rep = negotiate(req.headers?.accept);
     const body = () => {
       const contentType = req.headers?.['content-type'] ?? JSON_TYPE;
       const bytes = req.body ?? new Uint8Array();
@@ -256,8 +265,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
     // Collection requests.
     if (info.name === undefined) {
       if (method === 'GET') {
-        const watching = info.watchPath || q.watch === 'true' || q.watch === '1';
-        if (watching) {
+        if (verb === 'watch') {
           return serveWatch(store, ns, q, rep, req.signal, {
             now: options.now,
             bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
@@ -285,7 +293,6 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
         return jsonResponse(200, t.customResource ? unstructuredList(list) : list);
       }
       if (method === 'POST') {
-        if (t.namespaced && ns === undefined) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
         const opts = writeOptions(q);
         const created = await store.create(ns, asObject(body()), opts);
         return render(store, rep, created, q, 201, warningHeaders(opts));
@@ -295,7 +302,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
         const list = await store.deleteCollection(ns, listOptions(q), deleteOptions(b, q));
         return jsonResponse(200, list);
       }
-      throw methodNotAllowed();
+      throw routeMethodNotAllowed();
     }
 
     const name = info.name;
@@ -308,7 +315,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
       });
     }
     if (sub === 'binding') {
-      if (method !== 'POST') throw methodNotAllowed();
+      if (method !== 'POST') throw routeMethodNotAllowed();
       await bindPod(store, ns!, name, body(), options.now, writeOptions(q).dryRun === true);
       return jsonResponse(201, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
     }
@@ -327,7 +334,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
         const scale = await store.updateScale(ns, name, (s) => patchCurrent(req.headers?.['content-type'] ?? '', s, patch, schema, registry), opts);
         return jsonResponse(200, scale, warningHeaders(opts));
       }
-      throw methodNotAllowed();
+      throw routeMethodNotAllowed();
     }
     if (method === 'GET') {
       if (rep === 'object' && !t.customResource && !sub) return textJson(200, await store.getJson(ns, name));
@@ -343,7 +350,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
       return render(store, rep, updated, q, 200, warningHeaders(opts));
     }
     if (method === 'PATCH') {
-      if (sub === 'finalize') throw methodNotAllowed();
+      if (sub === 'finalize') throw routeMethodNotAllowed();
       if (t.customResource && (req.headers?.['content-type'] ?? '').split(';')[0]!.trim().toLowerCase() === 'application/strategic-merge-patch+json') {
         // kube-apiserver has no strategic merge patch for custom resources.
         throw new ApiError(415, 'UnsupportedMediaType', 'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml');
@@ -358,7 +365,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
       return render(store, rep, updated, q, 200, warningHeaders(opts));
     }
     if (method === 'DELETE') {
-      if (sub) throw methodNotAllowed();
+      if (sub) throw routeMethodNotAllowed();
       const b = req.body && req.body.length ? body() : undefined;
       const result = await store.delete(ns, name, deleteOptions(b, q));
       if (!result.deleted) return render(store, rep, result.object, q, 202);
@@ -371,7 +378,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
         details: { name, ...(t.group ? { group: t.group } : {}), kind: t.resource, uid: result.object.metadata?.uid },
       });
     }
-    throw methodNotAllowed();
+    throw routeMethodNotAllowed();
   }
 
   /** PUT /api/v1/namespaces/<name>/finalize: only spec.finalizers changes. */
@@ -406,7 +413,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
       throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     }
     if (parsed.kind === 'discovery') {
-      if (method !== 'GET') throw methodNotAllowed();
+      if (method !== 'GET') throw routeMethodNotAllowed();
       const r = parsed.req;
       const accept = parseAccept(req.headers?.accept);
       const wantsAggregated = (v: 'v2' | 'v2beta1') => accept.some((m) => m.params.g === 'apidiscovery.k8s.io' && m.params.v === v && m.params.as === 'APIGroupDiscoveryList');
@@ -428,9 +435,43 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
     return serveResource(req, parsed.info);
   }
 
+  /**
+   * Runs a non-watch request under its deadline: past it the client gets kube-apiserver's 504
+   * Timeout Status (the work itself goes on to its end, as in kube-apiserver).
+   */
+  function withDeadline(req: RawRequest): Promise<RawResponse> {
+    if (classifyRequest(req.method, req.path, req.query) === 'long-running') return handle(req);
+    const ms = requestTimeoutMs(req.query, timeoutMaxMs);
+    return new Promise<RawResponse>((resolve, reject) => {
+      let done = false;
+      const timer = timers.setTimeout(() => {
+        if (done) return;
+        done = true;
+        resolve(errorResponse(timeoutError('request did not complete within requested timeout - context deadline exceeded')));
+      }, ms);
+      handle(req).then(
+        (r) => {
+          if (done) return;
+          done = true;
+          timers.clearTimeout(timer);
+          resolve(r);
+        },
+        (err) => {
+          if (done) {
+            if (!(err instanceof ApiError)) console.error('kplane: internal error serving (after its timeout)', req.method, req.path, err);
+            return;
+          }
+          done = true;
+          timers.clearTimeout(timer);
+          reject(err);
+        },
+      );
+    });
+  }
+
   return async (req) => {
     try {
-      return await handle(req);
+      return await withDeadline(req);
     } catch (err) {
       if (!(err instanceof ApiError)) console.error('kplane: internal error serving', req.method, req.path, err);
       return errorResponse(err);

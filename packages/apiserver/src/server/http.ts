@@ -1,13 +1,16 @@
 import { createServer, type Server } from 'node:https';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
 import { timingSafeEqual } from 'node:crypto';
 import type { RawRequest, RawResponse } from '@kplane/api';
 import { requestEntityTooLarge, unauthorized } from '@kplane/api';
 import { errorResponse } from './handler.js';
+import { DEFAULT_LIMITS, InFlightLimiter, resolveLimits, type ServerLimits } from './limits.js';
+import { classifyRequest } from './request-info.js';
 
 /** Largest request body accepted (kube-apiserver's limit for JSON bodies). */
-export const MAX_BODY_BYTES = 3 * 1024 * 1024;
+export const MAX_BODY_BYTES = DEFAULT_LIMITS.maxBodyBytes;
 
 /** Paths anyone may read without credentials (system:public-info-viewer). */
 const PUBLIC_PATHS = /^\/(healthz|livez|readyz|version)(\/.*)?$/;
@@ -22,6 +25,8 @@ export interface HttpsServerOptions {
   clientCa: string;
   /** Bearer tokens accepted, each mapped to a user name. */
   tokens: Map<string, string>;
+  /** Body size and in-flight limits; kube-apiserver's defaults otherwise. */
+  limits?: Partial<ServerLimits>;
 }
 
 function tokenMatches(given: string, tokens: Map<string, string>): string | undefined {
@@ -54,75 +59,204 @@ export function authenticate(req: IncomingMessage, tokens: Map<string, string>):
 }
 
 function send(res: ServerResponse, r: RawResponse): void {
-  res.writeHead(r.status, r.headers);
-  res.end(r.body);
+  const body = r.body ?? new Uint8Array();
+  res.writeHead(r.status, { ...r.headers, 'content-length': String(body.byteLength) });
+  res.end(body);
 }
 
-async function readBody(req: IncomingMessage): Promise<Buffer> {
-  const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > MAX_BODY_BYTES) throw requestEntityTooLarge(`the request body is larger than the limit of ${MAX_BODY_BYTES} bytes`);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const c of req) {
-    size += (c as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw requestEntityTooLarge(`the request body is larger than the limit of ${MAX_BODY_BYTES} bytes`);
-    chunks.push(c as Buffer);
-  }
-  return Buffer.concat(chunks);
+/** A request body, or how an oversized one ended: read to its end (`drained`) or cut off. */
+type BodyResult = { body: Buffer } | { tooLarge: true; drained: boolean };
+
+/**
+ * Reads a request body of at most `maxBodyBytes`. An oversized body is read on and thrown away
+ * up to `maxDiscardBytes` more, so the client, still sending, gets to read the 413 (a body
+ * declared larger than that is not read at all).
+ */
+function readBody(req: IncomingMessage, limits: ServerLimits): Promise<BodyResult> {
+  return new Promise((resolve, reject) => {
+    const max = limits.maxBodyBytes;
+    const bound = max + limits.maxDiscardBytes;
+    const declaredHeader = req.headers['content-length'];
+    const declared = declaredHeader === undefined ? undefined : Number(declaredHeader);
+    if (declared !== undefined && declared > bound) {
+      resolve({ tooLarge: true, drained: false });
+      return;
+    }
+    let over = declared !== undefined && declared > max;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const cleanup = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+    };
+    const onData = (c: Buffer) => {
+      size += c.length;
+      if (!over && size > max) {
+        over = true;
+        chunks.length = 0;
+      }
+      if (!over) chunks.push(c);
+      if (size > bound) {
+        cleanup();
+        req.pause();
+        resolve({ tooLarge: true, drained: false });
+      }
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(over ? { tooLarge: true, drained: true } : { body: Buffer.concat(chunks) });
+    };
+    const onError = (err: Error) => {
+      cleanup();
+      reject(err);
+    };
+    const onClose = () => {
+      // The client went away before the end of its body: nothing to answer.
+      cleanup();
+      reject(new Error('the client closed the connection before sending its whole body'));
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onClose);
+  });
+}
+
+/** The path (still percent-encoded, never normalised) and the query string of a request target. */
+export function splitTarget(target: string): { path: string; search: string } {
+  let t = target;
+  const abs = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(t);
+  if (abs) t = t.slice(abs[0].length);
+  const hash = t.indexOf('#');
+  if (hash >= 0) t = t.slice(0, hash);
+  const q = t.indexOf('?');
+  const path = q >= 0 ? t.slice(0, q) : t;
+  return { path: path || '/', search: q >= 0 ? t.slice(q + 1) : '' };
+}
+
+function queryOf(search: string): Record<string, string> {
+  const query: Record<string, string> = {};
+  for (const [k, v] of new URLSearchParams(search)) if (!(k in query)) query[k] = v;
+  return query;
+}
+
+function headersOf(req: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers[k] = v;
+  return headers;
 }
 
 /** Turns a node request into a RawRequest and writes the RawResponse back. */
-async function serve(options: HttpsServerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const url = new URL(req.url ?? '/', 'https://localhost');
-  if (!PUBLIC_PATHS.test(url.pathname) && authenticate(req, options.tokens) === undefined) {
+async function serve(options: HttpsServerOptions, limits: ServerLimits, limiter: InFlightLimiter, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const { path, search } = splitTarget(req.url ?? '/');
+  if (!PUBLIC_PATHS.test(path) && authenticate(req, options.tokens) === undefined) {
     req.resume();
     send(res, errorResponse(unauthorized()));
     return;
   }
-  let body: Buffer;
+  const query = queryOf(search);
+  const method = req.method ?? 'GET';
+  const requestClass = classifyRequest(method, path, query);
+  let release: () => void;
   try {
-    body = await readBody(req);
+    release = limiter.acquire(requestClass);
   } catch (err) {
-    res.setHeader('connection', 'close');
-    send(res, errorResponse(err));
     req.resume();
+    send(res, withRetryAfter(errorResponse(err)));
     return;
   }
-  const query: Record<string, string> = {};
-  for (const [k, v] of url.searchParams) if (!(k in query)) query[k] = v;
-  const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers[k] = v;
-  const raw: RawRequest = { method: req.method ?? 'GET', path: url.pathname, query, headers, body };
-  if (query.watch !== undefined || url.pathname.includes('/watch/')) {
-    // Only streams need to learn that the client went away.
-    const abort = new AbortController();
-    res.on('close', () => abort.abort());
-    raw.signal = abort.signal;
-  }
-  const r = await options.handler(raw);
-  if (!r.stream) {
-    send(res, r);
-    return;
-  }
-  const { 'transfer-encoding': _te, ...headersOut } = r.headers;
-  res.writeHead(r.status, headersOut);
-  res.flushHeaders();
   try {
-    for await (const chunk of r.stream) {
-      if (res.destroyed) break;
-      if (!res.write(chunk)) await new Promise((resolve) => res.once('drain', resolve));
+    const read = await readBody(req, limits);
+    if ('tooLarge' in read) {
+      if (!read.drained) res.setHeader('connection', 'close');
+      send(res, errorResponse(requestEntityTooLarge(`Request entity too large: limit is ${limits.maxBodyBytes}`)));
+      return;
+    }
+    const raw: RawRequest = { method, path, query, headers: headersOf(req), body: read.body };
+    if (requestClass === 'long-running') {
+      // Only streams need to learn that the client went away.
+      const abort = new AbortController();
+      res.on('close', () => abort.abort());
+      raw.signal = abort.signal;
+    }
+    const r = await options.handler(raw);
+    if (!r.stream) {
+      send(res, r);
+      return;
+    }
+    const { 'transfer-encoding': _te, ...headersOut } = r.headers;
+    res.writeHead(r.status, headersOut);
+    res.flushHeaders();
+    try {
+      for await (const chunk of r.stream) {
+        if (res.destroyed) break;
+        if (!res.write(chunk)) {
+          // Wait for room, or for the client to go away (then the loop ends).
+          await new Promise<void>((resolve) => {
+            const done = () => {
+              res.off('drain', done);
+              res.off('close', done);
+              resolve();
+            };
+            res.on('drain', done);
+            res.on('close', done);
+          });
+        }
+      }
+    } finally {
+      res.end();
     }
   } finally {
-    res.end();
+    release();
   }
+}
+
+/** Adds the Retry-After header a Status asks for (429 TooManyRequests). */
+function withRetryAfter(r: RawResponse): RawResponse {
+  const status = JSON.parse(Buffer.from(r.body ?? []).toString('utf8')) as { details?: { retryAfterSeconds?: number } };
+  const after = status.details?.retryAfterSeconds;
+  return after ? { ...r, headers: { ...r.headers, 'retry-after': String(after) } } : r;
+}
+
+/**
+ * Answers a CONNECT request (node hands these to 'connect', not 'request'): authenticated like
+ * any request, then routed by the handler, which refuses CONNECT where no connect subresource is
+ * served; the answer is written on the raw socket, which is then closed.
+ */
+async function serveConnect(options: HttpsServerOptions, req: IncomingMessage, socket: Duplex): Promise<void> {
+  socket.on('error', () => {});
+  let r: RawResponse;
+  try {
+    const { path, search } = splitTarget(req.url ?? '/');
+    if (!PUBLIC_PATHS.test(path) && authenticate(req, options.tokens) === undefined) r = errorResponse(unauthorized());
+    else r = await options.handler({ method: 'CONNECT', path, query: queryOf(search), headers: headersOf(req) });
+  } catch (err) {
+    r = errorResponse(err);
+  }
+  const body = Buffer.from(r.body ?? []);
+  let head = `HTTP/1.1 ${r.status} ${STATUS_CODES[r.status] ?? ''}\r\n`;
+  for (const [k, v] of Object.entries(r.headers)) if (k !== 'content-length' && k !== 'connection' && k !== 'transfer-encoding') head += `${k}: ${v}\r\n`;
+  head += `content-length: ${body.length}\r\nconnection: close\r\n\r\n`;
+  socket.end(Buffer.concat([Buffer.from(head, 'latin1'), body]));
 }
 
 /**
  * An HTTPS server for the API: TLS with the serving certificate, clients authenticated by a
  * certificate signed by the client CA or by a bearer token; every path but /healthz, /livez,
- * /readyz and /version needs credentials (401 otherwise).
+ * /readyz and /version needs credentials (401 otherwise). Bodies over the limit get 413; past
+ * the in-flight bounds requests get 429 (watches are not counted); CONNECT gets an answer too.
  */
 export function createHttpsServer(options: HttpsServerOptions): Server {
+  const limits = resolveLimits(options.limits);
+  const limiter = new InFlightLimiter(limits);
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
+    serve(options, limits, limiter, req, res).catch((err) => {
+      if (!res.headersSent) send(res, errorResponse(err));
+      else res.destroy();
+    });
+  };
   const server = createServer(
     {
       cert: options.cert,
@@ -132,13 +266,26 @@ export function createHttpsServer(options: HttpsServerOptions): Server {
       rejectUnauthorized: false,
       keepAlive: true,
     },
-    (req, res) => {
-      serve(options, req, res).catch((err) => {
-        if (!res.headersSent) send(res, errorResponse(err));
-        else res.destroy();
-      });
-    },
+    onRequest,
   );
+  // "Expect: 100-continue": a body that is refused anyway (no credentials, declared too large)
+  // is refused before the client sends it.
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    const { path } = splitTarget(req.url ?? '/');
+    let refusal: RawResponse | undefined;
+    if (!PUBLIC_PATHS.test(path) && authenticate(req, options.tokens) === undefined) refusal = errorResponse(unauthorized());
+    else if (Number(req.headers['content-length'] ?? 0) > limits.maxBodyBytes) {
+      refusal = errorResponse(requestEntityTooLarge(`Request entity too large: limit is ${limits.maxBodyBytes}`));
+    }
+    if (refusal) {
+      res.setHeader('connection', 'close');
+      send(res, refusal);
+      return;
+    }
+    res.writeContinue();
+    onRequest(req, res);
+  });
+  server.on('connect', (req: IncomingMessage, socket: Duplex) => void serveConnect(options, req, socket));
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 70_000;
   server.requestTimeout = 0;

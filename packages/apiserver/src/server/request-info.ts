@@ -1,3 +1,6 @@
+import { badRequest, goQuote } from '@kplane/api';
+import { parseBoolParam, type RequestClass } from './limits.js';
+
 /** What a resource request addresses, parsed from its path (like k8s.io/apiserver's RequestInfo). */
 export interface ResourceRequestInfo {
   group: string;
@@ -21,19 +24,56 @@ export type DiscoveryRequest =
 /** Parsed path. */
 export type ParsedPath = { kind: 'resource'; info: ResourceRequestInfo } | { kind: 'discovery'; req: DiscoveryRequest } | { kind: 'other' };
 
+/** The core group's namespace subresources: /api/v1/namespaces/<name>/status and /finalize. */
+export function isNamespaceSubresource(group: string, version: string, seg: string): boolean {
+  return group === '' && version === 'v1' && (seg === 'status' || seg === 'finalize');
+}
+
 /**
- * Parses /api/v1/..., /apis/<group>/<version>/... paths. `isNamespaceSubresource` tells whether
- * /api/v1/namespaces/<name>/<x> names a subresource of the namespace (status, finalize) rather
- * than a namespaced resource.
+ * The segments of a URL path, percent-decoded one by one. The path is never normalised: no
+ * `.` / `..` resolution, and an empty segment inside the path makes it match nothing (null).
+ * Leading and trailing slashes are ignored, as kube-apiserver's request-info parser does.
  */
-export function parsePath(path: string, isNamespaceSubresource: (group: string, version: string, seg: string) => boolean): ParsedPath {
-  const raw = path.split('/').filter((s, i) => i > 0 && s !== '');
-  let segs: string[];
-  try {
-    segs = raw.map((s) => decodeURIComponent(s));
-  } catch {
-    return { kind: 'other' };
-  }
+export function pathSegments(path: string): string[] | null {
+  const trimmed = path.replace(/^\/+/, '').replace(/\/+$/, '');
+  if (trimmed === '') return [];
+  const raw = trimmed.split('/');
+  if (raw.some((s) => s === '')) return null;
+  return raw.map((s) => {
+    try {
+      return decodeURIComponent(s);
+    } catch {
+      throw badRequest(`invalid URL escape ${goQuote(s)}`);
+    }
+  });
+}
+
+/**
+ * Why a name cannot be a path segment (kube's IsValidPathSegmentName): `.` and `..` are refused,
+ * as are names containing `/` or `%`. Empty when the name is fine.
+ */
+export function pathSegmentNameErrors(name: string): string[] {
+  if (name === '.' || name === '..') return [`may not be '${name}'`];
+  const errs: string[] = [];
+  for (const c of ['/', '%']) if (name.includes(c)) errs.push(`may not contain '${c}'`);
+  return errs;
+}
+
+/** Throws kube-apiserver's 400 (`Name parameter invalid: ...`) for a name that cannot be a path segment. */
+export function checkPathSegmentName(what: 'Name' | 'Namespace', value: string): void {
+  const errs = pathSegmentNameErrors(value);
+  if (errs.length) throw badRequest(`${what} parameter invalid: ${goQuote(value)}: ${errs.join(';')}`);
+}
+
+/**
+ * Parses /api/v1/..., /apis/<group>/<version>/... paths (percent-encoded, as received).
+ * `isNamespaceSub` tells whether /api/v1/namespaces/<name>/<x> names a subresource of the
+ * namespace (status, finalize) rather than a namespaced resource. A malformed percent escape
+ * throws a 400.
+ */
+export function parsePath(path: string, isNamespaceSub: (group: string, version: string, seg: string) => boolean = isNamespaceSubresource): ParsedPath {
+  const segs = pathSegments(path);
+  if (segs === null || segs.length === 0) return { kind: 'other' };
   let group: string;
   let version: string;
   let rest: string[];
@@ -56,9 +96,10 @@ export function parsePath(path: string, isNamespaceSubresource: (group: string, 
   if (rest[0] === 'watch') {
     watchPath = true;
     rest = rest.slice(1);
+    if (rest.length === 0) return { kind: 'other' };
   }
   const info: ResourceRequestInfo = { group, version, resource: '', watchPath };
-  if (rest[0] === 'namespaces' && rest.length >= 3 && !(rest.length === 3 && isNamespaceSubresource(group, version, rest[2]!))) {
+  if (rest[0] === 'namespaces' && rest.length >= 3 && !(rest.length === 3 && isNamespaceSub(group, version, rest[2]!))) {
     info.namespace = rest[1];
     rest = rest.slice(2);
   } else if (rest[0] === 'namespaces' && rest.length >= 2) {
@@ -74,4 +115,24 @@ export function parsePath(path: string, isNamespaceSubresource: (group: string, 
   info.name = rest[1];
   info.subresource = rest[2];
   return { kind: 'resource', info };
+}
+
+/**
+ * Classifies a request for the in-flight bound and the request timeout, as kube-apiserver's
+ * filters do from its verb: watches are long-running; get and list are read-only; anything else
+ * (create, update, patch, delete, deletecollection, connect, unknown) is mutating.
+ */
+export function classifyRequest(method: string, path: string, query: Record<string, string> | undefined): RequestClass {
+  const m = method.toUpperCase();
+  if (m !== 'GET' && m !== 'HEAD') return 'mutating';
+  let parsed: ParsedPath;
+  try {
+    parsed = parsePath(path);
+  } catch {
+    return 'read-only';
+  }
+  if (parsed.kind !== 'resource') return 'read-only';
+  const info = parsed.info;
+  if (m === 'GET' && (info.watchPath || (info.name === undefined && query?.watch !== undefined && parseBoolParam(query.watch)))) return 'long-running';
+  return 'read-only';
 }

@@ -11,6 +11,9 @@ import type { KindBundle, StrategyContext } from '../registry/resource.js';
 import { createHandler, type OpenAPIProvider } from './handler.js';
 import { createHttpsServer } from './http.js';
 import { createClusterIPAllocator } from './ip-allocator.js';
+import type { ServerLimits, Timers } from './limits.js';
+
+export type { ServerLimits, Timers } from './limits.js';
 
 /** The Kubernetes version kplane speaks. */
 export const KUBERNETES_VERSION = { major: '1', minor: '32', gitVersion: 'v1.32.0-kplane' };
@@ -37,6 +40,10 @@ export interface ApiServerOptions {
   compactionIntervalMs?: number;
   /** Clock of the compaction and TTL-expiry schedules (tests inject a virtual one). */
   clock?: Clock;
+  /** Body size, in-flight and request-timeout limits (kube-apiserver's defaults otherwise). */
+  limits?: Partial<ServerLimits>;
+  /** Timers for request timeouts (tests inject virtual ones). */
+  timers?: Timers;
 }
 
 /** TLS and credentials for listen(). */
@@ -178,6 +185,8 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     serverAddress: () => address,
     ready: () => ready,
     bookmarkIntervalMs: options.bookmarkIntervalMs,
+    limits: options.limits,
+    timers: options.timers,
   });
 
   const servers: Server[] = [];
@@ -201,7 +210,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       ready = true;
     },
     async listen(l) {
-      const server = createHttpsServer({ handler: handle, cert: l.cert, key: l.key, clientCa: l.clientCa, tokens: l.tokens });
+      const server = createHttpsServer({ handler: handle, cert: l.cert, key: l.key, clientCa: l.clientCa, tokens: l.tokens, limits: options.limits });
       servers.push(server);
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
