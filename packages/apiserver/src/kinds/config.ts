@@ -1,6 +1,6 @@
 /** core/v1 configmaps and secrets: key validation, immutability, Secret types and stringData. */
 import {
-  fieldForbidden, fieldInvalid, fieldRequired, maxLenError, regexError, FIELD_IMMUTABLE_ERROR_MSG, type KubeObject, type StatusCause,
+  fieldForbidden, fieldInvalid, fieldRequired, hasOwn, maxLenError, regexError, setOwn, FIELD_IMMUTABLE_ERROR_MSG, type KubeObject, type StatusCause,
 } from '@kplane/api';
 import type { ResourceType } from '../registry/resource.js';
 import { translateTimestampSince } from './age.js';
@@ -59,7 +59,7 @@ export function configMapResource(): ResourceType {
         const out = keyErrors(o.data, 'data');
         const binary = asObj(o.binaryData) ?? {};
         for (const k of Object.keys(asObj(o.data) ?? {})) {
-          if (k in binary) out.push(fieldInvalid(`data[${k}]`, k, 'duplicate of key present in binaryData'));
+          if (hasOwn(binary, k)) out.push(fieldInvalid(`data[${k}]`, k, 'duplicate of key present in binaryData'));
         }
         out.push(...keyErrors(o.binaryData, 'binaryData'));
         out.push(...immutability(obj, old, ['data', 'binaryData']));
@@ -126,7 +126,7 @@ export function secretResource(): ResourceType {
         const stringData = asObj(o.stringData);
         if (stringData) {
           const data = (asObj(o.data) ?? {}) as Obj;
-          for (const [k, v] of Object.entries(stringData)) data[k] = Buffer.from(String(v ?? ''), 'utf8').toString('base64');
+          for (const [k, v] of Object.entries(stringData)) setOwn(data, k, Buffer.from(String(v ?? ''), 'utf8').toString('base64'));
           o.data = data;
         }
         delete o.stringData;
