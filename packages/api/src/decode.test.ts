@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decodeBody, mediaType } from './decode.js';
+import { cloneBody, decodeBody, duplicateFields, mediaType } from './decode.js';
+import { MAX_NESTING_DEPTH } from './json-scan.js';
 
 const enc = (s: string) => new TextEncoder().encode(s);
 
@@ -36,4 +37,42 @@ test('malformed bodies are 400 BadRequest with the parser message', () => {
 
 test('unknown media types are 415', () => {
   assert.throws(() => decodeBody(enc('x'), 'application/vnd.kubernetes.protobuf'), { code: 415, reason: 'UnsupportedMediaType' });
+});
+
+test('limits: nesting depth, int64 integers and YAML aliasing are 400, for JSON and YAML alike', () => {
+  const deep = '['.repeat(3000) + ']'.repeat(3000);
+  assert.throws(() => decodeBody(enc(deep), 'application/json'), { code: 400, message: `json: exceeded max depth of ${MAX_NESTING_DEPTH}` });
+  assert.throws(() => decodeBody(enc(`a: ${deep}\n`), 'application/yaml'), { code: 400, message: `yaml: exceeded max depth of ${MAX_NESTING_DEPTH}` });
+  const block = 'a:\n' + Array.from({ length: 400 }, (_, i) => `${' '.repeat(i + 1)}- `).join('\n') + '1\n';
+  assert.throws(() => decodeBody(enc(block), 'application/yaml'), { code: 400 });
+  assert.throws(() => decodeBody(enc('{"n": 18446744073709551616}'), 'application/json'), { code: 400, message: 'json: cannot unmarshal number 18446744073709551616 into Go value of type int64' });
+  assert.throws(() => decodeBody(enc('n: 18446744073709551616\n'), 'application/yaml'), { code: 400 });
+  const lines = ['a: &a [x, x, x, x, x, x, x, x, x]'];
+  for (const [i, c] of 'bcdefgh'.split('').entries()) lines.push(`${c}: &${c} [${Array(9).fill(`*${'abcdefgh'[i]}`).join(', ')}]`);
+  assert.throws(() => decodeBody(enc(lines.join('\n')), 'application/yaml'), { code: 400, reason: 'BadRequest', message: 'yaml: document contains excessive aliasing' });
+  assert.throws(() => decodeBody(enc('a: &a [*a]\n'), 'application/yaml'), { code: 400 });
+});
+
+test('YAML aliases give every place its own copy', () => {
+  const v = decodeBody(enc('a: &x {k: 1}\nb: *x\n'), 'application/yaml') as { a: { k: number }; b: { k: number } };
+  v.a.k = 2;
+  assert.equal(v.b.k, 1);
+});
+
+test('duplicate JSON keys: last one wins, paths remembered through cloneBody', () => {
+  const v = decodeBody(enc('{"metadata":{"name":"a","name":"b"}}'), 'application/json');
+  assert.deepEqual(v, { metadata: { name: 'b' } });
+  assert.deepEqual(duplicateFields(v), ['metadata.name']);
+  assert.deepEqual(duplicateFields(cloneBody(v)), ['metadata.name']);
+  assert.deepEqual(duplicateFields(decodeBody(enc('{"a":1}'), 'application/json')), []);
+  assert.deepEqual(duplicateFields('x'), []);
+});
+
+test('__proto__ keys become own data properties', () => {
+  const v = decodeBody(enc('{"__proto__": {"polluted": true}}'), 'application/json') as Record<string, unknown>;
+  assert.equal(Object.getPrototypeOf(v), Object.prototype);
+  assert.deepEqual(Object.keys(v), ['__proto__']);
+  const y = decodeBody(enc('__proto__: {polluted: true}\n'), 'application/yaml') as Record<string, unknown>;
+  assert.equal(Object.getPrototypeOf(y), Object.prototype);
+  assert.equal(({} as Record<string, unknown>).polluted, undefined);
 });
