@@ -4,7 +4,7 @@
  * to the same limits (see json-scan.ts): nesting depth, int64 integers, bounded YAML aliases;
  * duplicate keys are remembered for fieldValidation (see duplicateFields).
  */
-import { parseAllDocuments } from 'yaml';
+import { isMap as isYamlMap, isScalar as isYamlScalar, isSeq as isYamlSeq, parseAllDocuments } from 'yaml';
 import { ApiError, badRequest } from './errors.js';
 import { depthExceeded, scanJson } from './json-scan.js';
 
@@ -27,8 +27,33 @@ function firstLine(s: string): string {
   return s.split('\n')[0]!.trim();
 }
 
+/** Paths of duplicate keys in a YAML document's node tree, each map's before its children's (aliases are not followed). */
+function yamlDuplicates(root: unknown): string[] {
+  const out: string[] = [];
+  const stack: [unknown, string][] = [[root, '']];
+  while (stack.length > 0) {
+    const [node, path] = stack.pop()!;
+    const children: [unknown, string][] = [];
+    if (isYamlMap(node)) {
+      const seen = new Set<string>();
+      for (const pair of node.items) {
+        const key = isYamlScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+        if (key === '<<') continue;
+        const p = path ? `${path}.${key}` : key;
+        if (seen.has(key)) out.push(p);
+        else seen.add(key);
+        children.push([pair.value, p]);
+      }
+    } else if (isYamlSeq(node)) {
+      node.items.forEach((item, i) => children.push([item, `${path}[${i}]`]));
+    }
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!);
+  }
+  return out;
+}
+
 function decodeYaml(text: string): unknown {
-  const docs = parseAllDocuments(text, { merge: true });
+  const docs = parseAllDocuments(text, { merge: true, uniqueKeys: false });
   const list = Array.isArray(docs) ? docs : [docs];
   const real = list.filter((d) => d.contents !== null || d.errors.length > 0);
   if (real.length > 1) throw badRequest('yaml: the request body contains more than one document');
@@ -57,7 +82,10 @@ function decodeYaml(text: string): unknown {
     throw badRequest(`yaml: ${firstLine(e instanceof Error ? e.message : String(e))}`);
   }
   scanJson(json);
-  return JSON.parse(json) as unknown;
+  const decoded = JSON.parse(json) as unknown;
+  const duplicates = yamlDuplicates(doc.contents);
+  if (duplicates.length > 0 && decoded !== null && typeof decoded === 'object') duplicatesOf.set(decoded, duplicates);
+  return decoded;
 }
 
 /**
@@ -92,7 +120,8 @@ export function cloneBody<T>(value: T): T {
  * valid YAML). A missing Content-Type is treated as JSON. Throws ApiError 400 BadRequest for
  * an empty or malformed body (the parser's message is included), nesting deeper than
  * MAX_NESTING_DEPTH, integer literals outside int64 and excessive YAML aliasing, and 415 for
- * other media types. Duplicate JSON keys are not an error here: see duplicateFields.
+ * other media types. Duplicate keys are not an error here (the last one wins): see
+ * duplicateFields.
  */
 export function decodeBody(bytes: Uint8Array | string | undefined, contentType: string | undefined): unknown {
   const type = mediaType(contentType) || 'application/json';

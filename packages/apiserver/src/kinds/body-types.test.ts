@@ -186,6 +186,9 @@ describe('body and patch decoding of built-in kinds', () => {
     const strict = await t.call('POST', `${CM}?fieldValidation=Strict`, '{"metadata":{"name":"dup3","name":"dup4"}}');
     assert.equal(strict.status, 400);
     assert.equal(strict.body.message, 'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: duplicate field "metadata.name"');
+    const yaml = await t.call('POST', `${CM}?fieldValidation=Strict`, 'metadata:\n  name: dupy\ndata:\n  a: "1"\n  a: "2"\n', { 'content-type': 'application/yaml' });
+    assert.equal(yaml.status, 400);
+    assert.match(yaml.body.message, /strict decoding error: duplicate field "data\.a"$/);
     const ignore = await t.call('POST', `${CM}?fieldValidation=Ignore`, '{"metadata":{"name":"dup5","name":"dup6"}}');
     assert.equal(ignore.status, 201);
     assert.equal(ignore.headers.warning, undefined);
