@@ -129,3 +129,23 @@ test('custom resources: only metadata is typed', () => {
   assert.equal(e && typeErrorMessage(e), 'json: cannot unmarshal number into Go struct field ObjectMeta.metadata.name of type string');
   assert.equal(checkObjectTypes({ spec: 'anything' }, undefined, defs, { kind: 'Greeting', metadataOnly: true }), undefined);
 });
+
+test('the CRD schema unions: a schema or a list of schemas, a schema or a boolean', () => {
+  const d: SchemaDefinitions = {
+    'x.v1.JSONSchemaProps': { type: 'object', properties: { type: { type: 'string' }, items: ref('x.v1.JSONSchemaPropsOrArray'), additionalProperties: ref('x.v1.JSONSchemaPropsOrBool') }, 'x-kubernetes-preserve-unknown-fields': true },
+    'x.v1.JSONSchemaPropsOrArray': { 'x-kubernetes-preserve-unknown-fields': true },
+    'x.v1.JSONSchemaPropsOrBool': { 'x-kubernetes-preserve-unknown-fields': true },
+    'x.v1.CRD': { type: 'object', properties: { schema: ref('x.v1.JSONSchemaProps') } },
+  };
+  const c = (schema: unknown) => {
+    const e = checkObjectTypes({ schema }, ref('x.v1.CRD'), d, { kind: 'CRD' });
+    return e && typeErrorMessage(e);
+  };
+  assert.equal(c({ type: 'array', items: { type: 'string' }, additionalProperties: false }), undefined);
+  assert.equal(c({ items: [{ type: 'string' }], additionalProperties: { type: 'string' } }), undefined);
+  assert.equal(c({ items: { type: 5 } }), 'json: cannot unmarshal number into Go struct field JSONSchemaProps.schema.items.type of type string');
+  assert.equal(c({ items: [{ type: 5 }] }), 'json: cannot unmarshal number into Go struct field JSONSchemaProps.schema.items.type of type string');
+  assert.equal(c({ items: 'x' }), 'json: cannot unmarshal string into Go value of type v1.JSONSchemaProps');
+  assert.equal(c({ items: [1] }), 'json: cannot unmarshal number into Go value of type v1.JSONSchemaProps');
+  assert.equal(c({ additionalProperties: 'x' }), 'boolean or JSON schema expected');
+});

@@ -116,6 +116,8 @@ class Checker {
   check(v: unknown, raw: SchemaObject | undefined, field: string, struct: string, depth: number, key: string): TypeCheckError | undefined {
     if (depth > MAX_NESTING_DEPTH && v !== null && typeof v === 'object') throw depthExceeded();
     const name = refName(raw);
+    const union = name ? this.union(v, name, field, struct, depth, key) : null;
+    if (union !== null) return union;
     if (name && FREE_FORM.test(name)) return checkDepth(v, depth), undefined;
     const s = resolveSchema(raw, this.defs);
     if (!s) return checkDepth(v, depth), undefined;
@@ -209,6 +211,27 @@ class Checker {
         continue;
       }
       const e = this.check(v[k], prop, join(field, k), own, depth + 1, k);
+      if (e) return e;
+    }
+    return undefined;
+  }
+
+  /**
+   * The CRD schema's union types: JSONSchemaPropsOrArray (a schema or a list of schemas) and
+   * JSONSchemaPropsOrBool (a schema or a boolean). Null when `name` is neither.
+   */
+  private union(v: unknown, name: string, field: string, struct: string, depth: number, key: string): TypeCheckError | undefined | null {
+    const m = /^(.*JSONSchemaProps)Or(Array|Bool)$/.exec(name);
+    if (!m || !this.defs[m[1]!]) return null;
+    const props: SchemaObject = { $ref: `#/components/schemas/${m[1]}` };
+    if (isMap(v)) return this.check(v, props, field, struct, depth, key);
+    if (m[2] === 'Bool') {
+      return typeof v === 'boolean' ? undefined : { field, struct, goType: goName(name), value: v, custom: 'boolean or JSON schema expected' };
+    }
+    if (!Array.isArray(v)) return { field, struct, goType: goName(name), value: v, custom: `json: cannot unmarshal ${goKindJson(v)} into Go value of type ${goName(m[1]!)}` };
+    for (const item of v) {
+      if (!isMap(item)) return { field, struct, goType: goName(name), value: v, custom: `json: cannot unmarshal ${goKindJson(item)} into Go value of type ${goName(m[1]!)}` };
+      const e = this.check(item, props, field, struct, depth + 1, key);
       if (e) return e;
     }
     return undefined;

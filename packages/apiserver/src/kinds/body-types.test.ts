@@ -96,6 +96,30 @@ describe('body and patch decoding of built-in kinds', () => {
     assert.equal((await t.call('GET', `${DEPLOY}/ok`)).body.spec.replicas, 1);
   });
 
+  it('CustomResourceDefinitions: the schema fields kplane reads are typed', async () => {
+    const crd = (schema: unknown) => ({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'widgets.example.com' },
+      spec: {
+        group: 'example.com',
+        scope: 'Namespaced',
+        names: { kind: 'Widget', plural: 'widgets' },
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: schema } }],
+      },
+    });
+    const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+    const rules = await t.call('POST', CRDS, crd({ type: 'object', 'x-kubernetes-validations': [null, ['a']] }));
+    assert.equal(rules.status, 400);
+    assert.match(rules.body.message, /cannot unmarshal array into Go struct field JSONSchemaProps\.spec\.versions\.schema\.openAPIV3Schema\.x-kubernetes-validations of type v1\.ValidationRule$/);
+    const required = await t.call('POST', CRDS, crd({ type: 'object', properties: { a: { type: 'array', items: { type: 'object', required: {} } } } }));
+    assert.equal(required.status, 400);
+    assert.match(required.body.message, /Go struct field JSONSchemaProps\.spec\.versions\.schema\.openAPIV3Schema\.properties\.items\.required of type \[\]string$/);
+    const addl = await t.call('POST', CRDS, crd({ type: 'object', additionalProperties: 5 }));
+    assert.equal(addl.status, 400);
+    assert.match(addl.body.message, /: boolean or JSON schema expected$/);
+  });
+
   it('a strategic merge patch that does not decode is 422 and changes nothing (finalizers: {})', async () => {
     const r = await t.call('PATCH', `${CM}/keep`, { metadata: { finalizers: {} } }, SMP);
     assert.equal(r.status, 422);
