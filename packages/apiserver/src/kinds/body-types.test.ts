@@ -63,12 +63,39 @@ describe('body and patch decoding of built-in kinds', () => {
       assert.equal(r.body.reason, 'BadRequest');
       assert.equal(r.body.message, `ConfigMap in version "v1" cannot be handled as a ConfigMap: ${msg}`);
     }
-    const put = await t.call('PUT', `${CM}/keep`, { ...stored, metadata: { ...stored.metadata, finalizers: 'abc' } });
-    assert.equal(put.status, 400);
+    // The same values sent to the stored object: refused by PUT (400) and by every patch type (422).
+    const bad: [string, unknown][] = [['name', [false]], ['labels', ['a']], ['finalizers', 'abc'], ['ownerReferences', {}], ['managedFields', 'm']];
+    for (const [field, value] of bad) {
+      if (field !== 'name') {
+        const put = await t.call('PUT', `${CM}/keep`, { ...stored, metadata: { ...stored.metadata, [field]: value } });
+        assert.equal(put.status, 400, field);
+      }
+      const merge = await t.call('PATCH', `${CM}/keep`, { metadata: { [field]: value } }, MERGE);
+      assert.ok(merge.status === 422 || (field === 'name' && merge.status === 400), `${field}: ${merge.status}`);
+      const smp = await t.call('PATCH', `${CM}/keep`, { metadata: { [field]: value } }, SMP);
+      assert.ok(smp.status === 422 || smp.status === 400, `${field}: ${smp.status}`);
+      const jp = await t.call('PATCH', `${CM}/keep`, [{ op: 'add', path: `/metadata/${field}`, value }], JSONPATCH);
+      assert.ok(jp.status === 422 || (field === 'name' && jp.status === 400), `${field}: ${jp.status}`);
+    }
+    const data = await t.call('PATCH', `${CM}/keep`, { data: { k: { b: 1 } } }, MERGE);
+    assert.equal(data.status, 422);
     await assertUnchanged();
   });
 
   it('checks int32 ranges and types deep in a Deployment; int-or-string and quantities pass', async () => {
+    assert.equal((await t.call('POST', DEPLOY, deployment('kept'))).status, 201);
+    const kept = (await t.call('GET', `${DEPLOY}/kept`)).body;
+    for (const [headers, patch] of [
+      [MERGE, '{"spec":{"replicas":18446744073709551616}}'],
+      [SMP, '{"spec":{"replicas":18446744073709551616}}'],
+      [JSONPATCH, '[{"op":"replace","path":"/spec/replicas","value":18446744073709551616}]'],
+      [MERGE, '{"spec":{"replicas":2147483648}}'],
+      [SMP, '{"spec":{"replicas":-2147483649}}'],
+    ] as const) {
+      const r = await t.call('PATCH', `${DEPLOY}/kept`, patch, headers);
+      assert.ok(r.status === 400 || r.status === 422, patch);
+    }
+    assert.deepEqual((await t.call('GET', `${DEPLOY}/kept`)).body, kept);
     const big = await t.call('POST', DEPLOY, deployment('big', '18446744073709551616'));
     assert.equal(big.status, 400);
     assert.equal(big.body.message, 'json: cannot unmarshal number 18446744073709551616 into Go value of type int64');
@@ -181,8 +208,13 @@ describe('body and patch decoding of built-in kinds', () => {
     const jp = await t.call('PATCH', `${SVC}/deep`, [{ op: 'replace', path, value: JSON.parse(nested(100)) }], JSONPATCH);
     assert.equal(jp.status, 400);
     assert.equal(jp.body.message, `json: exceeded max depth of ${MAX_NESTING_DEPTH}`);
-    const deep3000 = await t.call('POST', CM, `{"metadata":{"name":"d"},"x":${'['.repeat(3000)}${']'.repeat(3000)}}`);
-    assert.equal(deep3000.status, 400);
+    for (const depth of [3000, 20000]) {
+      const deep = await t.call('POST', CM, `{"metadata":{"name":"d"},"x":${'['.repeat(depth)}${']'.repeat(depth)}}`);
+      assert.equal(deep.status, 400);
+      const patched = await t.call('PATCH', `${CM}/keep`, `{"data":${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}}`, MERGE);
+      assert.equal(patched.status, 400);
+    }
+    await assertUnchanged();
   });
 
   it('YAML bodies: excessive aliasing and deep nesting are 400', async () => {
