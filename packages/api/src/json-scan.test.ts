@@ -18,6 +18,8 @@ test('integer literals must fit int64; floats and exponents are left alone', () 
   assert.throws(() => scanJson('[-9223372036854775809]'), { code: 400 });
   assert.equal(outsideInt64('18446744073709551616'), true);
   assert.equal(outsideInt64('-12'), false);
+  assert.throws(() => scanJson('[1e400]'), { code: 400, message: 'json: cannot unmarshal number 1e400 into Go value of type float64' });
+  assert.throws(() => scanJson('[-2.5E+999]'), { code: 400 });
   // Digits inside strings are not numbers.
   assert.doesNotThrow(() => scanJson('{"a": "18446744073709551616"}'));
 });

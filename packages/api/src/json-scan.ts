@@ -67,8 +67,9 @@ export interface JsonScan {
 }
 
 /**
- * Scans JSON text: throws ApiError 400 for nesting deeper than MAX_NESTING_DEPTH or an integer
- * literal outside int64, and returns the paths of duplicate keys. Malformed text is left to
+ * Scans JSON text: throws ApiError 400 for nesting deeper than MAX_NESTING_DEPTH, an integer
+ * literal outside int64 or a number outside float64 (`1e400`, which JSON.parse turns into
+ * Infinity and JSON.stringify into null), and returns the paths of duplicate keys. Malformed text is left to
  * JSON.parse (the scan stops where it stops understanding).
  */
 export function scanJson(text: string, maxDepth = MAX_NESTING_DEPTH): JsonScan {
@@ -116,7 +117,11 @@ export function scanJson(text: string, maxDepth = MAX_NESTING_DEPTH): JsonScan {
       NUMBER.lastIndex = i;
       const m = NUMBER.exec(text);
       if (!m) return { duplicates };
-      if (m[1] === undefined && m[2] === undefined && outsideInt64(m[0])) throw int64Overflow(m[0]);
+      if (m[1] === undefined && m[2] === undefined) {
+        if (outsideInt64(m[0])) throw int64Overflow(m[0]);
+      } else if (!Number.isFinite(Number(m[0]))) {
+        throw badRequest(`json: cannot unmarshal number ${m[0]} into Go value of type float64`);
+      }
       i = NUMBER.lastIndex;
     } else {
       i++;
