@@ -123,6 +123,23 @@ describe('body and patch decoding of built-in kinds', () => {
     assert.equal((await t.call('GET', `${DEPLOY}/ok`)).body.spec.replicas, 1);
   });
 
+  it('pods/binding: a wrongly typed Binding is 400 and the pod is not touched', async () => {
+    const PODS = '/api/v1/namespaces/default/pods';
+    assert.equal((await t.call('POST', PODS, { metadata: { name: 'bp' }, spec: { containers: [{ name: 'c', image: 'i' }] } })).status, 201);
+    const before = (await t.call('GET', `${PODS}/bp`)).body;
+    const binding = (meta: unknown, target: unknown) => ({ apiVersion: 'v1', kind: 'Binding', metadata: meta, target });
+    const ann = await t.call('POST', `${PODS}/bp/binding`, binding({ name: 'bp', annotations: { a: { b: 1 } } }, { name: 'n1' }));
+    assert.equal(ann.status, 400);
+    assert.equal(ann.body.message, 'Binding in version "v1" cannot be handled as a Binding: json: cannot unmarshal object into Go struct field ObjectMeta.metadata.annotations of type string');
+    const target = await t.call('POST', `${PODS}/bp/binding`, binding({ name: 'bp' }, { name: ['n1'] }));
+    assert.equal(target.status, 400);
+    assert.match(target.body.message, /Go struct field ObjectReference\.target\.name of type string$/);
+    assert.deepEqual((await t.call('GET', `${PODS}/bp`)).body, before);
+    const ok = await t.call('POST', `${PODS}/bp/binding`, binding({ name: 'bp', annotations: { a: 'b' } }, { name: 'n1' }));
+    assert.equal(ok.status, 201);
+    assert.equal((await t.call('GET', `${PODS}/bp`)).body.spec.nodeName, 'n1');
+  });
+
   it('CustomResourceDefinitions: the schema fields kplane reads are typed', async () => {
     const crd = (schema: unknown) => ({
       apiVersion: 'apiextensions.k8s.io/v1',
