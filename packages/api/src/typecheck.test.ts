@@ -85,9 +85,11 @@ test('types with their own decoders: Time, IntOrString, Quantity, base64 bytes',
   assert.equal(base64ErrorAt(''), -1);
   assert.equal(base64ErrorAt('aGk='), -1);
   assert.equal(base64ErrorAt('aGVsbG8gd29ybGQ='), -1);
-  assert.equal(base64ErrorAt('aGk'), 3);
+  assert.equal(base64ErrorAt('aGk'), 0);
+  assert.equal(base64ErrorAt('aGk=aGk'), 4);
   assert.equal(base64ErrorAt('aGk=x'), 4);
   assert.equal(base64ErrorAt('a'), 0);
+  assert.equal(base64ErrorAt('aGVsbG8gd29ybGQ'), 12);
 });
 
 test('the unstructured converter words errors of strategic merge patch results', () => {

@@ -99,7 +99,8 @@ export function base64ErrorAt(s: string): number {
     }
     return pad === need ? -1 : end;
   }
-  return n % 4 === 0 ? -1 : n % 4 === 1 ? end - 1 : end;
+  // A quantum cut short without padding: Go reports the offset where that quantum starts.
+  return n % 4 === 0 ? -1 : end - (n % 4);
 }
 
 function goKindJson(v: unknown): string {
@@ -230,6 +231,7 @@ class Checker {
     }
     if (!Array.isArray(v)) return { field, struct, goType: goName(name), value: v, custom: `json: cannot unmarshal ${goKindJson(v)} into Go value of type ${goName(m[1]!)}` };
     for (const item of v) {
+      if (item === null) continue;
       if (!isMap(item)) return { field, struct, goType: goName(name), value: v, custom: `json: cannot unmarshal ${goKindJson(item)} into Go value of type ${goName(m[1]!)}` };
       const e = this.check(item, props, field, struct, depth + 1, key);
       if (e) return e;
