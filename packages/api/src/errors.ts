@@ -173,3 +173,37 @@ class EmptyDetailsApiError extends ApiError {
     return { kind: s.kind, apiVersion: s.apiVersion, metadata: s.metadata, status: s.status, message: s.message, reason: s.reason, details: s.details ?? {}, code: s.code };
   }
 }
+
+/**
+ * 400 BadRequest for a body that does not decode into its kind:
+ * `ConfigMap in version "v1" cannot be handled as a ConfigMap: <detail>`.
+ */
+export function cannotBeHandled(kind: string, version: string, detail: string): ApiError {
+  return new ApiError(400, 'BadRequest', `${kind} in version ${JSON.stringify(version)} cannot be handled as a ${kind}: ${detail}`);
+}
+
+/**
+ * 422 Invalid for a patch whose result does not decode into the kind (or breaks strict field
+ * validation), as kube-apiserver words it: ` "" is invalid: patch: Invalid value: "<value>": <detail>`.
+ * `value` is the patched object's JSON (JSON and merge patches) or the patch map in Go's `%v`
+ * (strategic merge patches).
+ */
+export function patchInvalid(value: string, detail: string): ApiError {
+  const cause: StatusCause = { type: 'FieldValueInvalid', field: 'patch', message: `Invalid value: ${goQuoted(value)}: ${detail}` };
+  return new ApiError(422, 'Invalid', ` "" is invalid: patch: ${cause.message}`, { causes: [cause] });
+}
+
+function goQuoted(s: string): string {
+  let out = '"';
+  for (const ch of s) {
+    const c = ch.codePointAt(0)!;
+    if (ch === '"') out += '\\"';
+    else if (ch === '\\') out += '\\\\';
+    else if (ch === '\n') out += '\\n';
+    else if (ch === '\t') out += '\\t';
+    else if (ch === '\r') out += '\\r';
+    else if (c < 0x20 || c === 0x7f) out += `\\x${c.toString(16).padStart(2, '0')}`;
+    else out += ch;
+  }
+  return out + '"';
+}

@@ -5,6 +5,7 @@
  * fieldValidation=Warn with one `unknown field "..."` warning per field.
  */
 import { ApiError, badRequest } from './errors.js';
+import { getOwn } from './own.js';
 import { resolveSchema } from './schema.js';
 import type { SchemaDefinitions, SchemaObject } from './schema.js';
 
@@ -64,7 +65,7 @@ function walk(value: unknown, schema: SchemaObject | undefined, defs: SchemaDefi
       walk(value[key], meta, defs, child, out, meta);
       continue;
     }
-    const prop = props?.[key];
+    const prop = getOwn(props, key);
     if (prop) walk(value[key], prop, defs, child, out, meta);
     else if (isMap(additional)) walk(value[key], additional, defs, child, out, meta);
     else if (additional === true || preserve) continue;
@@ -104,7 +105,7 @@ export function pruneUnknownFields(obj: unknown, schema: SchemaObject | undefine
       walk(obj.metadata, meta ?? root.properties?.metadata, defs, 'metadata', out, meta);
       continue;
     }
-    const prop = rootProps[key];
+    const prop = getOwn(rootProps, key);
     if (prop) walk(obj[key], prop, defs, key, out, meta);
     else if (isMap(root.additionalProperties)) walk(obj[key], root.additionalProperties, defs, key, out, meta);
     else if (root.additionalProperties === true || preserve || (!root.properties && root.type !== 'object')) continue;

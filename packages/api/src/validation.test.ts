@@ -8,7 +8,9 @@ import {
   isValidLabelValue,
   validateObjectMeta,
   validateObjectMetaUpdate,
+  validateOwnerReferences,
 } from './validation.js';
+import type { ObjectMeta, OwnerReference } from './types.js';
 import { invalid } from './errors.js';
 
 const subdomainMsg =
@@ -177,4 +179,13 @@ test('name rules for other kinds', async () => {
   // generateName may end with '-'.
   assert.deepEqual(validateObjectMeta({ generateName: 'web-' }, { namespaced: false, isCreate: true }), []);
   assert.equal(validateObjectMeta({ generateName: 'Web-' }, { namespaced: false, isCreate: true })[0]!.field, 'metadata.generateName');
+});
+
+test('metadata of the wrong type never throws (objects stored before type checks)', () => {
+  const bad = { name: 'x', namespace: 'ns', labels: ['a'], annotations: 'x', finalizers: 'abc', ownerReferences: {}, managedFields: 'm' } as unknown as ObjectMeta;
+  assert.deepEqual(validateObjectMeta(bad, { namespaced: true, isCreate: true }), []);
+  const deleting = '2024-01-01T00:00:00Z';
+  assert.deepEqual(validateObjectMetaUpdate({ name: 'x', namespace: 'ns', deletionTimestamp: deleting }, { ...bad, deletionTimestamp: deleting }), []);
+  assert.deepEqual(validateOwnerReferences([null, 5] as unknown as OwnerReference[]).length, 8);
+  assert.deepEqual(finalizerWarnings({} as unknown as string[]), []);
 });

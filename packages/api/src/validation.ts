@@ -165,10 +165,20 @@ function str(v: unknown): string {
   return typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v);
 }
 
+/** `v` when it is a list, else none: metadata of the wrong type (a stored object from before type checks) never throws. */
+function list<T>(v: T[] | undefined): T[] {
+  return Array.isArray(v) ? v : [];
+}
+
+/** `v` when it is a map, else none. */
+function record<T>(v: Record<string, T> | undefined): Record<string, T> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) ? v : {};
+}
+
 /** Validates labels: keys are qualified names, values valid label values. */
 export function validateLabels(labels: Record<string, string> | undefined, path = 'metadata.labels'): StatusCause[] {
   const out: StatusCause[] = [];
-  for (const [k, v] of Object.entries(labels ?? {})) {
+  for (const [k, v] of Object.entries(record(labels))) {
     for (const m of isQualifiedName(k)) out.push(fieldInvalid(path, k, m));
     for (const m of isValidLabelValue(str(v))) out.push(fieldInvalid(path, str(v), m));
   }
@@ -179,7 +189,7 @@ export function validateLabels(labels: Record<string, string> | undefined, path 
 export function validateAnnotations(annotations: Record<string, string> | undefined, path = 'metadata.annotations'): StatusCause[] {
   const out: StatusCause[] = [];
   let size = 0;
-  for (const [k, v] of Object.entries(annotations ?? {})) {
+  for (const [k, v] of Object.entries(record(annotations))) {
     for (const m of isQualifiedName(k.toLowerCase())) out.push(fieldInvalid(path, k, m));
     size += byteLength(k) + byteLength(str(v));
   }
@@ -202,7 +212,8 @@ function goOwnerRef(r: OwnerReference): string {
 export function validateOwnerReferences(refs: OwnerReference[] | undefined, path = 'metadata.ownerReferences'): StatusCause[] {
   const out: StatusCause[] = [];
   let firstController = '';
-  for (const ref of refs ?? []) {
+  for (const item of list(refs)) {
+    const ref: OwnerReference = item !== null && typeof item === 'object' ? item : ({} as OwnerReference);
     const apiVersion = str(ref.apiVersion);
     const version = apiVersion.includes('/') ? apiVersion.slice(apiVersion.indexOf('/') + 1) : apiVersion;
     const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
@@ -217,7 +228,7 @@ export function validateOwnerReferences(refs: OwnerReference[] | undefined, path
       const cur = `${str(ref.kind)}/${str(ref.name)}`;
       if (firstController) {
         const detail = `Only one reference can have Controller set to true. Found "true" in references for ${firstController} and ${cur}`;
-        out.push(invalidRendered(path, `[]v1.OwnerReference{${(refs ?? []).map(goOwnerRef).join(', ')}}`, detail));
+        out.push(invalidRendered(path, `[]v1.OwnerReference{${list(refs).map((r) => goOwnerRef(record(r as never) as unknown as OwnerReference)).join(', ')}}`, detail));
       } else {
         firstController = cur;
       }
@@ -232,13 +243,13 @@ export function validateOwnerReferences(refs: OwnerReference[] | undefined, path
  */
 export function validateFinalizers(finalizers: string[] | undefined, customResource = false, path = 'metadata.finalizers'): StatusCause[] {
   const out: StatusCause[] = [];
-  const list = finalizers ?? [];
-  for (const f of list) for (const m of isQualifiedName(str(f))) out.push(fieldInvalid(path, str(f), m));
-  if (list.includes('orphan') && list.includes('foregroundDeletion')) {
-    out.push(fieldInvalid(path, list, 'finalizer orphan and foregroundDeletion cannot be both set'));
+  const names = list(finalizers);
+  for (const f of names) for (const m of isQualifiedName(str(f))) out.push(fieldInvalid(path, str(f), m));
+  if (names.includes('orphan') && names.includes('foregroundDeletion')) {
+    out.push(fieldInvalid(path, names, 'finalizer orphan and foregroundDeletion cannot be both set'));
   }
   if (!customResource) {
-    list.forEach((f, i) => {
+    names.forEach((f, i) => {
       if (!str(f).includes('/') && !STANDARD_FINALIZERS.includes(str(f))) {
         out.push(fieldInvalid(fieldPath(path, i), str(f), 'name is neither a standard finalizer name nor is it fully qualified'));
       }
@@ -253,7 +264,7 @@ export function validateFinalizers(finalizers: string[] | undefined, customResou
  */
 export function finalizerWarnings(finalizers: string[] | undefined, path = 'metadata.finalizers'): string[] {
   const out: string[] = [];
-  for (const f of finalizers ?? []) {
+  for (const f of list(finalizers)) {
     const s = str(f);
     for (const m of isQualifiedName(s)) out.push(`${path}: ${goQuote(s)}: ${m}`);
     if (!s.includes('/') && !STANDARD_FINALIZERS.includes(s)) {
@@ -265,7 +276,8 @@ export function finalizerWarnings(finalizers: string[] | undefined, path = 'meta
 
 function validateManagedFields(entries: ObjectMeta['managedFields']): StatusCause[] {
   const out: StatusCause[] = [];
-  (entries ?? []).forEach((e, i) => {
+  list(entries).forEach((entry, i) => {
+    const e = record(entry as never) as NonNullable<ObjectMeta['managedFields']>[number];
     const p = `metadata.managedFields[${i}]`;
     if (e.operation !== 'Apply' && e.operation !== 'Update') out.push(fieldInvalid(`${p}.operation`, str(e.operation), 'must be `Apply` or `Update`'));
     if (e.fieldsType && e.fieldsType !== 'FieldsV1') out.push(fieldInvalid(`${p}.fieldsType`, e.fieldsType, 'must be `FieldsV1`'));
@@ -325,8 +337,8 @@ export function validateObjectMetaUpdate(meta: ObjectMeta | undefined, old: Obje
   const o: ObjectMeta = old ?? {};
   const out: StatusCause[] = [];
   if (o.deletionTimestamp) {
-    const had = new Set(o.finalizers ?? []);
-    const extra = [...new Set(n.finalizers ?? [])].filter((f) => !had.has(f)).sort();
+    const had = new Set(list(o.finalizers));
+    const extra = [...new Set(list(n.finalizers))].filter((f) => !had.has(f)).sort();
     if (extra.length > 0) {
       out.push(fieldForbidden('metadata.finalizers', `no new finalizers can be added if the object is being deleted, found new finalizers []string{${extra.map(goQuote).join(', ')}}`));
     }

@@ -42,3 +42,18 @@ test('merge patch follows RFC 7386', () => {
   assert.throws(() => applyMergePatch(doc, [1]), { code: 400, message: 'Invalid JSON Patch' });
   assert.throws(() => applyMergePatch(doc, null), { code: 400 });
 });
+
+test('merge patch: __proto__, constructor and prototype keys stay data', () => {
+  const out = applyMergePatch({ data: { a: '1' } }, JSON.parse('{"data":{"__proto__":{"polluted":1},"constructor":"c"},"prototype":{"p":1}}')) as Record<string, any>;
+  assert.equal(Object.getPrototypeOf(out.data), Object.prototype);
+  assert.deepEqual(JSON.parse(JSON.stringify(out)), JSON.parse('{"data":{"a":"1","__proto__":{"polluted":1},"constructor":"c"},"prototype":{"p":1}}'));
+  const again = applyMergePatch(out, JSON.parse('{"data":{"__proto__":{"more":2}}}')) as Record<string, any>;
+  assert.deepEqual(Object.getOwnPropertyDescriptor(again.data, '__proto__')?.value, { polluted: 1, more: 2 });
+  assert.equal(({} as Record<string, unknown>).polluted, undefined);
+});
+
+test('JSON patch: prototype paths are refused (422), plain keys named constructor are data', () => {
+  assert.throws(() => applyJsonPatch({ a: {} }, [{ op: 'add', path: '/a/__proto__/polluted', value: 1 }]), { code: 422 });
+  assert.equal(({} as Record<string, unknown>).polluted, undefined);
+  assert.deepEqual(applyJsonPatch({ a: {} }, [{ op: 'add', path: '/a/constructor', value: 1 }]), { a: { constructor: 1 } });
+});

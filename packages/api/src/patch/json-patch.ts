@@ -7,6 +7,7 @@
 import jsonpatch from 'fast-json-patch';
 import type { Operation } from 'fast-json-patch';
 import { ApiError, badRequest } from '../errors.js';
+import { recordPatchResult } from './patch-info.js';
 
 /** Kubernetes' limit on the number of operations in one JSON patch. */
 export const MAX_JSON_PATCH_OPERATIONS = 10000;
@@ -42,7 +43,7 @@ export function applyJsonPatch<T = unknown>(doc: T, ops: unknown): T {
   try {
     const copy = structuredClone(doc);
     const result = jsonpatch.applyPatch(copy, structuredClone(ops) as Operation[], true, true, true);
-    return result.newDocument as T;
+    return recordPatchResult(result.newDocument as T, 'json', ops);
   } catch (e) {
     const err = new ApiError(422, 'Invalid', 'the server rejected our request due to an error in our request');
     err.cause = e;

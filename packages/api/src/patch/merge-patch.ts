@@ -3,6 +3,8 @@
  * removes a key, anything else (including arrays) replaces.
  */
 import { badRequest } from '../errors.js';
+import { getOwn, setOwn } from '../own.js';
+import { recordPatchResult } from './patch-info.js';
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -13,7 +15,7 @@ function merge(target: unknown, patch: unknown): unknown {
   const out: Record<string, unknown> = isObject(target) ? { ...target } : {};
   for (const [k, v] of Object.entries(patch)) {
     if (v === null) delete out[k];
-    else out[k] = merge(out[k], v);
+    else setOwn(out, k, merge(getOwn(out, k), v));
   }
   return out;
 }
@@ -25,5 +27,5 @@ function merge(target: unknown, patch: unknown): unknown {
  */
 export function applyMergePatch<T = unknown>(doc: T, patch: unknown): T {
   if (!isObject(patch)) throw badRequest('Invalid JSON Patch');
-  return merge(structuredClone(doc), patch) as T;
+  return recordPatchResult(merge(structuredClone(doc), patch) as T, 'merge', patch);
 }

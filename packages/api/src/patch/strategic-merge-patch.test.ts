@@ -209,3 +209,18 @@ test('new keys are added without directives or nulls', () => {
   const out = smp({ metadata: { name: 'p' } }, { spec: { containers: [{ name: 'a', image: 'x', env: null }], nodeSelector: { a: 'b', c: null } } });
   assert.deepEqual(out.spec, { containers: [{ name: 'a', image: 'x' }], nodeSelector: { a: 'b' } });
 });
+
+test('__proto__, constructor and prototype keys stay data and never reach prototypes', () => {
+  const patch = JSON.parse('{"metadata":{"labels":{"__proto__":"a","constructor":"b"}},"__proto__":{"polluted":1},"extra":{"__proto__":{"x":1},"prototype":{"y":2}},"spec":{"nodeSelector":{"__proto__":"z"},"$setElementOrder/__proto__":[]}}');
+  const out = smp(pod(), patch);
+  assert.equal(Object.getPrototypeOf(out), Object.prototype);
+  assert.deepEqual(Object.keys(out.metadata.labels), ['app', 'tier', '__proto__', 'constructor']);
+  assert.equal(Object.getOwnPropertyDescriptor(out, '__proto__')?.value.polluted, 1);
+  assert.equal(Object.getPrototypeOf(out.extra), Object.prototype);
+  assert.deepEqual(JSON.parse(JSON.stringify(out.extra)), JSON.parse('{"__proto__":{"x":1},"prototype":{"y":2}}'));
+  assert.equal(Object.getOwnPropertyDescriptor(out.spec.nodeSelector, '__proto__')?.value, 'z');
+  assert.equal(({} as Record<string, unknown>).polluted, undefined);
+  // A second patch merges into the existing own __proto__ key.
+  const again = smp(out, JSON.parse('{"extra":{"__proto__":{"w":3}}}'));
+  assert.deepEqual(JSON.parse(JSON.stringify(again.extra)).__proto__, { x: 1, w: 3 });
+});

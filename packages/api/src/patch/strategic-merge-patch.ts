@@ -15,7 +15,9 @@
  * client's patch), 422 Invalid for lists of lists and a patch inconsistent with `$retainKeys`.
  */
 import { ApiError, badRequest } from '../errors.js';
+import { getOwn, hasOwn, setOwn } from '../own.js';
 import { resolveSchema } from '../schema.js';
+import { recordPatchResult } from './patch-info.js';
 import type { SchemaDefinitions, SchemaObject } from '../schema.js';
 
 type Json = unknown;
@@ -43,7 +45,11 @@ function isMap(v: Json): v is JsonMap {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
-/** Go's %v rendering, used in Kubernetes' strategic merge patch error messages. */
+/** Go's %v rendering of a JSON value (`map[a:1 b:[x y]]`), as Kubernetes' patch error messages print maps. */
+export function goPrint(v: Json): string {
+  return goV(v);
+}
+
 function goV(v: Json): string {
   if (v === null || v === undefined) return '<nil>';
   if (Array.isArray(v)) return `[${v.map(goV).join(' ')}]`;
@@ -77,7 +83,7 @@ interface FieldMeta {
 
 function fieldMeta(parent: SchemaObject | undefined, key: string, ctx: Ctx): FieldMeta {
   if (!parent) return { schema: undefined, strategy: '', mergeKey: '' };
-  let raw: SchemaObject | undefined = parent.properties?.[key];
+  let raw: SchemaObject | undefined = getOwn(parent.properties, key);
   if (!raw && typeof parent.additionalProperties === 'object') raw = parent.additionalProperties;
   // Extensions may sit on the property wrapper ({allOf:[{$ref}], x-kubernetes-...}); resolve merges them.
   const resolved = resolveSchema(raw, ctx.defs);
@@ -106,7 +112,7 @@ function sameValue(a: Json, b: Json): boolean {
 // ---- maps -----------------------------------------------------------------------------------
 
 function mergeMap(original: JsonMap | undefined, patch: JsonMap, schema: SchemaObject | undefined, ctx: Ctx): JsonMap {
-  if (Object.prototype.hasOwnProperty.call(patch, DIRECTIVE)) {
+  if (hasOwn(patch, DIRECTIVE)) {
     const d = patch[DIRECTIVE];
     if (d === 'replace') {
       const { [DIRECTIVE]: _d, ...rest } = patch;
@@ -132,23 +138,23 @@ function mergeMap(original: JsonMap | undefined, patch: JsonMap, schema: SchemaO
       continue;
     }
     const meta = fieldMeta(schema, k, ctx);
-    if (!Object.prototype.hasOwnProperty.call(out, k)) {
-      if (!isDeleteList) out[k] = stripDirectives(patchV, meta.schema, ctx);
+    if (!hasOwn(out, k)) {
+      if (!isDeleteList) setOwn(out, k, stripDirectives(patchV, meta.schema, ctx));
       continue;
     }
     const origV = out[k];
     if (isMap(origV) && isMap(patchV)) {
-      out[k] = meta.strategy === 'replace' ? stripDirectives(patchV, meta.schema, ctx) : mergeMap(origV, patchV, meta.schema, ctx);
+      setOwn(out, k, meta.strategy === 'replace' ? stripDirectives(patchV, meta.schema, ctx) : mergeMap(origV, patchV, meta.schema, ctx));
     } else if (Array.isArray(origV) && Array.isArray(patchV)) {
       if (meta.strategy === 'merge' || isDeleteList) {
-        out[k] = mergeSlice(origV, patchV, itemSchema(meta.schema, ctx), meta.mergeKey, isDeleteList, ctx);
+        setOwn(out, k, mergeSlice(origV, patchV, itemSchema(meta.schema, ctx), meta.mergeKey, isDeleteList, ctx));
       } else {
-        out[k] = stripDirectives(patchV, meta.schema, ctx);
+        setOwn(out, k, stripDirectives(patchV, meta.schema, ctx));
       }
     } else if (isDeleteList) {
       continue;
     } else {
-      out[k] = stripDirectives(patchV, meta.schema, ctx);
+      setOwn(out, k, stripDirectives(patchV, meta.schema, ctx));
     }
   }
   return out;
@@ -196,8 +202,8 @@ function applySetElementOrder(original: JsonMap, patch: JsonMap, schema: SchemaO
     delete patch[key];
     if (!Array.isArray(order)) throw errBadSetElementOrder();
     const field = extractKey(key, SET_ELEMENT_ORDER);
-    const foundOriginal = Object.prototype.hasOwnProperty.call(original, field) && original[field] !== null;
-    const foundPatch = Object.prototype.hasOwnProperty.call(patch, field) && patch[field] !== null;
+    const foundOriginal = hasOwn(original, field) && original[field] !== null;
+    const foundPatch = hasOwn(patch, field) && patch[field] !== null;
     const origList = foundOriginal ? original[field] : undefined;
     const patchList = foundPatch ? patch[field] : undefined;
     if (foundOriginal && !Array.isArray(origList)) throw new PatchError(`expected a slice, but received a ${goKind(origList)}`);
@@ -218,7 +224,7 @@ function applySetElementOrder(original: JsonMap, patch: JsonMap, schema: SchemaO
       continue;
     }
     const [inOrder, serverOnly] = partition(merged, order, meta.mergeKey);
-    original[field] = normalizeElementOrder(inOrder, serverOnly, order, (origList as Json[]) ?? [], meta.mergeKey);
+    setOwn(original, field, normalizeElementOrder(inOrder, serverOnly, order, (origList as Json[]) ?? [], meta.mergeKey));
     delete patch[field];
   }
 }
@@ -381,7 +387,7 @@ export function applyStrategicMergePatch<T = unknown>(doc: T, patch: unknown, sc
   const original = isMap(doc) ? (structuredClone(doc) as JsonMap) : {};
   const ctx: Ctx = { defs };
   try {
-    return mergeMap(original, structuredClone(patch), resolve(schema, ctx), ctx) as T;
+    return recordPatchResult(mergeMap(original, structuredClone(patch), resolve(schema, ctx), ctx) as T, 'strategic', patch);
   } catch (e) {
     if (e instanceof PatchError) {
       if (e.code === 422) {

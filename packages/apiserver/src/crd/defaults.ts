@@ -2,7 +2,7 @@
  * Structural defaulting of custom resources: every absent field (or null field that is not
  * nullable) whose schema has a `default` gets a copy of it, top down, on write and on read.
  */
-import type { SchemaObject } from '@kplane/api';
+import { getOwn, setOwn, type SchemaObject } from '@kplane/api';
 
 type Obj = Record<string, unknown>;
 
@@ -48,8 +48,9 @@ export function compileDefaulter(schema: SchemaObject | undefined): Defaulter | 
     }
     if (!isObj(value)) return;
     for (const [k, s, d] of props) {
-      if (s.default !== undefined && (value[k] === undefined || (value[k] === null && !s.nullable))) value[k] = structuredClone(s.default);
-      if (d && value[k] !== undefined) d(value[k]);
+      const v = getOwn(value, k);
+      if (s.default !== undefined && (v === undefined || (v === null && !s.nullable))) setOwn(value, k, structuredClone(s.default));
+      if (d && getOwn(value, k) !== undefined) d(value[k]);
     }
     if (ap) applyDefaults(value, { properties: schema.properties, additionalProperties: ap });
   };
@@ -69,18 +70,19 @@ export function applyDefaults(value: unknown, schema: SchemaObject | undefined):
   const props = schema.properties;
   if (props) {
     for (const [k, s] of Object.entries(props)) {
-      if (s.default !== undefined && (value[k] === undefined || (value[k] === null && !s.nullable))) {
-        value[k] = structuredClone(s.default);
+      const v = getOwn(value, k);
+      if (s.default !== undefined && (v === undefined || (v === null && !s.nullable))) {
+        setOwn(value, k, structuredClone(s.default));
       }
-      if (value[k] !== undefined) applyDefaults(value[k], s);
+      if (getOwn(value, k) !== undefined) applyDefaults(value[k], s);
     }
   }
   const additional = schema.additionalProperties;
   if (isObj(additional)) {
     for (const [k, v] of Object.entries(value)) {
-      if (props?.[k]) continue;
+      if (getOwn(props, k)) continue;
       if (v === null && (additional as SchemaObject).default !== undefined && !(additional as SchemaObject).nullable) {
-        value[k] = structuredClone((additional as SchemaObject).default);
+        setOwn(value, k, structuredClone((additional as SchemaObject).default));
       }
       applyDefaults(value[k], additional as SchemaObject);
     }

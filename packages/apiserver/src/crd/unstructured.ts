@@ -2,14 +2,14 @@
  * Custom resources are served as unstructured JSON, the way kube-apiserver encodes Go maps:
  * object keys sorted at every level, and list metadata always carrying `continue`.
  */
-import type { KubeList, KubeObject } from '@kplane/api';
+import { setOwn, type KubeList, type KubeObject } from '@kplane/api';
 
 /** A copy of a JSON value with object keys sorted at every level. */
 export function sortedKeys<T>(value: T): T {
   if (Array.isArray(value)) return value.map(sortedKeys) as T;
   if (value === null || typeof value !== 'object') return value;
   const out: Record<string, unknown> = {};
-  for (const k of Object.keys(value as object).sort()) out[k] = sortedKeys((value as Record<string, unknown>)[k]);
+  for (const k of Object.keys(value as object).sort()) setOwn(out, k, sortedKeys((value as Record<string, unknown>)[k]));
   return out as T;
 }
 

@@ -1,6 +1,6 @@
 /** core/v1 configmaps and secrets: key validation, immutability, Secret types and stringData. */
 import {
-  fieldForbidden, fieldInvalid, fieldRequired, maxLenError, regexError, FIELD_IMMUTABLE_ERROR_MSG, type KubeObject, type StatusCause,
+  fieldForbidden, fieldInvalid, fieldRequired, fieldTooLong, hasOwn, maxLenError, regexError, setOwn, FIELD_IMMUTABLE_ERROR_MSG, type KubeObject, type StatusCause,
 } from '@kplane/api';
 import type { ResourceType } from '../registry/resource.js';
 import { translateTimestampSince } from './age.js';
@@ -34,6 +34,19 @@ function immutability(obj: KubeObject, old: KubeObject | undefined, fields: stri
   return out;
 }
 
+/** Kubernetes' MaxSecretSize: the most data a ConfigMap or a Secret may hold (1 MiB). */
+export const MAX_SECRET_SIZE = 1024 * 1024;
+
+/** Bytes of the string values of a map (UTF-8) or, with `base64`, of their decoded values. */
+function valueBytes(map: unknown, base64 = false): number {
+  let n = 0;
+  for (const v of Object.values(asObj(map) ?? {})) {
+    if (typeof v !== 'string') continue;
+    n += base64 ? Buffer.from(v, 'base64').length : Buffer.byteLength(v, 'utf8');
+  }
+  return n;
+}
+
 function count(map: unknown): number {
   return Object.keys(asObj(map) ?? {}).length;
 }
@@ -59,9 +72,11 @@ export function configMapResource(): ResourceType {
         const out = keyErrors(o.data, 'data');
         const binary = asObj(o.binaryData) ?? {};
         for (const k of Object.keys(asObj(o.data) ?? {})) {
-          if (k in binary) out.push(fieldInvalid(`data[${k}]`, k, 'duplicate of key present in binaryData'));
+          if (hasOwn(binary, k)) out.push(fieldInvalid(`data[${k}]`, k, 'duplicate of key present in binaryData'));
         }
         out.push(...keyErrors(o.binaryData, 'binaryData'));
+        // The error names the whole object: Kubernetes passes an empty field path, printed "[]".
+        if (valueBytes(o.data) + valueBytes(o.binaryData, true) > MAX_SECRET_SIZE) out.push(fieldTooLong('[]', MAX_SECRET_SIZE));
         out.push(...immutability(obj, old, ['data', 'binaryData']));
         return out;
       },
@@ -126,14 +141,16 @@ export function secretResource(): ResourceType {
         const stringData = asObj(o.stringData);
         if (stringData) {
           const data = (asObj(o.data) ?? {}) as Obj;
-          for (const [k, v] of Object.entries(stringData)) data[k] = Buffer.from(String(v ?? ''), 'utf8').toString('base64');
+          for (const [k, v] of Object.entries(stringData)) setOwn(data, k, Buffer.from(String(v ?? ''), 'utf8').toString('base64'));
           o.data = data;
         }
         delete o.stringData;
       },
       validate(obj, old) {
         const o = obj as Obj;
-        const out = [...keyErrors(o.data, 'data'), ...typeErrors(o)];
+        const out = keyErrors(o.data, 'data');
+        if (valueBytes(o.data, true) > MAX_SECRET_SIZE) out.push(fieldTooLong('data', MAX_SECRET_SIZE));
+        out.push(...typeErrors(o));
         if (old && str(o.type) !== str((old as Obj).type)) out.push(fieldInvalid('type', str(o.type), FIELD_IMMUTABLE_ERROR_MSG));
         out.push(...immutability(obj, old, ['data']));
         return out;

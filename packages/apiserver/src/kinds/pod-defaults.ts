@@ -3,6 +3,7 @@
  * what kube-apiserver's admission adds to new pods (ServiceAccount, Priority,
  * DefaultTolerationSeconds) and the QoS class computed on create.
  */
+import { hasOwn, setOwn } from '@kplane/api';
 import { compareQuantity, parseQuantity } from './quantity.js';
 import { asObj, child, objs, setDefault, str, type Obj } from './util.js';
 
@@ -94,7 +95,7 @@ export function defaultPod(pod: Obj): void {
     const limits = asObj(res?.limits);
     if (!res || !limits || Object.keys(limits).length === 0) continue;
     const requests = child(res, 'requests');
-    for (const [k, v] of Object.entries(limits)) if (requests[k] === undefined) requests[k] = v;
+    for (const [k, v] of Object.entries(limits)) if (!hasOwn(requests, k) || requests[k] === undefined) setOwn(requests, k, v);
   }
 }
 

@@ -1,7 +1,7 @@
 /** Schemas of coordination.k8s.io Lease, events.k8s.io Event, networking.k8s.io Ingress, CRDs and RBAC. */
 import type { SchemaDefinitions } from '@kplane/api';
 import {
-  CORE, MICROTIME, TIME, addKind, atomicList, bool, enumStr, int32, mapList, obj, open, ref, refObj, str, strList,
+  CORE, MICROTIME, TIME, addKind, arr, atomicList, bool, enumStr, int32, int64, mapList, obj, open, ref, refObj, str, strList,
 } from './schema-dsl.js';
 
 const COORD = 'io.k8s.api.coordination.v1.';
@@ -99,12 +99,12 @@ export function otherDefinitions(): SchemaDefinitions {
     [`${CRD}CustomResourceDefinitionVersion`]: obj(
       'One version of a custom resource.',
       {
-        additionalPrinterColumns: { type: 'array', description: 'Extra Table columns.', items: open('A column: name, type, jsonPath, description, priority, format.'), 'x-kubernetes-list-type': 'atomic' },
+        additionalPrinterColumns: atomicList(`${CRD}CustomResourceColumnDefinition`, 'Extra Table columns.'),
         deprecated: bool('Marks the version deprecated.'),
         deprecationWarning: str('Warning returned to clients using a deprecated version.'),
         name: str('Version name, e.g. v1.', { default: '' }),
         schema: ref(`${CRD}CustomResourceValidation`, 'Schema of the version.'),
-        selectableFields: { type: 'array', description: 'Extra fields usable in field selectors.', items: open('A selectable field (jsonPath).'), 'x-kubernetes-list-type': 'atomic' },
+        selectableFields: atomicList(`${CRD}SelectableField`, 'Extra fields usable in field selectors.'),
         served: bool('Whether the version is served.', { default: false }),
         storage: bool('Whether objects are stored in this version.', { default: false }),
         subresources: ref(`${CRD}CustomResourceSubresources`, 'Status and scale subresources.'),
@@ -114,7 +114,71 @@ export function otherDefinitions(): SchemaDefinitions {
     [`${CRD}CustomResourceValidation`]: obj('Validation of a version.', {
       openAPIV3Schema: ref(`${CRD}JSONSchemaProps`, 'The structural OpenAPI v3 schema of the resource.'),
     }),
-    [`${CRD}JSONSchemaProps`]: open('A JSON-Schema (OpenAPI v3) following the structural schema rules, with the x-kubernetes-* extensions.'),
+    // The fields kplane reads are typed (a wrongly typed CRD is refused as Kubernetes refuses
+    // it); the rest (default, enum, example: JSON values) is kept as it is.
+    [`${CRD}JSONSchemaProps`]: open('A JSON-Schema (OpenAPI v3) following the structural schema rules, with the x-kubernetes-* extensions.', {
+      allOf: arr(ref(`${CRD}JSONSchemaProps`), 'Schemas that must all match.'),
+      anyOf: arr(ref(`${CRD}JSONSchemaProps`), 'Schemas of which at least one must match.'),
+      description: str('Description of the field, shown by kubectl explain.'),
+      exclusiveMaximum: bool('Whether maximum is exclusive.'),
+      exclusiveMinimum: bool('Whether minimum is exclusive.'),
+      additionalProperties: ref(`${CRD}JSONSchemaPropsOrBool`, 'Schema of the values of a map, or false.'),
+      format: str('Format of a string or number, e.g. int32, date-time, byte.'),
+      items: ref(`${CRD}JSONSchemaPropsOrArray`, 'Schema of the items of a list.'),
+      maxItems: int64('Most items a list may have.'),
+      maxLength: int64('Longest string allowed.'),
+      maxProperties: int64('Most properties a map may have.'),
+      maximum: { type: 'number', format: 'double', description: 'Largest number allowed.' },
+      minItems: int64('Fewest items a list may have.'),
+      minLength: int64('Shortest string allowed.'),
+      minProperties: int64('Fewest properties a map may have.'),
+      minimum: { type: 'number', format: 'double', description: 'Smallest number allowed.' },
+      multipleOf: { type: 'number', format: 'double', description: 'Numbers must be a multiple of this.' },
+      not: ref(`${CRD}JSONSchemaProps`, 'A schema that must not match.'),
+      nullable: bool('Whether null is allowed (and kept).'),
+      oneOf: arr(ref(`${CRD}JSONSchemaProps`), 'Schemas of which exactly one must match.'),
+      pattern: str('Regular expression strings must match.'),
+      patternProperties: { type: 'object', description: 'Schemas of properties by name pattern (not allowed in CRDs).', additionalProperties: ref(`${CRD}JSONSchemaProps`) },
+      properties: { type: 'object', description: 'Schemas of the properties of an object.', additionalProperties: ref(`${CRD}JSONSchemaProps`) },
+      required: strList('Properties that must be present.'),
+      title: str('Title of the schema.'),
+      type: str('JSON type: object, array, string, integer, number or boolean.'),
+      uniqueItems: bool('Whether list items must be unique (not allowed in CRDs).'),
+      'x-kubernetes-embedded-resource': bool('The value is a Kubernetes object with apiVersion, kind and metadata.'),
+      'x-kubernetes-int-or-string': bool('The value is an integer or a string.'),
+      'x-kubernetes-list-map-keys': strList('Keys of the items of a list of type map.'),
+      'x-kubernetes-list-type': str('atomic, set or map.'),
+      'x-kubernetes-map-type': str('granular or atomic.'),
+      'x-kubernetes-preserve-unknown-fields': bool('Keep fields the schema does not describe.'),
+      'x-kubernetes-validations': atomicList(`${CRD}ValidationRule`, 'CEL rules the value must satisfy.'),
+    }),
+    [`${CRD}JSONSchemaPropsOrArray`]: { description: 'A schema, or a list of schemas.', 'x-kubernetes-preserve-unknown-fields': true },
+    [`${CRD}JSONSchemaPropsOrBool`]: { description: 'A schema, or a boolean.', 'x-kubernetes-preserve-unknown-fields': true },
+    [`${CRD}ValidationRule`]: obj(
+      'A CEL validation rule.',
+      {
+        fieldPath: str('Path of the field errors are reported on, relative to the schema.'),
+        message: str('Message returned when the rule fails.'),
+        messageExpression: str('CEL expression computing the message.'),
+        optionalOldSelf: bool('Run the transition rule also when there is no old value.'),
+        reason: str('Reason of the error: FieldValueInvalid, FieldValueForbidden, FieldValueRequired or FieldValueDuplicate.'),
+        rule: str('The CEL expression.', { default: '' }),
+      },
+      { required: ['rule'] },
+    ),
+    [`${CRD}CustomResourceColumnDefinition`]: obj(
+      'An additional column of Table output.',
+      {
+        description: str('Description of the column.'),
+        format: str('Format of the column.'),
+        jsonPath: str('JSON path of the value shown.', { default: '' }),
+        name: str('Name of the column.', { default: '' }),
+        priority: int32('0: always shown; more: only with -o wide.'),
+        type: str('OpenAPI type of the column.', { default: '' }),
+      },
+      { required: ['name', 'type', 'jsonPath'] },
+    ),
+    [`${CRD}SelectableField`]: obj('A field usable in field selectors.', { jsonPath: str('JSON path of the field.', { default: '' }) }, { required: ['jsonPath'] }),
     [`${CRD}CustomResourceSubresources`]: obj('Subresources of a custom resource.', {
       scale: ref(`${CRD}CustomResourceSubresourceScale`, 'The scale subresource.'),
       status: open('The status subresource (an empty object enables it).'),

@@ -13,11 +13,10 @@ import {
   resolveSchema,
   validateObjectMeta,
   validateObjectMetaUpdate,
-  pruneUnknownFields,
   qualifiedResource,
   requestEntityTooLarge,
-  strictDecodingError,
-  unknownFieldWarnings,
+  admitObject,
+  cloneBody,
 } from '@kplane/api';
 import type { Backend, KeyValue, WriteOptions as StorageWriteOptions } from '@kplane/storage';
 import { CompactedError, FutureRevisionError, KeyExistsError, KeyNotFoundError, RevisionMismatchError, ValueTooLargeError } from '@kplane/storage';
@@ -380,12 +379,13 @@ export class Store {
     obj.apiVersion = expectedApiVersion;
     dropEmptyMetadata(obj);
     const schema = expectedKind === this.type.kind ? this.schema() : resolveSchema({ $ref: '#/components/schemas/io.k8s.api.autoscaling.v1.Scale' }, this.deps.definitions);
-    if (!schema) return;
-    const unknown = pruneUnknownFields(obj, schema, this.deps.definitions);
-    if (unknown.length === 0) return;
-    const mode = opts.fieldValidation ?? 'Warn';
-    if (mode === 'Strict') throw strictDecodingError(expectedKind, expectedApiVersion.split('/').pop()!, unknown);
-    if (mode === 'Warn') opts.warnings?.push(...unknownFieldWarnings(unknown));
+    admitObject(obj, schema, this.deps.definitions, {
+      kind: expectedKind,
+      version: expectedApiVersion.split('/').pop()!,
+      fieldValidation: opts.fieldValidation,
+      warnings: opts.warnings,
+      customResource: this.type.customResource && expectedKind === this.type.kind,
+    });
   }
 
   private validate(obj: KubeObject, old: KubeObject | undefined, warnings?: string[]): void {
@@ -624,7 +624,7 @@ export class Store {
     // An update without a resourceVersion is unconditional (kube-apiserver allows it for built-in
     // kinds) and retried on conflicts, each attempt on a copy of the body; a pinned one is tried once.
     const pinned = !!obj.metadata?.resourceVersion;
-    return this.guaranteedUpdate(namespace, name, () => (pinned ? obj : structuredClone(obj)), opts);
+    return this.guaranteedUpdate(namespace, name, () => (pinned ? obj : cloneBody(obj)), opts);
   }
 
   /** Deletes an object: at once, or by marking it when finalizers or a grace period hold it. */
@@ -783,9 +783,14 @@ export function withResourceVersion(json: string, revision: number): string | un
 function dropEmptyMetadata(obj: KubeObject): void {
   const m = obj.metadata;
   if (!m || typeof m !== 'object') return;
-  for (const k of ['labels', 'annotations', 'ownerReferences', 'finalizers', 'managedFields'] as const) {
+  // Only values of the right type: a wrong one is left for the type check to report.
+  for (const k of ['labels', 'annotations'] as const) {
     const v = m[k];
-    if (Array.isArray(v) ? v.length === 0 : v !== null && typeof v === 'object' && Object.keys(v).length === 0) delete m[k];
+    if (v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 0) delete m[k];
+  }
+  for (const k of ['ownerReferences', 'finalizers', 'managedFields'] as const) {
+    const v = m[k];
+    if (Array.isArray(v) && v.length === 0) delete m[k];
   }
 }
 

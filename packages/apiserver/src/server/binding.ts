@@ -4,6 +4,7 @@
  * the Binding's annotations are merged into the pod's, and PodScheduled becomes True.
  */
 import { badRequest, conflict, invalid, type StatusCause } from '@kplane/api';
+import { admitBinding } from '../kinds/binding.js';
 import type { Store } from '../registry/store.js';
 
 type Obj = Record<string, unknown>;
@@ -46,6 +47,7 @@ export async function bindPod(store: Store, namespace: string, name: string, bod
   if (binding.kind !== undefined && binding.kind !== 'Binding') {
     throw badRequest(`the kind in the data (${String(binding.kind)}) does not match the expected kind (Binding)`);
   }
+  admitBinding(binding);
   const meta = asObj(binding.metadata) ?? {};
   if (meta.name !== name) throw badRequest('name in URL does not match name in Binding object');
   if (meta.namespace !== undefined && meta.namespace !== '' && meta.namespace !== namespace) {
