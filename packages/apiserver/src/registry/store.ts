@@ -18,9 +18,10 @@ import {
   unknownFieldWarnings,
 } from '@kplane/api';
 import type { Backend, KeyValue } from '@kplane/storage';
-import { CompactedError, KeyExistsError, KeyNotFoundError, RevisionMismatchError } from '@kplane/storage';
+import { CompactedError, FutureRevisionError, KeyExistsError, KeyNotFoundError, RevisionMismatchError } from '@kplane/storage';
 import type { ResourceType, StrategyContext } from './resource.js';
-import { WatchCache } from './watch-cache.js';
+import { WatchCache, tooLargeResourceVersion, type WatchCacheOptions } from './watch-cache.js';
+import type { Timers } from './timers.js';
 import { JsonWriter } from './json-writer.js';
 import { compileListFilter, type ListFilter } from './filter.js';
 
@@ -70,6 +71,10 @@ export interface StoreDeps {
   checkNamespace?(namespace: string, group: string, resource: string, name: string): Promise<void>;
   /** Events each resource's watch cache keeps (default 10 000). */
   watchCacheCapacity?: number;
+  /** Bounds of each resource's watch cache and of its watchers (see WatchCacheOptions). */
+  watchCache?: Pick<WatchCacheOptions, 'capacity' | 'maxBytes' | 'watcherMaxEvents' | 'watcherMaxBytes'>;
+  /** Timers of freshness waits (tests inject virtual ones). */
+  timers?: Timers;
 }
 
 const NAME_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
@@ -145,7 +150,10 @@ export class Store {
       backend: this.deps.backend,
       prefix: this.prefix,
       decode: (v, r) => this.decode(v, r),
-      capacity: deps.watchCacheCapacity,
+      namespaced: type.namespaced,
+      ...deps.watchCache,
+      capacity: deps.watchCache?.capacity ?? deps.watchCacheCapacity,
+      timers: deps.timers,
     });
   }
 
@@ -205,10 +213,21 @@ export class Store {
   }
 
   /** GET as JSON text, without decoding and re-encoding the object when it can be avoided. */
-  async getJson(namespace: string | undefined, name: string): Promise<string> {
+  async getJson(namespace: string | undefined, name: string, resourceVersion?: string): Promise<string> {
+    await this.waitForResourceVersion(resourceVersion);
     const kv = await this.deps.backend.get(this.key(namespace, name));
     if (!kv) throw this.notFound(name);
     return this.servedJson(kv);
+  }
+
+  /**
+   * Waits until storage holds `resourceVersion` (a read's "not older than" bound): at once
+   * when it does, else up to 3 s, then 504 Timeout (ResourceVersionTooLarge). "" and "0" mean
+   * any version; a version that is not a number is a 400.
+   */
+  async waitForResourceVersion(resourceVersion: string | undefined): Promise<void> {
+    const rv = parseResourceVersion(resourceVersion);
+    if (rv > 0) await this.cache.waitForRevision(rv);
   }
 
   /**
@@ -261,8 +280,9 @@ export class Store {
     return notFound(this.type.group, this.type.resource, name);
   }
 
-  /** Reads one object; 404 when absent. */
-  async get(namespace: string | undefined, name: string): Promise<KubeObject> {
+  /** Reads one object, at least as new as `resourceVersion` when one is given; 404 when absent. */
+  async get(namespace: string | undefined, name: string, resourceVersion?: string): Promise<KubeObject> {
+    await this.waitForResourceVersion(resourceVersion);
     const kv = await this.deps.backend.get(this.key(namespace, name));
     if (!kv) throw this.notFound(name);
     return this.fromKv(kv);
@@ -300,20 +320,15 @@ export class Store {
       const t = decodeContinue(opts.continue);
       revision = t.rv;
       startAfter = prefix + t.start;
-    } else if (opts.resourceVersion && opts.resourceVersion !== '0') {
-      const rv = Number(opts.resourceVersion);
-      if (!Number.isInteger(rv) || rv < 0) throw badRequest(`invalid resource version: ${opts.resourceVersion}`);
-      const current = await backend.currentRevision();
-      if (opts.resourceVersionMatch === 'Exact') revision = rv;
-      else if (rv > current) {
-        throw new ApiError(504, 'Timeout', `Too large resource version: ${rv}, current: ${current}`, {
-          causes: [{ type: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
-          retryAfterSeconds: 1,
-        });
-      }
     }
     if (opts.resourceVersionMatch && !['Exact', 'NotOlderThan'].includes(opts.resourceVersionMatch)) {
       throw badRequest(`resourceVersionMatch: Unsupported value: "${opts.resourceVersionMatch}": supported values: "Exact", "NotOlderThan"`);
+    }
+    if (!opts.continue) {
+      // Not older than the version asked (Exact: that very version): wait for storage to reach it.
+      const rv = parseResourceVersion(opts.resourceVersion);
+      if (rv > 0) await this.cache.waitForRevision(rv);
+      if (rv > 0 && opts.resourceVersionMatch === 'Exact') revision = rv;
     }
     const limit = opts.limit && opts.limit > 0 ? opts.limit : 0;
     const items: T[] = [];
@@ -338,6 +353,8 @@ export class Store {
         startAfter = page.items[page.items.length - 1]!.key;
       }
     } catch (err) {
+      // Only a continue token made up by hand names a revision storage has not reached.
+      if (err instanceof FutureRevisionError) throw tooLargeResourceVersion(revision, await backend.currentRevision());
       if (err instanceof CompactedError) {
         if (opts.continue) {
           throw gone('The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.');
@@ -713,6 +730,14 @@ export class Store {
 interface LabelSelectorObject {
   matchLabels?: Record<string, string>;
   matchExpressions?: { key: string; operator: string; values?: string[] }[];
+}
+
+/** The number in a resourceVersion parameter; 0 for none ("" or "0"); 400 when it is not one. */
+function parseResourceVersion(resourceVersion: string | undefined): number {
+  if (resourceVersion === undefined || resourceVersion === '' || resourceVersion === '0') return 0;
+  const rv = Number(resourceVersion);
+  if (!/^\d+$/.test(resourceVersion) || !Number.isSafeInteger(rv)) throw badRequest(`invalid resource version: ${resourceVersion}`);
+  return rv;
 }
 
 const STORED_HEAD = /^\{"apiVersion":"[^"\\]*","kind":"[^"\\]*","metadata":\{/;

@@ -258,11 +258,15 @@ describe('API handler', () => {
     }
   });
 
-  it('answers a watch older than the cache window with a 410 ERROR event', async () => {
+  it('serves a watch older than the cache window from storage, and answers 410 once storage compacted it', async () => {
     const small = await startTestServer({ watchCacheCapacity: 3 });
     try {
       const first = await small.call('POST', CM, cm('w0'));
       for (let i = 1; i < 6; i++) await small.call('POST', CM, cm(`w${i}`));
+      const replayed = await small.raw('GET', CM, { watch: 'true', resourceVersion: first.body.metadata.resourceVersion });
+      const events = await readEvents(replayed, 5);
+      assert.deepEqual(events.map((e) => [e.type, e.object.metadata?.name]), [1, 2, 3, 4, 5].map((i) => ['ADDED', `w${i}`]));
+      await small.backend.compact(await small.backend.currentRevision());
       const old = await small.raw('GET', CM, { watch: 'true', resourceVersion: first.body.metadata.resourceVersion });
       const err = await readEvents(old, 1);
       assert.equal(err[0]?.type, 'ERROR');

@@ -22,6 +22,7 @@ import { parsePath, type ResourceRequestInfo } from './request-info.js';
 import { AGGREGATED_V2, AGGREGATED_V2BETA1, aggregatedDiscovery, apiGroup, apiGroupList, apiResourceList, apiVersions } from './discovery.js';
 import { toTable, type IncludeObject } from './table.js';
 import { serveWatch } from './watch.js';
+import type { Timers } from '../registry/timers.js';
 
 /** Serves the OpenAPI documents. */
 export interface OpenAPIProvider {
@@ -46,6 +47,8 @@ export interface HandlerOptions {
   bookmarkIntervalMs?: number;
   /** Longest watch when the client gives no timeoutSeconds (s). */
   defaultWatchTimeoutSeconds?: number;
+  /** Timers of watches (tests inject virtual ones). */
+  timers?: Timers;
 }
 
 const JSON_TYPE = 'application/json';
@@ -263,6 +266,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
             bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
             defaultTimeoutSeconds: options.defaultWatchTimeoutSeconds ?? 1800,
             include: rep === 'table' ? includeObject(q) : 'Object',
+            timers: options.timers,
           });
         }
         if (rep === 'object' && !t.customResource) {
@@ -305,6 +309,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
         bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
         defaultTimeoutSeconds: options.defaultWatchTimeoutSeconds ?? 1800,
         include: rep === 'table' ? includeObject(q) : 'Object',
+        timers: options.timers,
       });
     }
     if (sub === 'binding') {
@@ -313,7 +318,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
       return jsonResponse(201, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
     }
     if (sub === 'scale') {
-      if (method === 'GET') return jsonResponse(200, store.toScale(await store.get(ns, name)));
+      if (method === 'GET') return jsonResponse(200, store.toScale(await store.get(ns, name, q.resourceVersion)));
       if (method === 'PUT') {
         const opts = writeOptions(q);
         const incoming = asObject(body());
@@ -330,8 +335,8 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
       throw methodNotAllowed();
     }
     if (method === 'GET') {
-      if (rep === 'object' && !t.customResource && !sub) return textJson(200, await store.getJson(ns, name));
-      return render(store, rep, await store.get(ns, name), q);
+      if (rep === 'object' && !t.customResource && !sub) return textJson(200, await store.getJson(ns, name, q.resourceVersion));
+      return render(store, rep, await store.get(ns, name, q.resourceVersion), q);
     }
     if (method === 'PUT') {
       const opts = writeOptions(q);

@@ -8,6 +8,8 @@ import { builtinKinds } from '../kinds/index.js';
 import { buildOpenAPIV3Document, openAPIV3Root } from '../openapi/index.js';
 import { Registry } from '../registry/registry.js';
 import type { KindBundle, StrategyContext } from '../registry/resource.js';
+import type { StoreDeps } from '../registry/store.js';
+import type { Timers } from '../registry/timers.js';
 import { createHandler, type OpenAPIProvider } from './handler.js';
 import { createHttpsServer } from './http.js';
 import { createClusterIPAllocator } from './ip-allocator.js';
@@ -31,6 +33,10 @@ export interface ApiServerOptions {
   bookmarkIntervalMs?: number;
   /** Events each resource's watch cache keeps (default 10 000). */
   watchCacheCapacity?: number;
+  /** Bounds of the watch caches and of each watcher (bytes and events). */
+  watchCache?: StoreDeps['watchCache'];
+  /** Timers of watches and freshness waits (tests inject virtual ones). */
+  timers?: Timers;
 }
 
 /** TLS and credentials for listen(). */
@@ -120,7 +126,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     }
   }
 
-  registry = new Registry({ backend: options.backend, definitions, context, now, checkNamespace, watchCacheCapacity: options.watchCacheCapacity });
+  registry = new Registry({ backend: options.backend, definitions, context, now, checkNamespace, watchCacheCapacity: options.watchCacheCapacity, watchCache: options.watchCache, timers: options.timers });
   for (const b of bundles) for (const r of b.resources) registry.add(r);
 
   // Custom resources: a CRD becomes served ResourceTypes (and leaves again) at run time.
@@ -163,6 +169,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     serverAddress: () => address,
     ready: () => ready,
     bookmarkIntervalMs: options.bookmarkIntervalMs,
+    timers: options.timers,
   });
 
   const servers: Server[] = [];
