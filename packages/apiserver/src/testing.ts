@@ -73,7 +73,9 @@ export async function readEvents(r: RawResponse, n: number, timeoutMs = 2000): P
   let buf = '';
   const deadline = Date.now() + timeoutMs;
   while (out.length < n && Date.now() < deadline) {
-    const next = await Promise.race([it.next(), new Promise<null>((res) => setTimeout(() => res(null), Math.max(1, deadline - Date.now())))]);
+    let timer: NodeJS.Timeout | undefined;
+    const next = await Promise.race([it.next(), new Promise<null>((res) => (timer = setTimeout(() => res(null), Math.max(1, deadline - Date.now()))))]);
+    clearTimeout(timer);
     if (next === null || next.done) break;
     buf += Buffer.from(next.value).toString('utf8');
     let i: number;
