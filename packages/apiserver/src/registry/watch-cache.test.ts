@@ -176,6 +176,27 @@ describe('WatchCache', () => {
     cache.stop();
   });
 
+  it('closes a watcher whose unread changes left the window, and goes on serving the others', async () => {
+    const { backend, cache } = await setup({ capacity: 3 });
+    const abort = new AbortController();
+    const start = await backend.currentRevision();
+    const slow = cache.watch(start, abort.signal);
+    const pending = slow.next();
+    await backend.create(`${PREFIX}ns/c0`, value('c0'));
+    await pending;
+    for (let i = 1; i <= 5; i++) await backend.create(`${PREFIX}ns/c${i}`, value(`c${i}`));
+    await settle();
+    await assert.rejects(slow.next(), (err: unknown) => err instanceof WatchClosedError && err.why === 'lagging');
+    // The cache itself went on: a watcher from the last revision the slow one got is replayed.
+    const again = cache.watch(start + 1, abort.signal);
+    const rest = await take(again, 5);
+    assert.deepEqual(rest.map((e) => e.object.metadata?.name), ['c1', 'c2', 'c3', 'c4', 'c5']);
+    await backend.create(`${PREFIX}ns/c6`, value('c6'));
+    assert.equal((await take(again, 1))[0]?.object.metadata?.name, 'c6');
+    abort.abort();
+    cache.stop();
+  });
+
   it('does not count a replay from the window against the watcher', async () => {
     const { backend, cache } = await setup({ watcherMaxEvents: 2 });
     const start = await backend.currentRevision();

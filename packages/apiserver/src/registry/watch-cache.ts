@@ -261,8 +261,9 @@ export class WatchCache {
     const { backend, prefix } = this.options;
     try {
       for await (const ev of backend.watch(prefix, fromRevision, this.stopSignal.signal)) this.push(this.toEvent(ev));
-    } catch {
+    } catch (err) {
       if (!this.stopSignal.signal.aborted) {
+        if (!(err instanceof CompactedError)) console.error(`kplane: the watch cache of ${prefix} restarts:`, err);
         // Storage lost history under us: start again from its current revision. Watchers
         // would miss what fell between, so they are closed (clients watch again, or relist on 410).
         const rev = await backend.currentRevision().catch(() => this.latest);
@@ -309,16 +310,24 @@ export class WatchCache {
     const first = this.base + this.head;
     for (const w of this.watchers) {
       if (w.failure) continue;
-      const from = Math.max(w.cursor, w.startSeq);
-      const unreadEvents = this.endSeq - from;
-      const unreadBytes = this.pushed - (from < this.endSeq ? this.at(from).offset : this.pushed);
-      if (w.cursor < first || unreadEvents > this.watcherMaxEvents || unreadBytes > this.watcherMaxBytes) {
+      if (w.cursor < first || this.unread(w) > 0) {
         w.failure = new WatchClosedError('lagging');
         this.watchers.delete(w);
       }
       w.wake();
     }
     for (const waiter of this.freshWaiters) waiter();
+  }
+
+  /**
+   * By how much a watcher (whose cursor is in the window) is over its bounds of unread
+   * changes, counted from its start: > 0 when it is.
+   */
+  private unread(w: CacheWatcher): number {
+    const from = Math.max(w.cursor, w.startSeq);
+    const events = this.endSeq - from;
+    const bytes = this.pushed - (from < this.endSeq ? this.at(from).offset : this.pushed);
+    return Math.max(events - this.watcherMaxEvents, bytes - this.watcherMaxBytes);
   }
 
   private wakeAll(): void {
