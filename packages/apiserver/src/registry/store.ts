@@ -7,6 +7,8 @@ import {
   apiVersionOf,
   badRequest,
   conflict,
+  fieldForbidden,
+  fieldNotSupported,
   gone,
   invalid,
   notFound,
@@ -316,13 +318,11 @@ export class Store {
     let revision = 0;
     let startAfter: string | undefined;
     const prefix = this.listPrefix(namespace);
+    validateListOptions(opts);
     if (opts.continue) {
       const t = decodeContinue(opts.continue);
       revision = t.rv;
       startAfter = prefix + t.start;
-    }
-    if (opts.resourceVersionMatch && !['Exact', 'NotOlderThan'].includes(opts.resourceVersionMatch)) {
-      throw badRequest(`resourceVersionMatch: Unsupported value: "${opts.resourceVersionMatch}": supported values: "Exact", "NotOlderThan"`);
     }
     if (!opts.continue) {
       // Not older than the version asked (Exact: that very version): wait for storage to reach it.
@@ -730,6 +730,22 @@ export class Store {
 interface LabelSelectorObject {
   matchLabels?: Record<string, string>;
   matchExpressions?: { key: string; operator: string; values?: string[] }[];
+}
+
+/** kube-apiserver's checks of resourceVersionMatch on a list: 422 Invalid ListOptions. */
+function validateListOptions(opts: ListOptions): void {
+  const match = opts.resourceVersionMatch;
+  if (!match) return;
+  const causes: StatusCause[] = [];
+  const field = 'resourceVersionMatch';
+  if (!opts.resourceVersion) causes.push(fieldForbidden(field, 'resourceVersionMatch is forbidden unless resourceVersion is provided'));
+  if (opts.continue) causes.push(fieldForbidden(field, 'resourceVersionMatch is forbidden when continue is provided'));
+  if (match !== 'Exact' && match !== 'NotOlderThan') causes.push(fieldNotSupported(field, match, ['Exact', 'NotOlderThan', '']));
+  if (match === 'Exact' && opts.resourceVersion === '0') causes.push(fieldForbidden(field, 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
+  if (causes.length === 0) return;
+  const err = invalid('meta.k8s.io', 'ListOptions', '', causes);
+  delete err.details?.name; // an empty name is omitted, as Kubernetes encodes it
+  throw err;
 }
 
 /** The number in a resourceVersion parameter; 0 for none ("" or "0"); 400 when it is not one. */

@@ -110,6 +110,24 @@ describe('resourceVersion semantics of reads', () => {
     });
   });
 
+  it('refuses resourceVersionMatch without a resourceVersion, with continue, unknown, or Exact at "0", as kube-apiserver does', async () => {
+    await withServer({}, async (t) => {
+      const cases: [string, string][] = [
+        ['resourceVersionMatch=NotOlderThan', 'resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided'],
+        ['resourceVersion=0&resourceVersionMatch=Exact', 'resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"'],
+        ['resourceVersion=1&resourceVersionMatch=Sometimes', 'resourceVersionMatch: Unsupported value: "Sometimes": supported values: "Exact", "NotOlderThan", ""'],
+        ['resourceVersionMatch=Sometimes&continue=x', '[resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided, resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden when continue is provided, resourceVersionMatch: Unsupported value: "Sometimes": supported values: "Exact", "NotOlderThan", ""]'],
+      ];
+      for (const [query, detail] of cases) {
+        const r = await t.call('GET', `${CM}?${query}`);
+        assert.equal(r.status, 422, query);
+        assert.equal(r.body.reason, 'Invalid');
+        assert.equal(r.body.message, `ListOptions.meta.k8s.io "" is invalid: ${detail}`);
+        assert.deepEqual([r.body.details.group, r.body.details.kind, r.body.details.name], ['meta.k8s.io', 'ListOptions', undefined]);
+      }
+    });
+  });
+
   it('LIST with Exact at a version storage reaches within 3 s lists at that very version', async () => {
     const timers = new VirtualTimers();
     await withServer({ timers }, async (t) => {
