@@ -742,10 +742,14 @@ function validateListOptions(opts: ListOptions): void {
   if (opts.continue) causes.push(fieldForbidden(field, 'resourceVersionMatch is forbidden when continue is provided'));
   if (match !== 'Exact' && match !== 'NotOlderThan') causes.push(fieldNotSupported(field, match, ['Exact', 'NotOlderThan', '']));
   if (match === 'Exact' && opts.resourceVersion === '0') causes.push(fieldForbidden(field, 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
-  if (causes.length === 0) return;
+  if (causes.length) throw listOptionsInvalid(causes);
+}
+
+/** 422 `ListOptions.meta.k8s.io "" is invalid: …`, kube-apiserver's answer to bad list and watch options. */
+export function listOptionsInvalid(causes: StatusCause[]): ApiError {
   const err = invalid('meta.k8s.io', 'ListOptions', '', causes);
   delete err.details?.name; // an empty name is omitted, as Kubernetes encodes it
-  throw err;
+  return err;
 }
 
 /** The number in a resourceVersion parameter; 0 for none ("" or "0"); 400 when it is not one. */

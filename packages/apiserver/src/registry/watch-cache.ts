@@ -350,6 +350,11 @@ export class WatchCache {
     return this.events[seq - this.base]!;
   }
 
+  /** Storage's current revision (a watch from "now" starts there). */
+  currentRevision(): Promise<number> {
+    return this.options.backend.currentRevision();
+  }
+
   /** The highest revision the cache has seen. */
   get revision(): number {
     return this.latest;

@@ -182,6 +182,34 @@ describe('resourceVersion semantics of watches', () => {
     });
   });
 
+  it('checks sendInitialEvents and resourceVersionMatch as kube-apiserver does', async () => {
+    await withServer({}, async (t) => {
+      const cases: [string, string][] = [
+        ['resourceVersionMatch=NotOlderThan', 'resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided'],
+        ['sendInitialEvents=true', 'resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan'],
+        ['sendInitialEvents=true&resourceVersionMatch=Exact', '[resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan, resourceVersionMatch: Unsupported value: "Exact": supported values: "NotOlderThan"]'],
+      ];
+      for (const [query, detail] of cases) {
+        const r = await t.call('GET', `${CM}?watch=true&${query}`);
+        assert.equal(r.status, 422, query);
+        assert.equal(r.body.message, `ListOptions.meta.k8s.io "" is invalid: ${detail}`);
+      }
+    });
+  });
+
+  it('with sendInitialEvents=false and no resourceVersion, sends only changes from now on', async () => {
+    await withServer({}, async (t) => {
+      await t.call('POST', CM, cm('before'));
+      const abort = new AbortController();
+      const w = await t.raw('GET', CM, { watch: 'true', sendInitialEvents: 'false', resourceVersionMatch: 'NotOlderThan' }, {}, abort.signal);
+      await new Promise((r) => setImmediate(r));
+      await t.call('POST', CM, cm('after'));
+      const events = await readEvents(w, 1);
+      abort.abort();
+      assert.deepEqual(events.map((e) => [e.type, e.object.metadata?.name]), [['ADDED', 'after']]);
+    });
+  });
+
   it('sends bookmarks and ends the watch at timeoutSeconds, in virtual time', async () => {
     const timers = new VirtualTimers();
     await withServer({ timers, bookmarkIntervalMs: 1000 }, async (t) => {

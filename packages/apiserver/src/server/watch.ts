@@ -1,6 +1,7 @@
 import type { KubeObject, RawResponse, WatchEvent } from '@kplane/api';
-import { ApiError, badRequest, toApiError } from '@kplane/api';
-import { withResourceVersion, type Store } from '../registry/store.js';
+import type { StatusCause } from '@kplane/api';
+import { badRequest, fieldForbidden, fieldNotSupported, toApiError } from '@kplane/api';
+import { listOptionsInvalid, withResourceVersion, type Store } from '../registry/store.js';
 import { WatchClosedError, type CachedEvent, type CacheWatcher } from '../registry/watch-cache.js';
 import { realTimers, type Timers } from '../registry/timers.js';
 import { toTable, type IncludeObject } from './table.js';
@@ -78,9 +79,25 @@ class Channel {
   }
 }
 
+/** kube-apiserver's checks of sendInitialEvents and resourceVersionMatch on a watch (422 Invalid ListOptions). */
+function validateWatchOptions(q: Record<string, string>): void {
+  const causes: StatusCause[] = [];
+  const match = q.resourceVersionMatch;
+  const field = 'resourceVersionMatch';
+  if (q.sendInitialEvents !== undefined && match !== 'NotOlderThan') {
+    causes.push(fieldForbidden(field, 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan'));
+  }
+  if (match) {
+    if (q.sendInitialEvents === undefined) causes.push(fieldForbidden(field, 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided'));
+    if (match !== 'NotOlderThan') causes.push(fieldNotSupported(field, match, ['NotOlderThan']));
+    if (q.continue) causes.push(fieldForbidden(field, 'resourceVersionMatch is forbidden when using continue'));
+  }
+  if (causes.length) throw listOptionsInvalid(causes);
+}
+
 /**
  * Serves a watch: synthetic ADDED events for the current state when no resourceVersion (or
- * "0") is given, then every change after it from the resource's watch cache, filtered by
+ * "0") is given or sendInitialEvents=true (none with sendInitialEvents=false), then every change after it from the resource's watch cache, filtered by
  * namespace and selectors (an object leaving the selection is sent as DELETED, one entering it
  * as ADDED). Only changes with a revision above the resourceVersion are sent, however far
  * ahead of storage it is. A too-old resourceVersion is reported as an ERROR event with a 410
@@ -103,10 +120,9 @@ export function serveWatch(
     fromRevision = Number(rvParam);
     if (!/^\d+$/.test(rvParam) || !Number.isSafeInteger(fromRevision)) throw badRequest(`invalid resource version: ${rvParam}`);
   }
-  const sendInitial = q.sendInitialEvents === 'true' || fromRevision === undefined;
-  if (q.sendInitialEvents === 'true' && q.resourceVersionMatch !== 'NotOlderThan') {
-    throw new ApiError(422, 'Invalid', 'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan');
-  }
+  validateWatchOptions(q);
+  // Without sendInitialEvents, only a watch from no resourceVersion (or "0") starts with the current objects.
+  const sendInitial = q.sendInitialEvents === undefined ? fromRevision === undefined : q.sendInitialEvents === 'true';
   let timeoutSeconds = options.defaultTimeoutSeconds;
   if (q.timeoutSeconds !== undefined && q.timeoutSeconds !== '') {
     const t = Number(q.timeoutSeconds);
@@ -194,6 +210,7 @@ export function serveWatch(
           if (abort.signal.aborted) return;
         } while (token);
       }
+      if (!sendInitial && fromRevision === undefined) start = await store.cache.currentRevision();
       if (sendInitial && q.sendInitialEvents === 'true' && bookmarks) channel.push(bookmark(start, { 'k8s.io/initial-events-end': 'true' }));
       watcher = await store.cache.subscribe(start, abort.signal);
       const w = watcher;
