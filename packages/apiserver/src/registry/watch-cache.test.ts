@@ -29,6 +29,20 @@ function settle(): Promise<void> {
   return new Promise((r) => setImmediate(r));
 }
 
+/** A watcher as the server's watch requests start it (bounded in unread changes), as a generator. */
+async function* bounded(cache: WatchCache, fromRevision: number, signal: AbortSignal): AsyncGenerator<CachedEvent> {
+  const w = await cache.subscribe(fromRevision, signal);
+  try {
+    for (;;) {
+      const e = await w.read();
+      if (!e) return;
+      yield e;
+    }
+  } finally {
+    w.close();
+  }
+}
+
 /** Reads n events from a generator. */
 async function take(it: AsyncGenerator<CachedEvent>, n: number): Promise<CachedEvent[]> {
   const out: CachedEvent[] = [];
@@ -134,7 +148,7 @@ describe('WatchCache', () => {
     const { backend, cache } = await setup({ watcherMaxEvents: 5 });
     const abort = new AbortController();
     const start = await backend.currentRevision();
-    const slow = cache.watch(start, abort.signal);
+    const slow = bounded(cache, start, abort.signal);
     const fast = await cache.subscribe(start, abort.signal);
     const got: string[] = [];
     const reading = (async () => {
@@ -160,7 +174,7 @@ describe('WatchCache', () => {
   it('closes a watcher that leaves too many bytes unread', async () => {
     const { backend, cache } = await setup({ watcherMaxBytes: 64 * 1024 });
     const abort = new AbortController();
-    const slow = cache.watch(await backend.currentRevision(), abort.signal);
+    const slow = bounded(cache, await backend.currentRevision(), abort.signal);
     const pending = slow.next();
     await backend.create(`${PREFIX}ns/a`, value('a', 'x'.repeat(40 * 1024)));
     await pending;
@@ -203,9 +217,23 @@ describe('WatchCache', () => {
     for (let i = 0; i < 10; i++) await backend.create(`${PREFIX}ns/c${i}`, value(`c${i}`));
     await settle();
     const abort = new AbortController();
-    const events = await take(cache.watch(start, abort.signal), 10);
+    const events = await take(bounded(cache, start, abort.signal), 10);
     abort.abort();
     assert.equal(events.length, 10);
+    cache.stop();
+  });
+
+  it('does not close the server\'s own followers for unread changes, only when they leave the window', async () => {
+    const { backend, cache } = await setup({ watcherMaxEvents: 2, capacity: 20 });
+    const abort = new AbortController();
+    const follower = cache.watch(await backend.currentRevision(), abort.signal);
+    for (let i = 0; i < 10; i++) await backend.create(`${PREFIX}ns/c${i}`, value(`c${i}`));
+    await settle();
+    assert.equal((await take(follower, 10)).length, 10);
+    for (let i = 10; i < 40; i++) await backend.create(`${PREFIX}ns/c${i}`, value(`c${i}`));
+    await settle();
+    await assert.rejects(follower.next(), (err: unknown) => err instanceof WatchClosedError && err.why === 'lagging');
+    abort.abort();
     cache.stop();
   });
 

@@ -131,6 +131,8 @@ export class CacheWatcher {
     /** Events to read before the window's, from storage (ended by the watcher's own signal). */
     replay: ((signal: AbortSignal) => AsyncIterable<CachedEvent>) | undefined,
     signal: AbortSignal | undefined,
+    /** Is the watcher closed when it leaves too many changes unread (else only when they leave the window)? */
+    readonly lagBounded = true,
   ) {
     this.cursor = cursor;
     this.startSeq = cache.endSeq;
@@ -310,7 +312,7 @@ export class WatchCache {
     const first = this.base + this.head;
     for (const w of this.watchers) {
       if (w.failure) continue;
-      if (w.cursor < first || this.unread(w) > 0) {
+      if (w.cursor < first || (w.lagBounded && this.unread(w) > 0)) {
         w.failure = new WatchClosedError('lagging');
         this.watchers.delete(w);
       }
@@ -373,17 +375,19 @@ export class WatchCache {
   /**
    * Starts a watcher for the events with revision > fromRevision, until the signal aborts.
    * Throws a 410 Expired ApiError when fromRevision is older than what the window and
-   * storage's history still hold.
+   * storage's history still hold. `lagBounded: false` exempts the watcher from the bounds of
+   * unread changes (for the server's own followers, which read at once).
    */
-  async subscribe(fromRevision: number, signal?: AbortSignal): Promise<CacheWatcher> {
+  async subscribe(fromRevision: number, signal?: AbortSignal, options: { lagBounded?: boolean } = {}): Promise<CacheWatcher> {
     await this.start();
     let w: CacheWatcher;
+    const lagBounded = options.lagBounded ?? true;
     if (fromRevision >= this.oldest) {
-      w = new CacheWatcher(this, this.seqAfter(fromRevision), fromRevision, undefined, signal);
+      w = new CacheWatcher(this, this.seqAfter(fromRevision), fromRevision, undefined, signal, lagBounded);
     } else if (this.dropped) {
       // Older than the window: storage replays up to the window's start, then the window follows.
       const target = this.oldest;
-      w = new CacheWatcher(this, this.base + this.head, fromRevision, (s) => this.replay(fromRevision, target, s), signal);
+      w = new CacheWatcher(this, this.base + this.head, fromRevision, (s) => this.replay(fromRevision, target, s), signal, lagBounded);
     } else {
       throw gone(`too old resource version: ${fromRevision} (${this.oldest})`);
     }
@@ -406,11 +410,13 @@ export class WatchCache {
   }
 
   /**
-   * Streams events with revision > fromRevision until the signal aborts. Throws a 410 Expired
-   * ApiError when fromRevision is too old, and WatchClosedError when the cache closes the watcher.
+   * Streams events with revision > fromRevision until the signal aborts, for the server's own
+   * followers (namespace lifecycle, CRDs): not closed for unread changes, only when they leave
+   * the window. Throws a 410 Expired ApiError when fromRevision is too old, and
+   * WatchClosedError when the cache closes the watcher.
    */
   async *watch(fromRevision: number, signal: AbortSignal): AsyncGenerator<CachedEvent> {
-    const w = await this.subscribe(fromRevision, signal);
+    const w = await this.subscribe(fromRevision, signal, { lagBounded: false });
     try {
       for (;;) {
         const e = await w.read();
