@@ -7,8 +7,6 @@ import {
   apiVersionOf,
   badRequest,
   conflict,
-  fieldForbidden,
-  fieldNotSupported,
   gone,
   invalid,
   notFound,
@@ -24,6 +22,7 @@ import { CompactedError, FutureRevisionError, KeyExistsError, KeyNotFoundError, 
 import type { ResourceType, StrategyContext } from './resource.js';
 import { WatchCache, tooLargeResourceVersion, type WatchCacheOptions } from './watch-cache.js';
 import type { Timers } from './timers.js';
+import { parseResourceVersion, validateListOptions } from './read-options.js';
 import { JsonWriter } from './json-writer.js';
 import { compileListFilter, type ListFilter } from './filter.js';
 
@@ -730,34 +729,6 @@ export class Store {
 interface LabelSelectorObject {
   matchLabels?: Record<string, string>;
   matchExpressions?: { key: string; operator: string; values?: string[] }[];
-}
-
-/** kube-apiserver's checks of resourceVersionMatch on a list: 422 Invalid ListOptions. */
-function validateListOptions(opts: ListOptions): void {
-  const match = opts.resourceVersionMatch;
-  if (!match) return;
-  const causes: StatusCause[] = [];
-  const field = 'resourceVersionMatch';
-  if (!opts.resourceVersion) causes.push(fieldForbidden(field, 'resourceVersionMatch is forbidden unless resourceVersion is provided'));
-  if (opts.continue) causes.push(fieldForbidden(field, 'resourceVersionMatch is forbidden when continue is provided'));
-  if (match !== 'Exact' && match !== 'NotOlderThan') causes.push(fieldNotSupported(field, match, ['Exact', 'NotOlderThan', '']));
-  if (match === 'Exact' && opts.resourceVersion === '0') causes.push(fieldForbidden(field, 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
-  if (causes.length) throw listOptionsInvalid(causes);
-}
-
-/** 422 `ListOptions.meta.k8s.io "" is invalid: …`, kube-apiserver's answer to bad list and watch options. */
-export function listOptionsInvalid(causes: StatusCause[]): ApiError {
-  const err = invalid('meta.k8s.io', 'ListOptions', '', causes);
-  delete err.details?.name; // an empty name is omitted, as Kubernetes encodes it
-  return err;
-}
-
-/** The number in a resourceVersion parameter; 0 for none ("" or "0"); 400 when it is not one. */
-function parseResourceVersion(resourceVersion: string | undefined): number {
-  if (resourceVersion === undefined || resourceVersion === '' || resourceVersion === '0') return 0;
-  const rv = Number(resourceVersion);
-  if (!/^\d+$/.test(resourceVersion) || !Number.isSafeInteger(rv)) throw badRequest(`invalid resource version: ${resourceVersion}`);
-  return rv;
 }
 
 const STORED_HEAD = /^\{"apiVersion":"[^"\\]*","kind":"[^"\\]*","metadata":\{/;

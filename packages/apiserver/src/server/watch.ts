@@ -1,7 +1,7 @@
 import type { KubeObject, RawResponse, WatchEvent } from '@kplane/api';
-import type { StatusCause } from '@kplane/api';
-import { badRequest, fieldForbidden, fieldNotSupported, toApiError } from '@kplane/api';
-import { listOptionsInvalid, withResourceVersion, type Store } from '../registry/store.js';
+import { badRequest, toApiError } from '@kplane/api';
+import { withResourceVersion, type Store } from '../registry/store.js';
+import { parseResourceVersion, validateWatchOptions } from '../registry/read-options.js';
 import { WatchClosedError, type CachedEvent, type CacheWatcher } from '../registry/watch-cache.js';
 import { realTimers, type Timers } from '../registry/timers.js';
 import { toTable, type IncludeObject } from './table.js';
@@ -79,22 +79,6 @@ class Channel {
   }
 }
 
-/** kube-apiserver's checks of sendInitialEvents and resourceVersionMatch on a watch (422 Invalid ListOptions). */
-function validateWatchOptions(q: Record<string, string>): void {
-  const causes: StatusCause[] = [];
-  const match = q.resourceVersionMatch;
-  const field = 'resourceVersionMatch';
-  if (q.sendInitialEvents !== undefined && match !== 'NotOlderThan') {
-    causes.push(fieldForbidden(field, 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan'));
-  }
-  if (match) {
-    if (q.sendInitialEvents === undefined) causes.push(fieldForbidden(field, 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided'));
-    if (match !== 'NotOlderThan') causes.push(fieldNotSupported(field, match, ['NotOlderThan']));
-    if (q.continue) causes.push(fieldForbidden(field, 'resourceVersionMatch is forbidden when using continue'));
-  }
-  if (causes.length) throw listOptionsInvalid(causes);
-}
-
 /**
  * Serves a watch: synthetic ADDED events for the current state when no resourceVersion (or
  * "0") is given or sendInitialEvents=true (none with sendInitialEvents=false), then every change after it from the resource's watch cache, filtered by
@@ -114,12 +98,7 @@ export function serveWatch(
 ): RawResponse {
   const timers = options.timers ?? realTimers;
   const filter = store.filter({ labelSelector: q.labelSelector, fieldSelector: q.fieldSelector });
-  const rvParam = q.resourceVersion;
-  let fromRevision: number | undefined;
-  if (rvParam !== undefined && rvParam !== '' && rvParam !== '0') {
-    fromRevision = Number(rvParam);
-    if (!/^\d+$/.test(rvParam) || !Number.isSafeInteger(fromRevision)) throw badRequest(`invalid resource version: ${rvParam}`);
-  }
+  const fromRevision = parseResourceVersion(q.resourceVersion) || undefined;
   validateWatchOptions(q);
   // Without sendInitialEvents, only a watch from no resourceVersion (or "0") starts with the current objects.
   const sendInitial = q.sendInitialEvents === undefined ? fromRevision === undefined : q.sendInitialEvents === 'true';
