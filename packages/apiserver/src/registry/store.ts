@@ -322,12 +322,13 @@ export class Store {
       const t = decodeContinue(opts.continue);
       revision = t.rv;
       startAfter = prefix + t.start;
-    }
-    if (!opts.continue) {
+    } else {
       // Not older than the version asked (Exact: that very version): wait for storage to reach it.
       const rv = parseResourceVersion(opts.resourceVersion);
-      if (rv > 0) await this.cache.waitForRevision(rv);
-      if (rv > 0 && opts.resourceVersionMatch === 'Exact') revision = rv;
+      if (rv > 0) {
+        await this.cache.waitForRevision(rv);
+        if (opts.resourceVersionMatch === 'Exact') revision = rv;
+      }
     }
     const limit = opts.limit && opts.limit > 0 ? opts.limit : 0;
     const items: T[] = [];
