@@ -81,9 +81,9 @@ class Channel {
 
 /**
  * Serves a watch: synthetic ADDED events for the current state when no resourceVersion (or
- * "0") is given or sendInitialEvents=true (none with sendInitialEvents=false), then every change after it from the resource's watch cache, filtered by
- * namespace and selectors (an object leaving the selection is sent as DELETED, one entering it
- * as ADDED). Only changes with a revision above the resourceVersion are sent, however far
+ * "0") is given or sendInitialEvents=true (none with sendInitialEvents=false), then every
+ * change after it from the resource's watch cache, filtered by namespace and selectors (an
+ * object leaving the selection is sent as DELETED, one entering it as ADDED). Only changes with a revision above the resourceVersion are sent, however far
  * ahead of storage it is. A too-old resourceVersion is reported as an ERROR event with a 410
  * Status. A watcher that falls behind, or whose watch cache restarts, sees its stream end
  * (the client watches again from the last resourceVersion it got), as kube-apiserver does.
