@@ -1,5 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { getEventListeners } from 'node:events';
 import type { KubeObject } from '@kplane/api';
 import { ApiError } from '@kplane/api';
 import { createMemoryBackend, type Backend, type StorageEvent } from '@kplane/storage';
@@ -272,6 +273,15 @@ describe('WatchCache', () => {
     await memory.create(`${PREFIX}ns/x`, value('x'));
     assert.equal((await take(again, 1))[0]?.object.metadata?.name, 'x');
     abort.abort();
+    cache.stop();
+  });
+
+  it('leaves no listener on a long-lived signal once a watcher is closed', async () => {
+    const { backend, cache } = await setup();
+    const abort = new AbortController();
+    for (let i = 0; i < 3; i++) (await cache.subscribe(await backend.currentRevision(), abort.signal)).close();
+    assert.equal(getEventListeners(abort.signal, 'abort').length, 0);
+    assert.equal(cache.usage.watchers, 0);
     cache.stop();
   });
 

@@ -122,6 +122,8 @@ export class CacheWatcher {
   private wakeUp?: () => void;
   private replay?: AsyncIterator<CachedEvent>;
   private readonly abort = new AbortController();
+  private readonly signal?: AbortSignal;
+  private readonly onAbort = (): void => this.close();
 
   constructor(
     private readonly cache: WatchCache,
@@ -137,9 +139,10 @@ export class CacheWatcher {
     this.cursor = cursor;
     this.startSeq = cache.endSeq;
     this.replay = replay?.(this.abort.signal)[Symbol.asyncIterator]();
-    if (signal) {
-      if (signal.aborted) this.abort.abort();
-      else signal.addEventListener('abort', () => this.close(), { once: true });
+    if (signal?.aborted) this.abort.abort();
+    else if (signal) {
+      this.signal = signal;
+      signal.addEventListener('abort', this.onAbort, { once: true });
     }
   }
 
@@ -180,6 +183,7 @@ export class CacheWatcher {
 
   /** Closes the watcher (idempotent); a pending read returns undefined. */
   close(): void {
+    this.signal?.removeEventListener('abort', this.onAbort);
     this.abort.abort();
     this.cache.forget(this);
     this.wake();
