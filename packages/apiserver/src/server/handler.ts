@@ -66,7 +66,9 @@ function textJson(status: number, json: string | Uint8Array): RawResponse {
 /** A Status response for an error. */
 export function errorResponse(err: unknown): RawResponse {
   const e = toApiError(err);
-  return jsonResponse(e.code, e.toStatus());
+  // As kube-apiserver: a Status that says when to retry says it in Retry-After too.
+  const retry = e.details?.retryAfterSeconds;
+  return jsonResponse(e.code, e.toStatus(), retry ? { 'retry-after': String(retry) } : {});
 }
 
 function text(status: number, body: string): RawResponse {

@@ -88,6 +88,7 @@ describe('resourceVersion semantics of reads', () => {
       for (const r of await Promise.all(calls)) {
         assert.equal(r.status, 504);
         assert.deepEqual(r.body, tooLarge(now + 10, now));
+        assert.equal(r.headers['retry-after'], '1');
       }
       assert.equal(timers.pending, 0);
     });
