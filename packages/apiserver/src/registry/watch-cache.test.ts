@@ -103,6 +103,26 @@ describe('WatchCache', () => {
     cache.stop();
   });
 
+  it('replays a watch from before the cache started from storage (a restart), then follows the window', async () => {
+    const backend = createMemoryBackend();
+    const start = await backend.currentRevision();
+    for (let i = 0; i < 3; i++) await backend.create(`${PREFIX}ns/old${i}`, value(`old${i}`));
+    await backend.create('/registry/secrets/ns/s', value('s'));
+    const { cache } = await setup({}, backend);
+    const abort = new AbortController();
+    const it = cache.watch(start, abort.signal);
+    const old = await take(it, 3);
+    assert.deepEqual(old.map((e) => e.object.metadata?.name), ['old0', 'old1', 'old2']);
+    // No event of this resource at the cache's start revision: the next one ends the replay, once.
+    const next = it.next();
+    await backend.create(`${PREFIX}ns/new0`, value('new0'));
+    await backend.create(`${PREFIX}ns/new1`, value('new1'));
+    assert.equal((await next).value?.object.metadata?.name, 'new0');
+    assert.equal((await take(it, 1))[0]?.object.metadata?.name, 'new1');
+    abort.abort();
+    cache.stop();
+  });
+
   it('answers 410 Expired for a watch older than the window once storage compacted that history', async () => {
     const { backend, cache } = await setup({ capacity: 2 });
     const start = await backend.currentRevision();

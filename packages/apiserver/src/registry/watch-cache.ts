@@ -220,8 +220,6 @@ export class WatchCache {
   private readonly timers: Timers;
   /** Watches may resume from the window for any revision >= this one. */
   private oldest = 0;
-  /** Is `oldest` the revision of an event dropped from the window (so storage has it)? */
-  private dropped = false;
   /** The highest revision this cache has seen (its own events or its start). */
   private latest = 0;
   private readonly stopSignal = new AbortController();
@@ -291,7 +289,6 @@ export class WatchCache {
     this.head = 0;
     this.bytes = 0;
     this.oldest = rev;
-    this.dropped = false;
     this.latest = Math.max(this.latest, rev);
   }
 
@@ -305,7 +302,6 @@ export class WatchCache {
       this.events[this.head++] = undefined;
       this.bytes -= old.size;
       this.oldest = old.revision;
-      this.dropped = true;
     }
     if (this.head > 1024 && this.head * 2 > this.events.length) {
       this.events = this.events.slice(this.head);
@@ -388,12 +384,13 @@ export class WatchCache {
     const lagBounded = options.lagBounded ?? true;
     if (fromRevision >= this.oldest) {
       w = new CacheWatcher(this, this.seqAfter(fromRevision), fromRevision, undefined, signal, lagBounded);
-    } else if (this.dropped) {
-      // Older than the window: storage replays up to the window's start, then the window follows.
+    } else {
+      // Older than the window (dropped from it, or from before the cache started): storage
+      // replays up to the window's start, then the window follows. When no event of this
+      // resource sits at that revision, the replay ends with the first event after it, which
+      // the window holds too.
       const target = this.oldest;
       w = new CacheWatcher(this, this.base + this.head, fromRevision, (s) => this.replay(fromRevision, target, s), signal, lagBounded);
-    } else {
-      throw gone(`too old resource version: ${fromRevision} (${this.oldest})`);
     }
     this.watchers.add(w);
     return w;
