@@ -1,6 +1,8 @@
 import type { KubeObject, RawResponse } from '@kplane/api';
-import { createMemoryBackend } from '@kplane/storage';
-import { createApiServer, type ApiServer } from './server/server.js';
+import { createMemoryBackend, type Backend } from '@kplane/storage';
+import { createApiServer, type ApiServer, type ApiServerOptions } from './server/server.js';
+
+export { VirtualTimers, type Timers } from './registry/timers.js';
 
 /** The seed chapter's Greeting CRD and objects, shared by tests and benchmarks. */
 export { greeting, greetingCRD } from './crd/greeting.fixture.js';
@@ -15,6 +17,8 @@ export interface JsonAnswer {
 /** An API server on memory storage with a small JSON request helper, for tests. */
 export interface TestServer {
   server: ApiServer;
+  /** The memory backend the server stores in. */
+  backend: Backend;
   /** Sends a request with a JSON (or raw string) body and parses a JSON answer. */
   call(method: string, path: string, body?: unknown, headers?: Record<string, string>, query?: Record<string, string>): Promise<JsonAnswer>;
   /** Sends a request and returns the raw response (for watches). */
@@ -23,12 +27,15 @@ export interface TestServer {
 }
 
 /** Starts an API server on a fresh memory backend. */
-export async function startTestServer(options: { now?: () => Date; bookmarkIntervalMs?: number; watchCacheCapacity?: number } = {}): Promise<TestServer> {
+export async function startTestServer(
+  options: Pick<ApiServerOptions, 'now' | 'bookmarkIntervalMs' | 'watchCacheCapacity' | 'watchCache' | 'timers'> = {},
+): Promise<TestServer> {
   const backend = createMemoryBackend();
   const server = createApiServer({ backend, ...options });
   await server.start();
   return {
     server,
+    backend,
     async call(method, path, body, headers = {}, query = {}) {
       const [p, qs] = path.split('?');
       const q = { ...Object.fromEntries(new URLSearchParams(qs ?? '')), ...query };
@@ -66,7 +73,9 @@ export async function readEvents(r: RawResponse, n: number, timeoutMs = 2000): P
   let buf = '';
   const deadline = Date.now() + timeoutMs;
   while (out.length < n && Date.now() < deadline) {
-    const next = await Promise.race([it.next(), new Promise<null>((res) => setTimeout(() => res(null), Math.max(1, deadline - Date.now())))]);
+    let timer: NodeJS.Timeout | undefined;
+    const next = await Promise.race([it.next(), new Promise<null>((res) => (timer = setTimeout(() => res(null), Math.max(1, deadline - Date.now()))))]);
+    clearTimeout(timer);
     if (next === null || next.done) break;
     buf += Buffer.from(next.value).toString('utf8');
     let i: number;

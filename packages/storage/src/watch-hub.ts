@@ -38,7 +38,8 @@ export interface WatchHub {
 }
 
 class Buffered implements Subscription {
-  private items: StorageEvent[] = [];
+  /** Buffered events; the slots before `head` were read and are released (undefined). */
+  private items: (StorageEvent | undefined)[] = [];
   private head = 0;
   private waiter: (() => void) | undefined;
   closed = false;
@@ -53,7 +54,14 @@ class Buffered implements Subscription {
 
   shift(): StorageEvent | undefined {
     if (this.head >= this.items.length) return undefined;
-    const event = this.items[this.head++];
+    const event = this.items[this.head];
+    // A read event is released at once: it may be large, and the consumer may hold it no longer.
+    this.items[this.head++] = undefined;
+    if (this.head === this.items.length) {
+      this.items = [];
+      this.head = 0;
+      return event;
+    }
     // Drop the consumed part now and then so the array does not grow forever.
     if (this.head > 1024 && this.head * 2 > this.items.length) {
       this.items = this.items.slice(this.head);

@@ -21,7 +21,9 @@ import {
 import type { Backend, KeyValue, WriteOptions as StorageWriteOptions } from '@kplane/storage';
 import { CompactedError, FutureRevisionError, KeyExistsError, KeyNotFoundError, RevisionMismatchError, ValueTooLargeError } from '@kplane/storage';
 import type { ResourceType, StrategyContext } from './resource.js';
-import { WatchCache } from './watch-cache.js';
+import { WatchCache, tooLargeResourceVersion, type WatchCacheOptions } from './watch-cache.js';
+import type { Timers } from './timers.js';
+import { parseResourceVersion, validateListOptions } from './read-options.js';
 import { JsonWriter } from './json-writer.js';
 import { compileListFilter, type ListFilter } from './filter.js';
 
@@ -71,6 +73,10 @@ export interface StoreDeps {
   checkNamespace?(namespace: string, group: string, resource: string, name: string): Promise<void>;
   /** Events each resource's watch cache keeps (default 10 000). */
   watchCacheCapacity?: number;
+  /** Bounds of each resource's watch cache and of its watchers (see WatchCacheOptions). */
+  watchCache?: Pick<WatchCacheOptions, 'capacity' | 'maxBytes' | 'watcherMaxEvents' | 'watcherMaxBytes'>;
+  /** Timers of freshness waits (tests inject virtual ones). */
+  timers?: Timers;
 }
 
 const NAME_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
@@ -146,7 +152,10 @@ export class Store {
       backend: this.deps.backend,
       prefix: this.prefix,
       decode: (v, r) => this.decode(v, r),
-      capacity: deps.watchCacheCapacity,
+      namespaced: type.namespaced,
+      ...deps.watchCache,
+      capacity: deps.watchCache?.capacity ?? deps.watchCacheCapacity,
+      timers: deps.timers,
     });
   }
 
@@ -206,10 +215,21 @@ export class Store {
   }
 
   /** GET as JSON text, without decoding and re-encoding the object when it can be avoided. */
-  async getJson(namespace: string | undefined, name: string): Promise<string> {
+  async getJson(namespace: string | undefined, name: string, resourceVersion?: string): Promise<string> {
+    await this.waitForResourceVersion(resourceVersion);
     const kv = await this.deps.backend.get(this.key(namespace, name));
     if (!kv) throw this.notFound(name);
     return this.servedJson(kv);
+  }
+
+  /**
+   * Waits until storage holds `resourceVersion` (a read's "not older than" bound): at once
+   * when it does, else up to 3 s, then 504 Timeout (ResourceVersionTooLarge). "" and "0" mean
+   * any version; a version that is not a number is a 400.
+   */
+  async waitForResourceVersion(resourceVersion: string | undefined): Promise<void> {
+    const rv = parseResourceVersion(resourceVersion);
+    if (rv > 0) await this.cache.waitForRevision(rv);
   }
 
   /**
@@ -262,8 +282,9 @@ export class Store {
     return notFound(this.type.group, this.type.resource, name);
   }
 
-  /** Reads one object; 404 when absent. */
-  async get(namespace: string | undefined, name: string): Promise<KubeObject> {
+  /** Reads one object, at least as new as `resourceVersion` when one is given; 404 when absent. */
+  async get(namespace: string | undefined, name: string, resourceVersion?: string): Promise<KubeObject> {
+    await this.waitForResourceVersion(resourceVersion);
     const kv = await this.deps.backend.get(this.key(namespace, name));
     if (!kv) throw this.notFound(name);
     return this.fromKv(kv);
@@ -297,24 +318,18 @@ export class Store {
     let revision = 0;
     let startAfter: string | undefined;
     const prefix = this.listPrefix(namespace);
+    validateListOptions(opts);
     if (opts.continue) {
       const t = decodeContinue(opts.continue);
       revision = t.rv;
       startAfter = prefix + t.start;
-    } else if (opts.resourceVersion && opts.resourceVersion !== '0') {
-      const rv = Number(opts.resourceVersion);
-      if (!Number.isInteger(rv) || rv < 0) throw badRequest(`invalid resource version: ${opts.resourceVersion}`);
-      const current = await backend.currentRevision();
-      if (opts.resourceVersionMatch === 'Exact') revision = rv;
-      else if (rv > current) {
-        throw new ApiError(504, 'Timeout', `Too large resource version: ${rv}, current: ${current}`, {
-          causes: [{ type: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
-          retryAfterSeconds: 1,
-        });
+    } else {
+      // Not older than the version asked (Exact: that very version): wait for storage to reach it.
+      const rv = parseResourceVersion(opts.resourceVersion);
+      if (rv > 0) {
+        await this.cache.waitForRevision(rv);
+        if (opts.resourceVersionMatch === 'Exact') revision = rv;
       }
-    }
-    if (opts.resourceVersionMatch && !['Exact', 'NotOlderThan'].includes(opts.resourceVersionMatch)) {
-      throw badRequest(`resourceVersionMatch: Unsupported value: "${opts.resourceVersionMatch}": supported values: "Exact", "NotOlderThan"`);
     }
     const limit = opts.limit && opts.limit > 0 ? opts.limit : 0;
     const items: T[] = [];
@@ -339,14 +354,8 @@ export class Store {
         startAfter = page.items[page.items.length - 1]!.key;
       }
     } catch (err) {
-      if (err instanceof FutureRevisionError) {
-        // A continue token (or an Exact resourceVersion) from a revision not reached yet:
-        // kube-apiserver's watch cache answers so (after waiting 3 s for it).
-        throw new ApiError(504, 'Timeout', `Too large resource version: ${revision}, current: ${await backend.currentRevision()}`, {
-          causes: [{ type: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
-          retryAfterSeconds: 1,
-        });
-      }
+      // Only a continue token made up by hand names a revision storage has not reached.
+      if (err instanceof FutureRevisionError) throw tooLargeResourceVersion(revision, await backend.currentRevision());
       if (err instanceof CompactedError) {
         if (opts.continue) {
           throw gone('The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.');

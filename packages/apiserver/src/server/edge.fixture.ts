@@ -1,6 +1,5 @@
 /** Test fixtures for the request edge: a storage backend that can be held, and virtual timers. */
 import type { Backend } from '@kplane/storage';
-import type { Timers } from './limits.js';
 
 /** A backend whose reads of keys ending in `/<name>` wait until `release()`. */
 export interface HeldBackend {
@@ -41,39 +40,6 @@ export function holdReadsOf(inner: Backend, name: string): HeldBackend {
     },
     waiting: () => waiting,
   };
-}
-
-/** Timers on a virtual clock: nothing fires until advance(). */
-export class VirtualTimers implements Timers {
-  private nextId = 1;
-  private now = 0;
-  private readonly pending = new Map<number, { at: number; fn: () => void }>();
-
-  setTimeout(fn: () => void, ms: number): unknown {
-    const id = this.nextId++;
-    this.pending.set(id, { at: this.now + ms, fn });
-    return id;
-  }
-
-  clearTimeout(handle: unknown): void {
-    this.pending.delete(handle as number);
-  }
-
-  /** Delays (ms from now) of the timers still pending. */
-  delays(): number[] {
-    return [...this.pending.values()].map((p) => p.at - this.now);
-  }
-
-  /** Moves the clock on by `ms`, firing every timer that falls due. */
-  advance(ms: number): void {
-    this.now += ms;
-    for (const [id, p] of [...this.pending]) {
-      if (p.at <= this.now) {
-        this.pending.delete(id);
-        p.fn();
-      }
-    }
-  }
 }
 
 /** Waits until `cond()` holds, yielding to the event loop between checks (no sleeping). */

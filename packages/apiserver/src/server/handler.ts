@@ -19,12 +19,13 @@ import { unstructuredList, unstructuredObject } from '../crd/unstructured.js';
 import type { Registry } from '../registry/registry.js';
 import type { Store, WriteOptions } from '../registry/store.js';
 import { bindPod } from './binding.js';
-import { DEFAULT_LIMITS, parseBoolParam, parseGoDuration, REAL_TIMERS, type ServerLimits, type Timers } from './limits.js';
+import { DEFAULT_LIMITS, parseBoolParam, parseGoDuration, type ServerLimits } from './limits.js';
 import { deleteOptions, listOptions, typedListQuery, writeOptions } from './options.js';
 import { checkPathSegmentName, classifyRequest, isNamespaceSubresource, parsePath, type ResourceRequestInfo } from './request-info.js';
 import { AGGREGATED_V2, AGGREGATED_V2BETA1, aggregatedDiscovery, apiGroup, apiGroupList, apiResourceList, apiVersions } from './discovery.js';
 import { toTable, type IncludeObject } from './table.js';
 import { serveWatch } from './watch.js';
+import { realTimers, type Timers } from '../registry/timers.js';
 
 /** Serves the OpenAPI documents. */
 export interface OpenAPIProvider {
@@ -51,7 +52,7 @@ export interface HandlerOptions {
   defaultWatchTimeoutSeconds?: number;
   /** Request limits (the request timeout is enforced here); kube-apiserver's defaults otherwise. */
   limits?: Partial<ServerLimits>;
-  /** Timers for the request timeout (tests inject virtual ones). */
+  /** Timers of the request timeout and of watches (tests inject virtual ones). */
   timers?: Timers;
 }
 
@@ -70,7 +71,9 @@ function textJson(status: number, json: string | Uint8Array): RawResponse {
 /** A Status response for an error. */
 export function errorResponse(err: unknown): RawResponse {
   const e = toApiError(err);
-  return jsonResponse(e.code, e.toStatus());
+  // As kube-apiserver: a Status that says when to retry says it in Retry-After too.
+  const retry = e.details?.retryAfterSeconds;
+  return jsonResponse(e.code, e.toStatus(), retry ? { 'retry-after': String(retry) } : {});
 }
 
 function text(status: number, body: string): RawResponse {
@@ -211,7 +214,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
 
   const isNamespaceSub = isNamespaceSubresource;
   const timeoutMaxMs = options.limits?.requestTimeoutMs ?? DEFAULT_LIMITS.requestTimeoutMs;
-  const timers = options.timers ?? REAL_TIMERS;
+  const timers = options.timers ?? realTimers;
 
   function render(store: Store, rep: Representation, obj: KubeObject, q: Record<string, string>, status = 200, headers: Record<string, string> = {}): RawResponse {
     if (rep === 'table') {
@@ -271,6 +274,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
             bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
             defaultTimeoutSeconds: options.defaultWatchTimeoutSeconds ?? 1800,
             include: rep === 'table' ? includeObject(q) : 'Object',
+            timers: options.timers,
           });
         }
         if (rep === 'object' && !t.customResource) {
@@ -312,6 +316,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
         bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
         defaultTimeoutSeconds: options.defaultWatchTimeoutSeconds ?? 1800,
         include: rep === 'table' ? includeObject(q) : 'Object',
+        timers: options.timers,
       });
     }
     if (sub === 'binding') {
@@ -320,7 +325,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
       return jsonResponse(201, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
     }
     if (sub === 'scale') {
-      if (method === 'GET') return jsonResponse(200, store.toScale(await store.get(ns, name)));
+      if (method === 'GET') return jsonResponse(200, store.toScale(await store.get(ns, name, q.resourceVersion)));
       if (method === 'PUT') {
         const opts = writeOptions(q);
         const incoming = asObject(body());
@@ -337,8 +342,8 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
       throw routeMethodNotAllowed();
     }
     if (method === 'GET') {
-      if (rep === 'object' && !t.customResource && !sub) return textJson(200, await store.getJson(ns, name));
-      return render(store, rep, await store.get(ns, name), q);
+      if (rep === 'object' && !t.customResource && !sub) return textJson(200, await store.getJson(ns, name, q.resourceVersion));
+      return render(store, rep, await store.get(ns, name, q.resourceVersion), q);
     }
     if (method === 'PUT') {
       const opts = writeOptions(q);

@@ -32,18 +32,6 @@ export function resolveLimits(given: Partial<ServerLimits> | undefined): ServerL
   return { ...DEFAULT_LIMITS, ...given };
 }
 
-/** Timer functions; tests inject virtual ones. */
-export interface Timers {
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-/** The process's real timers (a pending deadline never keeps the process alive). */
-export const REAL_TIMERS: Timers = {
-  setTimeout: (fn, ms) => setTimeout(fn, ms).unref(),
-  clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
-};
-
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 

@@ -8,12 +8,15 @@ import { builtinKinds } from '../kinds/index.js';
 import { buildOpenAPIV3Document, openAPIV3Root } from '../openapi/index.js';
 import { Registry } from '../registry/registry.js';
 import type { KindBundle, StrategyContext } from '../registry/resource.js';
+import type { StoreDeps } from '../registry/store.js';
+import type { Timers } from '../registry/timers.js';
 import { createHandler, type OpenAPIProvider } from './handler.js';
 import { createHttpsServer } from './http.js';
 import { createClusterIPAllocator } from './ip-allocator.js';
-import type { ServerLimits, Timers } from './limits.js';
+import type { ServerLimits } from './limits.js';
 
-export type { ServerLimits, Timers } from './limits.js';
+export type { ServerLimits } from './limits.js';
+export type { Timers } from '../registry/timers.js';
 
 /** The Kubernetes version kplane speaks. */
 export const KUBERNETES_VERSION = { major: '1', minor: '32', gitVersion: 'v1.32.0-kplane' };
@@ -42,7 +45,9 @@ export interface ApiServerOptions {
   clock?: Clock;
   /** Body size, in-flight and request-timeout limits (kube-apiserver's defaults otherwise). */
   limits?: Partial<ServerLimits>;
-  /** Timers for request timeouts (tests inject virtual ones). */
+  /** Bounds of the watch caches and of each watcher (bytes and events). */
+  watchCache?: StoreDeps['watchCache'];
+  /** Timers of request timeouts, watches and freshness waits (tests inject virtual ones). */
   timers?: Timers;
 }
 
@@ -142,7 +147,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     }
   }
 
-  registry = new Registry({ backend: options.backend, definitions, context, now, checkNamespace, watchCacheCapacity: options.watchCacheCapacity });
+  registry = new Registry({ backend: options.backend, definitions, context, now, checkNamespace, watchCacheCapacity: options.watchCacheCapacity, watchCache: options.watchCache, timers: options.timers });
   for (const b of bundles) for (const r of b.resources) registry.add(r);
 
   // Custom resources: a CRD becomes served ResourceTypes (and leaves again) at run time.

@@ -1,7 +1,9 @@
 import type { KubeObject, RawResponse, WatchEvent } from '@kplane/api';
-import { ApiError, badRequest, toApiError } from '@kplane/api';
+import { badRequest, toApiError } from '@kplane/api';
 import { withResourceVersion, type Store } from '../registry/store.js';
-import type { CachedEvent } from '../registry/watch-cache.js';
+import { parseResourceVersion, validateWatchOptions } from '../registry/read-options.js';
+import { WatchClosedError, type CachedEvent, type CacheWatcher } from '../registry/watch-cache.js';
+import { realTimers, type Timers } from '../registry/timers.js';
 import { toTable, type IncludeObject } from './table.js';
 
 /** Options of serveWatch. */
@@ -10,33 +12,48 @@ export interface WatchServeOptions {
   bookmarkIntervalMs: number;
   defaultTimeoutSeconds: number;
   include: IncludeObject;
+  /** Timers of the watch's timeout and bookmarks (tests inject virtual ones). */
+  timers?: Timers;
 }
 
-/** Objects per page of initial events built from stored JSON. */
+/** Objects per page of initial events. */
 const INITIAL_EVENTS_PAGE = 500;
-/** Chunks (of up to 64 KiB) of initial events queued ahead of the client before the next page is built. */
-const INITIAL_EVENTS_AHEAD = 8;
+/**
+ * A watcher's output buffer: the producer stops reading (initial events, or changes from the
+ * watch cache, where the watcher's lag is bounded) while this many chunks or bytes wait for
+ * the client. Chunks are up to 64 KiB for initial events, one event for changes.
+ */
+export const WATCH_BUFFER_CHUNKS = 64;
+export const WATCH_BUFFER_BYTES = 1024 * 1024;
 
-/** The last encoding of each watch-cache object as an event (as `object`), shared by all its watchers. */
-const encodedEvents = new WeakMap<object, { type: string; bytes: Uint8Array }>();
+type EventType = WatchEvent['type'];
 
-/** A tiny single-consumer channel. */
-class Channel<T> {
-  private readonly items: T[] = [];
+/** The last encoding of each watch-cache event (as `object`), shared by all its watchers. */
+const encodedEvents = new WeakMap<CachedEvent, { type: EventType; bytes: Uint8Array }>();
+
+/** A single-consumer channel of byte chunks that knows how much it holds. */
+class Channel {
+  private readonly items: Uint8Array[] = [];
+  private bytes = 0;
   private wake?: () => void;
+  private drained?: () => void;
   private closed = false;
 
-  private drained?: () => void;
-
-  push(item: T): void {
+  push(item: Uint8Array): void {
     if (this.closed) return;
     this.items.push(item);
+    this.bytes += item.byteLength;
     this.wake?.();
   }
 
-  /** Resolves once fewer than `max` items wait to be read (or the channel is closed). */
-  async below(max: number): Promise<void> {
-    while (!this.closed && this.items.length >= max) await new Promise<void>((r) => (this.drained = r));
+  /** Does the channel hold a full buffer (WATCH_BUFFER_CHUNKS chunks or WATCH_BUFFER_BYTES)? */
+  get full(): boolean {
+    return this.items.length >= WATCH_BUFFER_CHUNKS || this.bytes >= WATCH_BUFFER_BYTES;
+  }
+
+  /** Resolves once the channel is not full (or is closed). */
+  async below(): Promise<void> {
+    while (!this.closed && this.full) await new Promise<void>((r) => (this.drained = r));
   }
 
   close(): void {
@@ -45,10 +62,11 @@ class Channel<T> {
     this.drained?.();
   }
 
-  async *[Symbol.asyncIterator](): AsyncGenerator<T> {
+  async *[Symbol.asyncIterator](): AsyncGenerator<Uint8Array> {
     for (;;) {
       if (this.items.length) {
         const item = this.items.shift()!;
+        this.bytes -= item.byteLength;
         this.drained?.();
         this.drained = undefined;
         yield item;
@@ -63,9 +81,12 @@ class Channel<T> {
 
 /**
  * Serves a watch: synthetic ADDED events for the current state when no resourceVersion (or
- * "0") is given, then every change after it from the resource's watch cache, filtered by
- * namespace and selectors (an object leaving the selection is sent as DELETED, one entering it
- * as ADDED). A too-old resourceVersion is reported as an ERROR event with a 410 Status.
+ * "0") is given or sendInitialEvents=true (none with sendInitialEvents=false), then every
+ * change after it from the resource's watch cache, filtered by namespace and selectors (an
+ * object leaving the selection is sent as DELETED, one entering it as ADDED). Only changes with a revision above the resourceVersion are sent, however far
+ * ahead of storage it is. A too-old resourceVersion is reported as an ERROR event with a 410
+ * Status. A watcher that falls behind, or whose watch cache restarts, sees its stream end
+ * (the client watches again from the last resourceVersion it got), as kube-apiserver does.
  */
 export function serveWatch(
   store: Store,
@@ -75,17 +96,12 @@ export function serveWatch(
   clientSignal: AbortSignal | undefined,
   options: WatchServeOptions,
 ): RawResponse {
+  const timers = options.timers ?? realTimers;
   const filter = store.filter({ labelSelector: q.labelSelector, fieldSelector: q.fieldSelector });
-  const rvParam = q.resourceVersion;
-  let fromRevision: number | undefined;
-  if (rvParam !== undefined && rvParam !== '' && rvParam !== '0') {
-    fromRevision = Number(rvParam);
-    if (!Number.isInteger(fromRevision) || fromRevision < 0) throw badRequest(`invalid resource version: ${rvParam}`);
-  }
-  const sendInitial = q.sendInitialEvents === 'true' || fromRevision === undefined;
-  if (q.sendInitialEvents === 'true' && q.resourceVersionMatch !== 'NotOlderThan') {
-    throw new ApiError(422, 'Invalid', 'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan');
-  }
+  const fromRevision = parseResourceVersion(q.resourceVersion) || undefined;
+  validateWatchOptions(q);
+  // Without sendInitialEvents, only a watch from no resourceVersion (or "0") starts with the current objects.
+  const sendInitial = q.sendInitialEvents === undefined ? fromRevision === undefined : q.sendInitialEvents === 'true';
   let timeoutSeconds = options.defaultTimeoutSeconds;
   if (q.timeoutSeconds !== undefined && q.timeoutSeconds !== '') {
     const t = Number(q.timeoutSeconds);
@@ -96,90 +112,117 @@ export function serveWatch(
   const abort = new AbortController();
   const stop = () => abort.abort();
   clientSignal?.addEventListener('abort', stop, { once: true });
-  const timer = setTimeout(stop, timeoutSeconds * 1000);
-  const channel = new Channel<Uint8Array>();
-  // A producer waiting for the client to read (initial events) must not wait for a client that went away.
+  const timer = timers.setTimeout(stop, timeoutSeconds * 1000);
+  const channel = new Channel();
+  // A producer waiting for the client to read must not wait for a client that went away.
   abort.signal.addEventListener('abort', () => channel.close(), { once: true });
   const inNamespace = (o: KubeObject) => namespace === undefined || o.metadata?.namespace === namespace;
   const selected = (o: KubeObject | undefined) => !!o && inNamespace(o) && filter.matches(o);
 
-  const encode = (ev: WatchEvent, cached?: CachedEvent): Uint8Array => {
-    if (rep === 'object' && ev.type !== 'ERROR' && ev.type !== 'BOOKMARK') {
-      // Every watcher of a resource gets the same cached objects: encode each event once,
-      // from the stored JSON when the kind has no read-time transform.
-      const known = encodedEvents.get(ev.object);
-      if (known?.type === ev.type) return known.bytes;
-      const served = cached?.stored !== undefined && store.servesStoredEvents ? withResourceVersion(cached.stored, cached.revision) : undefined;
-      const bytes = Buffer.from(served !== undefined ? `{"type":"${ev.type}","object":${served}}\n` : JSON.stringify(ev) + '\n');
-      encodedEvents.set(ev.object, { type: ev.type, bytes });
+  /** One event line; changes of the watch cache are encoded once for all watchers of plain objects. */
+  const encode = (type: EventType, objectOf: () => KubeObject, cached?: CachedEvent): Uint8Array => {
+    if (rep === 'object' && type !== 'ERROR' && type !== 'BOOKMARK') {
+      if (cached) {
+        const known = encodedEvents.get(cached);
+        if (known?.type === type) return known.bytes;
+      }
+      const served = cached && store.servesStoredEvents ? withResourceVersion(cached.stored, cached.revision) : undefined;
+      const bytes = Buffer.from(served !== undefined ? `{"type":"${type}","object":${served}}\n` : JSON.stringify({ type, object: objectOf() }) + '\n');
+      if (cached) encodedEvents.set(cached, { type, bytes });
       return bytes;
     }
-    let object: unknown = ev.object;
-    if (rep === 'table' && ev.type !== 'ERROR' && ev.type !== 'BOOKMARK') {
-      object = toTable(store.type.strategy.table, [ev.object], { resourceVersion: ev.object.metadata?.resourceVersion }, { include: options.include, now: options.now() });
-    } else if (rep === 'metadata' && ev.type !== 'ERROR') {
-      object = { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: ev.object.metadata ?? {} };
+    const object = objectOf();
+    let out: unknown = object;
+    if (rep === 'table' && type !== 'ERROR' && type !== 'BOOKMARK') {
+      out = toTable(store.type.strategy.table, [object], { resourceVersion: object.metadata?.resourceVersion }, { include: options.include, now: options.now() });
+    } else if (rep === 'metadata' && type !== 'ERROR') {
+      out = { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: object.metadata ?? {} };
     }
-    return Buffer.from(JSON.stringify({ type: ev.type, object }) + '\n');
+    return Buffer.from(JSON.stringify({ type, object: out }) + '\n');
   };
 
   const bookmark = (rv: number, extra?: Record<string, string>): Uint8Array =>
-    encode({
-      type: 'BOOKMARK',
-      object: { kind: store.type.kind, apiVersion: store.apiVersion, metadata: { resourceVersion: String(rv), ...(extra ? { annotations: extra } : {}) } },
-    });
+    encode('BOOKMARK', () => ({ kind: store.type.kind, apiVersion: store.apiVersion, metadata: { resourceVersion: String(rv), ...(extra ? { annotations: extra } : {}) } }));
 
-  const translate = (e: CachedEvent): WatchEvent | undefined => {
-    const now = selected(e.object);
-    if (e.type === 'ADDED') return now ? { type: 'ADDED', object: e.object } : undefined;
-    if (e.type === 'DELETED') {
-      const last = filter.everything ? e.object : (e.prevObject ?? e.object);
-      return selected(last) ? { type: 'DELETED', object: e.object } : undefined;
+  /** What a change is for this watcher: its type, or undefined when the watcher does not see it. */
+  const translate = (e: CachedEvent): EventType | undefined => {
+    if (filter.everything) {
+      // Without selectors, the namespace (from the key) decides: no object is decoded.
+      return namespace === undefined || e.namespace === namespace ? e.type : undefined;
     }
-    // Without selectors, the namespace decides, and an object never changes namespace.
-    const before = filter.everything ? now : selected(e.prevObject);
-    if (before && now) return { type: 'MODIFIED', object: e.object };
-    if (!before && now) return { type: 'ADDED', object: e.object };
-    if (before && !now) return { type: 'DELETED', object: e.object };
+    const now = selected(e.object);
+    if (e.type === 'ADDED') return now ? 'ADDED' : undefined;
+    if (e.type === 'DELETED') return selected(e.prevObject) ? 'DELETED' : undefined;
+    const before = selected(e.prevObject);
+    if (before && now) return 'MODIFIED';
+    if (!before && now) return 'ADDED';
+    if (before && !now) return 'DELETED';
     return undefined;
   };
 
   void (async () => {
-    let interval: NodeJS.Timeout | undefined;
+    let interval: unknown;
+    let watcher: CacheWatcher | undefined;
     try {
       let start = fromRevision ?? 0;
+      if (sendInitial && fromRevision !== undefined) {
+        // The initial state must be at least as new as the version asked.
+        await store.cache.waitForRevision(fromRevision);
+      }
       if (sendInitial && rep === 'object' && filter.everything && store.servesStoredEvents) {
         // Built from stored JSON, a page at a time, never far ahead of what the client has read.
         const snapshot = { revision: 0 };
         for await (const lines of store.initialEventLines(namespace, INITIAL_EVENTS_PAGE, snapshot)) {
           channel.push(lines);
-          await channel.below(INITIAL_EVENTS_AHEAD);
+          if (channel.full) await channel.below();
           if (abort.signal.aborted) return;
         }
         start = snapshot.revision;
-        if (q.sendInitialEvents === 'true' && bookmarks) channel.push(bookmark(start, { 'k8s.io/initial-events-end': 'true' }));
       } else if (sendInitial) {
-        const list = await store.list(namespace, { labelSelector: q.labelSelector, fieldSelector: q.fieldSelector });
-        for (const item of list.items) channel.push(encode({ type: 'ADDED', object: item }));
-        start = Number(list.metadata.resourceVersion);
-        if (q.sendInitialEvents === 'true' && bookmarks) channel.push(bookmark(start, { 'k8s.io/initial-events-end': 'true' }));
+        let token: string | undefined;
+        do {
+          const list = await store.list(namespace, { labelSelector: q.labelSelector, fieldSelector: q.fieldSelector, limit: INITIAL_EVENTS_PAGE, continue: token });
+          for (const item of list.items) channel.push(encode('ADDED', () => item));
+          if (!token) start = Number(list.metadata.resourceVersion);
+          token = list.metadata.continue;
+          if (channel.full) await channel.below();
+          if (abort.signal.aborted) return;
+        } while (token);
       }
+      if (!sendInitial && fromRevision === undefined) start = await store.cache.currentRevision();
+      if (sendInitial && q.sendInitialEvents === 'true' && bookmarks) channel.push(bookmark(start, { 'k8s.io/initial-events-end': 'true' }));
+      watcher = await store.cache.subscribe(start, abort.signal);
+      const w = watcher;
       let lastRevision = start;
+      let bookmarkDue = false;
+      // A bookmark never claims a revision the watcher has not read up to: when it lags, the
+      // bookmark waits until it has caught up. A full buffer skips it (bookmarks are best effort).
+      const sendBookmark = () => {
+        bookmarkDue = false;
+        if (!channel.full) channel.push(bookmark(Math.max(lastRevision, store.cache.revision)));
+      };
       if (bookmarks) {
-        interval = setInterval(() => channel.push(bookmark(Math.max(lastRevision, store.cache.revision))), options.bookmarkIntervalMs);
-        interval.unref?.();
+        interval = timers.setInterval(() => (w.caughtUp ? sendBookmark() : (bookmarkDue = true)), options.bookmarkIntervalMs);
       }
-      for await (const e of store.cache.watch(start, abort.signal)) {
+      for (;;) {
+        const e = await w.read();
+        if (!e) break;
         lastRevision = e.revision;
-        const out = translate(e);
-        if (out) channel.push(encode(out, e));
+        const type = translate(e);
+        if (type) channel.push(encode(type, () => e.object, e));
+        if (bookmarkDue && w.caughtUp) sendBookmark();
+        if (channel.full) await channel.below();
       }
     } catch (err) {
-      const status = toApiError(err).toStatus();
-      channel.push(Buffer.from(JSON.stringify({ type: 'ERROR', object: status }) + '\n'));
+      // A watcher closed by the cache ends its stream; the client watches again.
+      if (!(err instanceof WatchClosedError)) {
+        const status = toApiError(err).toStatus();
+        channel.push(Buffer.from(JSON.stringify({ type: 'ERROR', object: status }) + '\n'));
+      }
     } finally {
-      if (interval) clearInterval(interval);
-      clearTimeout(timer);
+      watcher?.close();
+      if (interval !== undefined) timers.clearInterval(interval);
+      timers.clearTimeout(timer);
       clientSignal?.removeEventListener('abort', stop);
       channel.close();
     }
