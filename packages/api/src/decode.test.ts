@@ -44,7 +44,7 @@ test('limits: nesting depth, int64 integers and YAML aliasing are 400, for JSON 
   assert.throws(() => decodeBody(enc(`a: ${deep}\n`), 'application/yaml'), { code: 400, message: `yaml: exceeded max depth of ${MAX_NESTING_DEPTH}` });
   const block = 'a:\n' + Array.from({ length: 400 }, (_, i) => `${' '.repeat(i + 1)}- `).join('\n') + '1\n';
   assert.throws(() => decodeBody(enc(block), 'application/yaml'), { code: 400 });
-  assert.throws(() => decodeBody(enc('{"n": 18446744073709551616}'), 'application/json'), { code: 400, message: 'json: cannot unmarshal number 18446744073709551616 into Go value of type int64' });
+  assert.throws(() => decodeBody(enc('{"n": 18446744073709551616}'), 'application/json'), { code: 400, message: 'json: cannot unmarshal number 18446744073709551616 into Go struct field .n of type int64' });
   assert.throws(() => decodeBody(enc('n: 18446744073709551616\n'), 'application/yaml'), { code: 400 });
   const lines = ['a: &a [x, x, x, x, x, x, x, x, x]'];
   for (const [i, c] of 'bcdefgh'.split('').entries()) lines.push(`${c}: &${c} [${Array(9).fill(`*${'abcdefgh'[i]}`).join(', ')}]`);

@@ -14,7 +14,9 @@ test('nesting up to MAX_NESTING_DEPTH passes, one level more is 400', () => {
 
 test('integer literals must fit int64; floats and exponents are left alone', () => {
   assert.doesNotThrow(() => scanJson('[9223372036854775807, -9223372036854775808, 1e300, 18446744073709551616.5, 0.1]'));
-  assert.throws(() => scanJson('{"replicas": 9223372036854775808}'), { code: 400, message: 'json: cannot unmarshal number 9223372036854775808 into Go value of type int64' });
+  assert.throws(() => scanJson('{"replicas": 9223372036854775808}'), { code: 400, message: 'json: cannot unmarshal number 9223372036854775808 into Go struct field .replicas of type int64' });
+  assert.throws(() => scanJson('{"spec": {"a": [1, -9223372036854775809]}}'), { code: 400, message: 'json: cannot unmarshal number -9223372036854775809 into Go struct field .spec.a[1] of type int64' });
+  assert.throws(() => scanJson('9223372036854775808'), { code: 400, message: 'json: cannot unmarshal number 9223372036854775808 into Go value of type int64' });
   assert.throws(() => scanJson('[-9223372036854775809]'), { code: 400 });
   assert.equal(outsideInt64('18446744073709551616'), true);
   assert.equal(outsideInt64('-12'), false);

@@ -25,9 +25,13 @@ export function depthExceeded(format: 'json' | 'yaml' = 'json'): ApiError {
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 
-/** The 400 for an integer literal outside int64, as Go's decoder words it. */
-export function int64Overflow(literal: string): ApiError {
-  return badRequest(`json: cannot unmarshal number ${literal} into Go value of type int64`);
+/**
+ * The 400 for an integer literal outside int64, as Go's decoder words it; `field` (the path of
+ * the value, when it is inside an object) is named as Go names the struct field it was meant for.
+ */
+export function int64Overflow(literal: string, field?: string): ApiError {
+  const into = field ? `Go struct field .${field} of type int64` : 'Go value of type int64';
+  return badRequest(`json: cannot unmarshal number ${literal} into ${into}`);
 }
 
 /** Is `literal` (an integer literal without fraction or exponent) outside int64? */
@@ -118,7 +122,11 @@ export function scanJson(text: string, maxDepth = MAX_NESTING_DEPTH): JsonScan {
       const m = NUMBER.exec(text);
       if (!m) return { duplicates };
       if (m[1] === undefined && m[2] === undefined) {
-        if (outsideInt64(m[0])) throw int64Overflow(m[0]);
+        if (outsideInt64(m[0])) {
+          const top = stack[stack.length - 1];
+          const last = top ? (top.isObject ? top.key : `[${top.index}]`) : '';
+          throw int64Overflow(m[0], top ? pathOf(stack, last).replace(/\.\[/g, '[') : undefined);
+        }
       } else if (!Number.isFinite(Number(m[0]))) {
         throw badRequest(`json: cannot unmarshal number ${m[0]} into Go value of type float64`);
       }

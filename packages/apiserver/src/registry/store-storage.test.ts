@@ -248,7 +248,7 @@ describe('continue tokens', () => {
     const r = await h.call('GET', `${CM}?limit=1&continue=${token}`);
     assert.equal(r.status, 504);
     assert.equal(r.body.reason, 'Timeout');
-    assert.equal(r.body.message, `Too large resource version: 999999, current: ${await h.backend.currentRevision()}`);
+    assert.equal(r.body.message, `Timeout: Too large resource version: 999999, current: ${await h.backend.currentRevision()}`);
     const [cause] = r.body.details.causes;
     // Kubernetes writes a cause's type under "reason"; older kplane under "type".
     assert.equal(cause.reason ?? cause.type, 'ResourceVersionTooLarge');

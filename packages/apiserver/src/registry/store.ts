@@ -115,7 +115,7 @@ function encodeContinue(rv: number, start: string): string {
 function decodeContinue(token: string): ContinueToken {
   try {
     const t = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as ContinueToken;
-    if (t.v !== 'meta.k8s.io/v1' || typeof t.rv !== 'number' || typeof t.start !== 'string') throw new Error('bad');
+    if (t.v !== 'meta.k8s.io/v1' || !Number.isSafeInteger(t.rv) || t.rv < 0 || typeof t.start !== 'string') throw new Error('bad');
     return t;
   } catch {
     throw badRequest('continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');

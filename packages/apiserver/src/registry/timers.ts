@@ -5,8 +5,11 @@
 export interface Timers {
   /** Milliseconds on a monotonic clock. */
   now(): number;
-  /** Calls fn once after ms; the handle goes to clearTimeout. */
-  setTimeout(fn: () => void, ms: number): unknown;
+  /**
+   * Calls fn once after ms; the handle goes to clearTimeout. Real timers do not keep the
+   * process alive unless `keepAlive` says so (a request waiting on one, as on a socket).
+   */
+  setTimeout(fn: () => void, ms: number, options?: { keepAlive?: boolean }): unknown;
   clearTimeout(handle: unknown): void;
   /** Calls fn every ms; the handle goes to clearInterval. */
   setInterval(fn: () => void, ms: number): unknown;
@@ -16,9 +19,9 @@ export interface Timers {
 /** Node's timers; they never keep the process alive on their own. */
 export const realTimers: Timers = {
   now: () => performance.now(),
-  setTimeout(fn, ms) {
+  setTimeout(fn, ms, options) {
     const t = setTimeout(fn, ms);
-    t.unref?.();
+    if (!options?.keepAlive) t.unref?.();
     return t;
   },
   clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),

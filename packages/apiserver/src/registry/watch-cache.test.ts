@@ -69,7 +69,7 @@ describe('WatchCache', () => {
     assert.ok(bytes <= 1024 * 1024, `window holds ${bytes} bytes`);
     // Each 100 KiB revision is counted as 4× its JSON plus the previous version: about 500 KiB.
     assert.equal(events, 2);
-    const huge = 'y'.repeat(2 * 1024 * 1024);
+    const huge = 'y'.repeat(1400 * 1024);
     const kv = await backend.get(`${PREFIX}ns/a`);
     await backend.update(`${PREFIX}ns/a`, value('a', huge), kv!.modRevision);
     await settle();

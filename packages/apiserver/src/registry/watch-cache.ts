@@ -447,7 +447,7 @@ export class WatchCache {
           this.freshWaiters.delete(done);
           resolve();
         };
-        const timer = this.timers.setTimeout(done, Math.min(FRESHNESS_POLL_MS, remaining));
+        const timer = this.timers.setTimeout(done, Math.min(FRESHNESS_POLL_MS, remaining), { keepAlive: true });
         this.freshWaiters.add(done);
       });
       current = await backend.currentRevision();

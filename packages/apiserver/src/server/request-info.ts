@@ -30,22 +30,24 @@ export function isNamespaceSubresource(group: string, version: string, seg: stri
 }
 
 /**
- * The segments of a URL path, percent-decoded one by one. The path is never normalised: no
- * `.` / `..` resolution, and an empty segment inside the path makes it match nothing (null).
- * Leading and trailing slashes are ignored, as kube-apiserver's request-info parser does.
+ * The segments of a URL path. As kube-apiserver reads Go's decoded URL path, the whole path is
+ * percent-decoded first and then split at `/` (so `%2F` separates segments like `/`). The path
+ * is never normalised: no `.` / `..` resolution, and an empty segment inside the path makes it
+ * match nothing (null). Leading and trailing slashes are ignored, as kube-apiserver's
+ * request-info parser does. A malformed escape throws a 400.
  */
 export function pathSegments(path: string): string[] | null {
-  const trimmed = path.replace(/^\/+/, '').replace(/\/+$/, '');
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(path);
+  } catch {
+    // Go's words: the first escape that is not two hex digits.
+    throw badRequest(`invalid URL escape ${goQuote(/%(?![0-9a-fA-F]{2}).{0,2}/s.exec(path)?.[0] ?? path)}`);
+  }
+  const trimmed = decoded.replace(/^\/+/, '').replace(/\/+$/, '');
   if (trimmed === '') return [];
-  const raw = trimmed.split('/');
-  if (raw.some((s) => s === '')) return null;
-  return raw.map((s) => {
-    try {
-      return decodeURIComponent(s);
-    } catch {
-      throw badRequest(`invalid URL escape ${goQuote(s)}`);
-    }
-  });
+  const segs = trimmed.split('/');
+  return segs.some((s) => s === '') ? null : segs;
 }
 
 /**

@@ -19,7 +19,7 @@ beforeEach(async () => {
 });
 afterEach(() => t.close());
 
-const TOO_LARGE: ExpectedAnswer = { code: 504, reason: 'Timeout', message: /^Too large resource version: \d+, current: \d+$/, causeReason: 'ResourceVersionTooLarge' };
+const TOO_LARGE: ExpectedAnswer = { code: 504, reason: 'Timeout', message: /^Timeout: Too large resource version: \d+, current: \d+$/, causeReason: 'ResourceVersionTooLarge' };
 
 async function currentRv(): Promise<number> {
   const list = await send(t.server.handle, 'GET', CMS);
