@@ -98,7 +98,7 @@ describe('body and patch decoding of built-in kinds', () => {
     assert.deepEqual((await t.call('GET', `${DEPLOY}/kept`)).body, kept);
     const big = await t.call('POST', DEPLOY, deployment('big', '18446744073709551616'));
     assert.equal(big.status, 400);
-    assert.equal(big.body.message, 'json: cannot unmarshal number 18446744073709551616 into Go value of type int64');
+    assert.equal(big.body.message, 'json: cannot unmarshal number 18446744073709551616 into Go struct field .spec.replicas of type int64');
     const over = await t.call('POST', DEPLOY, deployment('over', 3000000000));
     assert.equal(over.status, 400);
     assert.equal(over.body.message, 'Deployment in version "v1" cannot be handled as a Deployment: json: cannot unmarshal number 3000000000 into Go struct field DeploymentSpec.spec.replicas of type int32');
