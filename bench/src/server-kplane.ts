@@ -1,6 +1,7 @@
 /**
  * Child-process entry: starts a kplane control plane (storage and HTTPS API server) and
- * reports its URL and kubeconfig to the parent. Arguments: <sqlite|memory> <dataDir>.
+ * reports its URL and kubeconfig to the parent. Arguments: <sqlite|memory> <dataDir>
+ * [compactionIntervalMs] (the server's storage compaction interval; default 5 minutes).
  */
 import { join } from 'node:path';
 import { startControlPlane } from '@kplane/cli';
@@ -13,13 +14,14 @@ export interface KplaneInfo {
   pkiDir: string;
 }
 
-const [storage, dataDir] = process.argv.slice(2);
-if ((storage !== 'sqlite' && storage !== 'memory') || !dataDir) {
-  throw new Error('usage: server-kplane.js <sqlite|memory> <dataDir>');
+const [storage, dataDir, interval] = process.argv.slice(2);
+const compactionIntervalMs = interval === undefined ? undefined : Number(interval);
+if ((storage !== 'sqlite' && storage !== 'memory') || !dataDir || (compactionIntervalMs !== undefined && !(compactionIntervalMs >= 0))) {
+  throw new Error('usage: server-kplane.js <sqlite|memory> <dataDir> [compactionIntervalMs]');
 }
 
 await serveInChild<KplaneInfo>(async () => {
-  const cp = await startControlPlane({ dataDir, storage, port: 0 });
+  const cp = await startControlPlane({ dataDir, storage, port: 0, ...(compactionIntervalMs === undefined ? {} : { compactionIntervalMs }) });
   return {
     info: { url: cp.url!, kubeconfigPath: cp.kubeconfigPath!, pkiDir: join(dataDir, 'pki') },
     stop: () => cp.stop(),

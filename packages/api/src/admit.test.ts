@@ -41,7 +41,7 @@ test('a patch result of the wrong type is 422 on the patch field, worded per pat
     assert.equal(e.code, 422);
     assert.equal(e.reason, 'Invalid');
     assert.equal(e.message, ' "" is invalid: patch: Invalid value: "map[metadata:map[finalizers:map[]]]": cannot restore slice from map');
-    assert.deepEqual(e.details, { causes: [{ type: 'FieldValueInvalid', field: 'patch', message: 'Invalid value: "map[metadata:map[finalizers:map[]]]": cannot restore slice from map' }] });
+    assert.deepEqual(e.details, { causes: [{ reason: 'FieldValueInvalid', field: 'patch', message: 'Invalid value: "map[metadata:map[finalizers:map[]]]": cannot restore slice from map' }] });
     return true;
   });
   const merge = applyMergePatch(current, { data: { k: 1 } }) as Record<string, unknown>;

@@ -189,7 +189,7 @@ export function cannotBeHandled(kind: string, version: string, detail: string): 
  * (strategic merge patches).
  */
 export function patchInvalid(value: string, detail: string): ApiError {
-  const cause: StatusCause = { type: 'FieldValueInvalid', field: 'patch', message: `Invalid value: ${goQuoted(value)}: ${detail}` };
+  const cause: StatusCause = { reason: 'FieldValueInvalid', field: 'patch', message: `Invalid value: ${goQuoted(value)}: ${detail}` };
   return new ApiError(422, 'Invalid', ` "" is invalid: patch: ${cause.message}`, { causes: [cause] });
 }
 

@@ -85,7 +85,7 @@ export function errorBody(type: string, value: unknown, detail: string): string 
 }
 
 function cause(type: string, field: string, value: unknown, detail: string): StatusCause {
-  return { type, message: errorBody(type, value, detail), field };
+  return { reason: type, message: errorBody(type, value, detail), field };
 }
 
 /** `Invalid value: <value>: <detail>`. */

@@ -428,13 +428,13 @@ export function validateLabelSelector(sel: LabelSelectorObject | null | undefine
       case 'In':
       case 'NotIn':
         if (values.length === 0) {
-          out.push({ type: 'FieldValueRequired', field: `${p}.values`, message: "Required value: must be specified when `operator` is 'In' or 'NotIn'" });
+          out.push({ reason: 'FieldValueRequired', field: `${p}.values`, message: "Required value: must be specified when `operator` is 'In' or 'NotIn'" });
         }
         break;
       case 'Exists':
       case 'DoesNotExist':
         if (values.length > 0) {
-          out.push({ type: 'FieldValueForbidden', field: `${p}.values`, message: "Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'" });
+          out.push({ reason: 'FieldValueForbidden', field: `${p}.values`, message: "Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'" });
         }
         break;
       default:

@@ -66,7 +66,7 @@ export interface KubeList<T extends KubeObject = KubeObject> {
 
 /** One cause of a Status error. */
 export interface StatusCause {
-  type?: string;
+  reason?: string;
   message?: string;
   field?: string;
 }

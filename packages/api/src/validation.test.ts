@@ -54,14 +54,14 @@ test('isValidLabelValue allows empty and rejects bad characters', () => {
 
 test('validateObjectMeta: name required unless generateName on create', () => {
   const causes = validateObjectMeta({ namespace: 'default' }, { namespaced: true, isCreate: true });
-  assert.deepEqual(causes, [{ type: 'FieldValueRequired', field: 'metadata.name', message: 'Required value: name or generateName is required' }]);
+  assert.deepEqual(causes, [{ reason: 'FieldValueRequired', field: 'metadata.name', message: 'Required value: name or generateName is required' }]);
   assert.deepEqual(validateObjectMeta({ generateName: 'web-', namespace: 'default' }, { namespaced: true, isCreate: true }), []);
   assert.equal(validateObjectMeta({ generateName: 'web-', namespace: 'default' }, { namespaced: true, isCreate: false }).length, 1);
 });
 
 test('validateObjectMeta: invalid name produces the Kubernetes message', () => {
   const causes = validateObjectMeta({ name: 'Bad_Name', namespace: 'default' }, { namespaced: true, isCreate: true });
-  assert.deepEqual(causes, [{ type: 'FieldValueInvalid', field: 'metadata.name', message: `Invalid value: "Bad_Name": ${subdomainMsg}` }]);
+  assert.deepEqual(causes, [{ reason: 'FieldValueInvalid', field: 'metadata.name', message: `Invalid value: "Bad_Name": ${subdomainMsg}` }]);
   const err = invalid('', 'ConfigMap', 'Bad_Name', causes);
   assert.equal(err.message, `ConfigMap "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": ${subdomainMsg}`);
   assert.equal(validateObjectMeta({ name: 'a.b' }, { namespaced: false, nameIsDNSLabel: true, isCreate: true })[0]!.message, 'Invalid value: "a.b": must not contain dots');
@@ -69,10 +69,10 @@ test('validateObjectMeta: invalid name produces the Kubernetes message', () => {
 
 test('validateObjectMeta: namespace by scope', () => {
   assert.deepEqual(validateObjectMeta({ name: 'a' }, { namespaced: true, isCreate: true }), [
-    { type: 'FieldValueRequired', field: 'metadata.namespace', message: 'Required value' },
+    { reason: 'FieldValueRequired', field: 'metadata.namespace', message: 'Required value' },
   ]);
   assert.deepEqual(validateObjectMeta({ name: 'a', namespace: 'x' }, { namespaced: false, isCreate: true }), [
-    { type: 'FieldValueForbidden', field: 'metadata.namespace', message: 'Forbidden: not allowed on this type' },
+    { reason: 'FieldValueForbidden', field: 'metadata.namespace', message: 'Forbidden: not allowed on this type' },
   ]);
 });
 
@@ -82,7 +82,7 @@ test('validateObjectMeta: labels and annotations', () => {
     { namespaced: false, isCreate: true },
   );
   assert.deepEqual(
-    causes.map((c) => [c.field, c.type, c.message!.slice(0, 28)]),
+    causes.map((c) => [c.field, c.reason, c.message!.slice(0, 28)]),
     [
       ['metadata.labels', 'FieldValueInvalid', 'Invalid value: "bad key": na'],
       ['metadata.labels', 'FieldValueInvalid', 'Invalid value: "bad value": '],
@@ -92,7 +92,7 @@ test('validateObjectMeta: labels and annotations', () => {
   // Annotation keys are case-insensitive.
   assert.deepEqual(validateObjectMeta({ name: 'a', annotations: { 'Example.COM/Key': 'v' } }, { namespaced: false, isCreate: true }), []);
   const big = validateObjectMeta({ name: 'a', annotations: { k: 'x'.repeat(262144) } }, { namespaced: false, isCreate: true });
-  assert.deepEqual(big, [{ type: 'FieldValueTooLong', field: 'metadata.annotations', message: 'Too long: must have at most 262144 bytes' }]);
+  assert.deepEqual(big, [{ reason: 'FieldValueTooLong', field: 'metadata.annotations', message: 'Too long: must have at most 262144 bytes' }]);
 });
 
 test('validateObjectMeta: ownerReferences', () => {
@@ -121,7 +121,7 @@ test('validateObjectMeta: finalizers', () => {
   const opts = { namespaced: false, isCreate: true };
   assert.deepEqual(validateObjectMeta({ name: 'a', finalizers: ['kubernetes', 'orphan', 'example.com/x', 'kubernetes.io/pv-protection'] }, opts), []);
   assert.deepEqual(validateObjectMeta({ name: 'a', finalizers: ['ok.io/a', 'custom'] }, opts), [
-    { type: 'FieldValueInvalid', field: 'metadata.finalizers[1]', message: 'Invalid value: "custom": name is neither a standard finalizer name nor is it fully qualified' },
+    { reason: 'FieldValueInvalid', field: 'metadata.finalizers[1]', message: 'Invalid value: "custom": name is neither a standard finalizer name nor is it fully qualified' },
   ]);
   // Custom resources only get a warning.
   assert.deepEqual(validateObjectMeta({ name: 'a', finalizers: ['custom'] }, { ...opts, customResource: true }), []);
@@ -132,7 +132,7 @@ test('validateObjectMeta: finalizers', () => {
   assert.deepEqual(validateObjectMeta({ name: 'a', finalizers: ['a.io/x', 'a.io/x'] }, opts), []);
   assert.deepEqual(validateObjectMeta({ name: 'a', finalizers: ['orphan', 'foregroundDeletion'] }, opts), [
     {
-      type: 'FieldValueInvalid',
+      reason: 'FieldValueInvalid',
       field: 'metadata.finalizers',
       message: 'Invalid value: []string{"orphan", "foregroundDeletion"}: finalizer orphan and foregroundDeletion cannot be both set',
     },
@@ -157,7 +157,7 @@ test('validateObjectMetaUpdate: deletion timestamp and finalizers while deleting
   assert.deepEqual(validateObjectMetaUpdate({ ...old, finalizers: [] }, old), []);
   assert.deepEqual(validateObjectMetaUpdate({ ...old, finalizers: ['a.io/x', 'x', 'b.io/y'] }, old), [
     {
-      type: 'FieldValueForbidden',
+      reason: 'FieldValueForbidden',
       field: 'metadata.finalizers',
       message: 'Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{"b.io/y", "x"}',
     },

@@ -199,7 +199,7 @@ export function validateAnnotations(annotations: Record<string, string> | undefi
 
 /** An Invalid cause whose bad value is already rendered (Go's %#v of a struct). */
 function invalidRendered(field: string, rendered: string, detail: string): StatusCause {
-  return { type: CauseType.Invalid, field, message: `Invalid value: ${rendered}: ${detail}` };
+  return { reason: CauseType.Invalid, field, message: `Invalid value: ${rendered}: ${detail}` };
 }
 
 /** Approximates Go's %#v of a metav1.OwnerReference (pointers shown by value, not address). */

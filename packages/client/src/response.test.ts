@@ -29,7 +29,7 @@ test('a non-Status body is worded like client-go, naming the resource', () => {
   assert.equal(err.code, 404);
   assert.equal(err.reason, 'NotFound');
   assert.equal(err.message, 'the server could not find the requested resource (get deployments.apps web)');
-  assert.deepEqual(err.details?.causes, [{ type: 'UnexpectedServerResponse', message: '404 page not found' }]);
+  assert.deepEqual(err.details?.causes, [{ reason: 'UnexpectedServerResponse', message: '404 page not found' }]);
 });
 
 test('generic errors: 409 on POST is AlreadyExists, 5xx quotes the server text, Retry-After is kept', () => {

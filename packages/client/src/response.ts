@@ -141,7 +141,7 @@ export function genericServerError(
   if (target.group) details.group = target.group;
   if (target.resource) details.kind = target.resource;
   if (target.name) details.name = target.name;
-  const causes: StatusCause[] = [{ type: 'UnexpectedServerResponse', message: serverMessage }];
+  const causes: StatusCause[] = [{ reason: 'UnexpectedServerResponse', message: serverMessage }];
   details.causes = causes;
   if (retryAfterSeconds > 0) details.retryAfterSeconds = retryAfterSeconds;
   return new ApiError(code, reason, message, details);

@@ -71,7 +71,7 @@ test('an undecodable frame ends the stream with an ERROR event carrying a 500 St
   assert.equal(status.code, 500);
   assert.equal(status.reason, 'InternalError');
   assert.match(status.message!, /^an error on the server \("unable to decode an event from the watch stream: .+"\) has prevented the request from succeeding$/);
-  assert.deepEqual(status.details!.causes!.map((c) => c.type), ['UnexpectedServerResponse', 'ClientWatchDecoding']);
+  assert.deepEqual(status.details!.causes!.map((c) => c.reason), ['UnexpectedServerResponse', 'ClientWatchDecoding']);
 });
 
 test('a JSON frame that is not an event is reported as a decode error', async () => {

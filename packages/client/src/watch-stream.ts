@@ -55,7 +55,7 @@ export function watchDecodeErrorStatus(method: string, detail: string): Status {
   const text = `unable to decode an event from the watch stream: ${detail}`;
   const err = genericServerError(500, method, text);
   const status = err.toStatus();
-  status.details = { causes: [...(err.details?.causes ?? []), { type: 'ClientWatchDecoding', message: text }] };
+  status.details = { causes: [...(err.details?.causes ?? []), { reason: 'ClientWatchDecoding', message: text }] };
   return status;
 }
 

@@ -17,7 +17,7 @@ const MAX_SELECTABLE_FIELDS = 8;
 const RENDER_VERSIONS = '[]apiextensions.CustomResourceDefinitionVersion{...}';
 
 function rendered(field: string, value: string, detail: string): StatusCause {
-  return { type: 'FieldValueInvalid', field, message: `Invalid value: ${value}: ${detail}` };
+  return { reason: 'FieldValueInvalid', field, message: `Invalid value: ${value}: ${detail}` };
 }
 
 /** Is the group reserved for the Kubernetes project (k8s.io, kubernetes.io)? */

@@ -80,8 +80,8 @@ function validator(schema: SchemaObject | undefined): (obj: KubeObject, old?: Ku
     }
     const causes = validateValue(body, root, '', oldBody ? { value: oldBody } : undefined);
     if (!cel) return causes;
-    if (causes.some((c) => c.type === CauseType.TypeInvalid)) {
-      causes.push({ type: CauseType.Invalid, field: '<nil>', message: 'Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation' });
+    if (causes.some((c) => c.reason === CauseType.TypeInvalid)) {
+      causes.push({ reason: CauseType.Invalid, field: '<nil>', message: 'Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation' });
       return causes;
     }
     causes.push(...validateCel(cel, obj, '', old ? { value: old } : undefined, warnings));

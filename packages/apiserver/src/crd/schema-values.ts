@@ -36,7 +36,7 @@ function inBody(path: string, detail: string): string {
 }
 
 function typeInvalid(path: string, value: unknown, detail: string): StatusCause {
-  return { ...fieldInvalid(path, value, detail), type: CauseType.TypeInvalid };
+  return { ...fieldInvalid(path, value, detail), reason: CauseType.TypeInvalid };
 }
 
 /** %v of a Go float64 bound (1, 1.5, 1e+21). */
@@ -204,7 +204,7 @@ function validateListType(value: unknown[], schema: SchemaObject, path: string):
       if (!isObj(item)) return;
       const id = JSON.stringify(keys.map((k) => item[k] ?? null));
       if (seen.has(id)) {
-        out.push({ type: CauseType.Duplicate, field: `${path}[${i}]`, message: `Duplicate value: ${mapKeysValue(item, keys)}` });
+        out.push({ reason: CauseType.Duplicate, field: `${path}[${i}]`, message: `Duplicate value: ${mapKeysValue(item, keys)}` });
       }
       seen.add(id);
     });

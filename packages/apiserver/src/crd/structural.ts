@@ -42,7 +42,7 @@ export function goValidationRule(r: ValidationRule): string {
 }
 
 function rendered(field: string, value: string, detail: string): StatusCause {
-  return { type: 'FieldValueInvalid', field, message: `Invalid value: ${value}: ${detail}` };
+  return { reason: 'FieldValueInvalid', field, message: `Invalid value: ${value}: ${detail}` };
 }
 
 // ---- structural schema (k8s.io/apiextensions-apiserver/pkg/apiserver/schema ValidateStructural)

@@ -77,7 +77,7 @@ function validateStrategy(spec: Obj): StatusCause[] {
   if (type !== 'Recreate' && type !== 'RollingUpdate') {
     out.push(fieldNotSupported('spec.strategy.type', type ?? '', ['Recreate', 'RollingUpdate']));
   } else if (type === 'Recreate' && strategy.rollingUpdate) {
-    out.push({ type: 'FieldValueForbidden', field: 'spec.strategy.rollingUpdate', message: "Forbidden: may not be specified when strategy `type` is 'Recreate'" });
+    out.push({ reason: 'FieldValueForbidden', field: 'spec.strategy.rollingUpdate', message: "Forbidden: may not be specified when strategy `type` is 'Recreate'" });
   }
   const ru = asObj(strategy.rollingUpdate);
   if (ru) {

@@ -169,7 +169,7 @@ describe('body and patch decoding of built-in kinds', () => {
     assert.equal(r.status, 422);
     assert.equal(r.body.reason, 'Invalid');
     assert.equal(r.body.message, ' "" is invalid: patch: Invalid value: "map[metadata:map[finalizers:map[]]]": cannot restore slice from map');
-    assert.deepEqual(r.body.details.causes, [{ type: 'FieldValueInvalid', field: 'patch', message: 'Invalid value: "map[metadata:map[finalizers:map[]]]": cannot restore slice from map' }]);
+    assert.deepEqual(r.body.details.causes, [{ reason: 'FieldValueInvalid', field: 'patch', message: 'Invalid value: "map[metadata:map[finalizers:map[]]]": cannot restore slice from map' }]);
     const data = await t.call('PATCH', `${CM}/keep`, { data: { k: 5 } }, SMP);
     assert.equal(data.status, 422);
     assert.match(data.body.message, /: cannot convert int64 to string$/);

@@ -82,7 +82,7 @@ function validateContainer(c: Obj, path: string, volumes: Set<string>): StatusCa
     const mp = `${path}.volumeMounts[${i}]`;
     const mn = str(m.name);
     if (!mn) out.push(fieldRequired(`${mp}.name`));
-    else if (!volumes.has(mn)) out.push({ type: CauseType.NotFound, field: `${mp}.name`, message: errorBody(CauseType.NotFound, mn, '') });
+    else if (!volumes.has(mn)) out.push({ reason: CauseType.NotFound, field: `${mp}.name`, message: errorBody(CauseType.NotFound, mn, '') });
     const mountPath = str(m.mountPath);
     if (!mountPath) out.push(fieldRequired(`${mp}.mountPath`));
     else if (mountPaths.has(mountPath)) out.push(fieldInvalid(`${mp}.mountPath`, mountPath, 'must be unique'));

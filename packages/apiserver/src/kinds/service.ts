@@ -106,7 +106,7 @@ function validateService(obj: KubeObject, old: KubeObject | undefined): StatusCa
     if (typeof target === 'number' && !isValidPortNum(target)) out.push(fieldInvalid(`${pp}.targetPort`, target, PORT_RANGE_MSG));
     if (typeof target === 'string') for (const m of isValidPortName(target)) out.push(fieldInvalid(`${pp}.targetPort`, target, m));
     if (p.nodePort !== undefined && p.nodePort !== 0 && !isValidPortNum(p.nodePort)) out.push(fieldInvalid(`${pp}.nodePort`, p.nodePort, PORT_RANGE_MSG));
-    if (p.nodePort && type === 'ClusterIP') out.push({ type: 'FieldValueForbidden', field: `${pp}.nodePort`, message: 'Forbidden: may not be used when `type` is \'ClusterIP\'' });
+    if (p.nodePort && type === 'ClusterIP') out.push({ reason: 'FieldValueForbidden', field: `${pp}.nodePort`, message: 'Forbidden: may not be used when `type` is \'ClusterIP\'' });
     const key = `${String(p.port)}/${proto}`;
     if (keys.has(key)) out.push(fieldDuplicate(pp, `${p.port}/${proto}`));
     keys.add(key);

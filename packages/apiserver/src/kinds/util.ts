@@ -142,7 +142,7 @@ export function goLabelSelector(sel: unknown): string {
 
 /** An Invalid cause whose value is already rendered in Go syntax. */
 export function invalidRendered(field: string, rendered: string, detail: string): StatusCause {
-  return { type: CauseType.Invalid, field, message: `Invalid value: ${rendered}: ${detail}` };
+  return { reason: CauseType.Invalid, field, message: `Invalid value: ${rendered}: ${detail}` };
 }
 
 /** The verbs kube-apiserver lists for a typical resource. */

@@ -251,7 +251,7 @@ describe('continue tokens', () => {
     assert.equal(r.body.message, `Timeout: Too large resource version: 999999, current: ${await h.backend.currentRevision()}`);
     const [cause] = r.body.details.causes;
     // Kubernetes writes a cause's type under "reason"; older kplane under "type".
-    assert.equal(cause.reason ?? cause.type, 'ResourceVersionTooLarge');
+    assert.equal(cause.reason, 'ResourceVersionTooLarge');
     assert.equal(cause.message, 'Too large resource version');
     assert.equal(r.body.details.retryAfterSeconds, 1);
     const exact = await h.call('GET', `${CM}?resourceVersion=999999&resourceVersionMatch=Exact`);

@@ -751,7 +751,7 @@ export class Store {
       this.admitBody(scale, opts, 'Scale', 'autoscaling/v1');
       const replicas = (scale.spec as { replicas?: unknown } | undefined)?.replicas;
       if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
-        throw invalid('autoscaling', 'Scale', name, [{ type: 'FieldValueInvalid', field: 'spec.replicas', message: `Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0` }]);
+        throw invalid('autoscaling', 'Scale', name, [{ reason: 'FieldValueInvalid', field: 'spec.replicas', message: `Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0` }]);
       }
       const next = structuredClone(current);
       setPath(next, spec.specReplicasPath, replicas);

@@ -77,7 +77,7 @@ export class WatchClosedError extends Error {
  * answers it (cause ResourceVersionTooLarge, retry after 1 s).
  */
 export function tooLargeResourceVersion(requested: number, current: number): ApiError {
-  const cause: StatusCause & { reason: string } = { reason: 'ResourceVersionTooLarge', message: 'Too large resource version' };
+  const cause: StatusCause = { reason: 'ResourceVersionTooLarge', message: 'Too large resource version' };
   return new ApiError(504, 'Timeout', `Timeout: Too large resource version: ${requested}, current: ${current}`, {
     causes: [cause],
     retryAfterSeconds: 1,

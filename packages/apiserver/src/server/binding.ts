@@ -30,9 +30,9 @@ function validateBinding(binding: Obj): StatusCause[] {
   const out: StatusCause[] = [];
   const kind = typeof target.kind === 'string' ? target.kind : '';
   if (kind !== '' && kind !== 'Node') {
-    out.push({ type: 'FieldValueNotSupported', field: 'target.kind', message: `Unsupported value: "${kind}": supported values: "Node", "<empty>"` });
+    out.push({ reason: 'FieldValueNotSupported', field: 'target.kind', message: `Unsupported value: "${kind}": supported values: "Node", "<empty>"` });
   }
-  if (typeof target.name !== 'string' || target.name === '') out.push({ type: 'FieldValueRequired', field: 'target.name', message: 'Required value' });
+  if (typeof target.name !== 'string' || target.name === '') out.push({ reason: 'FieldValueRequired', field: 'target.name', message: 'Required value' });
   return out;
 }
 

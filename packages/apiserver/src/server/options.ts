@@ -161,13 +161,13 @@ export function deleteOptions(body: unknown, q: Record<string, string>): DeleteO
   }
   const causes: StatusCause[] = [];
   if (orphanSet && o.propagationPolicy !== undefined) {
-    causes.push({ type: CauseType.Invalid, field: 'propagationPolicy', message: `Invalid value: "${o.propagationPolicy}": orphanDependents and deletionPropagation cannot be both set` });
+    causes.push({ reason: CauseType.Invalid, field: 'propagationPolicy', message: `Invalid value: "${o.propagationPolicy}": orphanDependents and deletionPropagation cannot be both set` });
   }
   if (o.propagationPolicy !== undefined && !['Background', 'Foreground', 'Orphan'].includes(o.propagationPolicy)) {
-    causes.push({ type: CauseType.NotSupported, field: 'propagationPolicy', message: `Unsupported value: "${o.propagationPolicy}": supported values: "Foreground", "Background", "Orphan"` });
+    causes.push({ reason: CauseType.NotSupported, field: 'propagationPolicy', message: `Unsupported value: "${o.propagationPolicy}": supported values: "Foreground", "Background", "Orphan"` });
   }
   for (const d of dryRun) {
-    if (d !== 'All') causes.push({ type: CauseType.NotSupported, field: 'dryRun', message: `Unsupported value: "${String(d)}": supported values: "All"` });
+    if (d !== 'All') causes.push({ reason: CauseType.NotSupported, field: 'dryRun', message: `Unsupported value: "${String(d)}": supported values: "All"` });
   }
   if (causes.length) throw invalid('meta.k8s.io', 'DeleteOptions', '', causes);
   if (dryRun.length) o.dryRun = true;

@@ -142,7 +142,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       const e = forbidden(group, resource, name, `unable to create new content in namespace ${ns} because it is being terminated`);
       throw new ApiError(e.code, e.reason, e.message, {
         ...e.details,
-        causes: [{ type: 'NamespaceTerminating', message: `namespace ${ns} is being terminated`, field: 'metadata.namespace' }],
+        causes: [{ reason: 'NamespaceTerminating', message: `namespace ${ns} is being terminated`, field: 'metadata.namespace' }],
       });
     }
   }

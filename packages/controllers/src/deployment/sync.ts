@@ -165,7 +165,7 @@ export function createDeploymentSync(deps: SyncDeps): DeploymentSync {
           await writeStatus(d);
           throw err;
         }
-      } else if (err instanceof ApiError && (err.details?.causes ?? []).some((c) => c.type === 'NamespaceTerminating')) {
+      } else if (err instanceof ApiError && (err.details?.causes ?? []).some((c) => c.reason === 'NamespaceTerminating')) {
         throw err;
       } else {
         const msg = `Failed to create new replica set "${newRS.metadata!.name}": ${errorMessage(err)}`;

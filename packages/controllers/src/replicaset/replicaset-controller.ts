@@ -77,7 +77,7 @@ const RS_KIND = 'ReplicaSet';
 const errorMessage = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 function namespaceTerminating(err: unknown): boolean {
-  return err instanceof ApiError && (err.details?.causes ?? []).some((c) => c.type === 'NamespaceTerminating');
+  return err instanceof ApiError && (err.details?.causes ?? []).some((c) => c.reason === 'NamespaceTerminating');
 }
 
 /** The pod a ReplicaSet creates from its template (GetPodFromTemplate). */

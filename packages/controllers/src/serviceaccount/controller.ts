@@ -28,7 +28,7 @@ export interface ServiceAccountControllerOptions {
 
 /** Is this the API server refusing because the namespace is being terminated? */
 function namespaceTerminating(err: unknown): boolean {
-  return err instanceof ApiError && err.code === 403 && (err.details?.causes ?? []).some((c) => c.type === 'NamespaceTerminating');
+  return err instanceof ApiError && err.code === 403 && (err.details?.causes ?? []).some((c) => c.reason === 'NamespaceTerminating');
 }
 
 /**
