@@ -4,7 +4,8 @@
  * Against a kplane on SQLite over HTTPS (a child process, as `kplane up` runs it): many merge
  * patches of a ConfigMap of nearly 1 MiB while a thousand idle watchers and a few stalled ones
  * (never reading) are open; the server's peak RSS; the database size against the live data
- * after compaction; and how much writes checked against a pathological pattern (`^(a+)+$`, in a
+ * once the server has compacted its storage on its own schedule (run with a short interval, so
+ * the run sees it happen); and how much writes checked against a pathological pattern (`^(a+)+$`, in a
  * CRD `pattern` and a CEL `matches()` rule) delay /readyz. Figures are reported, not asserted.
  */
 import { Agent, request } from 'node:https';
@@ -37,6 +38,10 @@ export interface SafetyBenchOptions {
   pathologicalWrites?: number;
   /** How long the pathological writes may take before the server is given up on (default 20 s). */
   pathologicalDeadlineMs?: number;
+  /** The server's storage compaction interval (`compactionIntervalMs`, default 2 s instead of 5 minutes). */
+  compactionIntervalMs?: number;
+  /** How long to wait, each time, for the server to compact (default 60 s, at least 5 intervals). */
+  compactionTimeoutMs?: number;
   progress?: (line: string) => void;
 }
 
@@ -54,10 +59,29 @@ export interface SafetyBenchResult {
   /** Server RSS after start-up and its peak (VmHWM), in bytes; undefined off Linux. */
   startRssBytes?: number;
   peakRssBytes?: number;
-  /** Database files (main + WAL) right after the patches, and after compaction at the current revision. */
+  /** Peak RSS (VmHWM) right after the patches, before the compactions that follow them and the /readyz phase. */
+  peakRssAfterPatchesBytes?: number;
+  /** The server's compaction interval, ms. */
+  compactionIntervalMs: number;
+  /** Database files (main, WAL and shared memory) right after the patches (the server compacting on its schedule meanwhile). */
   dbBytesAfterPatches: number;
+  /**
+   * Database files once the server had compacted at the last patch's revision and ended that
+   * compaction (WAL emptied), and how long after the last patch that was seen; undefined when
+   * not seen before the timeout.
+   */
+  dbBytesAfterPatchCompaction?: number;
+  patchCompactionMs?: number;
+  /**
+   * Database files at the end of the run, the server still running, once it had compacted at its
+   * last revision (or at the timeout, see compactionObserved). The figure read against the target.
+   */
   dbBytesAfterCompaction: number;
-  /** Bytes of the current values of every key. */
+  /** Whether the server was seen compacting at its last revision before the timeout. */
+  compactionObserved: boolean;
+  /** Whether that compaction was also seen ending with its WAL emptied (it does when it removed rows). */
+  compactionWalEmptied: boolean;
+  /** Bytes of the current key and value of every key, read from the database once the server stopped. */
   liveBytes: number;
   /** Median /readyz latency with nothing else running, ms. */
   readyzBaselineMs: number;
@@ -105,6 +129,54 @@ const JSON_HEADERS = { accept: 'application/json', 'content-type': 'application/
 const NS = 'default';
 const IDLE_NS = 'kube-public';
 
+/** The server's current revision: the resourceVersion of a list. */
+async function currentRevision(t: HttpsTransport): Promise<number> {
+  const r = await call(t, 'GET', `/api/v1/namespaces/${IDLE_NS}/configmaps?limit=1`);
+  if (r.status !== 200) throw new Error(`listing ${IDLE_NS}: ${r.status} ${r.text.slice(0, 200)}`);
+  return Number((JSON.parse(r.text) as { metadata: { resourceVersion: string } }).metadata.resourceVersion);
+}
+
+const WAL_POLL_MS = 50;
+
+/**
+ * Waits, polling every 50 ms, until the server has compacted its storage at `revision` (a LIST
+ * at `revision - 1` with resourceVersionMatch=Exact answers 410 Expired: nothing below
+ * `revision` is readable any more) and then until that compaction has ended: after a compaction
+ * that removed rows the server gives the free pages back and ends with a truncating WAL
+ * checkpoint, so the WAL file is empty. The WAL wait is cut after two more intervals (a
+ * compaction that removed nothing leaves the WAL as it is). Bounded by `timeoutMs` in all.
+ */
+async function waitForServerCompaction(t: HttpsTransport, dbFile: string, revision: number, intervalMs: number, timeoutMs: number): Promise<{ compacted: boolean; walEmptied: boolean; ms: number }> {
+  const start = performance.now();
+  const deadline = start + timeoutMs;
+  const sleep = () => new Promise((r) => setTimeout(r, WAL_POLL_MS));
+  const probe = `/api/v1/namespaces/${IDLE_NS}/configmaps?limit=1&resourceVersionMatch=Exact&resourceVersion=${revision - 1}`;
+  let compacted = false;
+  while (performance.now() < deadline) {
+    const r = await call(t, 'GET', probe);
+    if (r.status === 410) {
+      compacted = true;
+      break;
+    }
+    if (r.status !== 200) throw new Error(`probing compaction: ${r.status} ${r.text.slice(0, 200)}`);
+    await sleep();
+  }
+  if (!compacted) return { compacted, walEmptied: false, ms: performance.now() - start };
+  const walDeadline = Math.min(deadline, performance.now() + 2 * intervalMs + 1000);
+  const walBytes = () => {
+    try {
+      return statSync(`${dbFile}-wal`).size;
+    } catch {
+      return 0;
+    }
+  };
+  for (;;) {
+    if (walBytes() === 0) return { compacted, walEmptied: true, ms: performance.now() - start };
+    if (performance.now() >= walDeadline) return { compacted, walEmptied: false, ms: performance.now() - start };
+    await sleep();
+  }
+}
+
 async function call(t: HttpsTransport, method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<{ status: number; text: string }> {
   const r = await t({ method, path, headers: { ...JSON_HEADERS, 'content-type': contentType }, body: body === undefined ? undefined : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body)) });
   return { status: r.status, text: Buffer.from(r.body ?? []).toString('utf8') };
@@ -132,7 +204,9 @@ export async function benchSafety(options: SafetyBenchOptions): Promise<SafetyBe
   const regexLength = options.regexLength ?? 40;
   const writes = options.pathologicalWrites ?? 20;
   const progress = options.progress ?? (() => {});
-  const child = await startChild<KplaneInfo>(new URL('./server-kplane.js', import.meta.url), ['sqlite', options.dataDir]);
+  const intervalMs = options.compactionIntervalMs ?? 2000;
+  const compactionTimeoutMs = options.compactionTimeoutMs ?? Math.max(60_000, 5 * intervalMs);
+  const child = await startChild<KplaneInfo>(new URL('./server-kplane.js', import.meta.url), ['sqlite', options.dataDir, String(intervalMs)]);
   const kc = loadKubeconfig(child.info.kubeconfigPath);
   const t = createHttpsTransport({ ...kc.transportOptions, maxSockets: 64 });
   const url = new URL(kc.server);
@@ -168,12 +242,19 @@ export async function benchSafety(options: SafetyBenchOptions): Promise<SafetyBe
       }
     }
     const patchMs = performance.now() - t0;
-    const peakRssBytes = procStatusBytes(child.pid, 'VmHWM');
+    const peakRssAfterPatchesBytes = procStatusBytes(child.pid, 'VmHWM');
     const dbFile = join(options.dataDir, 'state.db');
     const dbBytesAfterPatches = databaseBytes(dbFile);
     stopped = true;
     for (const w of watchers) w.destroy();
     agent.destroy();
+
+    // The server compacts on its own schedule: wait until it has compacted the patches' history,
+    // before the /readyz phase, so that this compaction does not run during it.
+    progress(`safety: waiting for the server to compact (every ${(intervalMs / 1000).toFixed(1)} s) ...`);
+    const patchRevision = await currentRevision(t);
+    const afterPatches = await waitForServerCompaction(t, dbFile, patchRevision, intervalMs, compactionTimeoutMs);
+    const dbBytesAfterPatchCompaction = afterPatches.compacted ? databaseBytes(dbFile) : undefined;
 
     progress(`safety: /readyz while ${writes} writes are checked against ${PATHOLOGICAL} ...`);
     const crd = await call(t, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', pathologicalCrd());
@@ -219,12 +300,22 @@ export async function benchSafety(options: SafetyBenchOptions): Promise<SafetyBe
     for (const timer of timers) clearTimeout(timer);
     const finite = during.filter(Number.isFinite);
 
-    // The server is stopped (killed if it does not stop), then its database is compacted here.
+    // The figure: the database once the server has compacted at its last revision, read while it
+    // runs. (If the server gave no answer to the pathological writes, this wait times out.)
+    progress('safety: waiting for the server to compact at its last revision ...');
+    let final = { compacted: false, walEmptied: false, ms: 0 };
+    try {
+      final = await waitForServerCompaction(t, dbFile, await currentRevision(t), intervalMs, compactionTimeoutMs);
+    } catch (err) {
+      progress(`safety: the server's compaction could not be observed: ${String(err).slice(0, 200)}`);
+    }
+    const dbBytesAfterCompaction = databaseBytes(dbFile);
+    const peakRssBytes = procStatusBytes(child.pid, 'VmHWM');
+
+    // The server is stopped (killed if it does not stop); the live data is read (not compacted) from its database.
     t.close();
     await child.stop();
     const backend = createSqliteBackend({ path: dbFile });
-    const revision = await backend.currentRevision();
-    await backend.compact(revision);
     let liveBytes = 0;
     for (const kv of (await backend.list('/')).items) liveBytes += Buffer.byteLength(kv.key) + Buffer.byteLength(kv.value);
     await backend.close();
@@ -236,8 +327,11 @@ export async function benchSafety(options: SafetyBenchOptions): Promise<SafetyBe
       idleWatchers: idleCount,
       stalledWatchers: stalledCount,
       watchersClosedEarly: closedEarly,
+      compactionIntervalMs: intervalMs,
       dbBytesAfterPatches,
-      dbBytesAfterCompaction: databaseBytes(dbFile),
+      dbBytesAfterCompaction,
+      compactionObserved: final.compacted,
+      compactionWalEmptied: final.walEmptied,
       liveBytes,
       readyzBaselineMs: median(baseline),
       readyzProbes: during.length,
@@ -247,6 +341,11 @@ export async function benchSafety(options: SafetyBenchOptions): Promise<SafetyBe
     if (firstPatchError !== undefined) result.firstPatchError = firstPatchError;
     if (startRssBytes !== undefined) result.startRssBytes = startRssBytes;
     if (peakRssBytes !== undefined) result.peakRssBytes = peakRssBytes;
+    if (peakRssAfterPatchesBytes !== undefined) result.peakRssAfterPatchesBytes = peakRssAfterPatchesBytes;
+    if (dbBytesAfterPatchCompaction !== undefined) {
+      result.dbBytesAfterPatchCompaction = dbBytesAfterPatchCompaction;
+      result.patchCompactionMs = afterPatches.ms;
+    }
     if (finite.length > 0 && finite.length === during.length) result.readyzWorstMs = Math.max(...finite);
     if (pathologicalMs !== undefined) result.pathologicalMs = pathologicalMs;
     return result;
