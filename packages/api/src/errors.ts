@@ -1,4 +1,5 @@
 import type { Status, StatusCause } from './types.js';
+import { goQuote } from './field-errors.js';
 
 /** Details carried by an ApiError into its Status. */
 export interface ApiErrorDetails {
@@ -189,21 +190,7 @@ export function cannotBeHandled(kind: string, version: string, detail: string): 
  * (strategic merge patches).
  */
 export function patchInvalid(value: string, detail: string): ApiError {
-  const cause: StatusCause = { reason: 'FieldValueInvalid', field: 'patch', message: `Invalid value: ${goQuoted(value)}: ${detail}` };
+  const cause: StatusCause = { reason: 'FieldValueInvalid', field: 'patch', message: `Invalid value: ${goQuote(value)}: ${detail}` };
   return new ApiError(422, 'Invalid', ` "" is invalid: patch: ${cause.message}`, { causes: [cause] });
 }
 
-function goQuoted(s: string): string {
-  let out = '"';
-  for (const ch of s) {
-    const c = ch.codePointAt(0)!;
-    if (ch === '"') out += '\\"';
-    else if (ch === '\\') out += '\\\\';
-    else if (ch === '\n') out += '\\n';
-    else if (ch === '\t') out += '\\t';
-    else if (ch === '\r') out += '\\r';
-    else if (c < 0x20 || c === 0x7f) out += `\\x${c.toString(16).padStart(2, '0')}`;
-    else out += ch;
-  }
-  return out + '"';
-}

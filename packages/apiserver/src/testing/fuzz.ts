@@ -6,6 +6,7 @@
  * the test (`npm test`, 20,000 requests) and the benchmark (`npm run bench`, 200,000).
  */
 import type { RawRequest, RawResponse } from '@kplane/api';
+import { seededRandom } from '@kplane/api';
 import { FUZZ_LABEL, CANARY_NAMESPACES } from './canaries.js';
 
 /** A served resource as discovery describes it. */
@@ -29,17 +30,6 @@ export interface FuzzRequest extends RawRequest {
 /** A request handler: the in-process API server or an HTTPS transport. */
 export type Handle = (req: RawRequest) => Promise<RawResponse>;
 
-/** A small seeded PRNG (mulberry32): the same seed gives the same request sequence. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** The seed of a run: KPLANE_FUZZ_SEED when set, otherwise a fresh random one. */
 export function fuzzSeed(env: Record<string, string | undefined> = process.env): number {
@@ -273,7 +263,7 @@ export interface FuzzGeneratorOptions {
 
 /** Returns a function producing the next request of the seeded sequence. */
 export function createFuzzGenerator(resources: FuzzResource[], options: FuzzGeneratorOptions): () => FuzzRequest {
-  const r = prng(options.seed);
+  const r = seededRandom(options.seed);
   const ns = options.namespace;
   const aheadRate = options.aheadRate ?? 0.0001;
   return () => {

@@ -1,19 +1,9 @@
 import { test } from 'node:test';
+import { seededRandom as prng } from '@kplane/api';
 import assert from 'node:assert/strict';
 import { createFakeClock, flushMicrotasks } from '../clock.js';
 import { createWorkqueue } from './workqueue.js';
 
-/** mulberry32: a small seeded PRNG, so a failing seed can be replayed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 async function runScenario(seed: number): Promise<{ processed: number }> {
   const rand = prng(seed);
