@@ -242,3 +242,12 @@ test('deleting a CRD deletes its objects, then the resource leaves discovery', a
   assert.equal((await call('GET', G)).status, 404);
   assert.deepEqual((await call('GET', '/apis/demo.example.com/v1')).body.resources.map((r: KubeObject) => r.name), ['widgets']);
 });
+
+test('a CRD watch closed by its watch cache is followed by a new list: new CRDs are still served', async () => {
+  const crds = server.registry.get('apiextensions.k8s.io', 'v1', 'customresourcedefinitions')!;
+  // What the cache does when storage loses the history it follows: every watcher is closed.
+  (crds.cache as unknown as { reset(rev: number): void }).reset(await backend.currentRevision());
+  assert.equal((await call('GET', G)).status, 404);
+  assert.equal((await call('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', greetingCRD())).status, 201);
+  assert.equal((await until(G)).status, 200, 'the CRD created after the watch closed is served');
+});

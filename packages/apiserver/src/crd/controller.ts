@@ -17,6 +17,9 @@ import { rfc3339, type Store } from '../registry/store.js';
 import { CLEANUP_FINALIZER, crdSpec, type CRDCondition, type CRDNames, type CustomResourceDefinition } from './crd-types.js';
 import { customResourceType } from './resource-type.js';
 
+/** Pause before listing CRDs again after a list failed (ms). */
+const RELIST_DELAY_MS = 1000;
+
 /** Options of createCrdController. */
 export interface CrdControllerOptions {
   registry: Registry;
@@ -210,25 +213,52 @@ export function createCrdController(options: CrdControllerOptions): CrdControlle
   return {
     async start() {
       const store = crdStore();
-      const list = await store.list(undefined);
-      for (const item of list.items) known.set(item.metadata!.name!, item);
-      for (const item of list.items) enqueue(() => reconcile(item as CustomResourceDefinition));
+      // Lists the CRDs, forgets those gone since the last list, reconciles the rest; returns the
+      // list's resourceVersion to watch from.
+      const relist = async (): Promise<number> => {
+        const list = await store.list(undefined);
+        const names = new Set(list.items.map((item) => item.metadata!.name!));
+        for (const name of [...known.keys()]) {
+          if (names.has(name)) continue;
+          known.delete(name);
+          enqueue(async () => unserve(name));
+        }
+        for (const item of list.items) known.set(item.metadata!.name!, item);
+        for (const item of list.items) enqueue(() => reconcile(item as CustomResourceDefinition));
+        return Number(list.metadata.resourceVersion);
+      };
+      let from = await relist();
       await chain;
       void (async () => {
-        try {
-          for await (const e of store.cache.watch(Number(list.metadata.resourceVersion), abort.signal)) {
-            const obj = e.object as CustomResourceDefinition;
-            const name = obj.metadata!.name!;
-            if (e.type === 'DELETED') {
-              known.delete(name);
-              enqueue(async () => unserve(name));
-            } else {
-              known.set(name, obj);
-              enqueue(() => reconcile(obj));
+        // A watch that ends (the watch cache restarted, or this follower fell out of its
+        // window) is followed by a new list and watch, as an informer relists: CRDs keep being
+        // served whatever happens to one watch.
+        while (!abort.signal.aborted) {
+          try {
+            for await (const e of store.cache.watch(from, abort.signal)) {
+              const obj = e.object as CustomResourceDefinition;
+              const name = obj.metadata!.name!;
+              if (e.type === 'DELETED') {
+                known.delete(name);
+                enqueue(async () => unserve(name));
+              } else {
+                known.set(name, obj);
+                enqueue(() => reconcile(obj));
+              }
+            }
+          } catch (err) {
+            if (abort.signal.aborted) return;
+            console.error('kplane: CRD controller watch ended, listing again:', err instanceof Error ? err.message : err);
+          }
+          while (!abort.signal.aborted) {
+            try {
+              from = await relist();
+              break;
+            } catch (err) {
+              console.error('kplane: CRD controller list failed:', err);
+              await new Promise((resolve) => setTimeout(resolve, RELIST_DELAY_MS).unref());
             }
           }
-        } catch (err) {
-          if (!abort.signal.aborted) console.error('kplane: CRD controller watch ended:', err);
         }
       })();
     },
