@@ -189,11 +189,19 @@ async function serve(options: HttpsServerOptions, limits: ServerLimits, limiter:
     const { 'transfer-encoding': _te, ...headersOut } = r.headers;
     res.writeHead(r.status, headersOut);
     res.flushHeaders();
+    // A client that takes no data for maxWriteStallMs loses its connection (the watcher behind
+    // it was closed long before, when it fell behind).
+    const stalled = (): (() => void) => {
+      const timer = setTimeout(() => res.destroy(), limits.maxWriteStallMs);
+      timer.unref();
+      return () => clearTimeout(timer);
+    };
     try {
       for await (const chunk of r.stream) {
         if (res.destroyed) break;
         if (!res.write(chunk)) {
           // Wait for room, or for the client to go away (then the loop ends).
+          const cancel = stalled();
           await new Promise<void>((resolve) => {
             const done = () => {
               res.off('drain', done);
@@ -203,10 +211,15 @@ async function serve(options: HttpsServerOptions, limits: ServerLimits, limiter:
             res.on('drain', done);
             res.on('close', done);
           });
+          cancel();
         }
       }
     } finally {
-      res.end();
+      if (!res.destroyed) {
+        const cancel = stalled();
+        res.once('close', cancel);
+        res.end(cancel);
+      }
     }
   } finally {
     release();

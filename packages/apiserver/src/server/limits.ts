@@ -16,6 +16,12 @@ export interface ServerLimits {
   maxMutatingInFlight: number;
   /** Longest a non-watch request may take before a 504 (--request-timeout, 60 s). */
   requestTimeoutMs: number;
+  /**
+   * Longest a streamed answer (a watch) may wait for its client to take data before its
+   * connection is closed (kplane's own bound, 60 s): a client that stops reading and never
+   * disconnects holds no socket for ever.
+   */
+  maxWriteStallMs: number;
 }
 
 /** kube-apiserver's defaults. */
@@ -25,6 +31,7 @@ export const DEFAULT_LIMITS: Readonly<ServerLimits> = Object.freeze({
   maxReadOnlyInFlight: 400,
   maxMutatingInFlight: 200,
   requestTimeoutMs: 60_000,
+  maxWriteStallMs: 60_000,
 });
 
 /** The limits with kube-apiserver's defaults for whatever is not given. */

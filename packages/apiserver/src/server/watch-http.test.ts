@@ -9,6 +9,7 @@ import { createMemoryBackend } from '@kplane/storage';
 import { ensurePki } from '../auth/pki.js';
 import { createApiServer } from './server.js';
 import { readEvents } from '../testing.js';
+import { until } from './edge.fixture.js';
 
 const CM = '/api/v1/namespaces/default/configmaps';
 
@@ -62,6 +63,50 @@ it('over HTTPS, closes the watch of a client that stopped reading; it then reads
     abort.abort();
     assert.equal(rest.length, patches - events.length);
     assert.equal(rest[rest.length - 1]!.object.metadata?.resourceVersion, String(start + patches));
+  } finally {
+    await server.close();
+    await backend.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+it('over HTTPS, cuts the connection of a client that takes no data for maxWriteStallMs', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'kplane-watch-stall-'));
+  const backend = createMemoryBackend();
+  const server = createApiServer({ backend, watchCache: { maxBytes: 512 * 1024 * 1024, watcherMaxBytes: 512 * 1024 * 1024 }, limits: { maxWriteStallMs: 200 } });
+  const call = (method: string, path: string, body: unknown, contentType = 'application/json') =>
+    server.handle({ method, path, query: {}, headers: { 'content-type': contentType }, body: Buffer.from(JSON.stringify(body)) });
+  try {
+    await server.start();
+    const pki = await ensurePki(dir);
+    const port = await server.listen({ port: 0, cert: pki.serving.cert, key: pki.serving.key, clientCa: pki.ca.cert, tokens: new Map([[pki.adminToken, 'admin']]) });
+    // More than the kernel's socket buffers hold, so the server's writes block.
+    const big = 'x'.repeat(900 * 1024);
+    assert.equal((await call('POST', CM, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'big' }, data: { v: big } })).status, 201);
+    const start = await backend.currentRevision();
+    const res = await new Promise<IncomingMessage>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port, path: `${CM}?watch=true&resourceVersion=${start}`, ca: pki.ca.cert, headers: { authorization: `Bearer ${pki.adminToken}` } }, resolve);
+      req.on('error', reject);
+      req.end();
+    });
+    assert.equal(res.statusCode, 200);
+    res.pause(); // The client stops reading and never disconnects.
+    for (let i = 0; i < 40; i++) {
+      assert.equal((await call('PATCH', `${CM}/big`, { data: { v: big + i } }, 'application/merge-patch+json')).status, 200);
+      await new Promise((r) => setImmediate(r));
+    }
+    // The watcher is within its bounds (no lag closes it); the server filled the socket, waited
+    // maxWriteStallMs for the client to take data, and closed the connection, which ended it.
+    const cache = server.registry.get('', 'v1', 'configmaps')!.cache;
+    await until(() => cache.usage.watchers === 0, 1_000_000);
+    // Reading again, the client finds its response cut short, not ended.
+    const ended = await new Promise<string>((resolve) => {
+      res.on('end', () => resolve('end'));
+      res.on('error', () => resolve('cut'));
+      res.on('aborted', () => resolve('cut'));
+      res.resume();
+    });
+    assert.equal(ended, 'cut');
   } finally {
     await server.close();
     await backend.close();
