@@ -21,7 +21,15 @@ export interface ChaosOptions {
   listFailure?: number;
   /** Most events a broken stream lets through (default 5). */
   maxEvents?: number;
+  /**
+   * The faults of the first watches, in order, before chance decides: a test that asserts
+   * every kind of fault happened states them here instead of hoping the dice show them.
+   */
+  first?: WatchFault[];
 }
+
+/** A fault the chaos transport can put on a watch. */
+export type WatchFault = 'goneResponse' | 'goneEvent' | 'ended' | 'errored';
 
 /** What the chaos transport did. */
 export interface ChaosStats {
@@ -83,6 +91,14 @@ export function createChaosTransport(inner: Transport, options: ChaosOptions): {
   const goneResponse = options.goneResponse ?? 0.05;
   const listFailure = options.listFailure ?? 0.05;
   const maxEvents = options.maxEvents ?? 5;
+  const scripted = [...(options.first ?? [])];
+  const pickFault = (r: number): WatchFault | undefined => {
+    if ((r -= goneResponse) < 0) return 'goneResponse';
+    if ((r -= goneEvent) < 0) return 'goneEvent';
+    if ((r -= endStream) < 0) return 'ended';
+    if ((r -= errorStream) < 0) return 'errored';
+    return undefined;
+  };
 
   const transport: Transport = async (req: RawRequest): Promise<RawResponse> => {
     const isWatch = req.method === 'GET' && req.query?.['watch'] === 'true';
@@ -99,22 +115,22 @@ export function createChaosTransport(inner: Transport, options: ChaosOptions): {
     }
     if (!isWatch) return inner(req);
     stats.watches++;
-    let r = random();
-    if ((r -= goneResponse) < 0) {
+    const fault = scripted.shift() ?? pickFault(random());
+    if (fault === 'goneResponse') {
       stats.goneResponses++;
       return { status: 410, headers: { 'content-type': 'application/json' }, body: json(expired) };
     }
-    if ((r -= goneEvent) < 0) {
+    if (fault === 'goneEvent') {
       stats.goneEvents++;
       return { status: 200, headers: { 'content-type': 'application/json' }, body: json({ type: 'ERROR', object: expired }) };
     }
     const res = await inner(req);
     if (!res.stream) return res;
-    if ((r -= endStream) < 0) {
+    if (fault === 'ended') {
       stats.ended++;
       return { ...res, stream: cut(res.stream, Math.floor(random() * (maxEvents + 1)), false) };
     }
-    if ((r -= errorStream) < 0) {
+    if (fault === 'errored') {
       stats.errored++;
       return { ...res, stream: cut(res.stream, Math.floor(random() * (maxEvents + 1)), true) };
     }

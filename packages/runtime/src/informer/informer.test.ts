@@ -77,7 +77,8 @@ describe('informer against an in-process kplane with random stream breaks', () =
       const server = await startServer();
       const random = seededRandom(seed);
       const writer = createClient({ transport: server.handle }).resource(configmaps);
-      const chaos = createChaosTransport(server.handle, { random: seededRandom(seed * 7 + 1), endStream: 0.35, errorStream: 0.3, maxEvents: 3 });
+      // The first watches show every kind of fault; chance decides the rest.
+      const chaos = createChaosTransport(server.handle, { random: seededRandom(seed * 7 + 1), endStream: 0.35, errorStream: 0.3, maxEvents: 3, first: ['ended', 'goneEvent', 'errored', 'goneResponse'] });
       const api = createClient({ transport: chaos.transport }).resource(configmaps);
       const errors: unknown[] = [];
       const informer = createInformer({ api, initialList, backoff: { initialMs: 1, maxMs: 8, jitter: 0 }, pageSize: 7, onError: (e) => errors.push(e) });
@@ -87,47 +88,51 @@ describe('informer against an in-process kplane with random stream breaks', () =
       // A few objects before the start, so the first list is paginated.
       for (let i = 0; i < 10; i++) await writer.create(cm('default', `pre-${i}`));
       const run = informer.run(ctl.signal);
-      assert.equal(await informer.waitForSync(AbortSignal.timeout(10_000)), true);
-      let late: ReturnType<typeof trackingHandler> | undefined;
+      try {
+        assert.equal(await informer.waitForSync(AbortSignal.timeout(10_000)), true);
+        let late: ReturnType<typeof trackingHandler> | undefined;
 
-      const namespaces = ['default', 'kube-system'];
-      for (let op = 0; op < 400; op++) {
-        const ns = namespaces[Math.floor(random() * namespaces.length)]!;
-        const name = `cm-${Math.floor(random() * 15)}`;
-        const r = random();
-        try {
-          if (r < 0.4) await writer.create(cm(ns, name, { v: String(op) }));
-          else if (r < 0.75) await writer.patch(name, { data: { v: String(op) } }, 'merge', { namespace: ns });
-          else await writer.delete(name, { namespace: ns });
-        } catch (err) {
-          if (!(err instanceof ApiError) || (err.code !== 404 && err.code !== 409)) throw err;
+        const namespaces = ['default', 'kube-system'];
+        for (let op = 0; op < 400; op++) {
+          const ns = namespaces[Math.floor(random() * namespaces.length)]!;
+          const name = `cm-${Math.floor(random() * 15)}`;
+          const r = random();
+          try {
+            if (r < 0.4) await writer.create(cm(ns, name, { v: String(op) }));
+            else if (r < 0.75) await writer.patch(name, { data: { v: String(op) } }, 'merge', { namespace: ns });
+            else await writer.delete(name, { namespace: ns });
+          } catch (err) {
+            if (!(err instanceof ApiError) || (err.code !== 404 && err.code !== 409)) throw err;
+          }
+          if (op === 200) {
+            late = trackingHandler();
+            informer.addEventHandler(late.handler);
+          }
+          await new Promise((res) => setImmediate(res));
+          if (random() < 0.3) await new Promise((res) => setTimeout(res, Math.floor(random() * 3)));
         }
-        if (op === 200) {
-          late = trackingHandler();
-          informer.addEventHandler(late.handler);
-        }
-        await new Promise((res) => setImmediate(res));
-        if (random() < 0.3) await new Promise((res) => setTimeout(res, Math.floor(random() * 3)));
-      }
 
-      const expected = async () => rvMap((await writer.list({ namespace: '' })).items);
-      await eventually(async () => {
+        const expected = async () => rvMap((await writer.list({ namespace: '' })).items);
+        await eventually(async () => {
+          const want = await expected();
+          return [...want].every(([k, v]) => informer.store.get(k)?.metadata?.resourceVersion === v) && informer.store.size() === want.size;
+        });
         const want = await expected();
-        return [...want].every(([k, v]) => informer.store.get(k)?.metadata?.resourceVersion === v) && informer.store.size() === want.size;
-      });
-      const want = await expected();
-      assert.deepEqual(rvMap(informer.store.list()), want, 'cache equals the server list');
-      for (const t of [early, late!]) {
-        assert.deepEqual(t.violations, []);
-        assert.deepEqual(new Map([...t.seen].map(([k, v]) => [k, v.rv])), want, 'handler view equals the server list');
+        assert.deepEqual(rvMap(informer.store.list()), want, 'cache equals the server list');
+        for (const t of [early, late!]) {
+          assert.deepEqual(t.violations, []);
+          assert.deepEqual(new Map([...t.seen].map(([k, v]) => [k, v.rv])), want, 'handler view equals the server list');
+        }
+        // The run really was disturbed in every way the chaos transport knows.
+        assert.ok(chaos.stats.ended > 0 && chaos.stats.errored > 0, JSON.stringify(chaos.stats));
+        assert.ok(chaos.stats.goneEvents + chaos.stats.goneResponses > 0, JSON.stringify(chaos.stats));
+        assert.ok(errors.length > 0);
+      } finally {
+        // A failed check must not leave the informer and the server running (the run would hang).
+        ctl.abort();
+        await run;
+        await server.close();
       }
-      // The run really was disturbed in every way the chaos transport knows.
-      assert.ok(chaos.stats.ended > 0 && chaos.stats.errored > 0, JSON.stringify(chaos.stats));
-      assert.ok(chaos.stats.goneEvents + chaos.stats.goneResponses > 0, JSON.stringify(chaos.stats));
-      assert.ok(errors.length > 0);
-      ctl.abort();
-      await run;
-      await server.close();
     });
   }
 });
