@@ -62,3 +62,22 @@ export class JsonWriter {
     this.used = 0;
   }
 }
+
+const STORED_HEAD = /^\{"apiVersion":"[^"\\]*","kind":"[^"\\]*","metadata":\{/;
+
+/** Length of the stored head `{"apiVersion":"…","kind":"…","metadata":{`, or 0 when the JSON does not start so. */
+export function storedHeadLength(json: string): number {
+  const head = STORED_HEAD.exec(json);
+  return head ? head[0].length : 0;
+}
+
+/**
+ * Splices `"resourceVersion":"N"` into stored JSON whose head is apiVersion, kind, metadata (as
+ * encode writes it); undefined for any other layout (older data), which is then re-encoded.
+ */
+export function withResourceVersion(json: string, revision: number): string | undefined {
+  const at = storedHeadLength(json);
+  if (at === 0) return undefined;
+  const rv = `"resourceVersion":"${revision}"`;
+  return json.slice(0, at) + rv + (json[at] === '}' ? '' : ',') + json.slice(at);
+}

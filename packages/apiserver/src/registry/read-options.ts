@@ -45,3 +45,26 @@ export function validateWatchOptions(q: Record<string, string>): void {
   }
   if (causes.length) throw listOptionsInvalid(causes);
 }
+
+/** What a continue token carries: the list's snapshot revision and the key to start after. */
+export interface ContinueToken {
+  v: string;
+  rv: number;
+  start: string;
+}
+
+/** A continue token for the next page of a list at revision `rv`, after the key `start`. */
+export function encodeContinue(rv: number, start: string): string {
+  return Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv, start } satisfies ContinueToken)).toString('base64url');
+}
+
+/** Reads a continue token; 400 for one that is not one of ours. */
+export function decodeContinue(token: string): ContinueToken {
+  try {
+    const t = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as ContinueToken;
+    if (t.v !== 'meta.k8s.io/v1' || !Number.isSafeInteger(t.rv) || t.rv < 0 || typeof t.start !== 'string') throw new Error('bad');
+    return t;
+  } catch {
+    throw badRequest('continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
+  }
+}

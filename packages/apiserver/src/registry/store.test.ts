@@ -1,6 +1,6 @@
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
-import { withResourceVersion } from './store.js';
+import { withResourceVersion } from './json-writer.js';
 
 it('splices the resourceVersion into stored JSON, and declines other layouts', () => {
   assert.equal(

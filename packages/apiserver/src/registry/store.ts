@@ -23,8 +23,10 @@ import { CompactedError, FutureRevisionError, KeyExistsError, KeyNotFoundError, 
 import type { ResourceType, StrategyContext } from './resource.js';
 import { WatchCache, tooLargeResourceVersion, type WatchCacheOptions } from './watch-cache.js';
 import type { Timers } from './timers.js';
-import { parseResourceVersion, validateListOptions } from './read-options.js';
-import { JsonWriter } from './json-writer.js';
+import { decodeContinue, encodeContinue, parseResourceVersion, validateListOptions } from './read-options.js';
+import { JsonWriter, storedHeadLength, withResourceVersion } from './json-writer.js';
+import { dropEmptyMetadata, getPath, setPath } from './object-paths.js';
+import { selectorString } from '../kinds/util.js';
 import { compileListFilter, type ListFilter } from './filter.js';
 
 /** How unknown fields in a request body are treated (the fieldValidation query parameter). */
@@ -100,26 +102,6 @@ function meta(obj: KubeObject): ObjectMeta {
 function withoutMetaAndStatus(obj: KubeObject): Record<string, unknown> {
   const { metadata: _m, status: _s, apiVersion: _a, kind: _k, ...rest } = obj;
   return rest;
-}
-
-interface ContinueToken {
-  v: string;
-  rv: number;
-  start: string;
-}
-
-function encodeContinue(rv: number, start: string): string {
-  return Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv, start } satisfies ContinueToken)).toString('base64url');
-}
-
-function decodeContinue(token: string): ContinueToken {
-  try {
-    const t = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as ContinueToken;
-    if (t.v !== 'meta.k8s.io/v1' || !Number.isSafeInteger(t.rv) || t.rv < 0 || typeof t.start !== 'string') throw new Error('bad');
-    return t;
-  } catch {
-    throw badRequest('continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
-  }
 }
 
 /**
@@ -726,7 +708,7 @@ export class Store {
     const status: Record<string, unknown> = { replicas: Number(getPath(obj, spec.statusReplicasPath) ?? 0) };
     const sel = spec.labelSelectorPath ? getPath(obj, spec.labelSelectorPath) : undefined;
     if (typeof sel === 'string' && sel) status.selector = sel;
-    else if (sel && typeof sel === 'object') status.selector = selectorString(sel as LabelSelectorObject);
+    else if (sel && typeof sel === 'object') status.selector = selectorString(sel);
     return {
       kind: 'Scale',
       apiVersion: 'autoscaling/v1',
@@ -764,76 +746,3 @@ export class Store {
   }
 }
 
-interface LabelSelectorObject {
-  matchLabels?: Record<string, string>;
-  matchExpressions?: { key: string; operator: string; values?: string[] }[];
-}
-
-const STORED_HEAD = /^\{"apiVersion":"[^"\\]*","kind":"[^"\\]*","metadata":\{/;
-
-/** Length of the stored head `{"apiVersion":"…","kind":"…","metadata":{`, or 0 when the JSON does not start so. */
-function storedHeadLength(json: string): number {
-  const head = STORED_HEAD.exec(json);
-  return head ? head[0].length : 0;
-}
-
-/**
- * Splices `"resourceVersion":"N"` into stored JSON whose head is apiVersion, kind, metadata (as
- * encode writes it); undefined for any other layout (older data), which is then re-encoded.
- */
-export function withResourceVersion(json: string, revision: number): string | undefined {
-  const at = storedHeadLength(json);
-  if (at === 0) return undefined;
-  const rv = `"resourceVersion":"${revision}"`;
-  return json.slice(0, at) + rv + (json[at] === '}' ? '' : ',') + json.slice(at);
-}
-
-/** Empty metadata lists and maps are omitted, as Kubernetes' encoding omits them. */
-function dropEmptyMetadata(obj: KubeObject): void {
-  const m = obj.metadata;
-  if (!m || typeof m !== 'object') return;
-  // Only values of the right type: a wrong one is left for the type check to report.
-  for (const k of ['labels', 'annotations'] as const) {
-    const v = m[k];
-    if (v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 0) delete m[k];
-  }
-  for (const k of ['ownerReferences', 'finalizers', 'managedFields'] as const) {
-    const v = m[k];
-    if (Array.isArray(v) && v.length === 0) delete m[k];
-  }
-}
-
-/** Formats a metav1.LabelSelector the way Scale.status.selector shows it. */
-export function selectorString(sel: LabelSelectorObject): string {
-  const parts: string[] = [];
-  for (const [k, v] of Object.entries(sel.matchLabels ?? {}).sort(([a], [b]) => a.localeCompare(b))) parts.push(`${k}=${v}`);
-  for (const e of sel.matchExpressions ?? []) {
-    const vals = [...(e.values ?? [])].sort().join(',');
-    if (e.operator === 'In') parts.push(`${e.key} in (${vals})`);
-    else if (e.operator === 'NotIn') parts.push(`${e.key} notin (${vals})`);
-    else if (e.operator === 'Exists') parts.push(e.key);
-    else if (e.operator === 'DoesNotExist') parts.push(`!${e.key}`);
-  }
-  return parts.join(',');
-}
-
-/** Reads a dotted JSON path like ".spec.replicas". */
-export function getPath(obj: unknown, path: string): unknown {
-  let cur: unknown = obj;
-  for (const seg of path.replace(/^\./, '').split('.')) {
-    if (cur === null || typeof cur !== 'object') return undefined;
-    cur = (cur as Record<string, unknown>)[seg];
-  }
-  return cur;
-}
-
-/** Writes a dotted JSON path, creating objects on the way. */
-export function setPath(obj: unknown, path: string, value: unknown): void {
-  const segs = path.replace(/^\./, '').split('.');
-  let cur = obj as Record<string, unknown>;
-  for (const seg of segs.slice(0, -1)) {
-    if (cur[seg] === null || typeof cur[seg] !== 'object') cur[seg] = {};
-    cur = cur[seg] as Record<string, unknown>;
-  }
-  cur[segs[segs.length - 1]!] = value;
-}

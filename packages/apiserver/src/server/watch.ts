@@ -1,6 +1,7 @@
 import type { KubeObject, RawResponse, WatchEvent } from '@kplane/api';
 import { badRequest, toApiError } from '@kplane/api';
-import { withResourceVersion, type Store } from '../registry/store.js';
+import type { Store } from '../registry/store.js';
+import { withResourceVersion } from '../registry/json-writer.js';
 import { parseResourceVersion, validateWatchOptions } from '../registry/read-options.js';
 import { WatchClosedError, type CachedEvent, type CacheWatcher } from '../registry/watch-cache.js';
 import { realTimers, type Timers } from '../registry/timers.js';
