@@ -12,12 +12,16 @@ const TARGETS = { maxPeakRssBytes: 1024 ** 3, maxDbRatio: 10, maxReadyzDelayMs: 
 test('benchSafety, small: patches under idle and stalled watchers, RSS, database after compaction, /readyz under pathological writes', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'kplane-safety-bench-'));
   try {
-    const r = await benchSafety({ dataDir: join(dir, 'data'), patches: 5, configMapBytes: 10_000, idleWatchers: 3, stalledWatchers: 2, regexLength: 12, pathologicalWrites: 2 });
+    const r = await benchSafety({ dataDir: join(dir, 'data'), patches: 5, configMapBytes: 10_000, idleWatchers: 3, stalledWatchers: 2, regexLength: 12, pathologicalWrites: 2, compactionIntervalMs: 300 });
     assert.equal(r.patches, 5);
     assert.equal(r.patchErrors, 0, r.firstPatchError);
     assert.equal(r.idleWatchers + r.stalledWatchers, 5);
     assert.ok(r.liveBytes > 10_000, `live bytes ${r.liveBytes}`);
     assert.ok(r.dbBytesAfterCompaction > 0 && r.dbBytesAfterPatches > 0);
+    // The server compacted on its own schedule, seen both after the patches and at the end.
+    assert.equal(r.compactionIntervalMs, 300);
+    assert.equal(r.compactionObserved, true);
+    assert.ok(r.dbBytesAfterPatchCompaction! > 0 && r.patchCompactionMs! >= 0);
     assert.ok(r.readyzBaselineMs > 0);
     assert.equal(r.pathologicalTimedOut, false);
     // Both writes break the pattern (CRD pattern and CEL rule): Kubernetes answers 422.
@@ -32,7 +36,8 @@ test('benchSafety, small: patches under idle and stalled watchers, RSS, database
 test('formatSafety reads each figure against its target', () => {
   const r: SafetyBenchResult = {
     patches: 400, patchErrors: 0, patchMs: 8000, configMapBytes: 943718, idleWatchers: 1000, stalledWatchers: 10, watchersClosedEarly: 10,
-    startRssBytes: 100 * 1024 ** 2, peakRssBytes: 600 * 1024 ** 2, dbBytesAfterPatches: 400 * 1024 ** 2, dbBytesAfterCompaction: 5 * 1024 ** 2, liveBytes: 1024 ** 2,
+    startRssBytes: 100 * 1024 ** 2, peakRssBytes: 600 * 1024 ** 2, compactionIntervalMs: 2000, dbBytesAfterPatches: 400 * 1024 ** 2, dbBytesAfterPatchCompaction: 6 * 1024 ** 2, patchCompactionMs: 3000,
+    dbBytesAfterCompaction: 5 * 1024 ** 2, compactionObserved: true, compactionWalEmptied: true, liveBytes: 1024 ** 2,
     readyzBaselineMs: 1, readyzWorstMs: 21, readyzProbes: 30, pathologicalAnswers: { '422': 20 }, pathologicalMs: 40, pathologicalTimedOut: false,
   };
   const ok = formatSafety(r, TARGETS);
@@ -44,6 +49,8 @@ test('formatSafety reads each figure against its target', () => {
   assert.match(bad, /50\.0x\s+<=10x MISSED/);
   assert.match(bad, /\/readyz delay\s+no answer\s+<100 ms MISSED/);
   assert.match(formatSafety({ ...r, peakRssBytes: undefined }, TARGETS), /server peak RSS\s+-\s+<1024\.0 MiB unknown/);
+  // A compaction the run never saw is no compaction: the target is not met, whatever the ratio.
+  assert.match(formatSafety({ ...r, compactionObserved: false }, TARGETS), /5\.0x\s+<=10x MISSED.*NOT seen/);
 });
 
 test('procStatusBytes and databaseBytes', async () => {
