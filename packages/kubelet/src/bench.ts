@@ -87,16 +87,35 @@ export async function benchPodsReady(options: PodBenchOptions): Promise<PodBench
   const allReady = new Promise<void>((r) => (resolveAll = r));
   try {
     const list = await podsApi.list({ namespace: ns, limit: 1 });
+    const seen = (pod: kinds.Pod): void => {
+      const name = pod.metadata?.name ?? '';
+      if (ready.has(name) || !isReady(pod)) return;
+      ready.add(name);
+      latencies.push(performance.now() - (sentAt.get(name) ?? performance.now()));
+      if (ready.size >= total) resolveAll();
+    };
+    // Ready implies Running: watching only Running pods spares the server and this process the
+    // create and binding events of every pod.
+    const fieldSelector = 'status.phase=Running';
     const watching = (async () => {
-      // Ready implies Running: watching only Running pods spares the server and this process the
-      // create and binding events of every pod.
-      for await (const ev of podsApi.watch({ namespace: ns, fieldSelector: 'status.phase=Running', resourceVersion: list.metadata.resourceVersion, signal: abort.signal })) {
-        if (ev.type !== 'ADDED' && ev.type !== 'MODIFIED') continue;
-        const name = ev.object.metadata?.name ?? '';
-        if (ready.has(name) || !isReady(ev.object)) continue;
-        ready.add(name);
-        latencies.push(performance.now() - (sentAt.get(name) ?? performance.now()));
-        if (ready.size >= total) resolveAll();
+      // The server closes a watcher that falls behind (as kube-apiserver does): like any client,
+      // watch again from the last resourceVersion seen, and list again when that is too old.
+      let rv = list.metadata.resourceVersion;
+      while (!abort.signal.aborted && ready.size < total) {
+        let expired = false;
+        for await (const ev of podsApi.watch({ namespace: ns, fieldSelector, resourceVersion: rv, signal: abort.signal })) {
+          if (ev.type === 'ERROR') {
+            expired = true;
+            break;
+          }
+          rv = ev.object.metadata?.resourceVersion ?? rv;
+          if (ev.type === 'ADDED' || ev.type === 'MODIFIED') seen(ev.object);
+        }
+        if (expired && !abort.signal.aborted) {
+          const again = await podsApi.list({ namespace: ns, fieldSelector });
+          for (const pod of again.items) seen(pod);
+          rv = again.metadata.resourceVersion;
+        }
       }
     })();
     watching.catch(() => undefined);

@@ -73,7 +73,7 @@ export interface StoreDeps {
   now(): Date;
   /** Refuses a create in a namespace that does not exist or is terminating. */
   checkNamespace?(namespace: string, group: string, resource: string, name: string): Promise<void>;
-  /** Events each resource's watch cache keeps (default 10 000). */
+  /** Events each resource's watch cache keeps (default 100 000). */
   watchCacheCapacity?: number;
   /** Bounds of each resource's watch cache and of its watchers (see WatchCacheOptions). */
   watchCache?: Pick<WatchCacheOptions, 'capacity' | 'maxBytes' | 'watcherMaxEvents' | 'watcherMaxBytes'>;

@@ -4,14 +4,19 @@ import type { Backend, KeyValue, StorageEvent } from '@kplane/storage';
 import { CompactedError } from '@kplane/storage';
 import { realTimers, type Timers } from './timers.js';
 
-/** Events a watch cache keeps by default. */
-export const DEFAULT_WATCH_CACHE_EVENTS = 10_000;
+/** Events a watch cache keeps by default (kube-apiserver's cacher grows its window up to 102 400). */
+export const DEFAULT_WATCH_CACHE_EVENTS = 100_000;
 /** Estimated bytes a watch cache keeps by default (see CachedEvent.size). */
-export const DEFAULT_WATCH_CACHE_BYTES = 32 * 1024 * 1024;
-/** Changes a watcher may have left unread, counted from its start, before it is closed. */
-export const DEFAULT_WATCHER_MAX_EVENTS = 1000;
+export const DEFAULT_WATCH_CACHE_BYTES = 256 * 1024 * 1024;
+/**
+ * Changes a watcher may have left unread, counted from its start, before it is closed. A
+ * watcher is a cursor into the window (it holds no copy of the changes), so a busy in-process
+ * informer may lag as far as the window reaches; a client that stopped reading is cut by the
+ * HTTP layer's write-stall bound instead.
+ */
+export const DEFAULT_WATCHER_MAX_EVENTS = DEFAULT_WATCH_CACHE_EVENTS;
 /** Bytes (of stored JSON) of changes a watcher may have left unread before it is closed. */
-export const DEFAULT_WATCHER_MAX_BYTES = 16 * 1024 * 1024;
+export const DEFAULT_WATCHER_MAX_BYTES = DEFAULT_WATCH_CACHE_BYTES;
 /** How long a read at a resourceVersion ahead of storage waits for it (kube-apiserver: 3 s). */
 export const FRESHNESS_TIMEOUT_MS = 3000;
 /** How often such a read looks at storage's revision (writes to other resources move it too). */
@@ -95,11 +100,11 @@ export interface WatchCacheOptions {
   namespaced?: boolean;
   /** Most events kept for watches that resume from a resourceVersion (default 10 000). */
   capacity?: number;
-  /** Most estimated bytes kept (default 32 MiB); the newest event is always kept. */
+  /** Most estimated bytes kept (default 256 MiB); the newest event is always kept. */
   maxBytes?: number;
-  /** Most events a watcher may leave unread after it started (default 1000). */
+  /** Most events a watcher may leave unread after it started (default 100 000, the window). */
   watcherMaxEvents?: number;
-  /** Most stored-JSON bytes of changes a watcher may leave unread after it started (default 16 MiB). */
+  /** Most stored-JSON bytes of changes a watcher may leave unread after it started (default 256 MiB). */
   watcherMaxBytes?: number;
   timers?: Timers;
 }

@@ -35,7 +35,7 @@ export interface ApiServerOptions {
   kinds?: KindBundle[];
   /** BOOKMARK interval for watches (ms). */
   bookmarkIntervalMs?: number;
-  /** Events each resource's watch cache keeps (default 10 000). */
+  /** Events each resource's watch cache keeps (default 100 000). */
   watchCacheCapacity?: number;
   /** How long an Event lives after its last write, in seconds (default 3600, kube-apiserver's --event-ttl). */
   eventTTLSeconds?: number;
