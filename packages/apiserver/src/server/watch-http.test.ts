@@ -7,23 +7,32 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createMemoryBackend } from '@kplane/storage';
 import { ensurePki } from '../auth/pki.js';
-import { createApiServer } from './server.js';
+import { createApiServer, type ApiServerOptions } from './server.js';
 import { readEvents } from '../testing.js';
 import { until } from './edge.fixture.js';
 
 const CM = '/api/v1/namespaces/default/configmaps';
 
-it('over HTTPS, closes the watch of a client that stopped reading; it then reads a gapless prefix and a clean end', async () => {
+/**
+ * Starts an API server on memory storage serving HTTPS on a free port, with one ConfigMap
+ * `big` holding `big`, and opens a watch over HTTPS from the revision after it. The caller
+ * stops the returned server.
+ */
+async function watchOverHttps(options: Omit<ApiServerOptions, 'backend'>, big: string) {
   const dir = await mkdtemp(join(tmpdir(), 'kplane-watch-http-'));
   const backend = createMemoryBackend();
-  const server = createApiServer({ backend, watchCache: { watcherMaxEvents: 20, maxBytes: 512 * 1024 * 1024 } });
+  const server = createApiServer({ backend, ...options });
   const call = (method: string, path: string, body: unknown, contentType = 'application/json') =>
     server.handle({ method, path, query: {}, headers: { 'content-type': contentType }, body: Buffer.from(JSON.stringify(body)) });
+  const stop = async () => {
+    await server.close();
+    await backend.close();
+    await rm(dir, { recursive: true, force: true });
+  };
   try {
     await server.start();
     const pki = await ensurePki(dir);
     const port = await server.listen({ port: 0, cert: pki.serving.cert, key: pki.serving.key, clientCa: pki.ca.cert, tokens: new Map([[pki.adminToken, 'admin']]) });
-    const big = 'x'.repeat(100 * 1024);
     assert.equal((await call('POST', CM, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'big' }, data: { v: big } })).status, 201);
     const start = await backend.currentRevision();
     const res = await new Promise<IncomingMessage>((resolve, reject) => {
@@ -32,6 +41,17 @@ it('over HTTPS, closes the watch of a client that stopped reading; it then reads
       req.end();
     });
     assert.equal(res.statusCode, 200);
+    return { server, call, start, res, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+it('over HTTPS, closes the watch of a client that stopped reading; it then reads a gapless prefix and a clean end', async () => {
+  const big = 'x'.repeat(100 * 1024);
+  const { server, call, start, res, stop } = await watchOverHttps({ watchCache: { watcherMaxEvents: 20, maxBytes: 512 * 1024 * 1024 } }, big);
+  try {
     res.pause(); // The client stops reading.
     const cache = server.registry.get('', 'v1', 'configmaps')!.cache;
     // Far more than the sockets, the watcher's buffer and its 20 unread changes hold (the
@@ -64,32 +84,15 @@ it('over HTTPS, closes the watch of a client that stopped reading; it then reads
     assert.equal(rest.length, patches - events.length);
     assert.equal(rest[rest.length - 1]!.object.metadata?.resourceVersion, String(start + patches));
   } finally {
-    await server.close();
-    await backend.close();
-    await rm(dir, { recursive: true, force: true });
+    await stop();
   }
 });
 
 it('over HTTPS, cuts the connection of a client that takes no data for maxWriteStallMs', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'kplane-watch-stall-'));
-  const backend = createMemoryBackend();
-  const server = createApiServer({ backend, watchCache: { maxBytes: 512 * 1024 * 1024, watcherMaxBytes: 512 * 1024 * 1024 }, limits: { maxWriteStallMs: 200 } });
-  const call = (method: string, path: string, body: unknown, contentType = 'application/json') =>
-    server.handle({ method, path, query: {}, headers: { 'content-type': contentType }, body: Buffer.from(JSON.stringify(body)) });
+  // More than the kernel's socket buffers hold, so the server's writes block.
+  const big = 'x'.repeat(900 * 1024);
+  const { server, call, res, stop } = await watchOverHttps({ watchCache: { maxBytes: 512 * 1024 * 1024, watcherMaxBytes: 512 * 1024 * 1024 }, limits: { maxWriteStallMs: 200 } }, big);
   try {
-    await server.start();
-    const pki = await ensurePki(dir);
-    const port = await server.listen({ port: 0, cert: pki.serving.cert, key: pki.serving.key, clientCa: pki.ca.cert, tokens: new Map([[pki.adminToken, 'admin']]) });
-    // More than the kernel's socket buffers hold, so the server's writes block.
-    const big = 'x'.repeat(900 * 1024);
-    assert.equal((await call('POST', CM, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'big' }, data: { v: big } })).status, 201);
-    const start = await backend.currentRevision();
-    const res = await new Promise<IncomingMessage>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port, path: `${CM}?watch=true&resourceVersion=${start}`, ca: pki.ca.cert, headers: { authorization: `Bearer ${pki.adminToken}` } }, resolve);
-      req.on('error', reject);
-      req.end();
-    });
-    assert.equal(res.statusCode, 200);
     res.pause(); // The client stops reading and never disconnects.
     for (let i = 0; i < 40; i++) {
       assert.equal((await call('PATCH', `${CM}/big`, { data: { v: big + i } }, 'application/merge-patch+json')).status, 200);
@@ -108,8 +111,6 @@ it('over HTTPS, cuts the connection of a client that takes no data for maxWriteS
     });
     assert.equal(ended, 'cut');
   } finally {
-    await server.close();
-    await backend.close();
-    await rm(dir, { recursive: true, force: true });
+    await stop();
   }
 });
