@@ -5,6 +5,7 @@
  * as it was and that /readyz still answers 200.
  */
 import type { RawRequest, RawResponse } from '@kplane/api';
+import { send } from './expect.js';
 
 /** Label the fuzzer puts on (and selects by on) everything it writes. */
 export const FUZZ_LABEL = 'kplane-fuzz';
@@ -30,21 +31,7 @@ export interface CanarySnapshot {
   namespaces: string[];
 }
 
-const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json' };
 
-async function send(handle: Handle, method: string, path: string, body?: unknown): Promise<{ status: number; body: any; text: string }> {
-  const req: RawRequest = { method, path, query: {}, headers: JSON_HEADERS };
-  if (body !== undefined) req.body = Buffer.from(JSON.stringify(body));
-  const r = await handle(req);
-  const text = Buffer.from(r.body ?? []).toString('utf8');
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    parsed = undefined;
-  }
-  return { status: r.status, body: parsed, text };
-}
 
 /** The canary objects: [collection path, object]. */
 function canaryObjects(workloads: boolean, suffix: string): [string, Record<string, unknown>][] {
