@@ -241,6 +241,13 @@ export function createSqliteBackend(options: SqliteBackendOptions): SqliteBacken
   const write = async (key: string, build: Build): Promise<KeyValue> => rowToKeyValue((await group.submit(() => writeOne(key, build))).row);
 
   const live = (row: LogRow | undefined): LogRow | undefined => (row && !row.deleted ? row : undefined);
+  /** The live row a guarded write replaces: KeyNotFound without one, RevisionMismatch at another revision. */
+  const expectLive = (key: string, latest: LogRow | undefined, expectedRevision: number | undefined): LogRow => {
+    const prev = live(latest);
+    if (!prev) throw keyNotFound(key);
+    if (expectedRevision !== undefined && prev.revision !== expectedRevision) throw revisionMismatch(key, expectedRevision, rowToKeyValue(prev));
+    return prev;
+  };
   const expiry = (ttlSeconds: number | undefined): number | undefined => (ttlSeconds === undefined ? undefined : now() + ttlSeconds * 1000);
   const tombstone = (prev: LogRow, value = prev.value): Next => ({ value, createRevision: prev.createRevision, prevRevision: prev.revision, deleted: true });
 
@@ -351,9 +358,7 @@ export function createSqliteBackend(options: SqliteBackendOptions): SqliteBacken
       assertOpen();
       checkValueSize(key, value, maxValueBytes);
       return write(key, (latest) => {
-        const prev = live(latest);
-        if (!prev) throw keyNotFound(key);
-        if (prev.revision !== expectedRevision) throw revisionMismatch(key, expectedRevision, rowToKeyValue(prev));
+        const prev = expectLive(key, latest, expectedRevision);
         return { value, createRevision: prev.createRevision, prevRevision: prev.revision, deleted: false, expiresAt: expiry(writeOptions?.ttlSeconds) };
       });
     },
@@ -361,12 +366,7 @@ export function createSqliteBackend(options: SqliteBackendOptions): SqliteBacken
     async delete(key, expectedRevision) {
       assertOpen();
       return write(key, (latest) => {
-        const prev = live(latest);
-        if (!prev) throw keyNotFound(key);
-        if (expectedRevision !== undefined && prev.revision !== expectedRevision) {
-          throw revisionMismatch(key, expectedRevision, rowToKeyValue(prev));
-        }
-        return tombstone(prev);
+        return tombstone(expectLive(key, latest, expectedRevision));
       });
     },
 
@@ -374,10 +374,7 @@ export function createSqliteBackend(options: SqliteBackendOptions): SqliteBacken
       assertOpen();
       checkValueSize(key, value, maxValueBytes);
       return write(key, (latest) => {
-        const prev = live(latest);
-        if (!prev) throw keyNotFound(key);
-        if (prev.revision !== expectedRevision) throw revisionMismatch(key, expectedRevision, rowToKeyValue(prev));
-        return tombstone(prev, value);
+        return tombstone(expectLive(key, latest, expectedRevision), value);
       });
     },
 

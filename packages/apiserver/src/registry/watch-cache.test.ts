@@ -31,18 +31,7 @@ function settle(): Promise<void> {
 }
 
 /** A watcher as the server's watch requests start it (bounded in unread changes), as a generator. */
-async function* bounded(cache: WatchCache, fromRevision: number, signal: AbortSignal): AsyncGenerator<CachedEvent> {
-  const w = await cache.subscribe(fromRevision, signal);
-  try {
-    for (;;) {
-      const e = await w.read();
-      if (!e) return;
-      yield e;
-    }
-  } finally {
-    w.close();
-  }
-}
+const bounded = (cache: WatchCache, fromRevision: number, signal: AbortSignal): AsyncGenerator<CachedEvent> => cache.watch(fromRevision, signal, { lagBounded: true });
 
 /** Reads n events from a generator. */
 async function take(it: AsyncGenerator<CachedEvent>, n: number): Promise<CachedEvent[]> {

@@ -415,13 +415,14 @@ export class WatchCache {
   }
 
   /**
-   * Streams events with revision > fromRevision until the signal aborts, for the server's own
-   * followers (namespace lifecycle, CRDs): not closed for unread changes, only when they leave
-   * the window. Throws a 410 Expired ApiError when fromRevision is too old, and
-   * WatchClosedError when the cache closes the watcher.
+   * Streams events with revision > fromRevision until the signal aborts. By default for the
+   * server's own followers (namespace lifecycle, CRDs): not closed for unread changes, only when
+   * they leave the window; `lagBounded: true` bounds it as watch requests are bounded. Throws a
+   * 410 Expired ApiError when fromRevision is too old, and WatchClosedError when the cache
+   * closes the watcher.
    */
-  async *watch(fromRevision: number, signal: AbortSignal): AsyncGenerator<CachedEvent> {
-    const w = await this.subscribe(fromRevision, signal, { lagBounded: false });
+  async *watch(fromRevision: number, signal: AbortSignal, options: { lagBounded?: boolean } = {}): AsyncGenerator<CachedEvent> {
+    const w = await this.subscribe(fromRevision, signal, { lagBounded: options.lagBounded ?? false });
     try {
       for (;;) {
         const e = await w.read();

@@ -23,9 +23,17 @@ async function settle(): Promise<void> {
 
 const CONFIGMAPS = { group: '', version: 'v1', resource: 'configmaps', namespaced: true, kind: 'ConfigMap' };
 
-describe('informer exception isolation', () => {
-  it('stores the object when an index function throws, skips it in that index only, and counts it', async () => {
+/** A test that fails if anything reaches the process as an unhandled rejection or exception. */
+function isolated(name: string, body: () => Promise<void>): void {
+  it(name, async () => {
     const watch = watchProcessFailures();
+    await body();
+    assert.deepEqual(await watch.stop(), [], 'nothing reached the process');
+  });
+}
+
+describe('informer exception isolation', () => {
+  isolated('stores the object when an index function throws, skips it in that index only, and counts it', async () => {
     const clock = createFakeClock();
     const fake = createFakeApi([cm('a', { team: 'x' })]);
     const metrics = createMetrics();
@@ -63,11 +71,9 @@ describe('informer exception isolation', () => {
 
     stop.abort();
     await run;
-    assert.deepEqual(await watch.stop(), []);
   });
 
-  it('keeps delivering later events to every handler after one throws, and counts each throw', async () => {
-    const watch = watchProcessFailures();
+  isolated('keeps delivering later events to every handler after one throws, and counts each throw', async () => {
     const clock = createFakeClock();
     const fake = createFakeApi<KubeObject>();
     const metrics = createMetrics();
@@ -108,11 +114,9 @@ describe('informer exception isolation', () => {
     assert.match(await metrics.metricsText(), /kplane_informer_callback_panics_total\{resource="r",callback="event-handler"\} 3/);
     stop.abort();
     await run;
-    assert.deepEqual(await watch.stop(), []);
   });
 
-  it('catches the rejection of an async handler and of an async index function', async () => {
-    const watch = watchProcessFailures();
+  isolated('catches the rejection of an async handler and of an async index function', async () => {
     const clock = createFakeClock();
     const fake = createFakeApi<KubeObject>();
     const panics: RecoveredPanic[] = [];
@@ -140,11 +144,9 @@ describe('informer exception isolation', () => {
     ]);
     stop.abort();
     await run;
-    assert.deepEqual(await watch.stop(), []);
   });
 
-  it('guards the resync timer: a throwing onUpdate during resync never throws out of the clock', async () => {
-    const watch = watchProcessFailures();
+  isolated('guards the resync timer: a throwing onUpdate during resync never throws out of the clock', async () => {
     const clock = createFakeClock();
     const fake = createFakeApi([cm('a')]);
     let panics = 0;
@@ -161,11 +163,9 @@ describe('informer exception isolation', () => {
     assert.equal(panics, 3, 'one panic per resync, and resyncs go on');
     stop.abort();
     await run;
-    assert.deepEqual(await watch.stop(), []);
   });
 
-  it('survives an api that throws instead of rejecting, and an onError that throws', async () => {
-    const watch = watchProcessFailures();
+  isolated('survives an api that throws instead of rejecting, and an onError that throws', async () => {
     const clock = createFakeClock();
     const fake = createFakeApi([cm('a')]);
     let calls = 0;
@@ -196,11 +196,9 @@ describe('informer exception isolation', () => {
     assert.equal(errors.length, 1);
     stop.abort();
     await run;
-    assert.deepEqual(await watch.stop(), []);
   });
 
-  it('the factory labels panics with the resource and never lets a run reject', async () => {
-    const watch = watchProcessFailures();
+  isolated('the factory labels panics with the resource and never lets a run reject', async () => {
     const clock = createFakeClock();
     const fake = createFakeApi([cm('a')]);
     const client = { resource: () => fake.api } as unknown as Client;
@@ -232,6 +230,5 @@ describe('informer exception isolation', () => {
     assert.equal(informer.store.size(), 2);
     stop.abort();
     await factory.shutdown();
-    assert.deepEqual(await watch.stop(), []);
   });
 });
