@@ -1,0 +1,124 @@
+/**
+ * The shape of kplane's one model of the built-in Kubernetes API: per Go API package
+ * (group/version, or an apimachinery package), the types with their JSON fields and the facts
+ * every consumer needs (OpenAPI v2/v3 documents, protobuf decoding, type checking, pruning,
+ * strategic merge and apply, the SDK's TypeScript types). The data files under `gv/` are
+ * generated from Kubernetes' published schema facts (see tools/api-model); they hold no prose.
+ */
+
+/**
+ * A field's type, spelled so that Go's messages can be rebuilt from it:
+ * - a scalar: `string`, `boolean`, `int32`, `int64`, `double`, `byte` (base64 of a Go []byte);
+ * - a named type: its full schema name, e.g. `io.k8s.api.core.v1.Container`;
+ * - a list: `[]` + the item type, e.g. `[]io.k8s.api.core.v1.Container`, `[]string`;
+ * - a map with string keys: `map[string]` + the value type, e.g. `map[string]string`,
+ *   `map[string][]string`.
+ */
+export type TypeRef = string;
+
+/** The scalar spellings of {@link TypeRef}. */
+export type ScalarType = 'string' | 'boolean' | 'int32' | 'int64' | 'double' | 'byte';
+
+/** Kubernetes' list semantics (`x-kubernetes-list-type`). */
+export type ListType = 'atomic' | 'set' | 'map';
+/** Kubernetes' map/struct semantics (`x-kubernetes-map-type`). */
+export type MapType = 'atomic' | 'granular';
+/** Strategic merge patch strategies (`x-kubernetes-patch-strategy`). */
+export type PatchStrategy = 'merge' | 'replace' | 'retainKeys' | 'merge,retainKeys';
+
+/** One JSON field of a type. */
+export interface FieldModel {
+  readonly type: TypeRef;
+  /**
+   * The field's number in Kubernetes' protobuf message. Absent when the field has no protobuf
+   * form of its own (apiVersion and kind live in the envelope; fields of an embedded struct
+   * are numbered inside the embedded message, see {@link TypeModel.embedded}).
+   */
+  readonly proto?: number;
+  /**
+   * The protobuf field type, only when it cannot be derived from `type` (for instance a Go
+   * metav1.Duration is a JSON string but a `k8s.io.apimachinery.pkg.apis.meta.v1.Duration`
+   * message, or an int32 JSON field carried as int64).
+   */
+  readonly protoType?: string;
+  /** Listed in the type's `required`. */
+  readonly required?: true;
+  /** A Go pointer: a value present on the protobuf wire stays in JSON even when it is zero. */
+  readonly ptr?: true;
+  /** The Go json tag has no omitempty: Go's JSON always has the field, zero included. */
+  readonly always?: true;
+  /** The OpenAPI v3 default (v3 documents only). */
+  readonly default?: unknown;
+  /** The allowed values of a Go enum type, sorted (v3 documents only). */
+  readonly enum?: readonly string[];
+  readonly listType?: ListType;
+  readonly listMapKeys?: readonly string[];
+  readonly mapType?: MapType;
+  readonly patchStrategy?: PatchStrategy;
+  readonly patchMergeKey?: string;
+}
+
+/**
+ * Types with their own JSON and protobuf forms, which consumers handle by name rather than by
+ * fields: meta/v1 Time and MicroTime (RFC 3339 strings; protobuf seconds+nanos), Duration
+ * (a Go duration string), resource.Quantity (a string or number; protobuf string), intstr
+ * IntOrString, runtime.RawExtension (any JSON object; protobuf raw bytes), meta/v1 FieldsV1
+ * (any JSON; protobuf raw bytes), apiextensions JSON (any JSON value) and the three
+ * JSONSchemaPropsOr… unions.
+ */
+export type SpecialKind =
+  | 'time'
+  | 'micro-time'
+  | 'duration'
+  | 'quantity'
+  | 'int-or-string'
+  | 'raw-extension'
+  | 'fields-v1'
+  | 'json'
+  | 'json-schema-props-or-array'
+  | 'json-schema-props-or-bool'
+  | 'json-schema-props-or-string-array';
+
+/** A group, version and kind (`x-kubernetes-group-version-kind`). */
+export interface GroupVersionKindModel {
+  readonly group: string;
+  readonly version: string;
+  readonly kind: string;
+}
+
+/** One named type (an OpenAPI definition, a protobuf message, a Go struct). */
+export interface TypeModel {
+  /** JSON fields in alphabetical order, the fields of embedded structs included. */
+  readonly fields?: Readonly<Record<string, FieldModel>>;
+  /**
+   * Go structs embedded in this one: JSON flattens their fields into this type's fields;
+   * protobuf keeps them as one message field with this number.
+   */
+  readonly embedded?: readonly { readonly proto: number; readonly type: TypeRef }[];
+  /** The kinds whose top-level object this type is. */
+  readonly gvk?: readonly GroupVersionKindModel[];
+  /** `x-kubernetes-map-type` of the type itself (Go `+structType=atomic`). */
+  readonly mapType?: MapType;
+  /** `x-kubernetes-unions`, as published. */
+  readonly unions?: readonly unknown[];
+  /** Set for the types with their own JSON and protobuf forms. */
+  readonly special?: SpecialKind;
+  /** The protobuf fields of a special type: name → [number, protobuf scalar or message]. */
+  readonly protoFields?: Readonly<Record<string, readonly [number, string]>>;
+}
+
+/** One Go API package: a group/version of k8s.io/api or apiextensions, or an apimachinery package. */
+export interface ApiPackageModel {
+  /** The Kubernetes release the facts come from. */
+  readonly kubernetes: string;
+  /** The API group ('' for the core group); absent for apimachinery packages. */
+  readonly group?: string;
+  /** The API version; absent for apimachinery packages. */
+  readonly version?: string;
+  /** Prefix of this package's schema names, e.g. `io.k8s.api.apps.v1.`. */
+  readonly schemaPrefix: string;
+  /** The protobuf package, e.g. `k8s.io.api.apps.v1`. */
+  readonly protoPackage: string;
+  /** The types, keyed by short name (`DeploymentSpec`); full name = schemaPrefix + key. */
+  readonly types: Readonly<Record<string, TypeModel>>;
+}
