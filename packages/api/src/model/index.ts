@@ -86,3 +86,5 @@ export function modelKind(
 ): ModelType | undefined {
   return indexOf(packages).byKind.get(kindKey(apiVersion, kind));
 }
+
+export * from './render-types.js';
