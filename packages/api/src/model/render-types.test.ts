@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import ts from 'typescript';
 import { compareVersions, packageLabel, packagePrefix, renderTypes, typeNames, type RenderTypesOptions } from './render-types.js';
-import type { ApiPackageModel } from './types.js';
+import type { ApiPackageModel, FieldModel, TypeModel } from './types.js';
 
 const META = 'io.k8s.apimachinery.pkg.apis.meta.v1.';
 const CORE = 'io.k8s.api.core.v1.';
@@ -68,7 +68,8 @@ const core: ApiPackageModel = {
     PodSpec: {
       fields: {
         containers: { type: '[]' + CORE + 'Container', proto: 2, required: true, patchStrategy: 'merge', patchMergeKey: 'name' },
-        ipFamilies: { type: '[]string', proto: 3, enum: ['IPv4', 'IPv6'], listType: 'atomic' },
+        ipFamilies: { type: '[]string', proto: 3, items: { enum: ['IPv4', 'IPv6'] }, listType: 'atomic' } as FieldModel,
+        modes: { type: 'map[string][]string', proto: 9, items: { items: { enum: ['A', 'B'] } } } as FieldModel,
         nodeSelector: { type: 'map[string]string', proto: 7, mapType: 'atomic' },
         restartPolicy: { type: 'string', proto: 3, enum: ['Always', 'Never', 'OnFailure'] },
         terminationGracePeriodSeconds: { type: 'int64', proto: 4, ptr: true },
@@ -104,6 +105,7 @@ const core: ApiPackageModel = {
       },
     },
     EmptyThing: {},
+    VolumeSource: { protoOnly: true, fields: { hostPath: { type: 'string', proto: 1 } } } as TypeModel,
   },
 };
 
@@ -212,6 +214,7 @@ test('fields: required ones are not optional, scalars map to TypeScript, enums b
       'export interface PodSpec {',
       '  containers: Container[];',
       "  ipFamilies?: ('IPv4' | 'IPv6')[];",
+      "  modes?: Record<string, ('A' | 'B')[]>;",
       '  nodeSelector?: Record<string, string>;',
       "  restartPolicy?: 'Always' | 'Never' | 'OnFailure';",
       '  terminationGracePeriodSeconds?: number;',
@@ -220,6 +223,7 @@ test('fields: required ones are not optional, scalars map to TypeScript, enums b
   );
   assert.match(declaration(text, 'Secret'), /\n {2}data\?: Record<string, string>;\n/);
   assert.equal(declaration(text, 'EmptyThing'), 'export type EmptyThing = Record<string, never>;');
+  assert.doesNotMatch(text, /VolumeSource/, 'protobuf-only messages have no JSON form');
   assert.equal(declaration(text, 'EventsV1EventSeries'), 'export interface EventsV1EventSeries {\n  count: number;\n}');
 });
 

@@ -110,7 +110,7 @@ export function typeNames(
 ): Map<string, string> {
   const byShort = new Map<string, Named[]>();
   for (const pkg of [...packages].sort(comparePackages)) {
-    for (const [shortName, type] of Object.entries(pkg.types)) {
+    for (const [shortName, type] of jsonTypes(pkg)) {
       const entry: Named = { name: pkg.schemaPrefix + shortName, shortName, type, pkg };
       const list = byShort.get(shortName) ?? [];
       list.push(entry);
@@ -132,6 +132,11 @@ export function typeNames(
   return out;
 }
 
+/** The types of a package that have a JSON form (protobuf-only messages have none). */
+function jsonTypes(pkg: ApiPackageModel): [string, TypeModel][] {
+  return Object.entries(pkg.types).filter(([, t]) => !(t as { readonly protoOnly?: true }).protoOnly);
+}
+
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 function quote(s: string): string {
@@ -146,16 +151,22 @@ function union(values: readonly string[]): string {
   return [...new Set(values)].map(quote).join(' | ');
 }
 
-/** Renders `ref`, putting `leaf` in place of its innermost `string` (an enum's literals). */
-function renderRef(ref: TypeRef, resolve: (name: string) => string, leaf?: string): string {
+/** The facts of a value that shape its TypeScript: an enum, and the same for list items or map values. */
+interface ValueFacts {
+  readonly enum?: readonly string[];
+  readonly items?: ValueFacts;
+}
+
+/** Renders `ref`; a string with an enum becomes the union of its values, at every level. */
+function renderRef(ref: TypeRef, resolve: (name: string) => string, facts: ValueFacts | undefined): string {
   if (ref.startsWith('[]')) {
-    const item = renderRef(ref.slice(2), resolve, leaf);
+    const item = renderRef(ref.slice(2), resolve, facts?.items);
     return /[|&\s]/.test(item) ? `(${item})[]` : `${item}[]`;
   }
-  if (ref.startsWith('map[string]')) return `Record<string, ${renderRef(ref.slice('map[string]'.length), resolve, leaf)}>`;
+  if (ref.startsWith('map[string]')) return `Record<string, ${renderRef(ref.slice('map[string]'.length), resolve, facts?.items)}>`;
   switch (ref) {
     case 'string':
-      return leaf ?? 'string';
+      return facts?.enum?.length ? union(facts.enum) : 'string';
     case 'boolean':
       return 'boolean';
     case 'int32':
@@ -204,8 +215,9 @@ function apiVersionOf(g: { group: string; version: string }): string {
 }
 
 /**
- * Renders every named type of `packages` as TypeScript: an interface per struct (required
- * fields non-optional, Go enums as unions of string literals, int32/int64/double as number,
+ * Renders every named type of `packages` that has a JSON form (protobuf-only messages are
+ * left out) as TypeScript: an interface per struct (required fields non-optional, Go enums as
+ * unions of string literals, also on list items and map values, int32/int64/double as number,
  * byte as string, maps as Record<string, T>), a type alias per special type (Time, MicroTime,
  * Duration and Quantity: string; IntOrString: number | string; RawExtension and FieldsV1:
  * Record<string, unknown>; JSON: unknown), and for kinds literal `apiVersion` and `kind`.
@@ -227,9 +239,8 @@ export function renderTypes(packages: readonly ApiPackageModel[], options: Rende
   }
   for (const pkg of [...packages].sort(comparePackages)) {
     const label = packageLabel(pkg);
-    const shorts = Object.keys(pkg.types).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    for (const shortName of shorts) {
-      const type = pkg.types[shortName]!;
+    const types = jsonTypes(pkg).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    for (const [shortName, type] of types) {
       const schema = pkg.schemaPrefix + shortName;
       const name = names.get(schema)!;
       if (out.length) out.push('');
@@ -273,6 +284,5 @@ function renderInterface(
 }
 
 function fieldType(model: FieldModel, resolve: (ref: string) => string): string {
-  const leaf = model.enum?.length ? union(model.enum) : undefined;
-  return renderRef(model.type, resolve, leaf);
+  return renderRef(model.type, resolve, model as ValueFacts);
 }
