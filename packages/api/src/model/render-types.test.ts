@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import ts from 'typescript';
 import { compareVersions, packageLabel, packagePrefix, renderTypes, typeNames, type RenderTypesOptions } from './render-types.js';
-import type { ApiPackageModel, FieldModel, TypeModel } from './types.js';
+import type { ApiPackageModel, FieldModel } from './types.js';
 
 const META = 'io.k8s.apimachinery.pkg.apis.meta.v1.';
 const CORE = 'io.k8s.api.core.v1.';
@@ -105,7 +105,7 @@ const core: ApiPackageModel = {
       },
     },
     EmptyThing: {},
-    VolumeSource: { protoOnly: true, fields: { hostPath: { type: 'string', proto: 1 } } } as TypeModel,
+    VolumeSource: { protoOnly: true, fields: { hostPath: { type: 'string', proto: 1 } } },
   },
 };
 
@@ -246,6 +246,29 @@ test('kinds extend the base with literal apiVersion and kind; lists and multi-ve
   assert.match(declaration(text, 'ObjectMeta'), /^export interface ObjectMeta extends BaseObjectMeta \{\n {2}creationTimestamp\?: Time;/);
   assert.match(declaration(text, 'EventsV1Event'), /^export interface EventsV1Event extends KubeObject \{\n {2}eventTime: MicroTime;/);
   assert.match(declaration(text, 'Event'), /\n {2}metadata: ObjectMeta;\n {2}series\?: EventSeries;/);
+});
+
+test('long unions of literals are written one value a line', () => {
+  const versions = ['v1', 'v1beta1', 'v1alpha1', 'v2', 'v2beta1', 'v2beta2', 'v3', 'v3alpha1'];
+  const wide: ApiPackageModel = {
+    ...meta,
+    types: {
+      WatchEvent: {
+        gvk: versions.map((version) => ({ group: 'example.k8s.io', version, kind: 'WatchEvent' })),
+        fields: { apiVersion: { type: 'string' }, kind: { type: 'string' }, type: { type: 'string', required: true, enum: ['ADDED', 'DELETED'] } },
+      },
+    },
+  };
+  const text = renderTypes([wide]);
+  const expected = [
+    'export interface WatchEvent {',
+    '  apiVersion?:',
+    ...[...versions].sort().map((v, i) => `    | 'example.k8s.io/${v}'${i === versions.length - 1 ? ';' : ''}`),
+    "  kind?: 'WatchEvent';",
+    "  type: 'ADDED' | 'DELETED';",
+    '}',
+  ];
+  assert.equal(declaration(text, 'WatchEvent'), expected.join('\n'));
 });
 
 test('special types are aliases of their JSON forms; odd field names are quoted', () => {

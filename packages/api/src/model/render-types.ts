@@ -134,8 +134,11 @@ export function typeNames(
 
 /** The types of a package that have a JSON form (protobuf-only messages have none). */
 function jsonTypes(pkg: ApiPackageModel): [string, TypeModel][] {
-  return Object.entries(pkg.types).filter(([, t]) => !(t as { readonly protoOnly?: true }).protoOnly);
+  return Object.entries(pkg.types).filter(([, t]) => !t.protoOnly);
 }
+
+/** Longer unions of literals are written one value a line. */
+const MAX_LINE = 110;
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
@@ -273,11 +276,18 @@ function renderInterface(
   const lines = [`export interface ${name}${bases.length ? ` extends ${bases.join(', ')}` : ''} {`];
   const gvk = type.gvk ?? [];
   for (const [field, model] of fields) {
-    let ts: string;
-    if (gvk.length > 0 && field === 'apiVersion' && model.type === 'string') ts = union(gvk.map(apiVersionOf).sort());
-    else if (gvk.length > 0 && field === 'kind' && model.type === 'string') ts = union(gvk.map((g) => g.kind).sort());
-    else ts = fieldType(model, resolve);
-    lines.push(`  ${propertyKey(field)}${model.required ? '' : '?'}: ${ts};`);
+    const head = `  ${propertyKey(field)}${model.required ? '' : '?'}:`;
+    let literals: readonly string[] | undefined;
+    if (gvk.length > 0 && field === 'apiVersion' && model.type === 'string') literals = gvk.map(apiVersionOf).sort();
+    else if (gvk.length > 0 && field === 'kind' && model.type === 'string') literals = gvk.map((g) => g.kind).sort();
+    else if (model.type === 'string' && model.enum?.length) literals = model.enum;
+    const ts = literals ? union(literals) : fieldType(model, resolve);
+    if (literals && head.length + ts.length + 2 > MAX_LINE) {
+      // a long union: one value a line
+      lines.push(head, ...[...new Set(literals)].map((v, i, all) => `    | ${quote(v)}${i === all.length - 1 ? ';' : ''}`));
+    } else {
+      lines.push(`${head} ${ts};`);
+    }
   }
   lines.push('}');
   return lines;
