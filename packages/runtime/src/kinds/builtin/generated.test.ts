@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { MODEL_PACKAGES, modelKind, renderTypes, typeNames } from '@kplane/api/model';
 import { builtinDescriptors } from '../descriptors.js';
@@ -51,4 +51,15 @@ test('every kind the runtime has a descriptor for is generated from the model, w
     assert.ok(block.includes(`\n  apiVersion?: '${apiVersion}';\n`), block);
     assert.ok(block.includes(`\n  kind?: '${kind}';\n`), block);
   }
+});
+
+test('the runtime itself never loads the model: only tests import @kplane/api/model', async () => {
+  const dist = fileURLToPath(new URL('../../', import.meta.url));
+  const files = (await readdir(dist, { recursive: true })).filter((f) => f.endsWith('.js') && !f.endsWith('.test.js'));
+  assert.ok(files.includes('index.js') && files.some((f) => f.endsWith('generated.js')), `${dist} holds the built runtime`);
+  const loading: string[] = [];
+  for (const file of files) {
+    if (/@kplane\/api\/model/.test(await readFile(dist + file, 'utf8'))) loading.push(file);
+  }
+  assert.deepEqual(loading, []);
 });
