@@ -7,7 +7,7 @@ import { readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildModel, renderModel, type ImportInputs } from './model.js';
-import { PACKAGE_SPECS, type PackageSpec, type SourceTree } from './packages.js';
+import { GO_ONLY_PACKAGES, PACKAGE_SPECS, importPath, type PackageSpec, type SourceTree } from './packages.js';
 import type { SwaggerDocument } from './swagger.js';
 
 const USAGE =
@@ -29,7 +29,10 @@ export function readInputs(swaggerFile: string, trees: Readonly<Record<SourceTre
     const dir = join(trees[spec.tree], spec.dir);
     if (!existsSync(dir)) throw new Error(`package ${spec.file}: ${dir} does not exist`);
     if (spec.proto) protos.set(spec.file, readFileSync(join(dir, 'generated.proto'), 'utf8'));
-    goSources.set(spec.file, goSourceFiles(dir).map((f) => readFileSync(join(dir, f), 'utf8')));
+  }
+  for (const { tree, dir } of [...specs, ...GO_ONLY_PACKAGES]) {
+    const path = join(trees[tree], dir);
+    goSources.set(importPath(tree, dir), goSourceFiles(path).map((f) => readFileSync(join(path, f), 'utf8')));
   }
   return { swagger, protos, goSources };
 }

@@ -1,6 +1,9 @@
 /** The import run: upstream texts in, generated file texts out (no file system here). */
 import type { DraftType } from './draft.js';
 import { Problems } from './draft.js';
+import { joinGo } from './gofacts.js';
+import type { GoPackage } from './goparse.js';
+import { newGoPackage, parseGoFile } from './goparse.js';
 import { renderIndex, renderPackage, type PackageHeader } from './emit.js';
 import type { DraftModel } from './join.js';
 import { joinProto, splitSchemaName } from './join.js';
@@ -15,7 +18,7 @@ export interface ImportInputs {
   readonly swagger: SwaggerDocument;
   /** generated.proto texts by package file name (PackageSpec.file). */
   readonly protos: ReadonlyMap<string, string>;
-  /** The Go source texts (non-test .go files) by package file name. */
+  /** The Go source texts (non-test .go files) by Go import path. */
   readonly goSources: ReadonlyMap<string, readonly string[]>;
 }
 
@@ -48,6 +51,16 @@ export function buildModel(inputs: ImportInputs, specs: readonly PackageSpec[]):
   joinProto(model, messages, specs, problems);
   checkRefs(model, problems);
   problems.throwIfAny('protobuf join');
+
+  const universe = new Map<string, GoPackage>();
+  for (const [path, texts] of [...inputs.goSources].sort((a, b) => compareNames(a[0], b[0]))) {
+    const pkg = newGoPackage();
+    texts.forEach((text, i) => parseGoFile(text, pkg, `${path}#${i}`, problems));
+    universe.set(path, pkg);
+  }
+  problems.throwIfAny('Go sources');
+  joinGo(model, universe, problems);
+  problems.throwIfAny('Go facts');
   checkNoProse(model, problems);
   problems.throwIfAny('model');
   return model;
@@ -66,11 +79,18 @@ function checkRefs(model: DraftModel, problems: Problems): void {
   }
 }
 
-/** No string of the model contains a space: names, keys and values never do, prose always does. */
+/**
+ * An enum value may be a few lowercase words (certificates/v1 KeyUsage: `digital signature`);
+ * no other string of the model holds a space.
+ */
+export const ENUM_WORDS = /^[a-z]+( [a-z]+){0,3}$/;
+
+/** No string of the model contains a space (names, keys and values never do, prose always does). */
 function checkNoProse(model: DraftModel, problems: Problems): void {
   const walk = (value: unknown, where: string): void => {
     if (typeof value === 'string') {
-      if (/\s/.test(value)) problems.add(`${where}: ${JSON.stringify(value.slice(0, 60))} contains a space`);
+      const enumValue = /\.enum\[\d+\]$/.test(where) && ENUM_WORDS.test(value);
+      if (/\s/.test(value) && !enumValue) problems.add(`${where}: ${JSON.stringify(value.slice(0, 60))} contains a space`);
     } else if (Array.isArray(value)) value.forEach((v, i) => walk(v, `${where}[${i}]`));
     else if (value && typeof value === 'object') {
       for (const [k, v] of Object.entries(value)) {
