@@ -10,6 +10,9 @@ import { buildModel, renderModel, type ImportInputs } from './model.js';
 import { GO_ONLY_PACKAGES, PACKAGE_SPECS, importPath, type PackageSpec, type SourceTree } from './packages.js';
 import type { SwaggerDocument } from './swagger.js';
 
+/** The OpenAPI Go file kube-openapi generated inside apiextensions-apiserver (checks defaults and enums). */
+const GENERATED_OPENAPI = 'pkg/generated/openapi/zz_generated.openapi.go';
+
 const USAGE =
   'usage: import --swagger FILE --api DIR --apimachinery DIR --apiextensions DIR [--out DIR]';
 
@@ -34,7 +37,9 @@ export function readInputs(swaggerFile: string, trees: Readonly<Record<SourceTre
     const path = join(trees[tree], dir);
     goSources.set(importPath(tree, dir), goSourceFiles(path).map((f) => readFileSync(join(path, f), 'utf8')));
   }
-  return { swagger, protos, goSources };
+  const generated = join(trees.apiextensions, GENERATED_OPENAPI);
+  if (!existsSync(generated)) return { swagger, protos, goSources };
+  return { swagger, protos, goSources, generatedOpenApi: readFileSync(generated, 'utf8') };
 }
 
 function main(): void {

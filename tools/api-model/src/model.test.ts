@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SHOP_GO, SHOP_PROTO, SHOP_SPECS, shopInputs, shopSwagger } from './fixtures.js';
 import { buildModel, renderModel } from './model.js';
+import { schemaNameOfGo } from './oracle.js';
 
 const SHOP = 'io.k8s.api.shop.v1.';
 
@@ -109,4 +110,54 @@ test('fails when a Go field and the OpenAPI definition disagree', () => {
 test('fails on a default marker that contradicts the enforced zero value', () => {
   const go = SHOP_GO.replace('\tSize int32', '\t// +default=3\n\tSize int32');
   assert.throws(() => buildModel(shopInputs({ go }), SHOP_SPECS), /WidgetSpec\.size: default 3 conflicts with 0/);
+});
+
+/** A generated OpenAPI Go file in kube-openapi's layout, for two fields of the synthetic API. */
+const GENERATED = `func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenAPIDefinition {
+	return map[string]common.OpenAPIDefinition{
+		"k8s.io/api/shop/v1.WidgetSpec": schema_shop_v1_WidgetSpec(ref),
+	}
+}
+
+func schema_shop_v1_WidgetSpec(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Properties: map[string]spec.Schema{
+					"size": {
+						SchemaProps: spec.SchemaProps{
+							Default: 0,
+							Type:    []string{"integer"},
+						},
+					},
+					"tags": {
+						SchemaProps: spec.SchemaProps{
+							Type: []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Default: "",
+										Enum:    []interface{}{"blue", "red"},
+									},
+								},
+							},
+						},
+					},
+				},
+			},
+		},
+	}
+}
+`;
+
+test('checks defaults and enums against a generated OpenAPI Go file', () => {
+  assert.equal(schemaNameOfGo('k8s.io/apimachinery/pkg/apis/meta/v1.Time'), 'io.k8s.apimachinery.pkg.apis.meta.v1.Time');
+  assert.doesNotThrow(() => buildModel({ ...shopInputs(), generatedOpenApi: GENERATED }, SHOP_SPECS));
+  const other = GENERATED.replace('"blue", "red"', '"blue", "green"');
+  assert.throws(
+    () => buildModel({ ...shopInputs(), generatedOpenApi: other }, SHOP_SPECS),
+    /io\.k8s\.api\.shop\.v1\.WidgetSpec\.tags: generated .*green.*, model /,
+  );
+  const zero = GENERATED.replace('Default: 0,', 'Default: 1,');
+  assert.throws(() => buildModel({ ...shopInputs(), generatedOpenApi: zero }, SHOP_SPECS), /WidgetSpec\.size: generated/);
 });

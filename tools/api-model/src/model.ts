@@ -4,6 +4,7 @@ import { Problems } from './draft.js';
 import { joinGo } from './gofacts.js';
 import type { GoPackage } from './goparse.js';
 import { newGoPackage, parseGoFile } from './goparse.js';
+import { compareWithGeneratedOpenApi } from './oracle.js';
 import { renderIndex, renderPackage, type PackageHeader } from './emit.js';
 import type { DraftModel } from './join.js';
 import { joinProto, splitSchemaName } from './join.js';
@@ -20,6 +21,8 @@ export interface ImportInputs {
   readonly protos: ReadonlyMap<string, string>;
   /** The Go source texts (non-test .go files) by Go import path. */
   readonly goSources: ReadonlyMap<string, readonly string[]>;
+  /** Optional: an OpenAPI Go file kube-openapi generated for the release, to check defaults and enums. */
+  readonly generatedOpenApi?: string;
 }
 
 /** Builds the model of the given packages; throws listing every problem found. */
@@ -62,6 +65,11 @@ export function buildModel(inputs: ImportInputs, specs: readonly PackageSpec[]):
   joinGo(model, universe, problems);
   problems.throwIfAny('Go facts');
   checkNoProse(model, problems);
+  if (inputs.generatedOpenApi !== undefined) {
+    const { compared, problems: disagreements } = compareWithGeneratedOpenApi(inputs.generatedOpenApi, model);
+    disagreements.forEach((d) => problems.add(d));
+    if (compared === 0) problems.add('the generated OpenAPI file shares no field with the model');
+  }
   problems.throwIfAny('model');
   return model;
 }
