@@ -22,7 +22,7 @@ export interface Affinity {
 /** core/v1 AppArmorProfile. */
 export interface AppArmorProfile {
   localhostProfile?: string;
-  type: string;
+  type: 'Localhost' | 'RuntimeDefault' | 'Unconfined';
 }
 
 /** core/v1 AttachedVolume. */
@@ -33,11 +33,11 @@ export interface AttachedVolume {
 
 /** core/v1 AzureDiskVolumeSource. */
 export interface AzureDiskVolumeSource {
-  cachingMode?: string;
+  cachingMode?: 'None' | 'ReadOnly' | 'ReadWrite';
   diskName: string;
   diskURI: string;
   fsType?: string;
-  kind?: string;
+  kind?: 'Dedicated' | 'Managed' | 'Shared';
   readOnly?: boolean;
 }
 
@@ -229,7 +229,7 @@ export interface Container {
   env?: EnvVar[];
   envFrom?: EnvFromSource[];
   image?: string;
-  imagePullPolicy?: string;
+  imagePullPolicy?: 'Always' | 'IfNotPresent' | 'Never';
   lifecycle?: Lifecycle;
   livenessProbe?: Probe;
   name: string;
@@ -243,7 +243,7 @@ export interface Container {
   stdin?: boolean;
   stdinOnce?: boolean;
   terminationMessagePath?: string;
-  terminationMessagePolicy?: string;
+  terminationMessagePolicy?: 'FallbackToLogsOnError' | 'File';
   tty?: boolean;
   volumeDevices?: VolumeDevice[];
   volumeMounts?: VolumeMount[];
@@ -262,7 +262,7 @@ export interface ContainerPort {
   hostIP?: string;
   hostPort?: number;
   name?: string;
-  protocol?: string;
+  protocol?: 'SCTP' | 'TCP' | 'UDP';
 }
 
 /** core/v1 ContainerResizePolicy. */
@@ -366,7 +366,7 @@ export interface EndpointPort {
   appProtocol?: string;
   name?: string;
   port: number;
-  protocol?: string;
+  protocol?: 'SCTP' | 'TCP' | 'UDP';
 }
 
 /** core/v1 EndpointSubset. */
@@ -421,7 +421,7 @@ export interface EphemeralContainer {
   env?: EnvVar[];
   envFrom?: EnvFromSource[];
   image?: string;
-  imagePullPolicy?: string;
+  imagePullPolicy?: 'Always' | 'IfNotPresent' | 'Never';
   lifecycle?: Lifecycle;
   livenessProbe?: Probe;
   name: string;
@@ -436,7 +436,7 @@ export interface EphemeralContainer {
   stdinOnce?: boolean;
   targetContainerName?: string;
   terminationMessagePath?: string;
-  terminationMessagePolicy?: string;
+  terminationMessagePolicy?: 'FallbackToLogsOnError' | 'File';
   tty?: boolean;
   volumeDevices?: VolumeDevice[];
   volumeMounts?: VolumeMount[];
@@ -569,7 +569,7 @@ export interface HTTPGetAction {
   httpHeaders?: HTTPHeader[];
   path?: string;
   port: IntOrString;
-  scheme?: string;
+  scheme?: 'HTTP' | 'HTTPS';
 }
 
 /** core/v1 HTTPHeader. */
@@ -592,7 +592,15 @@ export interface HostIP {
 /** core/v1 HostPathVolumeSource. */
 export interface HostPathVolumeSource {
   path: string;
-  type?: string;
+  type?:
+    | ''
+    | 'BlockDevice'
+    | 'CharDevice'
+    | 'Directory'
+    | 'DirectoryOrCreate'
+    | 'File'
+    | 'FileOrCreate'
+    | 'Socket';
 }
 
 /** core/v1 ISCSIPersistentVolumeSource. */
@@ -627,7 +635,7 @@ export interface ISCSIVolumeSource {
 
 /** core/v1 ImageVolumeSource. */
 export interface ImageVolumeSource {
-  pullPolicy?: string;
+  pullPolicy?: 'Always' | 'IfNotPresent' | 'Never';
   reference?: string;
 }
 
@@ -716,7 +724,7 @@ export interface LocalVolumeSource {
 
 /** core/v1 ModifyVolumeStatus. */
 export interface ModifyVolumeStatus {
-  status: string;
+  status: 'InProgress' | 'Infeasible' | 'Pending';
   targetVolumeAttributesClassName?: string;
 }
 
@@ -761,7 +769,7 @@ export interface NamespaceSpec {
 /** core/v1 NamespaceStatus. */
 export interface NamespaceStatus {
   conditions?: NamespaceCondition[];
-  phase?: string;
+  phase?: 'Active' | 'Terminating';
 }
 
 /** core/v1 Node. */
@@ -846,7 +854,7 @@ export interface NodeSelector {
 /** core/v1 NodeSelectorRequirement. */
 export interface NodeSelectorRequirement {
   key: string;
-  operator: string;
+  operator: 'DoesNotExist' | 'Exists' | 'Gt' | 'In' | 'Lt' | 'NotIn';
   values?: string[];
 }
 
@@ -878,7 +886,7 @@ export interface NodeStatus {
   features?: NodeFeatures;
   images?: ContainerImage[];
   nodeInfo?: NodeSystemInfo;
-  phase?: string;
+  phase?: 'Pending' | 'Running' | 'Terminated';
   runtimeHandlers?: NodeRuntimeHandler[];
   volumesAttached?: AttachedVolume[];
   volumesInUse?: string[];
@@ -953,27 +961,27 @@ export interface PersistentVolumeClaimList {
 
 /** core/v1 PersistentVolumeClaimSpec. */
 export interface PersistentVolumeClaimSpec {
-  accessModes?: string[];
+  accessModes?: ('ReadOnlyMany' | 'ReadWriteMany' | 'ReadWriteOnce' | 'ReadWriteOncePod')[];
   dataSource?: TypedLocalObjectReference;
   dataSourceRef?: TypedObjectReference;
   resources?: VolumeResourceRequirements;
   selector?: LabelSelector;
   storageClassName?: string;
   volumeAttributesClassName?: string;
-  volumeMode?: string;
+  volumeMode?: 'Block' | 'Filesystem';
   volumeName?: string;
 }
 
 /** core/v1 PersistentVolumeClaimStatus. */
 export interface PersistentVolumeClaimStatus {
-  accessModes?: string[];
-  allocatedResourceStatuses?: Record<string, string>;
+  accessModes?: ('ReadOnlyMany' | 'ReadWriteMany' | 'ReadWriteOnce' | 'ReadWriteOncePod')[];
+  allocatedResourceStatuses?: Record<string, 'ControllerResizeInProgress' | 'ControllerResizeInfeasible' | 'NodeResizeInProgress' | 'NodeResizeInfeasible' | 'NodeResizePending'>;
   allocatedResources?: Record<string, Quantity>;
   capacity?: Record<string, Quantity>;
   conditions?: PersistentVolumeClaimCondition[];
   currentVolumeAttributesClassName?: string;
   modifyVolumeStatus?: ModifyVolumeStatus;
-  phase?: string;
+  phase?: 'Bound' | 'Lost' | 'Pending';
 }
 
 /** core/v1 PersistentVolumeClaimTemplate. */
@@ -998,7 +1006,7 @@ export interface PersistentVolumeList {
 
 /** core/v1 PersistentVolumeSpec. */
 export interface PersistentVolumeSpec {
-  accessModes?: string[];
+  accessModes?: ('ReadOnlyMany' | 'ReadWriteMany' | 'ReadWriteOnce' | 'ReadWriteOncePod')[];
   awsElasticBlockStore?: AWSElasticBlockStoreVolumeSource;
   azureDisk?: AzureDiskVolumeSource;
   azureFile?: AzureFilePersistentVolumeSource;
@@ -1018,7 +1026,7 @@ export interface PersistentVolumeSpec {
   mountOptions?: string[];
   nfs?: NFSVolumeSource;
   nodeAffinity?: VolumeNodeAffinity;
-  persistentVolumeReclaimPolicy?: string;
+  persistentVolumeReclaimPolicy?: 'Delete' | 'Recycle' | 'Retain';
   photonPersistentDisk?: PhotonPersistentDiskVolumeSource;
   portworxVolume?: PortworxVolumeSource;
   quobyte?: QuobyteVolumeSource;
@@ -1027,7 +1035,7 @@ export interface PersistentVolumeSpec {
   storageClassName?: string;
   storageos?: StorageOSPersistentVolumeSource;
   volumeAttributesClassName?: string;
-  volumeMode?: string;
+  volumeMode?: 'Block' | 'Filesystem';
   vsphereVolume?: VsphereVirtualDiskVolumeSource;
 }
 
@@ -1035,7 +1043,7 @@ export interface PersistentVolumeSpec {
 export interface PersistentVolumeStatus {
   lastPhaseTransitionTime?: Time;
   message?: string;
-  phase?: string;
+  phase?: 'Available' | 'Bound' | 'Failed' | 'Pending' | 'Released';
   reason?: string;
 }
 
@@ -1144,7 +1152,7 @@ export interface PodSchedulingGate {
 export interface PodSecurityContext {
   appArmorProfile?: AppArmorProfile;
   fsGroup?: number;
-  fsGroupChangePolicy?: string;
+  fsGroupChangePolicy?: 'Always' | 'OnRootMismatch';
   runAsGroup?: number;
   runAsNonRoot?: boolean;
   runAsUser?: number;
@@ -1152,7 +1160,7 @@ export interface PodSecurityContext {
   seLinuxOptions?: SELinuxOptions;
   seccompProfile?: SeccompProfile;
   supplementalGroups?: number[];
-  supplementalGroupsPolicy?: string;
+  supplementalGroupsPolicy?: 'Merge' | 'Strict';
   sysctls?: Sysctl[];
   windowsOptions?: WindowsSecurityContextOptions;
 }
@@ -1164,7 +1172,7 @@ export interface PodSpec {
   automountServiceAccountToken?: boolean;
   containers: Container[];
   dnsConfig?: PodDNSConfig;
-  dnsPolicy?: string;
+  dnsPolicy?: 'ClusterFirst' | 'ClusterFirstWithHostNet' | 'Default' | 'None';
   enableServiceLinks?: boolean;
   ephemeralContainers?: EphemeralContainer[];
   hostAliases?: HostAlias[];
@@ -1179,13 +1187,13 @@ export interface PodSpec {
   nodeSelector?: Record<string, string>;
   os?: PodOS;
   overhead?: Record<string, Quantity>;
-  preemptionPolicy?: string;
+  preemptionPolicy?: 'Never' | 'PreemptLowerPriority';
   priority?: number;
   priorityClassName?: string;
   readinessGates?: PodReadinessGate[];
   resourceClaims?: PodResourceClaim[];
   resources?: ResourceRequirements;
-  restartPolicy?: string;
+  restartPolicy?: 'Always' | 'Never' | 'OnFailure';
   runtimeClassName?: string;
   schedulerName?: string;
   schedulingGates?: PodSchedulingGate[];
@@ -1211,10 +1219,10 @@ export interface PodStatus {
   initContainerStatuses?: ContainerStatus[];
   message?: string;
   nominatedNodeName?: string;
-  phase?: string;
+  phase?: 'Failed' | 'Pending' | 'Running' | 'Succeeded' | 'Unknown';
   podIP?: string;
   podIPs?: PodIP[];
-  qosClass?: string;
+  qosClass?: 'BestEffort' | 'Burstable' | 'Guaranteed';
   reason?: string;
   resize?: string;
   resourceClaimStatuses?: PodResourceClaimStatus[];
@@ -1247,7 +1255,7 @@ export interface PodTemplateSpec {
 export interface PortStatus {
   error?: string;
   port: number;
-  protocol: string;
+  protocol: 'SCTP' | 'TCP' | 'UDP';
 }
 
 /** core/v1 PortworxVolumeSource. */
@@ -1401,7 +1409,7 @@ export interface ResourceQuotaList {
 export interface ResourceQuotaSpec {
   hard?: Record<string, Quantity>;
   scopeSelector?: ScopeSelector;
-  scopes?: string[];
+  scopes?: ('BestEffort' | 'CrossNamespacePodAffinity' | 'NotBestEffort' | 'NotTerminating' | 'PriorityClass' | 'Terminating')[];
 }
 
 /** core/v1 ResourceQuotaStatus. */
@@ -1466,15 +1474,21 @@ export interface ScopeSelector {
 
 /** core/v1 ScopedResourceSelectorRequirement. */
 export interface ScopedResourceSelectorRequirement {
-  operator: string;
-  scopeName: string;
+  operator: 'DoesNotExist' | 'Exists' | 'In' | 'NotIn';
+  scopeName:
+    | 'BestEffort'
+    | 'CrossNamespacePodAffinity'
+    | 'NotBestEffort'
+    | 'NotTerminating'
+    | 'PriorityClass'
+    | 'Terminating';
   values?: string[];
 }
 
 /** core/v1 SeccompProfile. */
 export interface SeccompProfile {
   localhostProfile?: string;
-  type: string;
+  type: 'Localhost' | 'RuntimeDefault' | 'Unconfined';
 }
 
 /** core/v1 Secret. */
@@ -1536,7 +1550,7 @@ export interface SecurityContext {
   appArmorProfile?: AppArmorProfile;
   capabilities?: Capabilities;
   privileged?: boolean;
-  procMount?: string;
+  procMount?: 'Default' | 'Unmasked';
   readOnlyRootFilesystem?: boolean;
   runAsGroup?: number;
   runAsNonRoot?: boolean;
@@ -1594,7 +1608,7 @@ export interface ServicePort {
   name?: string;
   nodePort?: number;
   port: number;
-  protocol?: string;
+  protocol?: 'SCTP' | 'TCP' | 'UDP';
   targetPort?: IntOrString;
 }
 
@@ -1605,21 +1619,21 @@ export interface ServiceSpec {
   clusterIPs?: string[];
   externalIPs?: string[];
   externalName?: string;
-  externalTrafficPolicy?: string;
+  externalTrafficPolicy?: 'Cluster' | 'Local';
   healthCheckNodePort?: number;
-  internalTrafficPolicy?: string;
-  ipFamilies?: string[];
-  ipFamilyPolicy?: string;
+  internalTrafficPolicy?: 'Cluster' | 'Local';
+  ipFamilies?: ('' | 'IPv4' | 'IPv6')[];
+  ipFamilyPolicy?: 'PreferDualStack' | 'RequireDualStack' | 'SingleStack';
   loadBalancerClass?: string;
   loadBalancerIP?: string;
   loadBalancerSourceRanges?: string[];
   ports?: ServicePort[];
   publishNotReadyAddresses?: boolean;
   selector?: Record<string, string>;
-  sessionAffinity?: string;
+  sessionAffinity?: 'ClientIP' | 'None';
   sessionAffinityConfig?: SessionAffinityConfig;
   trafficDistribution?: string;
-  type?: string;
+  type?: 'ClusterIP' | 'ExternalName' | 'LoadBalancer' | 'NodePort';
 }
 
 /** core/v1 ServiceStatus. */
@@ -1670,7 +1684,7 @@ export interface TCPSocketAction {
 
 /** core/v1 Taint. */
 export interface Taint {
-  effect: string;
+  effect: 'NoExecute' | 'NoSchedule' | 'PreferNoSchedule';
   key: string;
   timeAdded?: Time;
   value?: string;
@@ -1678,9 +1692,9 @@ export interface Taint {
 
 /** core/v1 Toleration. */
 export interface Toleration {
-  effect?: string;
+  effect?: 'NoExecute' | 'NoSchedule' | 'PreferNoSchedule';
   key?: string;
-  operator?: string;
+  operator?: 'Equal' | 'Exists';
   tolerationSeconds?: number;
   value?: string;
 }
@@ -1702,10 +1716,10 @@ export interface TopologySpreadConstraint {
   matchLabelKeys?: string[];
   maxSkew: number;
   minDomains?: number;
-  nodeAffinityPolicy?: string;
-  nodeTaintsPolicy?: string;
+  nodeAffinityPolicy?: 'Honor' | 'Ignore';
+  nodeTaintsPolicy?: 'Honor' | 'Ignore';
   topologyKey: string;
-  whenUnsatisfiable: string;
+  whenUnsatisfiable: 'DoNotSchedule' | 'ScheduleAnyway';
 }
 
 /** core/v1 TypedLocalObjectReference. */
@@ -1767,7 +1781,7 @@ export interface VolumeDevice {
 /** core/v1 VolumeMount. */
 export interface VolumeMount {
   mountPath: string;
-  mountPropagation?: string;
+  mountPropagation?: 'Bidirectional' | 'HostToContainer' | 'None';
   name: string;
   readOnly?: boolean;
   recursiveReadOnly?: string;
@@ -2131,7 +2145,7 @@ export interface MatchCondition {
 /** admissionregistration.k8s.io/v1 MatchResources. */
 export interface MatchResources {
   excludeResourceRules?: NamedRuleWithOperations[];
-  matchPolicy?: string;
+  matchPolicy?: 'Equivalent' | 'Exact';
   namespaceSelector?: LabelSelector;
   objectSelector?: LabelSelector;
   resourceRules?: NamedRuleWithOperations[];
@@ -2141,15 +2155,15 @@ export interface MatchResources {
 export interface MutatingWebhook {
   admissionReviewVersions: string[];
   clientConfig: WebhookClientConfig;
-  failurePolicy?: string;
+  failurePolicy?: 'Fail' | 'Ignore';
   matchConditions?: MatchCondition[];
-  matchPolicy?: string;
+  matchPolicy?: 'Equivalent' | 'Exact';
   name: string;
   namespaceSelector?: LabelSelector;
   objectSelector?: LabelSelector;
-  reinvocationPolicy?: string;
+  reinvocationPolicy?: 'IfNeeded' | 'Never';
   rules?: RuleWithOperations[];
-  sideEffects: string;
+  sideEffects: 'None' | 'NoneOnDryRun' | 'Some' | 'Unknown';
   timeoutSeconds?: number;
 }
 
@@ -2173,10 +2187,10 @@ export interface MutatingWebhookConfigurationList {
 export interface NamedRuleWithOperations {
   apiGroups?: string[];
   apiVersions?: string[];
-  operations?: string[];
+  operations?: ('*' | 'CONNECT' | 'CREATE' | 'DELETE' | 'UPDATE')[];
   resourceNames?: string[];
   resources?: string[];
-  scope?: string;
+  scope?: '*' | 'Cluster' | 'Namespaced';
 }
 
 /** admissionregistration.k8s.io/v1 ParamKind. */
@@ -2197,9 +2211,9 @@ export interface ParamRef {
 export interface RuleWithOperations {
   apiGroups?: string[];
   apiVersions?: string[];
-  operations?: string[];
+  operations?: ('*' | 'CONNECT' | 'CREATE' | 'DELETE' | 'UPDATE')[];
   resources?: string[];
-  scope?: string;
+  scope?: '*' | 'Cluster' | 'Namespaced';
 }
 
 /** admissionregistration.k8s.io/v1 ServiceReference. */
@@ -2245,7 +2259,7 @@ export interface ValidatingAdmissionPolicyBindingSpec {
   matchResources?: MatchResources;
   paramRef?: ParamRef;
   policyName?: string;
-  validationActions?: string[];
+  validationActions?: ('Audit' | 'Deny' | 'Warn')[];
 }
 
 /** admissionregistration.k8s.io/v1 ValidatingAdmissionPolicyList. */
@@ -2259,7 +2273,7 @@ export interface ValidatingAdmissionPolicyList {
 /** admissionregistration.k8s.io/v1 ValidatingAdmissionPolicySpec. */
 export interface ValidatingAdmissionPolicySpec {
   auditAnnotations?: AuditAnnotation[];
-  failurePolicy?: string;
+  failurePolicy?: 'Fail' | 'Ignore';
   matchConditions?: MatchCondition[];
   matchConstraints?: MatchResources;
   paramKind?: ParamKind;
@@ -2278,14 +2292,14 @@ export interface ValidatingAdmissionPolicyStatus {
 export interface ValidatingWebhook {
   admissionReviewVersions: string[];
   clientConfig: WebhookClientConfig;
-  failurePolicy?: string;
+  failurePolicy?: 'Fail' | 'Ignore';
   matchConditions?: MatchCondition[];
-  matchPolicy?: string;
+  matchPolicy?: 'Equivalent' | 'Exact';
   name: string;
   namespaceSelector?: LabelSelector;
   objectSelector?: LabelSelector;
   rules?: RuleWithOperations[];
-  sideEffects: string;
+  sideEffects: 'None' | 'NoneOnDryRun' | 'Some' | 'Unknown';
   timeoutSeconds?: number;
 }
 
@@ -2514,7 +2528,7 @@ export interface ValidationRule {
   message?: string;
   messageExpression?: string;
   optionalOldSelf?: boolean;
-  reason?: string;
+  reason?: 'FieldValueDuplicate' | 'FieldValueForbidden' | 'FieldValueInvalid' | 'FieldValueRequired';
   rule: string;
 }
 
@@ -2600,7 +2614,7 @@ export interface DaemonSetStatus {
 /** apps/v1 DaemonSetUpdateStrategy. */
 export interface DaemonSetUpdateStrategy {
   rollingUpdate?: RollingUpdateDaemonSet;
-  type?: string;
+  type?: 'OnDelete' | 'RollingUpdate';
 }
 
 /** apps/v1 Deployment. */
@@ -2657,7 +2671,7 @@ export interface DeploymentStatus {
 /** apps/v1 DeploymentStrategy. */
 export interface DeploymentStrategy {
   rollingUpdate?: RollingUpdateDeployment;
-  type?: string;
+  type?: 'Recreate' | 'RollingUpdate';
 }
 
 /** apps/v1 ReplicaSet. */
@@ -2764,7 +2778,7 @@ export interface StatefulSetSpec {
   minReadySeconds?: number;
   ordinals?: StatefulSetOrdinals;
   persistentVolumeClaimRetentionPolicy?: StatefulSetPersistentVolumeClaimRetentionPolicy;
-  podManagementPolicy?: string;
+  podManagementPolicy?: 'OrderedReady' | 'Parallel';
   replicas?: number;
   revisionHistoryLimit?: number;
   selector: LabelSelector;
@@ -2791,7 +2805,7 @@ export interface StatefulSetStatus {
 /** apps/v1 StatefulSetUpdateStrategy. */
 export interface StatefulSetUpdateStrategy {
   rollingUpdate?: RollingUpdateStatefulSetStrategy;
-  type?: string;
+  type?: 'OnDelete' | 'RollingUpdate';
 }
 
 /** authentication.k8s.io/v1 BoundObjectReference. */
@@ -3243,7 +3257,7 @@ export interface CronJobList {
 
 /** batch/v1 CronJobSpec. */
 export interface CronJobSpec {
-  concurrencyPolicy?: string;
+  concurrencyPolicy?: 'Allow' | 'Forbid' | 'Replace';
   failedJobsHistoryLimit?: number;
   jobTemplate: JobTemplateSpec;
   schedule: string;
@@ -3292,14 +3306,14 @@ export interface JobSpec {
   activeDeadlineSeconds?: number;
   backoffLimit?: number;
   backoffLimitPerIndex?: number;
-  completionMode?: string;
+  completionMode?: 'Indexed' | 'NonIndexed';
   completions?: number;
   managedBy?: string;
   manualSelector?: boolean;
   maxFailedIndexes?: number;
   parallelism?: number;
   podFailurePolicy?: PodFailurePolicy;
-  podReplacementPolicy?: string;
+  podReplacementPolicy?: 'Failed' | 'TerminatingOrFailed';
   selector?: LabelSelector;
   successPolicy?: SuccessPolicy;
   suspend?: boolean;
@@ -3336,7 +3350,7 @@ export interface PodFailurePolicy {
 /** batch/v1 PodFailurePolicyOnExitCodesRequirement. */
 export interface PodFailurePolicyOnExitCodesRequirement {
   containerName?: string;
-  operator: string;
+  operator: 'In' | 'NotIn';
   values: number[];
 }
 
@@ -3348,7 +3362,7 @@ export interface PodFailurePolicyOnPodConditionsPattern {
 
 /** batch/v1 PodFailurePolicyRule. */
 export interface PodFailurePolicyRule {
-  action: string;
+  action: 'Count' | 'FailIndex' | 'FailJob' | 'Ignore';
   onExitCodes?: PodFailurePolicyOnExitCodesRequirement;
   onPodConditions?: PodFailurePolicyOnPodConditionsPattern[];
 }
@@ -3405,7 +3419,7 @@ export interface CertificateSigningRequestSpec {
   request: string;
   signerName: string;
   uid?: string;
-  usages?: string[];
+  usages?: ('any' | 'cert sign' | 'client auth' | 'code signing' | 'content commitment' | 'crl sign' | 'data encipherment' | 'decipher only' | 'digital signature' | 'email protection' | 'encipher only' | 'ipsec end system' | 'ipsec tunnel' | 'ipsec user' | 'key agreement' | 'key encipherment' | 'microsoft sgc' | 'netscape sgc' | 'ocsp signing' | 's/mime' | 'server auth' | 'signing' | 'timestamping')[];
   username?: string;
 }
 
@@ -3471,12 +3485,12 @@ export interface DiscoveryV1EndpointPort {
   appProtocol?: string;
   name?: string;
   port?: number;
-  protocol?: string;
+  protocol?: 'SCTP' | 'TCP' | 'UDP';
 }
 
 /** discovery.k8s.io/v1 EndpointSlice. */
 export interface EndpointSlice extends KubeObject {
-  addressType: string;
+  addressType: 'FQDN';
   apiVersion?: 'discovery.k8s.io/v1';
   endpoints: Endpoint[];
   kind?: 'EndpointSlice';
@@ -3696,7 +3710,7 @@ export interface UserSubject {
 export interface HTTPIngressPath {
   backend: IngressBackend;
   path?: string;
-  pathType: string;
+  pathType: 'Exact' | 'ImplementationSpecific' | 'Prefix';
 }
 
 /** networking.k8s.io/v1 HTTPIngressRuleValue. */
@@ -3780,7 +3794,7 @@ export interface IngressLoadBalancerStatus {
 export interface IngressPortStatus {
   error?: string;
   port: number;
-  protocol: string;
+  protocol: 'SCTP' | 'TCP' | 'UDP';
 }
 
 /** networking.k8s.io/v1 IngressRule. */
@@ -3853,7 +3867,7 @@ export interface NetworkPolicyPeer {
 export interface NetworkPolicyPort {
   endPort?: number;
   port?: IntOrString;
-  protocol?: string;
+  protocol?: 'SCTP' | 'TCP' | 'UDP';
 }
 
 /** networking.k8s.io/v1 NetworkPolicySpec. */
@@ -3861,7 +3875,7 @@ export interface NetworkPolicySpec {
   egress?: NetworkPolicyEgressRule[];
   ingress?: NetworkPolicyIngressRule[];
   podSelector: LabelSelector;
-  policyTypes?: string[];
+  policyTypes?: ('Egress' | 'Ingress')[];
 }
 
 /** networking.k8s.io/v1 ServiceBackendPort. */
@@ -3929,7 +3943,7 @@ export interface PodDisruptionBudgetSpec {
   maxUnavailable?: IntOrString;
   minAvailable?: IntOrString;
   selector?: LabelSelector;
-  unhealthyPodEvictionPolicy?: string;
+  unhealthyPodEvictionPolicy?: 'AlwaysAllow' | 'IfHealthyBudget';
 }
 
 /** policy/v1 PodDisruptionBudgetStatus. */
@@ -4046,7 +4060,7 @@ export interface PriorityClass extends KubeObject {
   globalDefault?: boolean;
   kind?: 'PriorityClass';
   metadata?: ObjectMeta;
-  preemptionPolicy?: string;
+  preemptionPolicy?: 'Never' | 'PreemptLowerPriority';
   value: number;
 }
 
@@ -4144,8 +4158,8 @@ export interface StorageClass extends KubeObject {
   mountOptions?: string[];
   parameters?: Record<string, string>;
   provisioner: string;
-  reclaimPolicy?: string;
-  volumeBindingMode?: string;
+  reclaimPolicy?: 'Delete' | 'Recycle' | 'Retain';
+  volumeBindingMode?: 'Immediate' | 'WaitForFirstConsumer';
 }
 
 /** storage.k8s.io/v1 StorageClassList. */
