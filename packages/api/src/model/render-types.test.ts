@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import ts from 'typescript';
 import { compareVersions, packageLabel, packagePrefix, renderTypes, typeNames, type RenderTypesOptions } from './render-types.js';
-import type { ApiPackageModel, FieldModel } from './types.js';
+import type { ApiPackageModel } from './types.js';
 
 const META = 'io.k8s.apimachinery.pkg.apis.meta.v1.';
 const CORE = 'io.k8s.api.core.v1.';
@@ -68,8 +68,8 @@ const core: ApiPackageModel = {
     PodSpec: {
       fields: {
         containers: { type: '[]' + CORE + 'Container', proto: 2, required: true, patchStrategy: 'merge', patchMergeKey: 'name' },
-        ipFamilies: { type: '[]string', proto: 3, items: { enum: ['IPv4', 'IPv6'] }, listType: 'atomic' } as FieldModel,
-        modes: { type: 'map[string][]string', proto: 9, items: { items: { enum: ['A', 'B'] } } } as FieldModel,
+        ipFamilies: { type: '[]string', proto: 3, items: { enum: ['IPv4', 'IPv6'] }, listType: 'atomic' },
+        modes: { type: 'map[string][]string', proto: 9, items: { items: { enum: ['A', 'B'] } } },
         nodeSelector: { type: 'map[string]string', proto: 7, mapType: 'atomic' },
         restartPolicy: { type: 'string', proto: 3, enum: ['Always', 'Never', 'OnFailure'] },
         terminationGracePeriodSeconds: { type: 'int64', proto: 4, ptr: true },

@@ -3,7 +3,7 @@
  * the SDK's types of the built-in kinds. Pure text in, text out; the runtime checks its
  * generated file against this rendering.
  */
-import type { ApiPackageModel, FieldModel, TypeModel, TypeRef } from './types.js';
+import type { ApiPackageModel, FieldModel, ItemModel, TypeModel, TypeRef } from './types.js';
 
 /** How {@link renderTypes} shapes its output beyond the model itself. */
 export interface RenderTypesOptions {
@@ -154,14 +154,8 @@ function union(values: readonly string[]): string {
   return [...new Set(values)].map(quote).join(' | ');
 }
 
-/** The facts of a value that shape its TypeScript: an enum, and the same for list items or map values. */
-interface ValueFacts {
-  readonly enum?: readonly string[];
-  readonly items?: ValueFacts;
-}
-
 /** Renders `ref`; a string with an enum becomes the union of its values, at every level. */
-function renderRef(ref: TypeRef, resolve: (name: string) => string, facts: ValueFacts | undefined): string {
+function renderRef(ref: TypeRef, resolve: (name: string) => string, facts: FieldModel | ItemModel | undefined): string {
   if (ref.startsWith('[]')) {
     const item = renderRef(ref.slice(2), resolve, facts?.items);
     return /[|&\s]/.test(item) ? `(${item})[]` : `${item}[]`;
@@ -294,5 +288,5 @@ function renderInterface(
 }
 
 function fieldType(model: FieldModel, resolve: (ref: string) => string): string {
-  return renderRef(model.type, resolve, model as ValueFacts);
+  return renderRef(model.type, resolve, model);
 }

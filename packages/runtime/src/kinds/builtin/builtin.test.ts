@@ -87,6 +87,10 @@ test('wrong fields and types do not compile', () => {
   if (false as boolean) {
     // @ts-expect-error a container needs a name
     const noName: Pod = { spec: { containers: [{ image: 'nginx' }] } };
+    // @ts-expect-error restartPolicy is Always, OnFailure or Never
+    const badPolicy: Pod = { spec: { containers: [], restartPolicy: 'Sometimes' } };
+    // @ts-expect-error access modes are Kubernetes' four
+    const badMode: Pod = { spec: { containers: [], volumes: [{ name: 'v', ephemeral: { volumeClaimTemplate: { spec: { accessModes: ['ReadWriteSometimes'] } } } }] } };
     // @ts-expect-error preStop sleep takes seconds
     const badSleep: Pod = { spec: { containers: [{ name: 'a', lifecycle: { preStop: { sleep: { ms: 5 } } } }] } };
     // @ts-expect-error replicas is a number
@@ -113,7 +117,7 @@ test('wrong fields and types do not compile', () => {
     const wrongVersion: Deployment = { apiVersion: 'extensions/v1beta1', kind: 'Deployment' };
     // @ts-expect-error labels are strings
     const badLabels: Pod = { metadata: { labels: { n: 1 } } };
-    void [noName, badSleep, badReplicas, noSelector, typo, badOp, badPort, noRoleRef, badVersion, badCond, badVolume, badAffinity, wrongVersion, badLabels];
+    void [noName, badPolicy, badMode, badSleep, badReplicas, noSelector, typo, badOp, badPort, noRoleRef, badVersion, badCond, badVolume, badAffinity, wrongVersion, badLabels];
   }
   assert.ok(true);
 });
