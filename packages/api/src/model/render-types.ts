@@ -27,10 +27,9 @@ export interface RenderTypesOptions {
 /** The schema name of meta/v1 ObjectMeta: types with a kind and this metadata are objects. */
 export const OBJECT_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
 
+/** A type with a JSON form: its full schema name and its package. */
 interface Named {
   readonly name: string;
-  readonly shortName: string;
-  readonly type: TypeModel;
   readonly pkg: ApiPackageModel;
 }
 
@@ -110,8 +109,8 @@ export function typeNames(
 ): Map<string, string> {
   const byShort = new Map<string, Named[]>();
   for (const pkg of [...packages].sort(comparePackages)) {
-    for (const [shortName, type] of jsonTypes(pkg)) {
-      const entry: Named = { name: pkg.schemaPrefix + shortName, shortName, type, pkg };
+    for (const [shortName] of jsonTypes(pkg)) {
+      const entry: Named = { name: pkg.schemaPrefix + shortName, pkg };
       const list = byShort.get(shortName) ?? [];
       list.push(entry);
       byShort.set(shortName, list);
