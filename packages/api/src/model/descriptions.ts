@@ -101,7 +101,6 @@ export const DESCRIPTIONS: Descriptions = {
       observedGeneration: 'The generation the controller last observed.',
       readyReplicas: 'Pods with a Ready condition.',
       replicas: 'Pods targeted by the deployment (their labels match the selector).',
-      terminatingReplicas: 'Pods being terminated.',
       unavailableReplicas: 'Pods still needed for the deployment to have 100% available capacity.',
       updatedReplicas: 'Pods running the desired template.',
     },
@@ -148,7 +147,6 @@ export const DESCRIPTIONS: Descriptions = {
       observedGeneration: 'The generation the controller last observed.',
       readyReplicas: 'Pods with a Ready condition.',
       replicas: 'The most recently observed number of pods.',
-      terminatingReplicas: 'Pods being terminated.',
     },
   },
   'io.k8s.api.apps.v1.RollingUpdateDeployment': {
@@ -505,7 +503,6 @@ export const DESCRIPTIONS: Descriptions = {
     fields: {
       postStart: 'Runs right after the container is created; the container is restarted if it fails.',
       preStop: 'Runs before the container is terminated; counts against the termination grace period.',
-      stopSignal: 'The signal used to stop the container.',
     },
   },
   'io.k8s.api.core.v1.LifecycleHandler': {

@@ -139,8 +139,9 @@ function typeSchema(name: string, type: TypeModel, descriptions: Descriptions): 
 }
 
 /**
- * The OpenAPI v3 definitions of every type of `packages` (the model by default), keyed by
- * schema name, with kplane's descriptions. Pure: each call builds a new map.
+ * The OpenAPI v3 definitions of every type of `packages` (the model by default) that the
+ * documents have (protobuf-only types are left out), keyed by schema name, with kplane's
+ * descriptions. Pure: each call builds a new map.
  */
 export function toOpenApiV3(
   packages: readonly ApiPackageModel[] = MODEL_PACKAGES,
@@ -149,6 +150,7 @@ export function toOpenApiV3(
   const out: SchemaDefinitions = {};
   for (const pkg of packages) {
     for (const [shortName, type] of Object.entries(pkg.types)) {
+      if (type.protoOnly) continue; // a protobuf message only, not in the documents
       const name = pkg.schemaPrefix + shortName;
       out[name] = typeSchema(name, type, descriptions);
     }
