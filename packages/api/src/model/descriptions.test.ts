@@ -38,6 +38,8 @@ test('kinds and lists of the model get the common descriptions; listed ones win'
   assert.match(fieldDescription(list.name, list.type, 'metadata', list.type.fields!.metadata!)!, /Standard list metadata/);
   const template = modelType('io.k8s.api.core.v1.PodTemplateSpec')!;
   assert.equal(fieldDescription(template.name, template.type, 'metadata', template.type.fields!.metadata!), DESCRIPTIONS[template.name]!.fields!.metadata);
-  const ref = modelType('io.k8s.api.core.v1.TypedLocalObjectReference')!;
-  assert.equal(fieldDescription(ref.name, ref.type, 'kind', ref.type.fields!.kind!), undefined, 'not a kind: nothing derived');
+  const notAKind = { fields: { kind: { type: 'string' } } };
+  assert.equal(fieldDescription('io.k8s.api.demo.v1.Reference', notAKind, 'kind', notAKind.fields.kind, {}), undefined, 'not a kind: nothing derived');
+  const aKind = { ...notAKind, gvk: [{ group: 'demo', version: 'v1', kind: 'Reference' }] };
+  assert.match(fieldDescription('io.k8s.api.demo.v1.Reference', aKind, 'kind', aKind.fields.kind, {})!, /REST kind/);
 });

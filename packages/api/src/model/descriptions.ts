@@ -194,6 +194,9 @@ export const DESCRIPTIONS: Descriptions = {
       strategy: 'The strategy for picking the leader in coordinated elections.',
     },
   },
+  'io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource': {
+    type: 'Deprecated in-tree AWS EBS volume.',
+  },
   'io.k8s.api.core.v1.Affinity': {
     type: 'Scheduling constraints.',
     fields: {
@@ -202,6 +205,26 @@ export const DESCRIPTIONS: Descriptions = {
       podAntiAffinity: 'Rules to keep the pod away from other pods.',
     },
   },
+  'io.k8s.api.core.v1.AppArmorProfile': {
+    type: 'An AppArmor profile.',
+    fields: {
+      localhostProfile: 'Name of a profile loaded on the node (type Localhost only).',
+      type: 'RuntimeDefault, Unconfined or Localhost.',
+    },
+  },
+  'io.k8s.api.core.v1.AttachedVolume': {
+    type: 'A volume attached to the node.',
+    fields: {
+      devicePath: 'Where the volume is available on the node.',
+      name: 'Name of the volume.',
+    },
+  },
+  'io.k8s.api.core.v1.AzureDiskVolumeSource': {
+    type: 'Deprecated in-tree Azure data disk.',
+  },
+  'io.k8s.api.core.v1.AzureFileVolumeSource': {
+    type: 'Deprecated in-tree Azure File share.',
+  },
   'io.k8s.api.core.v1.Binding': {
     type: 'Ties one object to another, e.g. a pod to the node it is scheduled on.',
     fields: {
@@ -209,10 +232,36 @@ export const DESCRIPTIONS: Descriptions = {
       target: 'The object to bind to.',
     },
   },
+  'io.k8s.api.core.v1.CSIVolumeSource': {
+    type: 'A volume of a CSI driver, living as long as the pod.',
+  },
   'io.k8s.api.core.v1.Capabilities': {
+    type: 'POSIX capabilities to add to and drop from a container.',
     fields: {
       add: 'Capabilities to add.',
       drop: 'Capabilities to drop.',
+    },
+  },
+  'io.k8s.api.core.v1.CephFSVolumeSource': {
+    type: 'A CephFS mount.',
+  },
+  'io.k8s.api.core.v1.CinderVolumeSource': {
+    type: 'Deprecated in-tree Cinder volume.',
+  },
+  'io.k8s.api.core.v1.ClientIPConfig': {
+    type: 'Settings of ClientIP session affinity.',
+    fields: {
+      timeoutSeconds: 'Seconds a client keeps going to the same endpoint (1-86400; 10800 by default).',
+    },
+  },
+  'io.k8s.api.core.v1.ClusterTrustBundleProjection': {
+    type: 'Certificates of ClusterTrustBundles as one file.',
+    fields: {
+      labelSelector: 'Selects bundles by label.',
+      name: 'Name of one bundle.',
+      optional: 'Whether the bundles may be missing.',
+      path: 'Relative path of the file.',
+      signerName: 'Selects bundles by signer.',
     },
   },
   'io.k8s.api.core.v1.ConfigMap': {
@@ -236,6 +285,17 @@ export const DESCRIPTIONS: Descriptions = {
       key: 'The key to select.',
       name: 'Name of the ConfigMap.',
       optional: 'Whether the ConfigMap or its key may be missing.',
+    },
+  },
+  'io.k8s.api.core.v1.ConfigMapNodeConfigSource': {
+    type: 'Deprecated: a ConfigMap holding kubelet configuration.',
+  },
+  'io.k8s.api.core.v1.ConfigMapProjection': {
+    type: 'Keys of a ConfigMap projected as files.',
+    fields: {
+      items: 'Keys to project, and their paths; all keys when empty.',
+      name: 'Name of the ConfigMap.',
+      optional: 'Whether the ConfigMap may be missing.',
     },
   },
   'io.k8s.api.core.v1.ConfigMapVolumeSource': {
@@ -299,6 +359,31 @@ export const DESCRIPTIONS: Descriptions = {
   'io.k8s.api.core.v1.ContainerState': {
     type: 'State of a container: exactly one of waiting (reason, message), running (startedAt) or terminated (exitCode, reason, startedAt, finishedAt...).',
   },
+  'io.k8s.api.core.v1.ContainerStateRunning': {
+    type: 'A running container.',
+    fields: {
+      startedAt: 'When the container last started.',
+    },
+  },
+  'io.k8s.api.core.v1.ContainerStateTerminated': {
+    type: 'A container that ran and exited.',
+    fields: {
+      containerID: 'Runtime id of the container: <type>://<id>.',
+      exitCode: 'Exit code of the container.',
+      finishedAt: 'When the container exited.',
+      message: 'Details of the termination.',
+      reason: 'CamelCase reason, e.g. Completed or OOMKilled.',
+      signal: 'Signal that ended the container, if any.',
+      startedAt: 'When the container started.',
+    },
+  },
+  'io.k8s.api.core.v1.ContainerStateWaiting': {
+    type: 'A container not running yet.',
+    fields: {
+      message: 'Why the container is not running yet.',
+      reason: 'CamelCase reason, e.g. ContainerCreating or CrashLoopBackOff.',
+    },
+  },
   'io.k8s.api.core.v1.ContainerStatus': {
     type: 'The observed state of one container.',
     fields: {
@@ -311,6 +396,40 @@ export const DESCRIPTIONS: Descriptions = {
       restartCount: 'How many times the container restarted.',
       started: 'Whether the container passed its startup probe.',
       state: 'Current state: waiting, running or terminated.',
+    },
+  },
+  'io.k8s.api.core.v1.ContainerUser': {
+    type: 'The identity a container\'s first process runs with.',
+    fields: {
+      linux: 'The Linux identity.',
+    },
+  },
+  'io.k8s.api.core.v1.DaemonEndpoint': {
+    type: 'A port of a daemon.',
+    fields: {
+      Port: 'The port number.',
+    },
+  },
+  'io.k8s.api.core.v1.DownwardAPIProjection': {
+    type: 'Fields of the pod projected as files.',
+    fields: {
+      items: 'The files.',
+    },
+  },
+  'io.k8s.api.core.v1.DownwardAPIVolumeFile': {
+    type: 'A file holding a field of the pod or a resource of a container.',
+    fields: {
+      fieldRef: 'The pod field.',
+      mode: 'File mode bits.',
+      path: 'Relative path of the file.',
+      resourceFieldRef: 'The container resource.',
+    },
+  },
+  'io.k8s.api.core.v1.DownwardAPIVolumeSource': {
+    type: 'Fields of the pod as files.',
+    fields: {
+      defaultMode: 'File mode bits of the created files. Defaults to 0644.',
+      items: 'The files.',
     },
   },
   'io.k8s.api.core.v1.EmptyDirVolumeSource': {
@@ -407,6 +526,12 @@ export const DESCRIPTIONS: Descriptions = {
       workingDir: 'Working directory; the image\'s default when empty.',
     },
   },
+  'io.k8s.api.core.v1.EphemeralVolumeSource': {
+    type: 'A volume backed by a claim created with the pod and deleted with it.',
+    fields: {
+      volumeClaimTemplate: 'The claim to create, named <pod>-<volume>.',
+    },
+  },
   'io.k8s.api.core.v1.Event': {
     type: 'A report of something that happened in the cluster.',
     fields: {
@@ -446,12 +571,30 @@ export const DESCRIPTIONS: Descriptions = {
       command: 'The command line, run without a shell.',
     },
   },
+  'io.k8s.api.core.v1.FCVolumeSource': {
+    type: 'A Fibre Channel volume.',
+  },
+  'io.k8s.api.core.v1.FlexVolumeSource': {
+    type: 'Deprecated FlexVolume driver volume.',
+  },
+  'io.k8s.api.core.v1.FlockerVolumeSource': {
+    type: 'Deprecated Flocker volume.',
+  },
+  'io.k8s.api.core.v1.GCEPersistentDiskVolumeSource': {
+    type: 'Deprecated in-tree GCE persistent disk.',
+  },
   'io.k8s.api.core.v1.GRPCAction': {
     type: 'Calls the gRPC health checking protocol.',
     fields: {
       port: 'Port of the gRPC service.',
       service: 'Service name sent in the HealthCheckRequest.',
     },
+  },
+  'io.k8s.api.core.v1.GitRepoVolumeSource': {
+    type: 'Deprecated: a git repository cloned into the volume.',
+  },
+  'io.k8s.api.core.v1.GlusterfsVolumeSource': {
+    type: 'Deprecated Glusterfs mount.',
   },
   'io.k8s.api.core.v1.HTTPGetAction': {
     type: 'An HTTP GET; a status in 200-399 is success.',
@@ -490,6 +633,16 @@ export const DESCRIPTIONS: Descriptions = {
       type: 'Kind of path expected, e.g. Directory, DirectoryOrCreate, File.',
     },
   },
+  'io.k8s.api.core.v1.ISCSIVolumeSource': {
+    type: 'An iSCSI disk.',
+  },
+  'io.k8s.api.core.v1.ImageVolumeSource': {
+    type: 'An OCI image or artifact, mounted read-only.',
+    fields: {
+      pullPolicy: 'Always, Never or IfNotPresent.',
+      reference: 'The image reference.',
+    },
+  },
   'io.k8s.api.core.v1.KeyToPath': {
     type: 'Maps a key to a file path.',
     fields: {
@@ -514,6 +667,14 @@ export const DESCRIPTIONS: Descriptions = {
       tcpSocket: 'Open a TCP connection.',
     },
   },
+  'io.k8s.api.core.v1.LinuxContainerUser': {
+    type: 'A Linux identity.',
+    fields: {
+      gid: 'Primary group id.',
+      supplementalGroups: 'Supplemental group ids.',
+      uid: 'User id.',
+    },
+  },
   'io.k8s.api.core.v1.LoadBalancerIngress': {
     type: 'An ingress point of a load balancer.',
     fields: {
@@ -533,6 +694,14 @@ export const DESCRIPTIONS: Descriptions = {
     type: 'References an object by name in the same namespace.',
     fields: {
       name: 'Name of the referent.',
+    },
+  },
+  'io.k8s.api.core.v1.NFSVolumeSource': {
+    type: 'An NFS export.',
+    fields: {
+      path: 'Path of the export.',
+      readOnly: 'Mount read-only.',
+      server: 'Host name or IP of the server.',
     },
   },
   'io.k8s.api.core.v1.Namespace': {
@@ -579,6 +748,13 @@ export const DESCRIPTIONS: Descriptions = {
       type: 'Hostname, ExternalIP, InternalIP, ExternalDNS or InternalDNS.',
     },
   },
+  'io.k8s.api.core.v1.NodeAffinity': {
+    type: 'Node affinity rules of a pod.',
+    fields: {
+      preferredDuringSchedulingIgnoredDuringExecution: 'Weighted node preferences the scheduler tries to honour.',
+      requiredDuringSchedulingIgnoredDuringExecution: 'Nodes the pod may be scheduled on; not checked again once it runs.',
+    },
+  },
   'io.k8s.api.core.v1.NodeCondition': {
     type: 'One condition of a node.',
     fields: {
@@ -588,6 +764,52 @@ export const DESCRIPTIONS: Descriptions = {
       reason: 'CamelCase reason.',
       status: 'True, False or Unknown.',
       type: 'Condition type.',
+    },
+  },
+  'io.k8s.api.core.v1.NodeConfigSource': {
+    type: 'Deprecated dynamic kubelet configuration source.',
+  },
+  'io.k8s.api.core.v1.NodeConfigStatus': {
+    type: 'Deprecated status of dynamic kubelet configuration.',
+  },
+  'io.k8s.api.core.v1.NodeDaemonEndpoints': {
+    type: 'Ports of the daemons running on a node.',
+    fields: {
+      kubeletEndpoint: 'Port of the kubelet.',
+    },
+  },
+  'io.k8s.api.core.v1.NodeFeatures': {
+    type: 'Features the node supports.',
+  },
+  'io.k8s.api.core.v1.NodeRuntimeHandler': {
+    type: 'A container runtime handler of the node.',
+    fields: {
+      features: 'Its features.',
+      name: 'Its name; empty for the default one.',
+    },
+  },
+  'io.k8s.api.core.v1.NodeRuntimeHandlerFeatures': {
+    type: 'Features of a runtime handler.',
+  },
+  'io.k8s.api.core.v1.NodeSelector': {
+    type: 'Node selector terms, ORed: a node matches when any term does.',
+    fields: {
+      nodeSelectorTerms: 'The terms.',
+    },
+  },
+  'io.k8s.api.core.v1.NodeSelectorRequirement': {
+    type: 'A requirement on one node label or field.',
+    fields: {
+      key: 'The label or field key.',
+      operator: 'In, NotIn, Exists, DoesNotExist, Gt or Lt.',
+      values: 'Values for In and NotIn, one integer for Gt and Lt, none for Exists and DoesNotExist.',
+    },
+  },
+  'io.k8s.api.core.v1.NodeSelectorTerm': {
+    type: 'Node requirements, ANDed. An empty term matches no node.',
+    fields: {
+      matchExpressions: 'Requirements on node labels.',
+      matchFields: 'Requirements on node fields (metadata.name).',
     },
   },
   'io.k8s.api.core.v1.NodeSpec': {
@@ -649,6 +871,27 @@ export const DESCRIPTIONS: Descriptions = {
       uid: 'UID of the referent.',
     },
   },
+  'io.k8s.api.core.v1.PersistentVolumeClaimSpec': {
+    type: 'The storage a claim asks for.',
+    fields: {
+      accessModes: 'Access modes the volume must have.',
+      dataSource: 'An object to populate the volume from.',
+      dataSourceRef: 'An object to populate the volume from, possibly in another namespace.',
+      resources: 'The storage requested.',
+      selector: 'Selects volumes by label.',
+      storageClassName: 'Name of the StorageClass.',
+      volumeAttributesClassName: 'Name of the VolumeAttributesClass.',
+      volumeMode: 'Filesystem (default) or Block.',
+      volumeName: 'Name of the PersistentVolume to bind.',
+    },
+  },
+  'io.k8s.api.core.v1.PersistentVolumeClaimTemplate': {
+    type: 'A claim created for a pod\'s ephemeral volume.',
+    fields: {
+      metadata: 'Labels and annotations of the claim.',
+      spec: 'Specification of the claim.',
+    },
+  },
   'io.k8s.api.core.v1.PersistentVolumeClaimVolumeSource': {
     type: 'References a PersistentVolumeClaim.',
     fields: {
@@ -656,11 +899,39 @@ export const DESCRIPTIONS: Descriptions = {
       readOnly: 'Mount read-only.',
     },
   },
+  'io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource': {
+    type: 'Deprecated Photon Controller disk.',
+  },
   'io.k8s.api.core.v1.Pod': {
     type: 'A pod: a group of containers scheduled together on one node, sharing network and storage.',
     fields: {
       spec: 'The desired behavior of the pod.',
       status: 'The observed state of the pod. Read-only.',
+    },
+  },
+  'io.k8s.api.core.v1.PodAffinity': {
+    type: 'Rules to schedule a pod in the same topology domain as other pods.',
+    fields: {
+      preferredDuringSchedulingIgnoredDuringExecution: 'Weighted terms the scheduler tries to honour.',
+      requiredDuringSchedulingIgnoredDuringExecution: 'Terms every candidate node must satisfy; not checked again once the pod runs.',
+    },
+  },
+  'io.k8s.api.core.v1.PodAffinityTerm': {
+    type: 'A set of pods, and the node label that defines the topology domain they are counted in.',
+    fields: {
+      labelSelector: 'The pods concerned.',
+      matchLabelKeys: 'Label keys of the new pod whose values are added to the selector (key In value).',
+      mismatchLabelKeys: 'Label keys of the new pod whose values are added to the selector (key NotIn value).',
+      namespaceSelector: 'Namespaces the pods are looked for in, by label; with namespaces, the union of both.',
+      namespaces: 'Namespaces the pods are looked for in; the new pod\'s namespace when both this and namespaceSelector are empty.',
+      topologyKey: 'Node label whose value defines a domain, e.g. kubernetes.io/hostname or topology.kubernetes.io/zone.',
+    },
+  },
+  'io.k8s.api.core.v1.PodAntiAffinity': {
+    type: 'Rules to keep a pod out of the topology domains of other pods.',
+    fields: {
+      preferredDuringSchedulingIgnoredDuringExecution: 'Weighted terms the scheduler tries to honour.',
+      requiredDuringSchedulingIgnoredDuringExecution: 'Terms every candidate node must satisfy; not checked again once the pod runs.',
     },
   },
   'io.k8s.api.core.v1.PodCondition': {
@@ -677,10 +948,23 @@ export const DESCRIPTIONS: Descriptions = {
   'io.k8s.api.core.v1.PodDNSConfig': {
     type: 'DNS parameters of a pod: nameservers, searches and options.',
   },
+  'io.k8s.api.core.v1.PodDNSConfigOption': {
+    type: 'A resolver option.',
+    fields: {
+      name: 'Name of the option.',
+      value: 'Its value, if any.',
+    },
+  },
   'io.k8s.api.core.v1.PodIP': {
     type: 'An IP address of a pod.',
     fields: {
       ip: 'The IP address.',
+    },
+  },
+  'io.k8s.api.core.v1.PodOS': {
+    type: 'The operating system the pod runs on.',
+    fields: {
+      name: 'linux or windows.',
     },
   },
   'io.k8s.api.core.v1.PodReadinessGate': {
@@ -693,6 +977,13 @@ export const DESCRIPTIONS: Descriptions = {
     type: 'A named reference to a ResourceClaim or ResourceClaimTemplate.',
     fields: {
       name: 'Name of the claim within the pod.',
+    },
+  },
+  'io.k8s.api.core.v1.PodResourceClaimStatus': {
+    type: 'The ResourceClaim generated for one of a pod\'s resource claims.',
+    fields: {
+      name: 'Name of the claim in the pod.',
+      resourceClaimName: 'Name of the generated ResourceClaim.',
     },
   },
   'io.k8s.api.core.v1.PodSchedulingGate': {
@@ -785,6 +1076,16 @@ export const DESCRIPTIONS: Descriptions = {
   'io.k8s.api.core.v1.PortStatus': {
     type: 'Status of one port.',
   },
+  'io.k8s.api.core.v1.PortworxVolumeSource': {
+    type: 'Deprecated in-tree Portworx volume.',
+  },
+  'io.k8s.api.core.v1.PreferredSchedulingTerm': {
+    type: 'A node preference and its weight.',
+    fields: {
+      preference: 'The node requirements preferred.',
+      weight: 'Weight (1-100) added to the score of the nodes that match.',
+    },
+  },
   'io.k8s.api.core.v1.Probe': {
     type: 'A health check run against a container.',
     fields: {
@@ -799,6 +1100,19 @@ export const DESCRIPTIONS: Descriptions = {
       terminationGracePeriodSeconds: 'Grace period for the pod when this probe fails, overriding the pod\'s.',
       timeoutSeconds: 'Seconds after which the probe times out. Defaults to 1.',
     },
+  },
+  'io.k8s.api.core.v1.ProjectedVolumeSource': {
+    type: 'Several sources projected into one directory.',
+    fields: {
+      defaultMode: 'File mode bits of the created files. Defaults to 0644.',
+      sources: 'The sources.',
+    },
+  },
+  'io.k8s.api.core.v1.QuobyteVolumeSource': {
+    type: 'Deprecated Quobyte mount.',
+  },
+  'io.k8s.api.core.v1.RBDVolumeSource': {
+    type: 'Deprecated Rados block device.',
   },
   'io.k8s.api.core.v1.ResourceClaim': {
     type: 'A reference to a pod resource claim.',
@@ -815,12 +1129,37 @@ export const DESCRIPTIONS: Descriptions = {
       resource: 'Resource to select, e.g. limits.cpu.',
     },
   },
+  'io.k8s.api.core.v1.ResourceHealth': {
+    type: 'Health of one device.',
+  },
   'io.k8s.api.core.v1.ResourceRequirements': {
     type: 'Compute resource requests and limits.',
     fields: {
       claims: 'Names of pod resource claims this container uses.',
       limits: 'The maximum amount of each resource allowed, e.g. cpu: 500m, memory: 128Mi.',
       requests: 'The minimum amount of each resource required; defaults to the limits when only limits are set.',
+    },
+  },
+  'io.k8s.api.core.v1.ResourceStatus': {
+    type: 'Health of the devices backing one resource of a container.',
+  },
+  'io.k8s.api.core.v1.SELinuxOptions': {
+    type: 'SELinux labels of a container.',
+    fields: {
+      level: 'SELinux level label.',
+      role: 'SELinux role label.',
+      type: 'SELinux type label.',
+      user: 'SELinux user label.',
+    },
+  },
+  'io.k8s.api.core.v1.ScaleIOVolumeSource': {
+    type: 'Deprecated ScaleIO volume.',
+  },
+  'io.k8s.api.core.v1.SeccompProfile': {
+    type: 'A seccomp profile.',
+    fields: {
+      localhostProfile: 'Path of the profile on the node, relative to the kubelet\'s seccomp directory (type Localhost only).',
+      type: 'RuntimeDefault, Unconfined or Localhost.',
     },
   },
   'io.k8s.api.core.v1.Secret': {
@@ -845,6 +1184,14 @@ export const DESCRIPTIONS: Descriptions = {
       key: 'The key to select.',
       name: 'Name of the Secret.',
       optional: 'Whether the Secret or its key may be missing.',
+    },
+  },
+  'io.k8s.api.core.v1.SecretProjection': {
+    type: 'Keys of a Secret projected as files.',
+    fields: {
+      items: 'Keys to project, and their paths; all keys when empty.',
+      name: 'Name of the Secret.',
+      optional: 'Whether the Secret may be missing.',
     },
   },
   'io.k8s.api.core.v1.SecretVolumeSource': {
@@ -881,6 +1228,14 @@ export const DESCRIPTIONS: Descriptions = {
       automountServiceAccountToken: 'Whether pods using this account get an API token mounted automatically.',
       imagePullSecrets: 'Secrets used to pull images for pods using this account.',
       secrets: 'Secrets pods using this account may use.',
+    },
+  },
+  'io.k8s.api.core.v1.ServiceAccountTokenProjection': {
+    type: 'A token of the pod\'s service account, as a file the kubelet keeps fresh.',
+    fields: {
+      audience: 'Intended audience of the token; the API server by default.',
+      expirationSeconds: 'Requested lifetime of the token (at least 600). Defaults to 3600.',
+      path: 'Relative path of the file.',
     },
   },
   'io.k8s.api.core.v1.ServicePort': {
@@ -926,10 +1281,26 @@ export const DESCRIPTIONS: Descriptions = {
       loadBalancer: 'The load balancer, if any.',
     },
   },
+  'io.k8s.api.core.v1.SessionAffinityConfig': {
+    type: 'Settings of a service\'s session affinity.',
+    fields: {
+      clientIP: 'Settings of ClientIP affinity.',
+    },
+  },
   'io.k8s.api.core.v1.SleepAction': {
     type: 'Sleeps for a number of seconds.',
     fields: {
       seconds: 'Seconds to sleep.',
+    },
+  },
+  'io.k8s.api.core.v1.StorageOSVolumeSource': {
+    type: 'Deprecated StorageOS volume.',
+  },
+  'io.k8s.api.core.v1.Sysctl': {
+    type: 'A kernel parameter set in the pod\'s namespaces.',
+    fields: {
+      name: 'Name of the parameter.',
+      value: 'Its value.',
     },
   },
   'io.k8s.api.core.v1.TCPSocketAction': {
@@ -967,6 +1338,23 @@ export const DESCRIPTIONS: Descriptions = {
       whenUnsatisfiable: 'DoNotSchedule or ScheduleAnyway.',
     },
   },
+  'io.k8s.api.core.v1.TypedLocalObjectReference': {
+    type: 'A reference to an object of a given kind in the same namespace.',
+    fields: {
+      apiGroup: 'API group of the referent; the core group when empty.',
+      kind: 'Kind of the referent.',
+      name: 'Name of the referent.',
+    },
+  },
+  'io.k8s.api.core.v1.TypedObjectReference': {
+    type: 'A reference to an object of a given kind.',
+    fields: {
+      apiGroup: 'API group of the referent; the core group when empty.',
+      kind: 'Kind of the referent.',
+      name: 'Name of the referent.',
+      namespace: 'Namespace of the referent.',
+    },
+  },
   'io.k8s.api.core.v1.Volume': {
     type: 'A named volume the pod\'s containers can mount. Exactly one source (emptyDir, configMap, secret, persistentVolumeClaim, hostPath, projected, downwardAPI, ...).',
     fields: {
@@ -995,6 +1383,51 @@ export const DESCRIPTIONS: Descriptions = {
       recursiveReadOnly: 'Whether read-only mounts are recursive: Disabled, IfPossible or Enabled.',
       subPath: 'Path within the volume to mount instead of its root.',
       subPathExpr: 'Like subPath, with $(VAR) references expanded.',
+    },
+  },
+  'io.k8s.api.core.v1.VolumeMountStatus': {
+    type: 'A volume mount of a running container.',
+    fields: {
+      mountPath: 'Where it is mounted.',
+      name: 'Name of the mount.',
+      readOnly: 'Mounted read-only.',
+      recursiveReadOnly: 'Whether read-only applies to submounts.',
+    },
+  },
+  'io.k8s.api.core.v1.VolumeProjection': {
+    type: 'One source of a projected volume: exactly one of configMap, secret, downwardAPI, serviceAccountToken or clusterTrustBundle.',
+    fields: {
+      clusterTrustBundle: 'Certificates of ClusterTrustBundles.',
+      configMap: 'Keys of a ConfigMap.',
+      downwardAPI: 'Fields of the pod.',
+      secret: 'Keys of a Secret.',
+      serviceAccountToken: 'A token of the pod\'s service account.',
+    },
+  },
+  'io.k8s.api.core.v1.VolumeResourceRequirements': {
+    type: 'Storage requested for a claim.',
+    fields: {
+      limits: 'Most storage allowed.',
+      requests: 'Least storage required.',
+    },
+  },
+  'io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource': {
+    type: 'Deprecated in-tree vSphere disk.',
+  },
+  'io.k8s.api.core.v1.WeightedPodAffinityTerm': {
+    type: 'A pod affinity term and its weight.',
+    fields: {
+      podAffinityTerm: 'The term.',
+      weight: 'Weight (1-100) added to the score of the nodes that match.',
+    },
+  },
+  'io.k8s.api.core.v1.WindowsSecurityContextOptions': {
+    type: 'Security settings of containers on Windows nodes.',
+    fields: {
+      gmsaCredentialSpec: 'Contents of the GMSA credential spec.',
+      gmsaCredentialSpecName: 'Name of the GMSA credential spec.',
+      hostProcess: 'Run as a host process container.',
+      runAsUserName: 'User name the entrypoint runs as.',
     },
   },
   'io.k8s.api.events.v1.Event': {
@@ -1182,6 +1615,13 @@ export const DESCRIPTIONS: Descriptions = {
       type: 'OpenAPI type of the column.',
     },
   },
+  'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceConversion': {
+    type: 'How objects are converted between the versions of a custom resource.',
+    fields: {
+      strategy: 'None (only apiVersion changes) or Webhook.',
+      webhook: 'The webhook called when strategy is Webhook.',
+    },
+  },
   'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition': {
     type: 'Defines a custom resource served by the API server: CustomResourceDefinitions are named <plural>.<group>.',
     fields: {
@@ -1251,6 +1691,9 @@ export const DESCRIPTIONS: Descriptions = {
       statusReplicasPath: 'JSON path of the observed replicas, e.g. .status.replicas.',
     },
   },
+  'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceSubresourceStatus': {
+    type: 'Enables the status subresource; it has no fields.',
+  },
   'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceSubresources': {
     type: 'Subresources of a custom resource.',
     fields: {
@@ -1263,6 +1706,16 @@ export const DESCRIPTIONS: Descriptions = {
     fields: {
       openAPIV3Schema: 'The structural OpenAPI v3 schema of the resource.',
     },
+  },
+  'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.ExternalDocumentation': {
+    type: 'A link to more documentation.',
+    fields: {
+      description: 'What the link is about.',
+      url: 'The link.',
+    },
+  },
+  'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSON': {
+    type: 'Any JSON value.',
   },
   'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps': {
     type: 'A JSON-Schema (OpenAPI v3) following the structural schema rules, with the x-kubernetes-* extensions.',
@@ -1309,10 +1762,22 @@ export const DESCRIPTIONS: Descriptions = {
   'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrBool': {
     type: 'A schema, or a boolean.',
   },
+  'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrStringArray': {
+    type: 'A schema, or a list of property names.',
+  },
   'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.SelectableField': {
     type: 'A field usable in field selectors.',
     fields: {
       jsonPath: 'JSON path of the field.',
+    },
+  },
+  'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.ServiceReference': {
+    type: 'A service in the cluster.',
+    fields: {
+      name: 'Name of the service.',
+      namespace: 'Namespace of the service.',
+      path: 'URL path of requests to it.',
+      port: 'Port of the service. Defaults to 443.',
     },
   },
   'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.ValidationRule': {
@@ -1324,6 +1789,21 @@ export const DESCRIPTIONS: Descriptions = {
       optionalOldSelf: 'Run the transition rule also when there is no old value.',
       reason: 'Reason of the error: FieldValueInvalid, FieldValueForbidden, FieldValueRequired or FieldValueDuplicate.',
       rule: 'The CEL expression.',
+    },
+  },
+  'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.WebhookClientConfig': {
+    type: 'How to call a webhook: by URL or through a service.',
+    fields: {
+      caBundle: 'PEM CA bundle to verify the webhook\'s certificate.',
+      service: 'A service in the cluster.',
+      url: 'An https URL.',
+    },
+  },
+  'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.WebhookConversion': {
+    type: 'A conversion webhook.',
+    fields: {
+      clientConfig: 'How to call the webhook.',
+      conversionReviewVersions: 'ConversionReview versions the webhook accepts, preferred first.',
     },
   },
   'io.k8s.apimachinery.pkg.api.resource.Quantity': {
