@@ -19,7 +19,7 @@ const meta: ApiPackageModel = {
     FieldsV1: { special: 'fields-v1' },
     ObjectMeta: { fields: { name: { type: 'string', proto: 1 } } },
     ListMeta: { fields: { continue: { type: 'string', proto: 3 } } },
-    LabelSelector: { mapType: 'atomic', fields: { matchLabels: { type: 'map[string]string', proto: 1 } } },
+    LabelSelector: { mapType: 'atomic', fields: { matchLabels: { type: 'map[string]string', proto: 1, items: { default: '' } } } },
   },
 };
 const apimachinery: ApiPackageModel[] = [
@@ -48,7 +48,7 @@ const demo: ApiPackageModel = {
       gvk: [{ group: 'demo.k8s.io', version: 'v1', kind: 'WidgetList' }],
       fields: {
         apiVersion: { type: 'string' },
-        items: { type: `[]${DEMO}Widget`, proto: 2, required: true },
+        items: { type: `[]${DEMO}Widget`, proto: 2, required: true, items: { default: {} } },
         kind: { type: 'string' },
         metadata: { type: `${META}ListMeta`, proto: 1, default: {} },
       },
@@ -57,9 +57,11 @@ const demo: ApiPackageModel = {
       fields: {
         blob: { type: 'byte', proto: 9 },
         data: { type: 'map[string]byte', proto: 8 },
-        limits: { type: `map[string]${Q}`, proto: 7 },
+        limits: { type: `map[string]${Q}`, proto: 7, items: { default: {} } },
+        modes: { type: '[]string', proto: 13, items: { default: '', enum: ['ReadOnce', 'ReadWrite'] }, listType: 'atomic' },
+        others: { type: `[]${DEMO}Part`, proto: 14 },
         parts: {
-          type: `[]${DEMO}Part`, proto: 2, listType: 'map', listMapKeys: ['name', 'protocol'], patchStrategy: 'merge', patchMergeKey: 'name',
+          type: `[]${DEMO}Part`, proto: 2, items: { default: {} }, listType: 'map', listMapKeys: ['name', 'protocol'], patchStrategy: 'merge', patchMergeKey: 'name',
         },
         policy: { type: 'string', proto: 3, default: 'Always', enum: ['Always', 'Never'] },
         port: { type: IOS, proto: 4, default: {} },
@@ -67,12 +69,13 @@ const demo: ApiPackageModel = {
         selector: { type: `${META}LabelSelector`, proto: 5 },
         size: { type: 'int64', proto: 10, default: 0 },
         strategy: { type: `${DEMO}Strategy`, proto: 6, default: {}, patchStrategy: 'retainKeys' },
-        tags: { type: '[]string', proto: 11, listType: 'set' },
-        weights: { type: 'map[string][]double', proto: 12, mapType: 'atomic' },
+        tags: { type: '[]string', proto: 11, items: { default: '' }, listType: 'set' },
+        weights: { type: 'map[string][]double', proto: 12, items: { items: { default: 0 } }, mapType: 'atomic' },
       },
     },
     WidgetStatus: { fields: { observedAt: { type: `${META}Time`, proto: 1 }, ready: { type: 'boolean', proto: 2, always: true, default: false } } },
     Part: { fields: { name: { type: 'string', proto: 1, required: true, default: '' }, protocol: { type: 'string', proto: 2 } } },
+    PartSource: { protoOnly: true, fields: { path: { type: 'string', proto: 1 } } },
     Strategy: { unions: [{ discriminator: 'type', 'fields-to-discriminateBy': { rollingUpdate: 'RollingUpdate' } }], fields: {} },
   },
 };
@@ -112,7 +115,7 @@ test('a $ref alone stays a $ref; with siblings it is wrapped in a one-element al
   assert.deepEqual(props(`${DEMO}WidgetStatus`).observedAt, { $ref: `#/components/schemas/${META}Time` });
 });
 
-test('lists and maps: element defaults as Go enforces them, and the list/patch extensions', () => {
+test('lists and maps: the model\'s defaults and enums of items and values, and the list/patch extensions', () => {
   assert.deepEqual(props(`${DEMO}WidgetSpec`).parts, {
     items: { allOf: [{ $ref: `#/components/schemas/${DEMO}Part` }], default: {} },
     type: 'array',
@@ -133,6 +136,12 @@ test('lists and maps: element defaults as Go enforces them, and the list/patch e
     'x-kubernetes-map-type': 'atomic',
   });
   assert.deepEqual(props(`${META}LabelSelector`).matchLabels, { additionalProperties: { default: '', type: 'string' }, type: 'object' });
+  assert.deepEqual(props(`${DEMO}WidgetSpec`).modes, {
+    items: { default: '', enum: ['ReadOnce', 'ReadWrite'], type: 'string' },
+    type: 'array',
+    'x-kubernetes-list-type': 'atomic',
+  });
+  assert.deepEqual(props(`${DEMO}WidgetSpec`).others, { items: { $ref: `#/components/schemas/${DEMO}Part` }, type: 'array' }, 'no item facts: a bare $ref');
 });
 
 test('scalars: formats, defaults, enums', () => {
@@ -171,13 +180,14 @@ test('kinds and lists get the common descriptions of apiVersion, kind, metadata 
   assert.equal(props(`${DEMO}Part`).name!.description, undefined, 'not a kind: no common descriptions');
 });
 
-test('keys are sorted as kube-apiserver writes them, and every definition is built', () => {
+test('keys are sorted as kube-apiserver writes them; every type is built but the protobuf-only ones', () => {
   assert.deepEqual(Object.keys(defs[`${DEMO}Widget`]!), ['description', 'properties', 'type', 'x-kubernetes-group-version-kind']);
   assert.deepEqual(Object.keys(props(`${DEMO}WidgetSpec`).parts!), [
     'items', 'type', 'x-kubernetes-list-map-keys', 'x-kubernetes-list-type', 'x-kubernetes-patch-merge-key', 'x-kubernetes-patch-strategy',
   ]);
-  const expected = PACKAGES.flatMap((p) => Object.keys(p.types).map((t) => p.schemaPrefix + t)).sort();
+  const expected = PACKAGES.flatMap((p) => Object.keys(p.types).map((t) => p.schemaPrefix + t)).filter((n) => n !== `${DEMO}PartSource`).sort();
   assert.deepEqual(Object.keys(defs).sort(), expected);
+  assert.equal(defs[`${DEMO}PartSource`], undefined);
 });
 
 test('each call builds new schemas', () => {

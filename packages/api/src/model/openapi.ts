@@ -2,15 +2,15 @@
  * The OpenAPI v3 schemas of the model, as kube-apiserver 1.32 publishes them in
  * `/openapi/v3/<group-version>` (`components.schemas`): one definition per type, fields as
  * properties, a `$ref` wrapped in a one-element `allOf` when the field has anything beside it
- * (description, default, extensions), `default` and `enum` (v3 only), `required`, every
- * `x-kubernetes-*` extension of the model, the group/version/kinds of the kinds, and the v3
- * forms of the types with their own JSON form (IntOrString, Quantity, Time, ...).
- * kplane's own descriptions come from `descriptions.ts`.
+ * (description, default, extensions), `default` and `enum` (v3 only; of list items and map
+ * values too), `required`, every `x-kubernetes-*` extension of the model, the
+ * group/version/kinds of the kinds, and the v3 forms of the types with their own JSON form
+ * (IntOrString, Quantity, Time, ...). kplane's own descriptions come from `descriptions.ts`.
  */
 import type { SchemaDefinitions, SchemaObject } from '../schema.js';
 import { DESCRIPTIONS, fieldDescription, typeDescription, type Descriptions } from './descriptions.js';
 import { MODEL_PACKAGES, parseTypeRef } from './index.js';
-import type { ApiPackageModel, FieldModel, ScalarType, SpecialKind, TypeModel, TypeRef } from './types.js';
+import type { ApiPackageModel, FieldModel, ItemModel, ScalarType, SpecialKind, TypeModel, TypeRef } from './types.js';
 
 const REF_PREFIX = '#/components/schemas/';
 
@@ -40,16 +40,6 @@ const SCALARS: Readonly<Record<ScalarType, SchemaObject>> = {
   byte: { type: 'string', format: 'byte' },
 };
 
-/** The zero value Go's OpenAPI generator gives list items and map values of a scalar type. */
-const SCALAR_ZERO: Readonly<Record<ScalarType, unknown>> = {
-  string: '',
-  boolean: false,
-  int32: 0,
-  int64: 0,
-  double: 0,
-  byte: undefined, // a []byte is a slice: no default
-};
-
 /** An object with its keys in sorted order, as kube-apiserver writes its documents. */
 function sorted(schema: SchemaObject): SchemaObject {
   const out: Record<string, unknown> = {};
@@ -71,8 +61,11 @@ function withSiblings(base: SchemaObject, extra: SchemaObject): SchemaObject {
   return sorted({ ...base, ...extra });
 }
 
-/** The schema of a value of type `ref`, without description or default. */
-function valueSchema(ref: TypeRef): SchemaObject {
+/**
+ * The schema of a value of type `ref`, without description or default; `items` holds the
+ * model's facts of its list items or map values.
+ */
+function valueSchema(ref: TypeRef, items: ItemModel | undefined): SchemaObject {
   const parsed = parseTypeRef(ref);
   switch (parsed.kind) {
     case 'scalar':
@@ -80,36 +73,22 @@ function valueSchema(ref: TypeRef): SchemaObject {
     case 'named':
       return { $ref: REF_PREFIX + parsed.name };
     case 'list':
-      return { items: elementSchema(parsed.item), type: 'array' };
+      return { items: elementSchema(parsed.item, items), type: 'array' };
     case 'map':
-      return { additionalProperties: elementSchema(parsed.value), type: 'object' };
+      return { additionalProperties: elementSchema(parsed.value, items), type: 'object' };
   }
 }
 
-/**
- * The schema of a list item or map value: as its type, with the default Go's OpenAPI generator
- * enforces for a non-pointer element (`{}` for a struct, the zero value of a scalar).
- */
-function elementSchema(ref: TypeRef): SchemaObject {
-  const parsed = parseTypeRef(ref);
-  let def: unknown;
-  if (parsed.kind === 'named') def = {};
-  else if (parsed.kind === 'scalar') def = SCALAR_ZERO[parsed.scalar];
-  return withSiblings(valueSchema(ref), { default: def });
+/** The schema of a list item or map value: its type with the model's default and enum. */
+function elementSchema(ref: TypeRef, facts: ItemModel | undefined): SchemaObject {
+  return withSiblings(valueSchema(ref, facts?.items), { default: facts?.default, enum: facts?.enum ? [...facts.enum] : undefined });
 }
 
 function fieldSchema(field: FieldModel, description: string | undefined): SchemaObject {
-  const base = valueSchema(field.type);
-  let enumValues: string[] | undefined = field.enum ? [...field.enum] : undefined;
-  if (enumValues && base.type === 'array' && base.items) {
-    // The allowed values of a list's items.
-    base.items = sorted({ ...base.items, enum: enumValues });
-    enumValues = undefined;
-  }
-  return withSiblings(base, {
+  return withSiblings(valueSchema(field.type, field.items), {
     default: field.default,
     description,
-    enum: enumValues,
+    enum: field.enum ? [...field.enum] : undefined,
     'x-kubernetes-list-map-keys': field.listMapKeys ? [...field.listMapKeys] : undefined,
     'x-kubernetes-list-type': field.listType,
     'x-kubernetes-map-type': field.mapType,

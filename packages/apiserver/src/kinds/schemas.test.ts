@@ -80,11 +80,28 @@ test('types and formats of common fields', () => {
   assert.equal(prop('io.k8s.api.core.v1.Service', 'spec.ports.targetPort').format, 'int-or-string');
   assert.equal(prop('io.k8s.api.apps.v1.Deployment', 'spec.strategy.rollingUpdate.maxSurge').format, 'int-or-string');
   assert.deepEqual(prop('io.k8s.api.core.v1.Pod', 'spec.containers.resources.limits').additionalProperties, {
-    allOf: [{ $ref: '#/components/schemas/io.k8s.apimachinery.pkg.api.resource.Quantity' }],
-    default: {},
+    $ref: '#/components/schemas/io.k8s.apimachinery.pkg.api.resource.Quantity',
   });
   assert.equal(prop('io.k8s.api.core.v1.Pod', 'spec.containers.lifecycle.preStop.sleep.seconds').format, 'int64');
   assert.equal((prop('io.k8s.api.core.v1.Secret', 'data').additionalProperties as SchemaObject).format, 'byte');
+});
+
+test('v3-only facts: enums, defaults, and the defaults of list items and map values', () => {
+  assert.deepEqual(prop('io.k8s.api.core.v1.Pod', 'spec.containers.imagePullPolicy').enum, ['Always', 'IfNotPresent', 'Never']);
+  const protocol = prop('io.k8s.api.core.v1.Service', 'spec.ports.protocol');
+  assert.equal(protocol.default, 'TCP');
+  assert.deepEqual(protocol.enum, ['SCTP', 'TCP', 'UDP']);
+  assert.equal(prop('io.k8s.api.core.v1.Pod', 'spec.containers.ports.containerPort').default, 0);
+  assert.deepEqual(prop('io.k8s.api.apps.v1.Deployment', 'spec').default, {});
+  const podSpec = definitions['io.k8s.api.core.v1.Pod']!.properties!.spec!;
+  assert.deepEqual(podSpec.allOf, [{ $ref: '#/components/schemas/io.k8s.api.core.v1.PodSpec' }]);
+  assert.deepEqual(podSpec.default, {});
+  assert.equal(podSpec.$ref, undefined);
+  assert.deepEqual(prop('io.k8s.api.core.v1.Pod', 'spec.containers').items, { allOf: [{ $ref: '#/components/schemas/io.k8s.api.core.v1.Container' }], default: {} });
+  assert.deepEqual(prop('io.k8s.api.core.v1.Pod', 'spec.containers.args').items, { default: '', type: 'string' });
+  assert.deepEqual(prop('io.k8s.api.core.v1.Pod', 'metadata.labels').additionalProperties, { default: '', type: 'string' });
+  const accessModes = prop('io.k8s.api.core.v1.Pod', 'spec.volumes.ephemeral.volumeClaimTemplate.spec.accessModes');
+  assert.deepEqual((accessModes.items as SchemaObject).enum, ['ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOnce', 'ReadWriteOncePod']);
 });
 
 test('1.32 facts kplane once had wrong: list types, required lists, 1.33-only fields', () => {
