@@ -190,8 +190,13 @@ test('keys are sorted as kube-apiserver writes them; every type is built but the
   assert.equal(defs[`${DEMO}PartSource`], undefined);
 });
 
-test('each call builds new schemas', () => {
+test('each call builds new schemas, sharing no object with the model', () => {
   const again = toOpenApiV3(PACKAGES, DESCRIPTIONS);
   assert.deepEqual(again, defs);
   assert.notEqual(again[`${DEMO}Widget`], defs[`${DEMO}Widget`]);
+  const spec = demo.types.Widget!.fields!.spec!;
+  assert.notEqual(props(`${DEMO}Widget`).spec!.default, spec.default);
+  assert.notEqual(defs[`${DEMO}Strategy`]!['x-kubernetes-unions'], demo.types.Strategy!.unions);
+  assert.notEqual((defs[`${DEMO}Strategy`]!['x-kubernetes-unions'] as unknown[])[0], demo.types.Strategy!.unions![0]);
+  assert.notEqual(props(`${DEMO}WidgetSpec`).parts!.items!.default, demo.types.WidgetSpec!.fields!.parts!.items!.default);
 });

@@ -40,6 +40,11 @@ const SCALARS: Readonly<Record<ScalarType, SchemaObject>> = {
   byte: { type: 'string', format: 'byte' },
 };
 
+/** A copy of a JSON value of the model, so that the schemas share nothing with it. */
+function copy<T>(value: T): T {
+  return value === undefined ? value : structuredClone(value);
+}
+
 /** An object with its keys in sorted order, as kube-apiserver writes its documents. */
 function sorted(schema: SchemaObject): SchemaObject {
   const out: Record<string, unknown> = {};
@@ -81,12 +86,12 @@ function valueSchema(ref: TypeRef, items: ItemModel | undefined): SchemaObject {
 
 /** The schema of a list item or map value: its type with the model's default and enum. */
 function elementSchema(ref: TypeRef, facts: ItemModel | undefined): SchemaObject {
-  return withSiblings(valueSchema(ref, facts?.items), { default: facts?.default, enum: facts?.enum ? [...facts.enum] : undefined });
+  return withSiblings(valueSchema(ref, facts?.items), { default: copy(facts?.default), enum: facts?.enum ? [...facts.enum] : undefined });
 }
 
 function fieldSchema(field: FieldModel, description: string | undefined): SchemaObject {
   return withSiblings(valueSchema(field.type, field.items), {
-    default: field.default,
+    default: copy(field.default),
     description,
     enum: field.enum ? [...field.enum] : undefined,
     'x-kubernetes-list-map-keys': field.listMapKeys ? [...field.listMapKeys] : undefined,
@@ -113,7 +118,7 @@ function typeSchema(name: string, type: TypeModel, descriptions: Descriptions): 
     type: 'object',
     'x-kubernetes-group-version-kind': type.gvk?.map((g) => ({ group: g.group, kind: g.kind, version: g.version })),
     'x-kubernetes-map-type': type.mapType,
-    'x-kubernetes-unions': type.unions ? [...type.unions] : undefined,
+    'x-kubernetes-unions': copy(type.unions),
   });
 }
 
