@@ -89,6 +89,7 @@ function elementSchema(ref: TypeRef, facts: ItemModel | undefined): SchemaObject
   return withSiblings(valueSchema(ref, facts?.items), { default: copy(facts?.default), enum: facts?.enum ? [...facts.enum] : undefined });
 }
 
+/** The property schema of one field. */
 function fieldSchema(field: FieldModel, description: string | undefined): SchemaObject {
   return withSiblings(valueSchema(field.type, field.items), {
     default: copy(field.default),
@@ -102,9 +103,10 @@ function fieldSchema(field: FieldModel, description: string | undefined): Schema
   });
 }
 
+/** The definition of one type (`name` is its full schema name). */
 function typeSchema(name: string, type: TypeModel, descriptions: Descriptions): SchemaObject {
   const description = typeDescription(name, type, descriptions);
-  if (type.special) return sorted({ ...SPECIAL_V3[type.special], description });
+  if (type.special) return sorted({ ...copy(SPECIAL_V3[type.special]), description });
   const fields = Object.entries(type.fields ?? {});
   const properties: Record<string, SchemaObject> = {};
   for (const [fieldName, field] of fields) {
