@@ -113,6 +113,12 @@ test('1.32 facts kplane once had wrong: list types, required lists, 1.33-only fi
   assert.equal(prop('io.k8s.api.core.v1.Pod', 'status.podIPs')['x-kubernetes-list-type'], 'map');
   assert.equal(prop('io.k8s.api.core.v1.Event', 'metadata').type, 'object');
   assert.equal(definitions['io.k8s.apimachinery.pkg.apis.meta.v1.StatusDetails']!.properties!.causes!['x-kubernetes-list-type'], 'atomic');
+  // Kubernetes marks the Status details struct itself atomic.
+  assert.deepEqual(definitions['io.k8s.apimachinery.pkg.apis.meta.v1.Status']!.properties!.details, {
+    allOf: [{ $ref: '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.StatusDetails' }],
+    description: 'Extended data about the failure.',
+    'x-kubernetes-list-type': 'atomic',
+  });
   const required = (name: string) => [...(definitions[`io.k8s.api.core.v1.${name}`]!.required ?? [])].sort();
   assert.deepEqual(required('Volume'), ['name']);
   assert.deepEqual(required('PodResourceClaim'), ['name']);
