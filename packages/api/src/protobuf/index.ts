@@ -2,3 +2,4 @@
 export { decodeKubernetesProtobuf, KUBERNETES_PROTOBUF_MEDIA_TYPE } from './decode.js';
 export type { ProtobufDecodeDefaults } from './decode.js';
 export { hasProtobufSchema, protobufKinds } from './registry.js';
+export { lookupKind, unknownType } from './registry.js';
