@@ -26,6 +26,7 @@ import { AGGREGATED_V2, AGGREGATED_V2BETA1, aggregatedDiscovery, apiGroup, apiGr
 import { toTable, type IncludeObject } from './table.js';
 import { serveWatch } from './watch.js';
 import { realTimers, type Timers } from '../registry/timers.js';
+import { serveOpenAPIV2, type SwaggerSpec } from '../openapi/v2-handler.js';
 
 /** Serves the OpenAPI documents. */
 export interface OpenAPIProvider {
@@ -33,6 +34,8 @@ export interface OpenAPIProvider {
   root(): object;
   /** /openapi/v3/<path> where path is "api/v1" or "apis/<g>/<v>". */
   document(path: string): object | undefined;
+  /** /openapi/v2 (built on first use, cached until the served resources change). */
+  v2(): SwaggerSpec;
 }
 
 /** Options of createHandler. */
@@ -406,6 +409,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
       return text(200, 'ok');
     }
     if (path === '/version' || path === '/version/') return jsonResponse(200, options.version);
+    if (path === '/openapi/v2') return serveOpenAPIV2(req, options.openapi.v2);
     if (path === '/openapi/v3' || path === '/openapi/v3/') return jsonResponse(200, options.openapi.root());
     if (path.startsWith('/openapi/v3/')) {
       const doc = options.openapi.document(path.slice('/openapi/v3/'.length));
@@ -414,7 +418,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
     }
     const parsed = parsePath(path, isNamespaceSub);
     if (parsed.kind === 'other') {
-      if (path === '/' ) return jsonResponse(200, { paths: ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/openapi/v3', '/readyz', '/version'] });
+      if (path === '/' ) return jsonResponse(200, { paths: ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/openapi/v2', '/openapi/v3', '/readyz', '/version'] });
       throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     }
     if (parsed.kind === 'discovery') {

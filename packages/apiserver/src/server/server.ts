@@ -5,7 +5,7 @@ import { ApiError, forbidden, notFound } from '@kplane/api';
 import { DEFAULT_COMPACTION_INTERVAL_MS, startCompactor, startExpirySweeper, systemClock, type Backend, type Clock, type Periodic } from '@kplane/storage';
 import { createCrdController } from '../crd/controller.js';
 import { builtinKinds } from '../kinds/index.js';
-import { buildOpenAPIV3Document, openAPIV3Root } from '../openapi/index.js';
+import { buildOpenAPIV3Document, buildSwaggerV2, openAPIV3Root, swaggerSpec, type SwaggerSpec } from '../openapi/index.js';
 import { Registry } from '../registry/registry.js';
 import type { KindBundle, StrategyContext } from '../registry/resource.js';
 import type { StoreDeps } from '../registry/store.js';
@@ -154,7 +154,11 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   const crdController = createCrdController({ registry, backend: options.backend, now });
 
   let openapiCache: Map<string, object> | undefined;
-  registry.onChange(() => (openapiCache = undefined));
+  let swaggerCache: SwaggerSpec | undefined;
+  registry.onChange(() => {
+    openapiCache = undefined;
+    swaggerCache = undefined;
+  });
   const openapiDocs = (): Map<string, object> => {
     if (openapiCache) return openapiCache;
     const docs = new Map<string, object>();
@@ -170,6 +174,13 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   const openapi: OpenAPIProvider = {
     root: () => openAPIV3Root(openapiDocs()),
     document: (path) => openapiDocs().get(path),
+    v2: () => {
+      if (!swaggerCache) {
+        const doc = buildSwaggerV2(openapiDocs().values(), registry.all().map((s) => s.type), { version: KUBERNETES_VERSION.gitVersion.split('-')[0]! });
+        swaggerCache = swaggerSpec(doc, now());
+      }
+      return swaggerCache;
+    },
   };
 
   let ready = false;
