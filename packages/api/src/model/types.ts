@@ -36,9 +36,14 @@ export interface FieldModel {
    */
   readonly proto?: number;
   /**
-   * The protobuf field type, only when it cannot be derived from `type` (for instance a Go
-   * metav1.Duration is a JSON string but a `k8s.io.apimachinery.pkg.apis.meta.v1.Duration`
-   * message, or an int32 JSON field carried as int64).
+   * The field's protobuf type, only when it is not the one `type` implies. Implied: `string`→
+   * string, `boolean`→bool, `int32`/`int64`/`double`→the same, `byte`→bytes, a schema name→its
+   * message (`io.k8s.X.Y` → `k8s.io.X.Y`, dashes as underscores), `[]T`→repeated,
+   * `map[string]T`→map<string, …>. Spelled like {@link TypeModel.protoFields}, with
+   * `map[string]` in front of a map's value type. Examples: a Go metav1.Duration is a JSON
+   * string but the message `k8s.io.apimachinery.pkg.apis.meta.v1.Duration`; a JSON
+   * `map[string][]string` is `map[string]k8s.io.api.authentication.v1.ExtraValue`; a JSON
+   * `[]string` carried as one wrapper message is `k8s.io.apimachinery.pkg.apis.meta.v1.Verbs`.
    */
   readonly protoType?: string;
   /** Listed in the type's `required`. */
@@ -103,8 +108,22 @@ export interface TypeModel {
   readonly unions?: readonly unknown[];
   /** Set for the types with their own JSON and protobuf forms. */
   readonly special?: SpecialKind;
-  /** The protobuf fields of a special type: name → [number, protobuf scalar or message]. */
+  /**
+   * The protobuf fields of a type that has no JSON fields of its own (the special types and
+   * the protobuf-only wrapper messages): name → [number, protobuf type]. The protobuf type is
+   * a scalar (`int64`, `bytes`, …) or a full message name (`k8s.io.api.core.v1.Container`),
+   * with `[]` in front when the field is repeated.
+   */
   readonly protoFields?: Readonly<Record<string, readonly [number, string]>>;
+  /**
+   * The type exists only as a protobuf message, not in the OpenAPI documents: the messages of
+   * embedded Go structs (e.g. core/v1 VolumeSource, whose fields are also listed here with
+   * their numbers in that message), meta/v1 Duration (a JSON string, a message on the wire),
+   * and wrapper messages such as authentication/v1 ExtraValue, which carry the `[]string`
+   * values of a `map[string][]string` field as `{ items: [...] }` (the map field then names
+   * the wrapper in {@link FieldModel.protoType}).
+   */
+  readonly protoOnly?: true;
 }
 
 /** One Go API package: a group/version of k8s.io/api or apiextensions, or an apimachinery package. */
