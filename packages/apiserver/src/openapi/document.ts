@@ -15,7 +15,7 @@ type GVK = { group: string; kind: string; version: string };
 type Operation = Record<string, unknown>;
 
 /** "rbac.authorization.k8s.io" → "RbacAuthorization"; "" → "Core". */
-function groupWord(group: string): string {
+export function groupWord(group: string): string {
   if (!group) return 'Core';
   return group
     .replace(/\.k8s\.io$/, '')
@@ -24,7 +24,8 @@ function groupWord(group: string): string {
     .join('');
 }
 
-function tag(group: string, version: string): string {
+/** The tag of a group/version's operations: "apps_v1", "rbacAuthorization_v1", "core_v1". */
+export function tag(group: string, version: string): string {
   const w = groupWord(group);
   return `${w.charAt(0).toLowerCase()}${w.slice(1)}_${version}`;
 }
@@ -70,7 +71,7 @@ function operation(o: OpSpec, tagName: string): Operation {
 }
 
 /** Adds every $ref reachable from `schema` to `out`. */
-function collectRefs(schema: unknown, defs: SchemaDefinitions, out: Set<string>): void {
+export function collectRefs(schema: unknown, defs: SchemaDefinitions, out: Set<string>): void {
   if (Array.isArray(schema)) {
     for (const s of schema) collectRefs(s, defs, out);
     return;

@@ -217,3 +217,30 @@ test('custom resources: their paths patch without strategic merge, their definit
   assert.ok(d.definitions['com.example.demo.v1.WidgetList']);
   assert.ok(d.paths['/api/v1/namespaces/{namespace}/configmaps'], 'built-in paths are there too');
 });
+
+test('discovery and /version/ operations are listed when their definitions exist', () => {
+  const rs = resources.filter((r) => (r.group === '' && r.kind === 'ConfigMap') || (r.group === 'rbac.authorization.k8s.io' && r.kind === 'Role'));
+  const gvs = [['', 'v1'], ['rbac.authorization.k8s.io', 'v1']] as const;
+  const docs = gvs.map(([g, v]) => buildOpenAPIV3Document(g, v, rs, definitions));
+  const without = buildSwaggerV2(docs, rs, { version: 'v1.32.0', definitions: {} }) as Doc;
+  assert.equal(without.paths['/api/'], undefined);
+  const META = 'io.k8s.apimachinery.pkg.apis.meta.v1.';
+  const obj = (extra = {}) => ({ type: 'object' as const, ...extra });
+  const defs: SchemaDefinitions = {
+    ...definitions,
+    [`${META}APIVersions`]: obj({ properties: { addresses: { type: 'array', items: { $ref: `#/components/schemas/${META}ServerAddressByClientCIDR` } } } }),
+    [`${META}ServerAddressByClientCIDR`]: obj(),
+    [`${META}APIGroupList`]: obj(),
+    [`${META}APIGroup`]: obj(),
+    [`${META}APIResourceList`]: obj(),
+    'io.k8s.apimachinery.pkg.version.Info': obj(),
+  };
+  const d = buildSwaggerV2(docs, rs, { version: 'v1.32.0', definitions: defs }) as Doc;
+  const ops = Object.fromEntries(['/api/', '/api/v1/', '/apis/', '/apis/rbac.authorization.k8s.io/', '/apis/rbac.authorization.k8s.io/v1/', '/version/'].map((p) => [p, d.paths[p]?.get]));
+  assert.deepEqual(Object.values(ops).map((op) => op?.operationId), ['getCoreAPIVersions', 'getCoreV1APIResources', 'getAPIVersions', 'getRbacAuthorizationAPIGroup', 'getRbacAuthorizationV1APIResources', 'getCodeVersion']);
+  assert.deepEqual(Object.values(ops).map((op) => op.tags[0]), ['core', 'core_v1', 'apis', 'rbacAuthorization', 'rbacAuthorization_v1', 'version']);
+  assert.deepEqual(ops['/apis/rbac.authorization.k8s.io/v1/'].responses['200'].schema, { $ref: `#/definitions/${META}APIResourceList` });
+  assert.equal(ops['/api/'].parameters, undefined);
+  assert.ok(d.definitions[`${META}ServerAddressByClientCIDR`], 'what the discovery schemas reach is defined');
+  for (const ref of refs(d)) assert.ok(d.definitions[ref.replace('#/definitions/', '')] || d.parameters[ref.replace('#/parameters/', '')], ref);
+});

@@ -8,7 +8,9 @@
  * shared under `parameters` as `<name>-<hash>`, as kube-openapi's builder does.
  */
 import { createHash } from 'node:crypto';
+import type { SchemaDefinitions } from '@kplane/api';
 import type { ResourceType } from '../registry/resource.js';
+import { collectRefs, groupWord, tag } from './document.js';
 import { encodeSwaggerProtobuf } from './gnostic.js';
 import { builtinSchemaV2, customResourceSchemaV2 } from './swagger-schema.js';
 import type { SwaggerSpec } from './v2-handler.js';
@@ -33,6 +35,51 @@ interface V3Document {
 export interface SwaggerOptions {
   /** info.version: the server's version without its build suffix, e.g. "v1.32.0". */
   version: string;
+  /**
+   * Every schema definition: the discovery and /version/ operations are listed when the
+   * definitions of what they answer (meta/v1 APIVersions, APIGroupList, APIGroup,
+   * APIResourceList, version Info) are among them.
+   */
+  definitions?: SchemaDefinitions;
+}
+
+const META = 'io.k8s.apimachinery.pkg.apis.meta.v1.';
+
+/** The GET operation of a discovery path (no action, no group/version/kind). */
+function discoveryGet(operationId: string, description: string, tags: string[], schema: string): Obj {
+  return {
+    get: {
+      consumes: ['application/json'], description, operationId, produces: ['application/json'],
+      responses: { 200: { description: 'OK', schema: { $ref: `#/definitions/${schema}` } }, 401: { description: 'Unauthorized' } },
+      schemes: ['https'], tags,
+    },
+  };
+}
+
+/** /api/, /api/<v>/, /apis/, /apis/<g>/, /apis/<g>/<v>/ and /version/, for the definitions present. */
+function discoveryPaths(resources: ResourceType[], defs: SchemaDefinitions): { paths: Record<string, Obj>; roots: string[] } {
+  const paths: Record<string, Obj> = {};
+  const roots = new Set<string>();
+  const add = (path: string, operationId: string, description: string, tags: string[], schema: string) => {
+    if (!defs[schema]) return;
+    paths[path] = discoveryGet(operationId, description, tags, schema);
+    roots.add(schema);
+  };
+  const versionWord = (v: string) => v.charAt(0).toUpperCase() + v.slice(1);
+  const groups = new Map<string, Set<string>>();
+  for (const r of resources) groups.set(r.group, (groups.get(r.group) ?? new Set()).add(r.version));
+  for (const [group, versions] of groups) {
+    const word = groupWord(group);
+    if (group === '') add('/api/', 'getCoreAPIVersions', 'get available API versions', ['core'], `${META}APIVersions`);
+    else add(`/apis/${group}/`, `get${word}APIGroup`, 'get information of a group', [word.charAt(0).toLowerCase() + word.slice(1)], `${META}APIGroup`);
+    for (const v of versions) {
+      const path = group === '' ? `/api/${v}/` : `/apis/${group}/${v}/`;
+      add(path, `get${word}${versionWord(v)}APIResources`, 'get available resources', [tag(group, v)], `${META}APIResourceList`);
+    }
+  }
+  if ([...groups.keys()].some((g) => g !== '')) add('/apis/', 'getAPIVersions', 'get available API versions', ['apis'], `${META}APIGroupList`);
+  add('/version/', 'getCodeVersion', 'get the code version', ['version'], 'io.k8s.apimachinery.pkg.version.Info');
+  return { paths, roots: [...roots] };
 }
 
 /**
@@ -202,6 +249,14 @@ export function buildSwaggerV2(documents: Iterable<object>, resources: ResourceT
       definitions[name] = cr ? customResourceSchemaV2(schema, Object.keys(cr.strategy.fieldSelectors ?? {})) : builtinSchemaV2(schema);
     }
     security = { ...security, ...(doc.components?.securitySchemes ?? {}) };
+  }
+  if (options.definitions) {
+    const defs = options.definitions;
+    const discovery = discoveryPaths(resources, defs);
+    Object.assign(paths, discovery.paths);
+    const reached = new Set<string>(discovery.roots);
+    for (const root of discovery.roots) collectRefs(defs[root], defs, reached);
+    for (const name of reached) if (!definitions[name] && defs[name]) definitions[name] = builtinSchemaV2(defs[name]);
   }
   const sortedPaths = sorted(paths);
   const parameters = shareParameters(sortedPaths);

@@ -176,7 +176,10 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     document: (path) => openapiDocs().get(path),
     v2: () => {
       if (!swaggerCache) {
-        const doc = buildSwaggerV2(openapiDocs().values(), registry.all().map((s) => s.type), { version: KUBERNETES_VERSION.gitVersion.split('-')[0]! });
+        const doc = buildSwaggerV2(openapiDocs().values(), registry.all().map((s) => s.type), {
+          version: KUBERNETES_VERSION.gitVersion.split('-')[0]!,
+          definitions: registry.definitions,
+        });
         swaggerCache = swaggerSpec(doc, now());
       }
       return swaggerCache;
