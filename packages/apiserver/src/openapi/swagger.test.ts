@@ -106,6 +106,7 @@ test('operations as kube-apiserver lists them: bodies, patch types, watch paths'
   assert.deepEqual(watch.responses['200'].schema, { $ref: '#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent' });
   assert.equal(doc.paths['/apis/apps/v1/watch/deployments']!.get['x-kubernetes-action'], 'watchlist');
   assert.equal(doc.paths['/api/v1/watch/namespaces']!.get.operationId, 'watchCoreV1NamespaceList');
+  assert.deepEqual(doc.paths['/apis/apps/v1/deployments']!.get.produces, ['application/json', 'application/yaml', 'application/json;stream=watch']);
 });
 
 test('parameters: shared ones hoisted to the path, the rest shared under #/parameters as kube-openapi names them', () => {

@@ -22,6 +22,17 @@ const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'] as 
 /** The order kube-apiserver lists the patch types a PATCH consumes. */
 const PATCH_ORDER = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'];
 
+/** The order kube-apiserver lists the media types an operation produces (v3 documents sort them). */
+const PRODUCES_ORDER = [
+  'application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf', 'application/cbor',
+  'application/json;stream=watch', 'application/vnd.kubernetes.protobuf;stream=watch', 'application/cbor-seq',
+];
+
+function producesOrder(types: string[]): string[] {
+  const rank = (t: string) => (PRODUCES_ORDER.includes(t) ? PRODUCES_ORDER.indexOf(t) : PRODUCES_ORDER.length);
+  return [...types].sort((a, b) => rank(a) - rank(b));
+}
+
 /** One v2 parameter (a query, path or body parameter, or a `$ref` to a shared one). */
 export type SwaggerParameter = Obj;
 
@@ -146,7 +157,7 @@ function operationV2(op: Obj): { op: Obj; params: SwaggerParameter[] } {
     if (isObj(r.content)) for (const t of Object.keys(r.content)) if (!produces.includes(t)) produces.push(t);
   }
   responses['401'] = { description: 'Unauthorized' };
-  const out: Obj = { consumes, description: op.description, operationId: op.operationId, parameters: [], produces, responses, schemes: ['https'] };
+  const out: Obj = { consumes, description: op.description, operationId: op.operationId, parameters: [], produces: producesOrder(produces), responses, schemes: ['https'] };
   if (op.tags !== undefined) out.tags = op.tags;
   for (const [k, v] of Object.entries(op)) if (k.startsWith('x-')) out[k] = v;
   return { op: out, params };
