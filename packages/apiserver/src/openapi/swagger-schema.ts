@@ -80,6 +80,11 @@ export function builtinSchemaV2(schema: SchemaObject | Obj): Obj {
     else if (k === 'properties' && isObj(v)) out[k] = mapValues(v, (p) => (isObj(p) ? builtinSchemaV2(p) : p));
     else out[k] = v;
   }
+  // Beside a reference, kubectl's reader refuses a type or properties (Kubernetes never has them).
+  if (out.$ref !== undefined) {
+    delete out.type;
+    delete out.properties;
+  }
   return out;
 }
 

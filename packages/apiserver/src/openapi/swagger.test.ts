@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { SchemaDefinitions } from '@kplane/api';
+import type { SchemaDefinitions, SchemaObject } from '@kplane/api';
 import { customResourceDefinitionSchema } from '../crd/resource-type.js';
 import { builtinKinds } from '../kinds/index.js';
 import type { ResourceType } from '../registry/resource.js';
@@ -33,6 +33,36 @@ function refs(x: unknown, out: string[] = []): string[] {
   if (Array.isArray(x)) x.forEach((y) => refs(y, out));
   else if (x && typeof x === 'object') for (const [k, v] of Object.entries(x)) (k === '$ref' && typeof v === 'string' ? out.push(v) : refs(v, out));
   return out;
+}
+
+/**
+ * The rules kubectl's OpenAPI v2 reader (kube-openapi's proto package) applies to every
+ * definition: a reference points into #/definitions and has no type or properties beside it,
+ * an array has type array and exactly one item schema, a schema has at most one type, and a
+ * typed scalar is string, number, integer or boolean. One broken definition fails them all.
+ */
+function kubectlReadable(d: Doc): string[] {
+  const errors: string[] = [];
+  const check = (s: any, path: string): void => {
+    if (!s || typeof s !== 'object') return;
+    if (s.$ref !== undefined) {
+      if (s.type !== undefined || (s.properties && Object.keys(s.properties).length)) errors.push(`${path}: type or properties beside $ref`);
+      if (!String(s.$ref).startsWith('#/definitions/') || !d.definitions[String(s.$ref).slice('#/definitions/'.length)]) errors.push(`${path}: unknown model ${s.$ref}`);
+      return;
+    }
+    if (Array.isArray(s.type)) return void errors.push(`${path}: several types`);
+    if (s.type === 'array' || s.items !== undefined) {
+      if (s.type !== 'array' || !s.items || Array.isArray(s.items)) errors.push(`${path}: array without one item schema`);
+      else check(s.items, `${path}[]`);
+      return;
+    }
+    if (s.type !== undefined && !['object', 'string', 'number', 'integer', 'boolean'].includes(s.type)) errors.push(`${path}: unknown type ${s.type}`);
+    if (s.type === undefined && s.properties === undefined) return;
+    if (s.properties) for (const [k, v] of Object.entries(s.properties)) check(v, `${path}.${k}`);
+    else if (s.additionalProperties && typeof s.additionalProperties === 'object') check(s.additionalProperties, `${path}{}`);
+  };
+  for (const [name, def] of Object.entries(d.definitions)) check(def, name);
+  return errors;
 }
 
 /** An operation's parameters with shared ones resolved, path-level ones included. */
@@ -130,6 +160,11 @@ test('parameters: shared ones hoisted to the path, the rest shared under #/param
   for (const [name, p] of Object.entries(doc.parameters)) assert.equal(name, `${p.name}-${parameterHash(JSON.stringify(p))}`);
 });
 
+test('kubectl can read every definition', () => {
+  assert.deepEqual(kubectlReadable(doc), []);
+  assert.deepEqual(kubectlReadable({ ...doc, definitions: { A: { type: 'array' }, B: { $ref: '#/definitions/C', type: 'object' } } }), ['A: array without one item schema', 'B: type or properties beside $ref', 'B: unknown model #/definitions/C']);
+});
+
 test('built-in definitions carry no v3-only keyword', () => {
   const all = new Set<string>();
   for (const def of Object.values(doc.definitions)) keywords(def, all);
@@ -208,7 +243,19 @@ test('custom resources: their paths patch without strategic merge, their definit
     schemaName: 'com.example.demo.v1.Widget', customResource: true, subresources: { status: true },
     strategy: { fieldSelectors: { 'spec.color': () => undefined } },
   };
-  const defs = { ...definitions, [widget.schemaName]: customResourceDefinitionSchema('demo.example.com', 'v1', 'Widget', { type: 'object', properties: { spec: { type: 'object', properties: { note: { type: 'string', nullable: true } } } } }) };
+  const spec: SchemaObject = {
+    type: 'object',
+    properties: {
+      note: { type: 'string', nullable: true },
+      size: { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] },
+      list: { type: 'array', 'x-kubernetes-preserve-unknown-fields': true, items: { type: 'string' } },
+      nullableList: { type: 'array', nullable: true, items: { type: 'string' } },
+      child: { type: 'object', 'x-kubernetes-embedded-resource': true, properties: { spec: { type: 'object', properties: { a: { type: 'string' } } } } },
+      labels: { type: 'object', additionalProperties: { type: 'string' } },
+      any: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+    },
+  };
+  const defs = { ...definitions, [widget.schemaName]: customResourceDefinitionSchema('demo.example.com', 'v1', 'Widget', { type: 'object', properties: { spec } }) };
   const d = swagger([...resources, widget], defs);
   const item = d.paths['/apis/demo.example.com/v1/namespaces/{namespace}/widgets/{name}']!;
   assert.deepEqual(item.patch.consumes, ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml']);
@@ -217,6 +264,7 @@ test('custom resources: their paths patch without strategic merge, their definit
   assert.deepEqual(d.definitions['com.example.demo.v1.Widget']['x-kubernetes-selectable-fields'], [{ fieldPath: 'spec.color' }]);
   assert.ok(d.definitions['com.example.demo.v1.WidgetList']);
   assert.ok(d.paths['/api/v1/namespaces/{namespace}/configmaps'], 'built-in paths are there too');
+  assert.deepEqual(kubectlReadable(d), []);
 });
 
 test('discovery and /version/ operations are listed when their definitions exist', () => {
