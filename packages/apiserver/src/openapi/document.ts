@@ -234,8 +234,8 @@ export function buildOpenAPIV3Document(group: string, version: string, resources
       roots.add(watchEventSchema(defs, extra));
       const watchPath = (path: string, action: 'watch' | 'watchlist', operationId: string, named: boolean, namespaced: boolean) => {
         const description = action === 'watch'
-          ? `watch changes to an object of kind ${r.kind}. deprecated: use the 'watch' parameter with a list operation instead, filtered to a single item with the 'fieldSelector' parameter.`
-          : `watch individual changes to a list of ${r.kind}. deprecated: use the 'watch' parameter with a list operation instead.`;
+          ? `watch one object of kind ${r.kind} (deprecated: list with watch=true and a metadata.name field selector)`
+          : `watch the objects of kind ${r.kind} (deprecated: list with watch=true)`;
         paths[path] = {
           get: operation({
             action, description, operationId, schema: `${META}WatchEvent`, gvk, codes: [['200', 'OK']],

@@ -81,15 +81,15 @@ function discoveryPaths(resources: ResourceType[], defs: SchemaDefinitions): { p
   for (const r of resources) groups.set(r.group, (groups.get(r.group) ?? new Set()).add(r.version));
   for (const [group, versions] of groups) {
     const word = groupWord(group);
-    if (group === '') add('/api/', 'getCoreAPIVersions', 'get available API versions', ['core'], `${META}APIVersions`);
-    else add(`/apis/${group}/`, `get${word}APIGroup`, 'get information of a group', [word.charAt(0).toLowerCase() + word.slice(1)], `${META}APIGroup`);
+    if (group === '') add('/api/', 'getCoreAPIVersions', 'the versions of the core API', ['core'], `${META}APIVersions`);
+    else add(`/apis/${group}/`, `get${word}APIGroup`, 'the versions of an API group', [word.charAt(0).toLowerCase() + word.slice(1)], `${META}APIGroup`);
     for (const v of versions) {
       const path = group === '' ? `/api/${v}/` : `/apis/${group}/${v}/`;
-      add(path, `get${word}${versionWord(v)}APIResources`, 'get available resources', [tag(group, v)], `${META}APIResourceList`);
+      add(path, `get${word}${versionWord(v)}APIResources`, 'the resources of an API group version', [tag(group, v)], `${META}APIResourceList`);
     }
   }
-  if ([...groups.keys()].some((g) => g !== '')) add('/apis/', 'getAPIVersions', 'get available API versions', ['apis'], `${META}APIGroupList`);
-  add('/version/', 'getCodeVersion', 'get the code version', ['version'], 'io.k8s.apimachinery.pkg.version.Info');
+  if ([...groups.keys()].some((g) => g !== '')) add('/apis/', 'getAPIVersions', 'the API groups and their versions', ['apis'], `${META}APIGroupList`);
+  add('/version/', 'getCodeVersion', 'the server version', ['version'], 'io.k8s.apimachinery.pkg.version.Info');
   return { paths, roots: [...roots] };
 }
 
