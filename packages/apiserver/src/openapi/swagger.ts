@@ -13,7 +13,7 @@ import type { ResourceType } from '../registry/resource.js';
 import { collectRefs, groupWord, tag } from './document.js';
 import { encodeSwaggerProtobuf } from './gnostic.js';
 import { builtinSchemaV2, customResourceSchemaV2 } from './swagger-schema.js';
-import type { SwaggerSpec } from './v2-handler.js';
+import type { ServedDocument, SwaggerSpec } from './serve.js';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -293,4 +293,10 @@ export function swaggerSpec(doc: object, lastModified: Date): SwaggerSpec {
   const json = Buffer.from(JSON.stringify(doc));
   let protobuf: Uint8Array | undefined;
   return { json, etag: openAPIETag(json), lastModified, protobuf: () => (protobuf ??= encodeSwaggerProtobuf(doc)) };
+}
+
+/** A document ready to serve: its JSON bytes, their ETag and the build time. */
+export function servedDocument(doc: object, lastModified: Date): ServedDocument {
+  const json = Buffer.from(JSON.stringify(doc));
+  return { json, etag: openAPIETag(json), lastModified };
 }

@@ -5,8 +5,8 @@ import { gunzipSync } from 'node:zlib';
 import type { RawRequest } from '@kplane/api';
 import { greetingCRD, startTestServer } from '../testing.js';
 import { decodeSwaggerProtobuf } from './gnostic.js';
-import { swaggerSpec } from './swagger.js';
-import { OPENAPI_V2_PROTOBUF, OPENAPI_V2_PROTOBUF_DEPRECATED, parseAcceptClauses, serveOpenAPIV2 } from './v2-handler.js';
+import { servedDocument, swaggerSpec } from './swagger.js';
+import { OPENAPI_V2_PROTOBUF, OPENAPI_V2_PROTOBUF_DEPRECATED, parseAcceptClauses, serveOpenAPIV2, serveOpenAPIV3Document, serveOpenAPIV3Root } from './serve.js';
 
 const DOC = {
   swagger: '2.0', info: { title: 'Kubernetes', version: 'v1.32.0' }, paths: {},
@@ -95,4 +95,40 @@ test('/openapi/v2 is served, listed at /, cached, and rebuilt when a CRD is serv
   const greeting = after.body.definitions['com.example.demo.v1.Greeting'];
   assert.deepEqual(greeting['x-kubernetes-group-version-kind'], [{ group: 'demo.example.com', kind: 'Greeting', version: 'v1' }]);
   assert.equal(greeting.properties.spec.properties.message.default, 'hello');
+});
+
+test('/openapi/v3 documents: ETag and 304; a hashed request is immutable, a stale hash redirects', () => {
+  const doc = servedDocument({ openapi: '3.0.0', paths: {} }, new Date('2026-01-02T03:04:05Z'));
+  const now = new Date('2026-06-01T00:00:00Z');
+  const req = (query: Record<string, string> = {}, headers: Record<string, string> = {}) => ({ method: 'GET', path: '/openapi/v3/apis/apps/v1', query, headers }) as RawRequest;
+  const plain = serveOpenAPIV3Document(req(), 'apis/apps/v1', doc, now);
+  assert.equal(plain.status, 200);
+  assert.equal(plain.headers.etag, `"${doc.etag}"`);
+  assert.equal(plain.headers.vary, 'Accept');
+  assert.equal(plain.headers['cache-control'], undefined, 'no cache headers without a hash');
+  const hashed = serveOpenAPIV3Document(req({ hash: doc.etag }), 'apis/apps/v1', doc, now);
+  assert.equal(hashed.headers['cache-control'], 'public, immutable');
+  assert.equal(hashed.headers.expires, 'Tue, 01 Jun 2027 00:00:00 UTC');
+  assert.deepEqual(JSON.parse(Buffer.from(hashed.body!).toString()), { openapi: '3.0.0', paths: {} });
+  const stale = serveOpenAPIV3Document(req({ hash: 'ABC' }), 'apis/apps/v1', doc, now);
+  assert.equal(stale.status, 301);
+  assert.equal(stale.headers.location, `/openapi/v3/apis/apps/v1?hash=${doc.etag}`);
+  assert.equal(serveOpenAPIV3Document(req({}, { 'if-none-match': `"${doc.etag}"` }), 'apis/apps/v1', doc, now).status, 304);
+  assert.equal(serveOpenAPIV3Document(req({}, { accept: 'application/com.github.proto-openapi.spec.v3.v1.0+protobuf' }), 'apis/apps/v1', doc, now).status, 406);
+  const root = servedDocument({ paths: {} }, new Date());
+  assert.equal(serveOpenAPIV3Root(req(), root).headers.etag, `"${root.etag}"`);
+  assert.equal(serveOpenAPIV3Root(req({}, { 'if-none-match': `"${root.etag}"` }), root).status, 304);
+});
+
+test('the /openapi/v3 root links each document under the ETag it is served with', async (t) => {
+  const ts = await startTestServer();
+  t.after(() => ts.close());
+  const root = await ts.call('GET', '/openapi/v3');
+  const url: string = root.body.paths['apis/apps/v1'].serverRelativeURL;
+  const [path, query] = url.split('?');
+  const doc = await ts.call('GET', path!, undefined, {}, Object.fromEntries(new URLSearchParams(query)));
+  assert.equal(doc.status, 200);
+  assert.equal(doc.headers.etag, `"${new URLSearchParams(query).get('hash')}"`);
+  assert.equal(doc.headers['cache-control'], 'public, immutable');
+  assert.equal(doc.body.openapi, '3.0.0');
 });
