@@ -12,7 +12,7 @@ export const HEADER =
 export const KUBERNETES_VERSION = '1.32.0';
 
 const FIELD_KEYS: readonly (keyof DraftField)[] = [
-  'type', 'proto', 'protoType', 'required', 'ptr', 'always', 'default', 'enum',
+  'type', 'proto', 'protoType', 'required', 'ptr', 'always', 'default', 'enum', 'items',
   'listType', 'listMapKeys', 'mapType', 'patchStrategy', 'patchMergeKey',
 ];
 const TYPE_KEYS: readonly (keyof DraftType)[] = [

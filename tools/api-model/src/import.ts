@@ -7,8 +7,11 @@ import { readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildModel, renderModel, type ImportInputs } from './model.js';
-import { PACKAGE_SPECS, type PackageSpec, type SourceTree } from './packages.js';
+import { GO_ONLY_PACKAGES, PACKAGE_SPECS, importPath, type PackageSpec, type SourceTree } from './packages.js';
 import type { SwaggerDocument } from './swagger.js';
+
+/** The OpenAPI Go file kube-openapi generated inside apiextensions-apiserver (checks defaults and enums). */
+const GENERATED_OPENAPI = 'pkg/generated/openapi/zz_generated.openapi.go';
 
 const USAGE =
   'usage: import --swagger FILE --api DIR --apimachinery DIR --apiextensions DIR [--out DIR]';
@@ -29,9 +32,14 @@ export function readInputs(swaggerFile: string, trees: Readonly<Record<SourceTre
     const dir = join(trees[spec.tree], spec.dir);
     if (!existsSync(dir)) throw new Error(`package ${spec.file}: ${dir} does not exist`);
     if (spec.proto) protos.set(spec.file, readFileSync(join(dir, 'generated.proto'), 'utf8'));
-    goSources.set(spec.file, goSourceFiles(dir).map((f) => readFileSync(join(dir, f), 'utf8')));
   }
-  return { swagger, protos, goSources };
+  for (const { tree, dir } of [...specs, ...GO_ONLY_PACKAGES]) {
+    const path = join(trees[tree], dir);
+    goSources.set(importPath(tree, dir), goSourceFiles(path).map((f) => readFileSync(join(path, f), 'utf8')));
+  }
+  const generated = join(trees.apiextensions, GENERATED_OPENAPI);
+  if (!existsSync(generated)) return { swagger, protos, goSources };
+  return { swagger, protos, goSources, generatedOpenApi: readFileSync(generated, 'utf8') };
 }
 
 function main(): void {

@@ -1,6 +1,10 @@
 /** The import run: upstream texts in, generated file texts out (no file system here). */
 import type { DraftType } from './draft.js';
 import { Problems } from './draft.js';
+import { joinGo } from './gofacts.js';
+import type { GoPackage } from './goparse.js';
+import { newGoPackage, parseGoFile } from './goparse.js';
+import { compareWithGeneratedOpenApi } from './oracle.js';
 import { renderIndex, renderPackage, type PackageHeader } from './emit.js';
 import type { DraftModel } from './join.js';
 import { joinProto, splitSchemaName } from './join.js';
@@ -15,8 +19,10 @@ export interface ImportInputs {
   readonly swagger: SwaggerDocument;
   /** generated.proto texts by package file name (PackageSpec.file). */
   readonly protos: ReadonlyMap<string, string>;
-  /** The Go source texts (non-test .go files) by package file name. */
+  /** The Go source texts (non-test .go files) by Go import path. */
   readonly goSources: ReadonlyMap<string, readonly string[]>;
+  /** Optional: an OpenAPI Go file kube-openapi generated for the release, to check defaults and enums. */
+  readonly generatedOpenApi?: string;
 }
 
 /** Builds the model of the given packages; throws listing every problem found. */
@@ -48,7 +54,22 @@ export function buildModel(inputs: ImportInputs, specs: readonly PackageSpec[]):
   joinProto(model, messages, specs, problems);
   checkRefs(model, problems);
   problems.throwIfAny('protobuf join');
+
+  const universe = new Map<string, GoPackage>();
+  for (const [path, texts] of [...inputs.goSources].sort((a, b) => compareNames(a[0], b[0]))) {
+    const pkg = newGoPackage();
+    texts.forEach((text, i) => parseGoFile(text, pkg, `${path}#${i}`, problems));
+    universe.set(path, pkg);
+  }
+  problems.throwIfAny('Go sources');
+  joinGo(model, universe, problems);
+  problems.throwIfAny('Go facts');
   checkNoProse(model, problems);
+  if (inputs.generatedOpenApi !== undefined) {
+    const { compared, problems: disagreements } = compareWithGeneratedOpenApi(inputs.generatedOpenApi, model);
+    disagreements.forEach((d) => problems.add(d));
+    if (compared === 0) problems.add('the generated OpenAPI file shares no field with the model');
+  }
   problems.throwIfAny('model');
   return model;
 }
@@ -66,11 +87,18 @@ function checkRefs(model: DraftModel, problems: Problems): void {
   }
 }
 
-/** No string of the model contains a space: names, keys and values never do, prose always does. */
+/**
+ * An enum value may be a few lowercase words (certificates/v1 KeyUsage: `digital signature`);
+ * no other string of the model holds a space.
+ */
+export const ENUM_WORDS = /^[a-z]+( [a-z]+){0,3}$/;
+
+/** No string of the model contains a space (names, keys and values never do, prose always does). */
 function checkNoProse(model: DraftModel, problems: Problems): void {
   const walk = (value: unknown, where: string): void => {
     if (typeof value === 'string') {
-      if (/\s/.test(value)) problems.add(`${where}: ${JSON.stringify(value.slice(0, 60))} contains a space`);
+      const enumValue = /\.enum\[\d+\]$/.test(where) && ENUM_WORDS.test(value);
+      if (/\s/.test(value) && !enumValue) problems.add(`${where}: ${JSON.stringify(value.slice(0, 60))} contains a space`);
     } else if (Array.isArray(value)) value.forEach((v, i) => walk(v, `${where}[${i}]`));
     else if (value && typeof value === 'object') {
       for (const [k, v] of Object.entries(value)) {

@@ -61,6 +61,17 @@ export const PACKAGE_SPECS: readonly PackageSpec[] = [
   },
 ];
 
+/** Go packages read only to resolve the types the model's packages use (types.UID). */
+export const GO_ONLY_PACKAGES: readonly { readonly tree: SourceTree; readonly dir: string }[] = [
+  { tree: 'apimachinery', dir: 'pkg/types' },
+];
+
+/** The Go import path of a package directory in one of the input trees. */
+export function importPath(tree: SourceTree, dir: string): string {
+  const root = tree === 'api' ? 'k8s.io/api' : tree === 'apimachinery' ? 'k8s.io/apimachinery' : 'k8s.io/apiextensions-apiserver';
+  return `${root}/${dir}`;
+}
+
 /** The protobuf package of a schema prefix: `io.k8s.api.apps.v1.` → `k8s.io.api.apps.v1`. */
 export function protoPackageOf(schemaPrefix: string): string {
   const parts = schemaPrefix.replace(/\.$/, '').split('.');

@@ -27,7 +27,13 @@ const SCALARS = new Set([
 
 /** Parses the text of one .proto file into its messages (nested messages are not expected). */
 export function parseProto(text: string, source: string, problems: Problems): ProtoMessage[] {
-  const parsed = protobuf.parse(text, { keepCase: true });
+  let parsed: protobuf.IParserResult;
+  try {
+    parsed = protobuf.parse(text, { keepCase: true });
+  } catch (err) {
+    problems.add(`${source}: ${err instanceof Error ? err.message : String(err)}`);
+    return [];
+  }
   const pkg = parsed.package;
   if (!pkg) {
     problems.add(`${source}: no package`);

@@ -56,11 +56,25 @@ export interface FieldModel {
   readonly default?: unknown;
   /** The allowed values of a Go enum type, sorted (v3 documents only). */
   readonly enum?: readonly string[];
+  /** The v3 facts of a list's items or a map's values, when there are any. */
+  readonly items?: ItemModel;
   readonly listType?: ListType;
   readonly listMapKeys?: readonly string[];
   readonly mapType?: MapType;
   readonly patchStrategy?: PatchStrategy;
   readonly patchMergeKey?: string;
+}
+
+/**
+ * The OpenAPI v3 facts of the items of a list field or the values of a map field (the TypeRef
+ * after its `[]` or `map[string]`), as kube-openapi publishes them: `{}` for struct items,
+ * the zero value for scalar items (`''`, `0`, `false`), the constants of an enum item type.
+ */
+export interface ItemModel {
+  readonly default?: unknown;
+  readonly enum?: readonly string[];
+  /** One level further, for lists of lists and maps of lists (`map[string][]string`). */
+  readonly items?: ItemModel;
 }
 
 /**

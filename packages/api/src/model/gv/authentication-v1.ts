@@ -24,67 +24,67 @@ export const authenticationV1: ApiPackageModel = {
       fields: {
         apiVersion: { type: 'string' },
         kind: { type: 'string' },
-        metadata: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta', proto: 1 },
-        status: { type: 'io.k8s.api.authentication.v1.SelfSubjectReviewStatus', proto: 2 },
+        metadata: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta', proto: 1, default: {} },
+        status: { type: 'io.k8s.api.authentication.v1.SelfSubjectReviewStatus', proto: 2, default: {} },
       },
       gvk: [{ group: 'authentication.k8s.io', version: 'v1', kind: 'SelfSubjectReview' }],
     },
     SelfSubjectReviewStatus: {
       fields: {
-        userInfo: { type: 'io.k8s.api.authentication.v1.UserInfo', proto: 1 },
+        userInfo: { type: 'io.k8s.api.authentication.v1.UserInfo', proto: 1, default: {} },
       },
     },
     TokenRequest: {
       fields: {
         apiVersion: { type: 'string' },
         kind: { type: 'string' },
-        metadata: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta', proto: 1 },
-        spec: { type: 'io.k8s.api.authentication.v1.TokenRequestSpec', proto: 2, required: true },
-        status: { type: 'io.k8s.api.authentication.v1.TokenRequestStatus', proto: 3 },
+        metadata: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta', proto: 1, default: {} },
+        spec: { type: 'io.k8s.api.authentication.v1.TokenRequestSpec', proto: 2, required: true, always: true, default: {} },
+        status: { type: 'io.k8s.api.authentication.v1.TokenRequestStatus', proto: 3, default: {} },
       },
       gvk: [{ group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' }],
     },
     TokenRequestSpec: {
       fields: {
-        audiences: { type: '[]string', proto: 1, required: true, listType: 'atomic' },
-        boundObjectRef: { type: 'io.k8s.api.authentication.v1.BoundObjectReference', proto: 3 },
-        expirationSeconds: { type: 'int64', proto: 4 },
+        audiences: { type: '[]string', proto: 1, required: true, always: true, items: { default: '' }, listType: 'atomic' },
+        boundObjectRef: { type: 'io.k8s.api.authentication.v1.BoundObjectReference', proto: 3, ptr: true, always: true },
+        expirationSeconds: { type: 'int64', proto: 4, ptr: true, always: true },
       },
     },
     TokenRequestStatus: {
       fields: {
-        expirationTimestamp: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.Time', proto: 2, required: true },
-        token: { type: 'string', proto: 1, required: true },
+        expirationTimestamp: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.Time', proto: 2, required: true, always: true },
+        token: { type: 'string', proto: 1, required: true, always: true, default: '' },
       },
     },
     TokenReview: {
       fields: {
         apiVersion: { type: 'string' },
         kind: { type: 'string' },
-        metadata: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta', proto: 1 },
-        spec: { type: 'io.k8s.api.authentication.v1.TokenReviewSpec', proto: 2, required: true },
-        status: { type: 'io.k8s.api.authentication.v1.TokenReviewStatus', proto: 3 },
+        metadata: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta', proto: 1, default: {} },
+        spec: { type: 'io.k8s.api.authentication.v1.TokenReviewSpec', proto: 2, required: true, always: true, default: {} },
+        status: { type: 'io.k8s.api.authentication.v1.TokenReviewStatus', proto: 3, default: {} },
       },
       gvk: [{ group: 'authentication.k8s.io', version: 'v1', kind: 'TokenReview' }],
     },
     TokenReviewSpec: {
       fields: {
-        audiences: { type: '[]string', proto: 2, listType: 'atomic' },
+        audiences: { type: '[]string', proto: 2, items: { default: '' }, listType: 'atomic' },
         token: { type: 'string', proto: 1 },
       },
     },
     TokenReviewStatus: {
       fields: {
-        audiences: { type: '[]string', proto: 4, listType: 'atomic' },
+        audiences: { type: '[]string', proto: 4, items: { default: '' }, listType: 'atomic' },
         authenticated: { type: 'boolean', proto: 1 },
         error: { type: 'string', proto: 3 },
-        user: { type: 'io.k8s.api.authentication.v1.UserInfo', proto: 2 },
+        user: { type: 'io.k8s.api.authentication.v1.UserInfo', proto: 2, default: {} },
       },
     },
     UserInfo: {
       fields: {
-        extra: { type: 'map[string][]string', proto: 4, protoType: 'map[string]k8s.io.api.authentication.v1.ExtraValue' },
-        groups: { type: '[]string', proto: 3, listType: 'atomic' },
+        extra: { type: 'map[string][]string', proto: 4, protoType: 'map[string]k8s.io.api.authentication.v1.ExtraValue', items: { items: { default: '' } } },
+        groups: { type: '[]string', proto: 3, items: { default: '' }, listType: 'atomic' },
         uid: { type: 'string', proto: 2 },
         username: { type: 'string', proto: 1 },
       },

@@ -15,22 +15,22 @@ export const authorizationV1: ApiPackageModel = {
     FieldSelectorAttributes: {
       fields: {
         rawSelector: { type: 'string', proto: 1 },
-        requirements: { type: '[]io.k8s.apimachinery.pkg.apis.meta.v1.FieldSelectorRequirement', proto: 2, listType: 'atomic' },
+        requirements: { type: '[]io.k8s.apimachinery.pkg.apis.meta.v1.FieldSelectorRequirement', proto: 2, items: { default: {} }, listType: 'atomic' },
       },
     },
     LabelSelectorAttributes: {
       fields: {
         rawSelector: { type: 'string', proto: 1 },
-        requirements: { type: '[]io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement', proto: 2, listType: 'atomic' },
+        requirements: { type: '[]io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement', proto: 2, items: { default: {} }, listType: 'atomic' },
       },
     },
     LocalSubjectAccessReview: {
       fields: {
         apiVersion: { type: 'string' },
         kind: { type: 'string' },
-        metadata: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta', proto: 1 },
-        spec: { type: 'io.k8s.api.authorization.v1.SubjectAccessReviewSpec', proto: 2, required: true },
-        status: { type: 'io.k8s.api.authorization.v1.SubjectAccessReviewStatus', proto: 3 },
+        metadata: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta', proto: 1, default: {} },
+        spec: { type: 'io.k8s.api.authorization.v1.SubjectAccessReviewSpec', proto: 2, required: true, always: true, default: {} },
+        status: { type: 'io.k8s.api.authorization.v1.SubjectAccessReviewStatus', proto: 3, default: {} },
       },
       gvk: [{ group: 'authorization.k8s.io', version: 'v1', kind: 'LocalSubjectAccessReview' }],
     },
@@ -42,15 +42,15 @@ export const authorizationV1: ApiPackageModel = {
     },
     NonResourceRule: {
       fields: {
-        nonResourceURLs: { type: '[]string', proto: 2, listType: 'atomic' },
-        verbs: { type: '[]string', proto: 1, required: true, listType: 'atomic' },
+        nonResourceURLs: { type: '[]string', proto: 2, items: { default: '' }, listType: 'atomic' },
+        verbs: { type: '[]string', proto: 1, required: true, always: true, items: { default: '' }, listType: 'atomic' },
       },
     },
     ResourceAttributes: {
       fields: {
-        fieldSelector: { type: 'io.k8s.api.authorization.v1.FieldSelectorAttributes', proto: 8 },
+        fieldSelector: { type: 'io.k8s.api.authorization.v1.FieldSelectorAttributes', proto: 8, ptr: true },
         group: { type: 'string', proto: 3 },
-        labelSelector: { type: 'io.k8s.api.authorization.v1.LabelSelectorAttributes', proto: 9 },
+        labelSelector: { type: 'io.k8s.api.authorization.v1.LabelSelectorAttributes', proto: 9, ptr: true },
         name: { type: 'string', proto: 7 },
         namespace: { type: 'string', proto: 1 },
         resource: { type: 'string', proto: 5 },
@@ -61,35 +61,35 @@ export const authorizationV1: ApiPackageModel = {
     },
     ResourceRule: {
       fields: {
-        apiGroups: { type: '[]string', proto: 2, listType: 'atomic' },
-        resourceNames: { type: '[]string', proto: 4, listType: 'atomic' },
-        resources: { type: '[]string', proto: 3, listType: 'atomic' },
-        verbs: { type: '[]string', proto: 1, required: true, listType: 'atomic' },
+        apiGroups: { type: '[]string', proto: 2, items: { default: '' }, listType: 'atomic' },
+        resourceNames: { type: '[]string', proto: 4, items: { default: '' }, listType: 'atomic' },
+        resources: { type: '[]string', proto: 3, items: { default: '' }, listType: 'atomic' },
+        verbs: { type: '[]string', proto: 1, required: true, always: true, items: { default: '' }, listType: 'atomic' },
       },
     },
     SelfSubjectAccessReview: {
       fields: {
         apiVersion: { type: 'string' },
         kind: { type: 'string' },
-        metadata: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta', proto: 1 },
-        spec: { type: 'io.k8s.api.authorization.v1.SelfSubjectAccessReviewSpec', proto: 2, required: true },
-        status: { type: 'io.k8s.api.authorization.v1.SubjectAccessReviewStatus', proto: 3 },
+        metadata: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta', proto: 1, default: {} },
+        spec: { type: 'io.k8s.api.authorization.v1.SelfSubjectAccessReviewSpec', proto: 2, required: true, always: true, default: {} },
+        status: { type: 'io.k8s.api.authorization.v1.SubjectAccessReviewStatus', proto: 3, default: {} },
       },
       gvk: [{ group: 'authorization.k8s.io', version: 'v1', kind: 'SelfSubjectAccessReview' }],
     },
     SelfSubjectAccessReviewSpec: {
       fields: {
-        nonResourceAttributes: { type: 'io.k8s.api.authorization.v1.NonResourceAttributes', proto: 2 },
-        resourceAttributes: { type: 'io.k8s.api.authorization.v1.ResourceAttributes', proto: 1 },
+        nonResourceAttributes: { type: 'io.k8s.api.authorization.v1.NonResourceAttributes', proto: 2, ptr: true },
+        resourceAttributes: { type: 'io.k8s.api.authorization.v1.ResourceAttributes', proto: 1, ptr: true },
       },
     },
     SelfSubjectRulesReview: {
       fields: {
         apiVersion: { type: 'string' },
         kind: { type: 'string' },
-        metadata: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta', proto: 1 },
-        spec: { type: 'io.k8s.api.authorization.v1.SelfSubjectRulesReviewSpec', proto: 2, required: true },
-        status: { type: 'io.k8s.api.authorization.v1.SubjectRulesReviewStatus', proto: 3 },
+        metadata: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta', proto: 1, default: {} },
+        spec: { type: 'io.k8s.api.authorization.v1.SelfSubjectRulesReviewSpec', proto: 2, required: true, always: true, default: {} },
+        status: { type: 'io.k8s.api.authorization.v1.SubjectRulesReviewStatus', proto: 3, default: {} },
       },
       gvk: [{ group: 'authorization.k8s.io', version: 'v1', kind: 'SelfSubjectRulesReview' }],
     },
@@ -102,25 +102,25 @@ export const authorizationV1: ApiPackageModel = {
       fields: {
         apiVersion: { type: 'string' },
         kind: { type: 'string' },
-        metadata: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta', proto: 1 },
-        spec: { type: 'io.k8s.api.authorization.v1.SubjectAccessReviewSpec', proto: 2, required: true },
-        status: { type: 'io.k8s.api.authorization.v1.SubjectAccessReviewStatus', proto: 3 },
+        metadata: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta', proto: 1, default: {} },
+        spec: { type: 'io.k8s.api.authorization.v1.SubjectAccessReviewSpec', proto: 2, required: true, always: true, default: {} },
+        status: { type: 'io.k8s.api.authorization.v1.SubjectAccessReviewStatus', proto: 3, default: {} },
       },
       gvk: [{ group: 'authorization.k8s.io', version: 'v1', kind: 'SubjectAccessReview' }],
     },
     SubjectAccessReviewSpec: {
       fields: {
-        extra: { type: 'map[string][]string', proto: 5, protoType: 'map[string]k8s.io.api.authorization.v1.ExtraValue' },
-        groups: { type: '[]string', proto: 4, listType: 'atomic' },
-        nonResourceAttributes: { type: 'io.k8s.api.authorization.v1.NonResourceAttributes', proto: 2 },
-        resourceAttributes: { type: 'io.k8s.api.authorization.v1.ResourceAttributes', proto: 1 },
+        extra: { type: 'map[string][]string', proto: 5, protoType: 'map[string]k8s.io.api.authorization.v1.ExtraValue', items: { items: { default: '' } } },
+        groups: { type: '[]string', proto: 4, items: { default: '' }, listType: 'atomic' },
+        nonResourceAttributes: { type: 'io.k8s.api.authorization.v1.NonResourceAttributes', proto: 2, ptr: true },
+        resourceAttributes: { type: 'io.k8s.api.authorization.v1.ResourceAttributes', proto: 1, ptr: true },
         uid: { type: 'string', proto: 6 },
         user: { type: 'string', proto: 3 },
       },
     },
     SubjectAccessReviewStatus: {
       fields: {
-        allowed: { type: 'boolean', proto: 1, required: true },
+        allowed: { type: 'boolean', proto: 1, required: true, always: true, default: false },
         denied: { type: 'boolean', proto: 4 },
         evaluationError: { type: 'string', proto: 3 },
         reason: { type: 'string', proto: 2 },
@@ -129,9 +129,9 @@ export const authorizationV1: ApiPackageModel = {
     SubjectRulesReviewStatus: {
       fields: {
         evaluationError: { type: 'string', proto: 4 },
-        incomplete: { type: 'boolean', proto: 3, required: true },
-        nonResourceRules: { type: '[]io.k8s.api.authorization.v1.NonResourceRule', proto: 2, required: true, listType: 'atomic' },
-        resourceRules: { type: '[]io.k8s.api.authorization.v1.ResourceRule', proto: 1, required: true, listType: 'atomic' },
+        incomplete: { type: 'boolean', proto: 3, required: true, always: true, default: false },
+        nonResourceRules: { type: '[]io.k8s.api.authorization.v1.NonResourceRule', proto: 2, required: true, always: true, items: { default: {} }, listType: 'atomic' },
+        resourceRules: { type: '[]io.k8s.api.authorization.v1.ResourceRule', proto: 1, required: true, always: true, items: { default: {} }, listType: 'atomic' },
       },
     },
   },

@@ -11,8 +11,8 @@ export const autoscalingV1: ApiPackageModel = {
     CrossVersionObjectReference: {
       fields: {
         apiVersion: { type: 'string', proto: 3 },
-        kind: { type: 'string', proto: 1, required: true },
-        name: { type: 'string', proto: 2, required: true },
+        kind: { type: 'string', proto: 1, required: true, always: true, default: '' },
+        name: { type: 'string', proto: 2, required: true, always: true, default: '' },
       },
       mapType: 'atomic',
     },
@@ -20,45 +20,45 @@ export const autoscalingV1: ApiPackageModel = {
       fields: {
         apiVersion: { type: 'string' },
         kind: { type: 'string' },
-        metadata: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta', proto: 1 },
-        spec: { type: 'io.k8s.api.autoscaling.v1.HorizontalPodAutoscalerSpec', proto: 2 },
-        status: { type: 'io.k8s.api.autoscaling.v1.HorizontalPodAutoscalerStatus', proto: 3 },
+        metadata: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta', proto: 1, default: {} },
+        spec: { type: 'io.k8s.api.autoscaling.v1.HorizontalPodAutoscalerSpec', proto: 2, default: {} },
+        status: { type: 'io.k8s.api.autoscaling.v1.HorizontalPodAutoscalerStatus', proto: 3, default: {} },
       },
       gvk: [{ group: 'autoscaling', version: 'v1', kind: 'HorizontalPodAutoscaler' }],
     },
     HorizontalPodAutoscalerList: {
       fields: {
         apiVersion: { type: 'string' },
-        items: { type: '[]io.k8s.api.autoscaling.v1.HorizontalPodAutoscaler', proto: 2, required: true },
+        items: { type: '[]io.k8s.api.autoscaling.v1.HorizontalPodAutoscaler', proto: 2, required: true, always: true, items: { default: {} } },
         kind: { type: 'string' },
-        metadata: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta', proto: 1 },
+        metadata: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta', proto: 1, default: {} },
       },
       gvk: [{ group: 'autoscaling', version: 'v1', kind: 'HorizontalPodAutoscalerList' }],
     },
     HorizontalPodAutoscalerSpec: {
       fields: {
-        maxReplicas: { type: 'int32', proto: 3, required: true },
-        minReplicas: { type: 'int32', proto: 2 },
-        scaleTargetRef: { type: 'io.k8s.api.autoscaling.v1.CrossVersionObjectReference', proto: 1, required: true },
-        targetCPUUtilizationPercentage: { type: 'int32', proto: 4 },
+        maxReplicas: { type: 'int32', proto: 3, required: true, always: true, default: 0 },
+        minReplicas: { type: 'int32', proto: 2, ptr: true },
+        scaleTargetRef: { type: 'io.k8s.api.autoscaling.v1.CrossVersionObjectReference', proto: 1, required: true, always: true, default: {} },
+        targetCPUUtilizationPercentage: { type: 'int32', proto: 4, ptr: true },
       },
     },
     HorizontalPodAutoscalerStatus: {
       fields: {
-        currentCPUUtilizationPercentage: { type: 'int32', proto: 5 },
-        currentReplicas: { type: 'int32', proto: 3, required: true },
-        desiredReplicas: { type: 'int32', proto: 4, required: true },
-        lastScaleTime: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.Time', proto: 2 },
-        observedGeneration: { type: 'int64', proto: 1 },
+        currentCPUUtilizationPercentage: { type: 'int32', proto: 5, ptr: true },
+        currentReplicas: { type: 'int32', proto: 3, required: true, always: true, default: 0 },
+        desiredReplicas: { type: 'int32', proto: 4, required: true, always: true, default: 0 },
+        lastScaleTime: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.Time', proto: 2, ptr: true },
+        observedGeneration: { type: 'int64', proto: 1, ptr: true },
       },
     },
     Scale: {
       fields: {
         apiVersion: { type: 'string' },
         kind: { type: 'string' },
-        metadata: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta', proto: 1 },
-        spec: { type: 'io.k8s.api.autoscaling.v1.ScaleSpec', proto: 2 },
-        status: { type: 'io.k8s.api.autoscaling.v1.ScaleStatus', proto: 3 },
+        metadata: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta', proto: 1, default: {} },
+        spec: { type: 'io.k8s.api.autoscaling.v1.ScaleSpec', proto: 2, default: {} },
+        status: { type: 'io.k8s.api.autoscaling.v1.ScaleStatus', proto: 3, default: {} },
       },
       gvk: [{ group: 'autoscaling', version: 'v1', kind: 'Scale' }],
     },
@@ -69,7 +69,7 @@ export const autoscalingV1: ApiPackageModel = {
     },
     ScaleStatus: {
       fields: {
-        replicas: { type: 'int32', proto: 1, required: true },
+        replicas: { type: 'int32', proto: 1, required: true, always: true, default: 0 },
         selector: { type: 'string', proto: 2 },
       },
     },

@@ -10,65 +10,65 @@ export const autoscalingV2: ApiPackageModel = {
   types: {
     ContainerResourceMetricSource: {
       fields: {
-        container: { type: 'string', proto: 3, required: true },
-        name: { type: 'string', proto: 1, required: true },
-        target: { type: 'io.k8s.api.autoscaling.v2.MetricTarget', proto: 2, required: true },
+        container: { type: 'string', proto: 3, required: true, always: true, default: '' },
+        name: { type: 'string', proto: 1, required: true, always: true, default: '' },
+        target: { type: 'io.k8s.api.autoscaling.v2.MetricTarget', proto: 2, required: true, always: true, default: {} },
       },
     },
     ContainerResourceMetricStatus: {
       fields: {
-        container: { type: 'string', proto: 3, required: true },
-        current: { type: 'io.k8s.api.autoscaling.v2.MetricValueStatus', proto: 2, required: true },
-        name: { type: 'string', proto: 1, required: true },
+        container: { type: 'string', proto: 3, required: true, always: true, default: '' },
+        current: { type: 'io.k8s.api.autoscaling.v2.MetricValueStatus', proto: 2, required: true, always: true, default: {} },
+        name: { type: 'string', proto: 1, required: true, always: true, default: '' },
       },
     },
     CrossVersionObjectReference: {
       fields: {
         apiVersion: { type: 'string', proto: 3 },
-        kind: { type: 'string', proto: 1, required: true },
-        name: { type: 'string', proto: 2, required: true },
+        kind: { type: 'string', proto: 1, required: true, always: true, default: '' },
+        name: { type: 'string', proto: 2, required: true, always: true, default: '' },
       },
     },
     ExternalMetricSource: {
       fields: {
-        metric: { type: 'io.k8s.api.autoscaling.v2.MetricIdentifier', proto: 1, required: true },
-        target: { type: 'io.k8s.api.autoscaling.v2.MetricTarget', proto: 2, required: true },
+        metric: { type: 'io.k8s.api.autoscaling.v2.MetricIdentifier', proto: 1, required: true, always: true, default: {} },
+        target: { type: 'io.k8s.api.autoscaling.v2.MetricTarget', proto: 2, required: true, always: true, default: {} },
       },
     },
     ExternalMetricStatus: {
       fields: {
-        current: { type: 'io.k8s.api.autoscaling.v2.MetricValueStatus', proto: 2, required: true },
-        metric: { type: 'io.k8s.api.autoscaling.v2.MetricIdentifier', proto: 1, required: true },
+        current: { type: 'io.k8s.api.autoscaling.v2.MetricValueStatus', proto: 2, required: true, always: true, default: {} },
+        metric: { type: 'io.k8s.api.autoscaling.v2.MetricIdentifier', proto: 1, required: true, always: true, default: {} },
       },
     },
     HPAScalingPolicy: {
       fields: {
-        periodSeconds: { type: 'int32', proto: 3, required: true },
-        type: { type: 'string', proto: 1, required: true },
-        value: { type: 'int32', proto: 2, required: true },
+        periodSeconds: { type: 'int32', proto: 3, required: true, always: true, default: 0 },
+        type: { type: 'string', proto: 1, required: true, always: true, default: '' },
+        value: { type: 'int32', proto: 2, required: true, always: true, default: 0 },
       },
     },
     HPAScalingRules: {
       fields: {
-        policies: { type: '[]io.k8s.api.autoscaling.v2.HPAScalingPolicy', proto: 2, listType: 'atomic' },
-        selectPolicy: { type: 'string', proto: 1 },
-        stabilizationWindowSeconds: { type: 'int32', proto: 3 },
+        policies: { type: '[]io.k8s.api.autoscaling.v2.HPAScalingPolicy', proto: 2, items: { default: {} }, listType: 'atomic' },
+        selectPolicy: { type: 'string', proto: 1, ptr: true },
+        stabilizationWindowSeconds: { type: 'int32', proto: 3, ptr: true },
       },
     },
     HorizontalPodAutoscaler: {
       fields: {
         apiVersion: { type: 'string' },
         kind: { type: 'string' },
-        metadata: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta', proto: 1 },
-        spec: { type: 'io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerSpec', proto: 2 },
-        status: { type: 'io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerStatus', proto: 3 },
+        metadata: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta', proto: 1, default: {} },
+        spec: { type: 'io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerSpec', proto: 2, default: {} },
+        status: { type: 'io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerStatus', proto: 3, default: {} },
       },
       gvk: [{ group: 'autoscaling', version: 'v2', kind: 'HorizontalPodAutoscaler' }],
     },
     HorizontalPodAutoscalerBehavior: {
       fields: {
-        scaleDown: { type: 'io.k8s.api.autoscaling.v2.HPAScalingRules', proto: 2 },
-        scaleUp: { type: 'io.k8s.api.autoscaling.v2.HPAScalingRules', proto: 1 },
+        scaleDown: { type: 'io.k8s.api.autoscaling.v2.HPAScalingRules', proto: 2, ptr: true },
+        scaleUp: { type: 'io.k8s.api.autoscaling.v2.HPAScalingRules', proto: 1, ptr: true },
       },
     },
     HorizontalPodAutoscalerCondition: {
@@ -76,115 +76,115 @@ export const autoscalingV2: ApiPackageModel = {
         lastTransitionTime: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.Time', proto: 3 },
         message: { type: 'string', proto: 5 },
         reason: { type: 'string', proto: 4 },
-        status: { type: 'string', proto: 2, required: true },
-        type: { type: 'string', proto: 1, required: true },
+        status: { type: 'string', proto: 2, required: true, always: true, default: '' },
+        type: { type: 'string', proto: 1, required: true, always: true, default: '' },
       },
     },
     HorizontalPodAutoscalerList: {
       fields: {
         apiVersion: { type: 'string' },
-        items: { type: '[]io.k8s.api.autoscaling.v2.HorizontalPodAutoscaler', proto: 2, required: true },
+        items: { type: '[]io.k8s.api.autoscaling.v2.HorizontalPodAutoscaler', proto: 2, required: true, always: true, items: { default: {} } },
         kind: { type: 'string' },
-        metadata: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta', proto: 1 },
+        metadata: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta', proto: 1, default: {} },
       },
       gvk: [{ group: 'autoscaling', version: 'v2', kind: 'HorizontalPodAutoscalerList' }],
     },
     HorizontalPodAutoscalerSpec: {
       fields: {
-        behavior: { type: 'io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerBehavior', proto: 5 },
-        maxReplicas: { type: 'int32', proto: 3, required: true },
-        metrics: { type: '[]io.k8s.api.autoscaling.v2.MetricSpec', proto: 4, listType: 'atomic' },
-        minReplicas: { type: 'int32', proto: 2 },
-        scaleTargetRef: { type: 'io.k8s.api.autoscaling.v2.CrossVersionObjectReference', proto: 1, required: true },
+        behavior: { type: 'io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerBehavior', proto: 5, ptr: true },
+        maxReplicas: { type: 'int32', proto: 3, required: true, always: true, default: 0 },
+        metrics: { type: '[]io.k8s.api.autoscaling.v2.MetricSpec', proto: 4, items: { default: {} }, listType: 'atomic' },
+        minReplicas: { type: 'int32', proto: 2, ptr: true },
+        scaleTargetRef: { type: 'io.k8s.api.autoscaling.v2.CrossVersionObjectReference', proto: 1, required: true, always: true, default: {} },
       },
     },
     HorizontalPodAutoscalerStatus: {
       fields: {
-        conditions: { type: '[]io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerCondition', proto: 6, listType: 'map', listMapKeys: ['type'], patchStrategy: 'merge', patchMergeKey: 'type' },
-        currentMetrics: { type: '[]io.k8s.api.autoscaling.v2.MetricStatus', proto: 5, listType: 'atomic' },
+        conditions: { type: '[]io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerCondition', proto: 6, items: { default: {} }, listType: 'map', listMapKeys: ['type'], patchStrategy: 'merge', patchMergeKey: 'type' },
+        currentMetrics: { type: '[]io.k8s.api.autoscaling.v2.MetricStatus', proto: 5, always: true, items: { default: {} }, listType: 'atomic' },
         currentReplicas: { type: 'int32', proto: 3 },
-        desiredReplicas: { type: 'int32', proto: 4, required: true },
-        lastScaleTime: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.Time', proto: 2 },
-        observedGeneration: { type: 'int64', proto: 1 },
+        desiredReplicas: { type: 'int32', proto: 4, required: true, always: true, default: 0 },
+        lastScaleTime: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.Time', proto: 2, ptr: true },
+        observedGeneration: { type: 'int64', proto: 1, ptr: true },
       },
     },
     MetricIdentifier: {
       fields: {
-        name: { type: 'string', proto: 1, required: true },
-        selector: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector', proto: 2 },
+        name: { type: 'string', proto: 1, required: true, always: true, default: '' },
+        selector: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector', proto: 2, ptr: true },
       },
     },
     MetricSpec: {
       fields: {
-        containerResource: { type: 'io.k8s.api.autoscaling.v2.ContainerResourceMetricSource', proto: 7 },
-        external: { type: 'io.k8s.api.autoscaling.v2.ExternalMetricSource', proto: 5 },
-        object: { type: 'io.k8s.api.autoscaling.v2.ObjectMetricSource', proto: 2 },
-        pods: { type: 'io.k8s.api.autoscaling.v2.PodsMetricSource', proto: 3 },
-        resource: { type: 'io.k8s.api.autoscaling.v2.ResourceMetricSource', proto: 4 },
-        type: { type: 'string', proto: 1, required: true },
+        containerResource: { type: 'io.k8s.api.autoscaling.v2.ContainerResourceMetricSource', proto: 7, ptr: true },
+        external: { type: 'io.k8s.api.autoscaling.v2.ExternalMetricSource', proto: 5, ptr: true },
+        object: { type: 'io.k8s.api.autoscaling.v2.ObjectMetricSource', proto: 2, ptr: true },
+        pods: { type: 'io.k8s.api.autoscaling.v2.PodsMetricSource', proto: 3, ptr: true },
+        resource: { type: 'io.k8s.api.autoscaling.v2.ResourceMetricSource', proto: 4, ptr: true },
+        type: { type: 'string', proto: 1, required: true, always: true, default: '' },
       },
     },
     MetricStatus: {
       fields: {
-        containerResource: { type: 'io.k8s.api.autoscaling.v2.ContainerResourceMetricStatus', proto: 7 },
-        external: { type: 'io.k8s.api.autoscaling.v2.ExternalMetricStatus', proto: 5 },
-        object: { type: 'io.k8s.api.autoscaling.v2.ObjectMetricStatus', proto: 2 },
-        pods: { type: 'io.k8s.api.autoscaling.v2.PodsMetricStatus', proto: 3 },
-        resource: { type: 'io.k8s.api.autoscaling.v2.ResourceMetricStatus', proto: 4 },
-        type: { type: 'string', proto: 1, required: true },
+        containerResource: { type: 'io.k8s.api.autoscaling.v2.ContainerResourceMetricStatus', proto: 7, ptr: true },
+        external: { type: 'io.k8s.api.autoscaling.v2.ExternalMetricStatus', proto: 5, ptr: true },
+        object: { type: 'io.k8s.api.autoscaling.v2.ObjectMetricStatus', proto: 2, ptr: true },
+        pods: { type: 'io.k8s.api.autoscaling.v2.PodsMetricStatus', proto: 3, ptr: true },
+        resource: { type: 'io.k8s.api.autoscaling.v2.ResourceMetricStatus', proto: 4, ptr: true },
+        type: { type: 'string', proto: 1, required: true, always: true, default: '' },
       },
     },
     MetricTarget: {
       fields: {
-        averageUtilization: { type: 'int32', proto: 4 },
-        averageValue: { type: 'io.k8s.apimachinery.pkg.api.resource.Quantity', proto: 3 },
-        type: { type: 'string', proto: 1, required: true },
-        value: { type: 'io.k8s.apimachinery.pkg.api.resource.Quantity', proto: 2 },
+        averageUtilization: { type: 'int32', proto: 4, ptr: true },
+        averageValue: { type: 'io.k8s.apimachinery.pkg.api.resource.Quantity', proto: 3, ptr: true },
+        type: { type: 'string', proto: 1, required: true, always: true, default: '' },
+        value: { type: 'io.k8s.apimachinery.pkg.api.resource.Quantity', proto: 2, ptr: true },
       },
     },
     MetricValueStatus: {
       fields: {
-        averageUtilization: { type: 'int32', proto: 3 },
-        averageValue: { type: 'io.k8s.apimachinery.pkg.api.resource.Quantity', proto: 2 },
-        value: { type: 'io.k8s.apimachinery.pkg.api.resource.Quantity', proto: 1 },
+        averageUtilization: { type: 'int32', proto: 3, ptr: true },
+        averageValue: { type: 'io.k8s.apimachinery.pkg.api.resource.Quantity', proto: 2, ptr: true },
+        value: { type: 'io.k8s.apimachinery.pkg.api.resource.Quantity', proto: 1, ptr: true },
       },
     },
     ObjectMetricSource: {
       fields: {
-        describedObject: { type: 'io.k8s.api.autoscaling.v2.CrossVersionObjectReference', proto: 1, required: true },
-        metric: { type: 'io.k8s.api.autoscaling.v2.MetricIdentifier', proto: 3, required: true },
-        target: { type: 'io.k8s.api.autoscaling.v2.MetricTarget', proto: 2, required: true },
+        describedObject: { type: 'io.k8s.api.autoscaling.v2.CrossVersionObjectReference', proto: 1, required: true, always: true, default: {} },
+        metric: { type: 'io.k8s.api.autoscaling.v2.MetricIdentifier', proto: 3, required: true, always: true, default: {} },
+        target: { type: 'io.k8s.api.autoscaling.v2.MetricTarget', proto: 2, required: true, always: true, default: {} },
       },
     },
     ObjectMetricStatus: {
       fields: {
-        current: { type: 'io.k8s.api.autoscaling.v2.MetricValueStatus', proto: 2, required: true },
-        describedObject: { type: 'io.k8s.api.autoscaling.v2.CrossVersionObjectReference', proto: 3, required: true },
-        metric: { type: 'io.k8s.api.autoscaling.v2.MetricIdentifier', proto: 1, required: true },
+        current: { type: 'io.k8s.api.autoscaling.v2.MetricValueStatus', proto: 2, required: true, always: true, default: {} },
+        describedObject: { type: 'io.k8s.api.autoscaling.v2.CrossVersionObjectReference', proto: 3, required: true, always: true, default: {} },
+        metric: { type: 'io.k8s.api.autoscaling.v2.MetricIdentifier', proto: 1, required: true, always: true, default: {} },
       },
     },
     PodsMetricSource: {
       fields: {
-        metric: { type: 'io.k8s.api.autoscaling.v2.MetricIdentifier', proto: 1, required: true },
-        target: { type: 'io.k8s.api.autoscaling.v2.MetricTarget', proto: 2, required: true },
+        metric: { type: 'io.k8s.api.autoscaling.v2.MetricIdentifier', proto: 1, required: true, always: true, default: {} },
+        target: { type: 'io.k8s.api.autoscaling.v2.MetricTarget', proto: 2, required: true, always: true, default: {} },
       },
     },
     PodsMetricStatus: {
       fields: {
-        current: { type: 'io.k8s.api.autoscaling.v2.MetricValueStatus', proto: 2, required: true },
-        metric: { type: 'io.k8s.api.autoscaling.v2.MetricIdentifier', proto: 1, required: true },
+        current: { type: 'io.k8s.api.autoscaling.v2.MetricValueStatus', proto: 2, required: true, always: true, default: {} },
+        metric: { type: 'io.k8s.api.autoscaling.v2.MetricIdentifier', proto: 1, required: true, always: true, default: {} },
       },
     },
     ResourceMetricSource: {
       fields: {
-        name: { type: 'string', proto: 1, required: true },
-        target: { type: 'io.k8s.api.autoscaling.v2.MetricTarget', proto: 2, required: true },
+        name: { type: 'string', proto: 1, required: true, always: true, default: '' },
+        target: { type: 'io.k8s.api.autoscaling.v2.MetricTarget', proto: 2, required: true, always: true, default: {} },
       },
     },
     ResourceMetricStatus: {
       fields: {
-        current: { type: 'io.k8s.api.autoscaling.v2.MetricValueStatus', proto: 2, required: true },
-        name: { type: 'string', proto: 1, required: true },
+        current: { type: 'io.k8s.api.autoscaling.v2.MetricValueStatus', proto: 2, required: true, always: true, default: {} },
+        name: { type: 'string', proto: 1, required: true, always: true, default: '' },
       },
     },
   },

@@ -10,60 +10,60 @@ export const discoveryV1: ApiPackageModel = {
   types: {
     Endpoint: {
       fields: {
-        addresses: { type: '[]string', proto: 1, required: true, listType: 'set' },
-        conditions: { type: 'io.k8s.api.discovery.v1.EndpointConditions', proto: 2 },
-        deprecatedTopology: { type: 'map[string]string', proto: 5 },
-        hints: { type: 'io.k8s.api.discovery.v1.EndpointHints', proto: 8 },
-        hostname: { type: 'string', proto: 3 },
-        nodeName: { type: 'string', proto: 6 },
-        targetRef: { type: 'io.k8s.api.core.v1.ObjectReference', proto: 4 },
-        zone: { type: 'string', proto: 7 },
+        addresses: { type: '[]string', proto: 1, required: true, always: true, items: { default: '' }, listType: 'set' },
+        conditions: { type: 'io.k8s.api.discovery.v1.EndpointConditions', proto: 2, default: {} },
+        deprecatedTopology: { type: 'map[string]string', proto: 5, items: { default: '' } },
+        hints: { type: 'io.k8s.api.discovery.v1.EndpointHints', proto: 8, ptr: true },
+        hostname: { type: 'string', proto: 3, ptr: true },
+        nodeName: { type: 'string', proto: 6, ptr: true },
+        targetRef: { type: 'io.k8s.api.core.v1.ObjectReference', proto: 4, ptr: true },
+        zone: { type: 'string', proto: 7, ptr: true },
       },
     },
     EndpointConditions: {
       fields: {
-        ready: { type: 'boolean', proto: 1 },
-        serving: { type: 'boolean', proto: 2 },
-        terminating: { type: 'boolean', proto: 3 },
+        ready: { type: 'boolean', proto: 1, ptr: true },
+        serving: { type: 'boolean', proto: 2, ptr: true },
+        terminating: { type: 'boolean', proto: 3, ptr: true },
       },
     },
     EndpointHints: {
       fields: {
-        forZones: { type: '[]io.k8s.api.discovery.v1.ForZone', proto: 1, listType: 'atomic' },
+        forZones: { type: '[]io.k8s.api.discovery.v1.ForZone', proto: 1, items: { default: {} }, listType: 'atomic' },
       },
     },
     EndpointPort: {
       fields: {
-        appProtocol: { type: 'string', proto: 4 },
-        name: { type: 'string', proto: 1 },
-        port: { type: 'int32', proto: 3 },
-        protocol: { type: 'string', proto: 2 },
+        appProtocol: { type: 'string', proto: 4, ptr: true },
+        name: { type: 'string', proto: 1, ptr: true },
+        port: { type: 'int32', proto: 3, ptr: true },
+        protocol: { type: 'string', proto: 2, ptr: true, enum: ['SCTP', 'TCP', 'UDP'] },
       },
       mapType: 'atomic',
     },
     EndpointSlice: {
       fields: {
-        addressType: { type: 'string', proto: 4, required: true },
+        addressType: { type: 'string', proto: 4, required: true, always: true, default: '', enum: ['FQDN'] },
         apiVersion: { type: 'string' },
-        endpoints: { type: '[]io.k8s.api.discovery.v1.Endpoint', proto: 2, required: true, listType: 'atomic' },
+        endpoints: { type: '[]io.k8s.api.discovery.v1.Endpoint', proto: 2, required: true, always: true, items: { default: {} }, listType: 'atomic' },
         kind: { type: 'string' },
-        metadata: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta', proto: 1 },
-        ports: { type: '[]io.k8s.api.discovery.v1.EndpointPort', proto: 3, listType: 'atomic' },
+        metadata: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta', proto: 1, default: {} },
+        ports: { type: '[]io.k8s.api.discovery.v1.EndpointPort', proto: 3, always: true, items: { default: {} }, listType: 'atomic' },
       },
       gvk: [{ group: 'discovery.k8s.io', version: 'v1', kind: 'EndpointSlice' }],
     },
     EndpointSliceList: {
       fields: {
         apiVersion: { type: 'string' },
-        items: { type: '[]io.k8s.api.discovery.v1.EndpointSlice', proto: 2, required: true },
+        items: { type: '[]io.k8s.api.discovery.v1.EndpointSlice', proto: 2, required: true, always: true, items: { default: {} } },
         kind: { type: 'string' },
-        metadata: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta', proto: 1 },
+        metadata: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta', proto: 1, default: {} },
       },
       gvk: [{ group: 'discovery.k8s.io', version: 'v1', kind: 'EndpointSliceList' }],
     },
     ForZone: {
       fields: {
-        name: { type: 'string', proto: 1, required: true },
+        name: { type: 'string', proto: 1, required: true, always: true, default: '' },
       },
     },
   },

@@ -10,22 +10,22 @@ export const flowcontrolV1: ApiPackageModel = {
   types: {
     ExemptPriorityLevelConfiguration: {
       fields: {
-        lendablePercent: { type: 'int32', proto: 2 },
-        nominalConcurrencyShares: { type: 'int32', proto: 1 },
+        lendablePercent: { type: 'int32', proto: 2, ptr: true },
+        nominalConcurrencyShares: { type: 'int32', proto: 1, ptr: true },
       },
     },
     FlowDistinguisherMethod: {
       fields: {
-        type: { type: 'string', proto: 1, required: true },
+        type: { type: 'string', proto: 1, required: true, always: true, default: '' },
       },
     },
     FlowSchema: {
       fields: {
         apiVersion: { type: 'string' },
         kind: { type: 'string' },
-        metadata: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta', proto: 1 },
-        spec: { type: 'io.k8s.api.flowcontrol.v1.FlowSchemaSpec', proto: 2 },
-        status: { type: 'io.k8s.api.flowcontrol.v1.FlowSchemaStatus', proto: 3 },
+        metadata: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta', proto: 1, default: {} },
+        spec: { type: 'io.k8s.api.flowcontrol.v1.FlowSchemaSpec', proto: 2, default: {} },
+        status: { type: 'io.k8s.api.flowcontrol.v1.FlowSchemaStatus', proto: 3, default: {} },
       },
       gvk: [{ group: 'flowcontrol.apiserver.k8s.io', version: 'v1', kind: 'FlowSchema' }],
     },
@@ -41,65 +41,65 @@ export const flowcontrolV1: ApiPackageModel = {
     FlowSchemaList: {
       fields: {
         apiVersion: { type: 'string' },
-        items: { type: '[]io.k8s.api.flowcontrol.v1.FlowSchema', proto: 2, required: true },
+        items: { type: '[]io.k8s.api.flowcontrol.v1.FlowSchema', proto: 2, required: true, always: true, items: { default: {} } },
         kind: { type: 'string' },
-        metadata: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta', proto: 1 },
+        metadata: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta', proto: 1, default: {} },
       },
       gvk: [{ group: 'flowcontrol.apiserver.k8s.io', version: 'v1', kind: 'FlowSchemaList' }],
     },
     FlowSchemaSpec: {
       fields: {
-        distinguisherMethod: { type: 'io.k8s.api.flowcontrol.v1.FlowDistinguisherMethod', proto: 3 },
-        matchingPrecedence: { type: 'int32', proto: 2 },
-        priorityLevelConfiguration: { type: 'io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationReference', proto: 1, required: true },
-        rules: { type: '[]io.k8s.api.flowcontrol.v1.PolicyRulesWithSubjects', proto: 4, listType: 'atomic' },
+        distinguisherMethod: { type: 'io.k8s.api.flowcontrol.v1.FlowDistinguisherMethod', proto: 3, ptr: true },
+        matchingPrecedence: { type: 'int32', proto: 2, always: true, default: 0 },
+        priorityLevelConfiguration: { type: 'io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationReference', proto: 1, required: true, always: true, default: {} },
+        rules: { type: '[]io.k8s.api.flowcontrol.v1.PolicyRulesWithSubjects', proto: 4, items: { default: {} }, listType: 'atomic' },
       },
     },
     FlowSchemaStatus: {
       fields: {
-        conditions: { type: '[]io.k8s.api.flowcontrol.v1.FlowSchemaCondition', proto: 1, listType: 'map', listMapKeys: ['type'], patchStrategy: 'merge', patchMergeKey: 'type' },
+        conditions: { type: '[]io.k8s.api.flowcontrol.v1.FlowSchemaCondition', proto: 1, items: { default: {} }, listType: 'map', listMapKeys: ['type'], patchStrategy: 'merge', patchMergeKey: 'type' },
       },
     },
     GroupSubject: {
       fields: {
-        name: { type: 'string', proto: 1, required: true },
+        name: { type: 'string', proto: 1, required: true, always: true, default: '' },
       },
     },
     LimitResponse: {
       fields: {
-        queuing: { type: 'io.k8s.api.flowcontrol.v1.QueuingConfiguration', proto: 2 },
-        type: { type: 'string', proto: 1, required: true },
+        queuing: { type: 'io.k8s.api.flowcontrol.v1.QueuingConfiguration', proto: 2, ptr: true },
+        type: { type: 'string', proto: 1, required: true, always: true, default: '' },
       },
       unions: [{ discriminator: 'type', 'fields-to-discriminateBy': { queuing: 'Queuing' } }],
     },
     LimitedPriorityLevelConfiguration: {
       fields: {
-        borrowingLimitPercent: { type: 'int32', proto: 4 },
-        lendablePercent: { type: 'int32', proto: 3 },
-        limitResponse: { type: 'io.k8s.api.flowcontrol.v1.LimitResponse', proto: 2 },
-        nominalConcurrencyShares: { type: 'int32', proto: 1 },
+        borrowingLimitPercent: { type: 'int32', proto: 4, ptr: true },
+        lendablePercent: { type: 'int32', proto: 3, ptr: true },
+        limitResponse: { type: 'io.k8s.api.flowcontrol.v1.LimitResponse', proto: 2, default: {} },
+        nominalConcurrencyShares: { type: 'int32', proto: 1, ptr: true, always: true },
       },
     },
     NonResourcePolicyRule: {
       fields: {
-        nonResourceURLs: { type: '[]string', proto: 6, required: true, listType: 'set' },
-        verbs: { type: '[]string', proto: 1, required: true, listType: 'set' },
+        nonResourceURLs: { type: '[]string', proto: 6, required: true, always: true, items: { default: '' }, listType: 'set' },
+        verbs: { type: '[]string', proto: 1, required: true, always: true, items: { default: '' }, listType: 'set' },
       },
     },
     PolicyRulesWithSubjects: {
       fields: {
-        nonResourceRules: { type: '[]io.k8s.api.flowcontrol.v1.NonResourcePolicyRule', proto: 3, listType: 'atomic' },
-        resourceRules: { type: '[]io.k8s.api.flowcontrol.v1.ResourcePolicyRule', proto: 2, listType: 'atomic' },
-        subjects: { type: '[]io.k8s.api.flowcontrol.v1.Subject', proto: 1, required: true, listType: 'atomic' },
+        nonResourceRules: { type: '[]io.k8s.api.flowcontrol.v1.NonResourcePolicyRule', proto: 3, items: { default: {} }, listType: 'atomic' },
+        resourceRules: { type: '[]io.k8s.api.flowcontrol.v1.ResourcePolicyRule', proto: 2, items: { default: {} }, listType: 'atomic' },
+        subjects: { type: '[]io.k8s.api.flowcontrol.v1.Subject', proto: 1, required: true, always: true, items: { default: {} }, listType: 'atomic' },
       },
     },
     PriorityLevelConfiguration: {
       fields: {
         apiVersion: { type: 'string' },
         kind: { type: 'string' },
-        metadata: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta', proto: 1 },
-        spec: { type: 'io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationSpec', proto: 2 },
-        status: { type: 'io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationStatus', proto: 3 },
+        metadata: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta', proto: 1, default: {} },
+        spec: { type: 'io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationSpec', proto: 2, default: {} },
+        status: { type: 'io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationStatus', proto: 3, default: {} },
       },
       gvk: [{ group: 'flowcontrol.apiserver.k8s.io', version: 'v1', kind: 'PriorityLevelConfiguration' }],
     },
@@ -115,64 +115,64 @@ export const flowcontrolV1: ApiPackageModel = {
     PriorityLevelConfigurationList: {
       fields: {
         apiVersion: { type: 'string' },
-        items: { type: '[]io.k8s.api.flowcontrol.v1.PriorityLevelConfiguration', proto: 2, required: true },
+        items: { type: '[]io.k8s.api.flowcontrol.v1.PriorityLevelConfiguration', proto: 2, required: true, always: true, items: { default: {} } },
         kind: { type: 'string' },
-        metadata: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta', proto: 1 },
+        metadata: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta', proto: 1, default: {} },
       },
       gvk: [{ group: 'flowcontrol.apiserver.k8s.io', version: 'v1', kind: 'PriorityLevelConfigurationList' }],
     },
     PriorityLevelConfigurationReference: {
       fields: {
-        name: { type: 'string', proto: 1, required: true },
+        name: { type: 'string', proto: 1, required: true, always: true, default: '' },
       },
     },
     PriorityLevelConfigurationSpec: {
       fields: {
-        exempt: { type: 'io.k8s.api.flowcontrol.v1.ExemptPriorityLevelConfiguration', proto: 3 },
-        limited: { type: 'io.k8s.api.flowcontrol.v1.LimitedPriorityLevelConfiguration', proto: 2 },
-        type: { type: 'string', proto: 1, required: true },
+        exempt: { type: 'io.k8s.api.flowcontrol.v1.ExemptPriorityLevelConfiguration', proto: 3, ptr: true },
+        limited: { type: 'io.k8s.api.flowcontrol.v1.LimitedPriorityLevelConfiguration', proto: 2, ptr: true },
+        type: { type: 'string', proto: 1, required: true, always: true, default: '' },
       },
       unions: [{ discriminator: 'type', 'fields-to-discriminateBy': { exempt: 'Exempt', limited: 'Limited' } }],
     },
     PriorityLevelConfigurationStatus: {
       fields: {
-        conditions: { type: '[]io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationCondition', proto: 1, listType: 'map', listMapKeys: ['type'], patchStrategy: 'merge', patchMergeKey: 'type' },
+        conditions: { type: '[]io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationCondition', proto: 1, items: { default: {} }, listType: 'map', listMapKeys: ['type'], patchStrategy: 'merge', patchMergeKey: 'type' },
       },
     },
     QueuingConfiguration: {
       fields: {
-        handSize: { type: 'int32', proto: 2 },
-        queueLengthLimit: { type: 'int32', proto: 3 },
-        queues: { type: 'int32', proto: 1 },
+        handSize: { type: 'int32', proto: 2, always: true, default: 0 },
+        queueLengthLimit: { type: 'int32', proto: 3, always: true, default: 0 },
+        queues: { type: 'int32', proto: 1, always: true, default: 0 },
       },
     },
     ResourcePolicyRule: {
       fields: {
-        apiGroups: { type: '[]string', proto: 2, required: true, listType: 'set' },
+        apiGroups: { type: '[]string', proto: 2, required: true, always: true, items: { default: '' }, listType: 'set' },
         clusterScope: { type: 'boolean', proto: 4 },
-        namespaces: { type: '[]string', proto: 5, listType: 'set' },
-        resources: { type: '[]string', proto: 3, required: true, listType: 'set' },
-        verbs: { type: '[]string', proto: 1, required: true, listType: 'set' },
+        namespaces: { type: '[]string', proto: 5, always: true, items: { default: '' }, listType: 'set' },
+        resources: { type: '[]string', proto: 3, required: true, always: true, items: { default: '' }, listType: 'set' },
+        verbs: { type: '[]string', proto: 1, required: true, always: true, items: { default: '' }, listType: 'set' },
       },
     },
     ServiceAccountSubject: {
       fields: {
-        name: { type: 'string', proto: 2, required: true },
-        namespace: { type: 'string', proto: 1, required: true },
+        name: { type: 'string', proto: 2, required: true, always: true, default: '' },
+        namespace: { type: 'string', proto: 1, required: true, always: true, default: '' },
       },
     },
     Subject: {
       fields: {
-        group: { type: 'io.k8s.api.flowcontrol.v1.GroupSubject', proto: 3 },
-        kind: { type: 'string', proto: 1, required: true },
-        serviceAccount: { type: 'io.k8s.api.flowcontrol.v1.ServiceAccountSubject', proto: 4 },
-        user: { type: 'io.k8s.api.flowcontrol.v1.UserSubject', proto: 2 },
+        group: { type: 'io.k8s.api.flowcontrol.v1.GroupSubject', proto: 3, ptr: true },
+        kind: { type: 'string', proto: 1, required: true, always: true, default: '' },
+        serviceAccount: { type: 'io.k8s.api.flowcontrol.v1.ServiceAccountSubject', proto: 4, ptr: true },
+        user: { type: 'io.k8s.api.flowcontrol.v1.UserSubject', proto: 2, ptr: true },
       },
       unions: [{ discriminator: 'kind', 'fields-to-discriminateBy': { group: 'Group', serviceAccount: 'ServiceAccount', user: 'User' } }],
     },
     UserSubject: {
       fields: {
-        name: { type: 'string', proto: 1, required: true },
+        name: { type: 'string', proto: 1, required: true, always: true, default: '' },
       },
     },
   },

@@ -10,77 +10,77 @@ export const networkingV1: ApiPackageModel = {
   types: {
     HTTPIngressPath: {
       fields: {
-        backend: { type: 'io.k8s.api.networking.v1.IngressBackend', proto: 2, required: true },
+        backend: { type: 'io.k8s.api.networking.v1.IngressBackend', proto: 2, required: true, always: true, default: {} },
         path: { type: 'string', proto: 1 },
-        pathType: { type: 'string', proto: 3, required: true },
+        pathType: { type: 'string', proto: 3, required: true, ptr: true, always: true, enum: ['Exact', 'ImplementationSpecific', 'Prefix'] },
       },
     },
     HTTPIngressRuleValue: {
       fields: {
-        paths: { type: '[]io.k8s.api.networking.v1.HTTPIngressPath', proto: 1, required: true, listType: 'atomic' },
+        paths: { type: '[]io.k8s.api.networking.v1.HTTPIngressPath', proto: 1, required: true, always: true, items: { default: {} }, listType: 'atomic' },
       },
     },
     IPBlock: {
       fields: {
-        cidr: { type: 'string', proto: 1, required: true },
-        except: { type: '[]string', proto: 2, listType: 'atomic' },
+        cidr: { type: 'string', proto: 1, required: true, always: true, default: '' },
+        except: { type: '[]string', proto: 2, items: { default: '' }, listType: 'atomic' },
       },
     },
     Ingress: {
       fields: {
         apiVersion: { type: 'string' },
         kind: { type: 'string' },
-        metadata: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta', proto: 1 },
-        spec: { type: 'io.k8s.api.networking.v1.IngressSpec', proto: 2 },
-        status: { type: 'io.k8s.api.networking.v1.IngressStatus', proto: 3 },
+        metadata: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta', proto: 1, default: {} },
+        spec: { type: 'io.k8s.api.networking.v1.IngressSpec', proto: 2, default: {} },
+        status: { type: 'io.k8s.api.networking.v1.IngressStatus', proto: 3, default: {} },
       },
       gvk: [{ group: 'networking.k8s.io', version: 'v1', kind: 'Ingress' }],
     },
     IngressBackend: {
       fields: {
-        resource: { type: 'io.k8s.api.core.v1.TypedLocalObjectReference', proto: 3 },
-        service: { type: 'io.k8s.api.networking.v1.IngressServiceBackend', proto: 4 },
+        resource: { type: 'io.k8s.api.core.v1.TypedLocalObjectReference', proto: 3, ptr: true },
+        service: { type: 'io.k8s.api.networking.v1.IngressServiceBackend', proto: 4, ptr: true },
       },
     },
     IngressClass: {
       fields: {
         apiVersion: { type: 'string' },
         kind: { type: 'string' },
-        metadata: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta', proto: 1 },
-        spec: { type: 'io.k8s.api.networking.v1.IngressClassSpec', proto: 2 },
+        metadata: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta', proto: 1, default: {} },
+        spec: { type: 'io.k8s.api.networking.v1.IngressClassSpec', proto: 2, default: {} },
       },
       gvk: [{ group: 'networking.k8s.io', version: 'v1', kind: 'IngressClass' }],
     },
     IngressClassList: {
       fields: {
         apiVersion: { type: 'string' },
-        items: { type: '[]io.k8s.api.networking.v1.IngressClass', proto: 2, required: true },
+        items: { type: '[]io.k8s.api.networking.v1.IngressClass', proto: 2, required: true, always: true, items: { default: {} } },
         kind: { type: 'string' },
-        metadata: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta', proto: 1 },
+        metadata: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta', proto: 1, default: {} },
       },
       gvk: [{ group: 'networking.k8s.io', version: 'v1', kind: 'IngressClassList' }],
     },
     IngressClassParametersReference: {
       fields: {
-        apiGroup: { type: 'string', proto: 1 },
-        kind: { type: 'string', proto: 2, required: true },
-        name: { type: 'string', proto: 3, required: true },
-        namespace: { type: 'string', proto: 5 },
-        scope: { type: 'string', proto: 4 },
+        apiGroup: { type: 'string', proto: 1, ptr: true },
+        kind: { type: 'string', proto: 2, required: true, always: true, default: '' },
+        name: { type: 'string', proto: 3, required: true, always: true, default: '' },
+        namespace: { type: 'string', proto: 5, ptr: true },
+        scope: { type: 'string', proto: 4, ptr: true, always: true },
       },
     },
     IngressClassSpec: {
       fields: {
         controller: { type: 'string', proto: 1 },
-        parameters: { type: 'io.k8s.api.networking.v1.IngressClassParametersReference', proto: 2 },
+        parameters: { type: 'io.k8s.api.networking.v1.IngressClassParametersReference', proto: 2, ptr: true },
       },
     },
     IngressList: {
       fields: {
         apiVersion: { type: 'string' },
-        items: { type: '[]io.k8s.api.networking.v1.Ingress', proto: 2, required: true },
+        items: { type: '[]io.k8s.api.networking.v1.Ingress', proto: 2, required: true, always: true, items: { default: {} } },
         kind: { type: 'string' },
-        metadata: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta', proto: 1 },
+        metadata: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta', proto: 1, default: {} },
       },
       gvk: [{ group: 'networking.k8s.io', version: 'v1', kind: 'IngressList' }],
     },
@@ -88,56 +88,56 @@ export const networkingV1: ApiPackageModel = {
       fields: {
         hostname: { type: 'string', proto: 2 },
         ip: { type: 'string', proto: 1 },
-        ports: { type: '[]io.k8s.api.networking.v1.IngressPortStatus', proto: 4, listType: 'atomic' },
+        ports: { type: '[]io.k8s.api.networking.v1.IngressPortStatus', proto: 4, items: { default: {} }, listType: 'atomic' },
       },
     },
     IngressLoadBalancerStatus: {
       fields: {
-        ingress: { type: '[]io.k8s.api.networking.v1.IngressLoadBalancerIngress', proto: 1, listType: 'atomic' },
+        ingress: { type: '[]io.k8s.api.networking.v1.IngressLoadBalancerIngress', proto: 1, items: { default: {} }, listType: 'atomic' },
       },
     },
     IngressPortStatus: {
       fields: {
-        error: { type: 'string', proto: 3 },
-        port: { type: 'int32', proto: 1, required: true },
-        protocol: { type: 'string', proto: 2, required: true },
+        error: { type: 'string', proto: 3, ptr: true },
+        port: { type: 'int32', proto: 1, required: true, always: true, default: 0 },
+        protocol: { type: 'string', proto: 2, required: true, always: true, default: '', enum: ['SCTP', 'TCP', 'UDP'] },
       },
     },
     IngressRule: {
       fields: {
         host: { type: 'string', proto: 1 },
-        http: { type: 'io.k8s.api.networking.v1.HTTPIngressRuleValue' },
+        http: { type: 'io.k8s.api.networking.v1.HTTPIngressRuleValue', ptr: true },
       },
       embedded: [{ proto: 2, type: 'io.k8s.api.networking.v1.IngressRuleValue' }],
     },
     IngressRuleValue: {
       fields: {
-        http: { type: 'io.k8s.api.networking.v1.HTTPIngressRuleValue', proto: 1 },
+        http: { type: 'io.k8s.api.networking.v1.HTTPIngressRuleValue', proto: 1, ptr: true },
       },
       protoOnly: true,
     },
     IngressServiceBackend: {
       fields: {
-        name: { type: 'string', proto: 1, required: true },
-        port: { type: 'io.k8s.api.networking.v1.ServiceBackendPort', proto: 2 },
+        name: { type: 'string', proto: 1, required: true, always: true, default: '' },
+        port: { type: 'io.k8s.api.networking.v1.ServiceBackendPort', proto: 2, default: {} },
       },
     },
     IngressSpec: {
       fields: {
-        defaultBackend: { type: 'io.k8s.api.networking.v1.IngressBackend', proto: 1 },
-        ingressClassName: { type: 'string', proto: 4 },
-        rules: { type: '[]io.k8s.api.networking.v1.IngressRule', proto: 3, listType: 'atomic' },
-        tls: { type: '[]io.k8s.api.networking.v1.IngressTLS', proto: 2, listType: 'atomic' },
+        defaultBackend: { type: 'io.k8s.api.networking.v1.IngressBackend', proto: 1, ptr: true },
+        ingressClassName: { type: 'string', proto: 4, ptr: true },
+        rules: { type: '[]io.k8s.api.networking.v1.IngressRule', proto: 3, items: { default: {} }, listType: 'atomic' },
+        tls: { type: '[]io.k8s.api.networking.v1.IngressTLS', proto: 2, items: { default: {} }, listType: 'atomic' },
       },
     },
     IngressStatus: {
       fields: {
-        loadBalancer: { type: 'io.k8s.api.networking.v1.IngressLoadBalancerStatus', proto: 1 },
+        loadBalancer: { type: 'io.k8s.api.networking.v1.IngressLoadBalancerStatus', proto: 1, default: {} },
       },
     },
     IngressTLS: {
       fields: {
-        hosts: { type: '[]string', proto: 1, listType: 'atomic' },
+        hosts: { type: '[]string', proto: 1, items: { default: '' }, listType: 'atomic' },
         secretName: { type: 'string', proto: 2 },
       },
     },
@@ -145,52 +145,52 @@ export const networkingV1: ApiPackageModel = {
       fields: {
         apiVersion: { type: 'string' },
         kind: { type: 'string' },
-        metadata: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta', proto: 1 },
-        spec: { type: 'io.k8s.api.networking.v1.NetworkPolicySpec', proto: 2 },
+        metadata: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta', proto: 1, default: {} },
+        spec: { type: 'io.k8s.api.networking.v1.NetworkPolicySpec', proto: 2, default: {} },
       },
       gvk: [{ group: 'networking.k8s.io', version: 'v1', kind: 'NetworkPolicy' }],
     },
     NetworkPolicyEgressRule: {
       fields: {
-        ports: { type: '[]io.k8s.api.networking.v1.NetworkPolicyPort', proto: 1, listType: 'atomic' },
-        to: { type: '[]io.k8s.api.networking.v1.NetworkPolicyPeer', proto: 2, listType: 'atomic' },
+        ports: { type: '[]io.k8s.api.networking.v1.NetworkPolicyPort', proto: 1, items: { default: {} }, listType: 'atomic' },
+        to: { type: '[]io.k8s.api.networking.v1.NetworkPolicyPeer', proto: 2, items: { default: {} }, listType: 'atomic' },
       },
     },
     NetworkPolicyIngressRule: {
       fields: {
-        from: { type: '[]io.k8s.api.networking.v1.NetworkPolicyPeer', proto: 2, listType: 'atomic' },
-        ports: { type: '[]io.k8s.api.networking.v1.NetworkPolicyPort', proto: 1, listType: 'atomic' },
+        from: { type: '[]io.k8s.api.networking.v1.NetworkPolicyPeer', proto: 2, items: { default: {} }, listType: 'atomic' },
+        ports: { type: '[]io.k8s.api.networking.v1.NetworkPolicyPort', proto: 1, items: { default: {} }, listType: 'atomic' },
       },
     },
     NetworkPolicyList: {
       fields: {
         apiVersion: { type: 'string' },
-        items: { type: '[]io.k8s.api.networking.v1.NetworkPolicy', proto: 2, required: true },
+        items: { type: '[]io.k8s.api.networking.v1.NetworkPolicy', proto: 2, required: true, always: true, items: { default: {} } },
         kind: { type: 'string' },
-        metadata: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta', proto: 1 },
+        metadata: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta', proto: 1, default: {} },
       },
       gvk: [{ group: 'networking.k8s.io', version: 'v1', kind: 'NetworkPolicyList' }],
     },
     NetworkPolicyPeer: {
       fields: {
-        ipBlock: { type: 'io.k8s.api.networking.v1.IPBlock', proto: 3 },
-        namespaceSelector: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector', proto: 2 },
-        podSelector: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector', proto: 1 },
+        ipBlock: { type: 'io.k8s.api.networking.v1.IPBlock', proto: 3, ptr: true },
+        namespaceSelector: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector', proto: 2, ptr: true },
+        podSelector: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector', proto: 1, ptr: true },
       },
     },
     NetworkPolicyPort: {
       fields: {
-        endPort: { type: 'int32', proto: 3 },
-        port: { type: 'io.k8s.apimachinery.pkg.util.intstr.IntOrString', proto: 2 },
-        protocol: { type: 'string', proto: 1 },
+        endPort: { type: 'int32', proto: 3, ptr: true },
+        port: { type: 'io.k8s.apimachinery.pkg.util.intstr.IntOrString', proto: 2, ptr: true },
+        protocol: { type: 'string', proto: 1, ptr: true, enum: ['SCTP', 'TCP', 'UDP'] },
       },
     },
     NetworkPolicySpec: {
       fields: {
-        egress: { type: '[]io.k8s.api.networking.v1.NetworkPolicyEgressRule', proto: 3, listType: 'atomic' },
-        ingress: { type: '[]io.k8s.api.networking.v1.NetworkPolicyIngressRule', proto: 2, listType: 'atomic' },
-        podSelector: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector', proto: 1, required: true },
-        policyTypes: { type: '[]string', proto: 4, listType: 'atomic' },
+        egress: { type: '[]io.k8s.api.networking.v1.NetworkPolicyEgressRule', proto: 3, items: { default: {} }, listType: 'atomic' },
+        ingress: { type: '[]io.k8s.api.networking.v1.NetworkPolicyIngressRule', proto: 2, items: { default: {} }, listType: 'atomic' },
+        podSelector: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector', proto: 1, required: true, always: true, default: {} },
+        policyTypes: { type: '[]string', proto: 4, items: { default: '', enum: ['Egress', 'Ingress'] }, listType: 'atomic' },
       },
     },
     ServiceBackendPort: {

@@ -16,27 +16,27 @@ export const nodeV1: ApiPackageModel = {
     RuntimeClass: {
       fields: {
         apiVersion: { type: 'string' },
-        handler: { type: 'string', proto: 2, required: true },
+        handler: { type: 'string', proto: 2, required: true, always: true, default: '' },
         kind: { type: 'string' },
-        metadata: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta', proto: 1 },
-        overhead: { type: 'io.k8s.api.node.v1.Overhead', proto: 3 },
-        scheduling: { type: 'io.k8s.api.node.v1.Scheduling', proto: 4 },
+        metadata: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta', proto: 1, default: {} },
+        overhead: { type: 'io.k8s.api.node.v1.Overhead', proto: 3, ptr: true },
+        scheduling: { type: 'io.k8s.api.node.v1.Scheduling', proto: 4, ptr: true },
       },
       gvk: [{ group: 'node.k8s.io', version: 'v1', kind: 'RuntimeClass' }],
     },
     RuntimeClassList: {
       fields: {
         apiVersion: { type: 'string' },
-        items: { type: '[]io.k8s.api.node.v1.RuntimeClass', proto: 2, required: true },
+        items: { type: '[]io.k8s.api.node.v1.RuntimeClass', proto: 2, required: true, always: true, items: { default: {} } },
         kind: { type: 'string' },
-        metadata: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta', proto: 1 },
+        metadata: { type: 'io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta', proto: 1, default: {} },
       },
       gvk: [{ group: 'node.k8s.io', version: 'v1', kind: 'RuntimeClassList' }],
     },
     Scheduling: {
       fields: {
-        nodeSelector: { type: 'map[string]string', proto: 1, mapType: 'atomic' },
-        tolerations: { type: '[]io.k8s.api.core.v1.Toleration', proto: 2, listType: 'atomic' },
+        nodeSelector: { type: 'map[string]string', proto: 1, items: { default: '' }, mapType: 'atomic' },
+        tolerations: { type: '[]io.k8s.api.core.v1.Toleration', proto: 2, items: { default: {} }, listType: 'atomic' },
       },
     },
   },
