@@ -15,8 +15,9 @@
 import { gzipSync } from 'node:zlib';
 import type { RawRequest, RawResponse } from '@kplane/api';
 
-/** kube-apiserver's protobuf media type for the v2 document, and the older spelling kubectl sends. */
+/** kube-apiserver's protobuf media type for the v2 document (the Content-Type of its answers). */
 export const OPENAPI_V2_PROTOBUF = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf';
+/** The older spelling of the same media type, which kubectl and client-go send. */
 export const OPENAPI_V2_PROTOBUF_DEPRECATED = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf';
 
 /** gziphandler's default: smaller bodies are sent as they are. */
