@@ -293,3 +293,20 @@ test('discovery and /version/ operations are listed when their definitions exist
   assert.ok(d.definitions[`${META}ServerAddressByClientCIDR`], 'what the discovery schemas reach is defined');
   for (const ref of refs(d)) assert.ok(d.definitions[ref.replace('#/definitions/', '')] || d.parameters[ref.replace('#/parameters/', '')], ref);
 });
+
+test('built-in definitions keep every property, required field and list/map/patch extension of the v3 schemas', () => {
+  const KEPT = ['required', 'x-kubernetes-list-type', 'x-kubernetes-list-map-keys', 'x-kubernetes-map-type', 'x-kubernetes-patch-strategy', 'x-kubernetes-patch-merge-key', 'x-kubernetes-unions', 'x-kubernetes-group-version-kind', 'format', 'description'];
+  const compare = (v3: any, v2: any, path: string): void => {
+    if (!v3 || typeof v3 !== 'object') return;
+    const inner = v3.allOf?.length === 1 && v3.allOf[0].$ref ? { ...v3, ...v3.allOf[0] } : v3;
+    for (const k of KEPT) if (inner[k] !== undefined) assert.deepEqual(v2[k], inner[k], `${path} ${k}`);
+    if (inner.$ref) assert.equal(v2.$ref, inner.$ref.replace('#/components/schemas/', '#/definitions/'), path);
+    if (inner.properties) {
+      assert.deepEqual(Object.keys(v2.properties ?? {}), Object.keys(inner.properties), path);
+      for (const [k, p] of Object.entries(inner.properties)) compare(p, v2.properties[k], `${path}.${k}`);
+    }
+    if (inner.items) compare(inner.items, v2.items, `${path}[]`);
+    if (inner.additionalProperties && typeof inner.additionalProperties === 'object') compare(inner.additionalProperties, v2.additionalProperties, `${path}{}`);
+  };
+  for (const [name, v2] of Object.entries(doc.definitions)) if (definitions[name]) compare(definitions[name], v2, name);
+});
