@@ -262,7 +262,7 @@ test('custom resources: their paths patch without strategic merge, their definit
   assert.ok(d.paths['/apis/demo.example.com/v1/namespaces/{namespace}/widgets/{name}/status']!.put);
   assert.deepEqual(d.definitions['com.example.demo.v1.Widget'].properties.spec.properties.note, {});
   assert.deepEqual(d.definitions['com.example.demo.v1.Widget']['x-kubernetes-selectable-fields'], [{ fieldPath: 'spec.color' }]);
-  assert.ok(d.definitions['com.example.demo.v1.WidgetList']);
+  assert.deepEqual(d.definitions['com.example.demo.v1.WidgetList']['x-kubernetes-selectable-fields'], [{ fieldPath: 'spec.color' }]);
   assert.ok(d.paths['/api/v1/namespaces/{namespace}/configmaps'], 'built-in paths are there too');
   assert.deepEqual(kubectlReadable(d), []);
 });

@@ -248,7 +248,13 @@ function sorted<T>(o: Record<string, T>): Record<string, T> {
  */
 export function buildSwaggerV2(documents: Iterable<object>, resources: ResourceType[], options: SwaggerOptions): object {
   const custom = new Map<string, ResourceType>();
-  for (const r of resources) if (r.customResource) custom.set(r.schemaName, r);
+  const customLists = new Map<string, ResourceType>();
+  for (const r of resources) {
+    if (!r.customResource) continue;
+    custom.set(r.schemaName, r);
+    customLists.set(`${r.schemaName}List`, r);
+  }
+  const selectable = (r: ResourceType) => Object.keys(r.strategy.fieldSelectors ?? {});
   const paths: Record<string, Obj> = {};
   const definitions: Record<string, Obj> = {};
   let security: Obj = {};
@@ -257,7 +263,10 @@ export function buildSwaggerV2(documents: Iterable<object>, resources: ResourceT
     for (const [name, schema] of Object.entries(doc.components?.schemas ?? {})) {
       if (definitions[name] || !isObj(schema)) continue;
       const cr = custom.get(name);
-      definitions[name] = cr ? customResourceSchemaV2(schema, Object.keys(cr.strategy.fieldSelectors ?? {})) : builtinSchemaV2(schema);
+      definitions[name] = cr ? customResourceSchemaV2(schema, selectable(cr)) : builtinSchemaV2(schema);
+      // A custom resource's List lists the selectable fields too.
+      const list = customLists.get(name);
+      if (list && selectable(list).length) definitions[name]['x-kubernetes-selectable-fields'] = selectable(list).map((fieldPath) => ({ fieldPath }));
     }
     security = { ...security, ...(doc.components?.securitySchemes ?? {}) };
   }
