@@ -83,6 +83,23 @@ describe('kubectl against kplane up', () => {
     assert.match(wide, /^configmaps\s+cm\s+v1\s+true\s+ConfigMap\s+create,delete,deletecollection,get,list,patch,update,watch/m);
   });
 
+  it('explains and checks the whole 1.32 schema: enums, required fields, scheduling rules', async () => {
+    const policy = await k('explain', 'pods.spec.containers.imagePullPolicy');
+    assert.match(policy, /ENUM:\s+Always\s+IfNotPresent\s+Never/);
+    const term = await k('explain', 'pods.spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution');
+    assert.match(term, /FIELD:\s+requiredDuringSchedulingIgnoredDuringExecution <\[\]PodAffinityTerm>/);
+    assert.match(term, /topologyKey\s+<string> -required-/);
+    const pod = (extra: string) =>
+      `apiVersion: v1\nkind: Pod\nmetadata: {name: placed}\nspec:\n  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: zone, operator: In, values: [a]${extra}}]}]}}}\n  containers: [{name: c, image: registry.k8s.io/pause:3.10}]\n`;
+    const unknown = await kubectl(kp.kubeconfig, ['-n', 'ch36', 'apply', '--validate=strict', '-f', '-'], pod(', weight: 1'));
+    assert.notEqual(unknown.code, 0);
+    assert.match(unknown.stderr, /unknown field "spec\.affinity\.nodeAffinity\.requiredDuringSchedulingIgnoredDuringExecution\.nodeSelectorTerms\[0\]\.matchExpressions\[0\]\.weight"/);
+    assert.match(await kIn(pod(''), '-n', 'ch36', 'apply', '--validate=strict', '-f', '-'), /pod\/placed created/);
+    const got = JSON.parse(await k('-n', 'ch36', 'get', 'pod', 'placed', '-o', 'json'));
+    assert.deepEqual(got.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms, [{ matchExpressions: [{ key: 'zone', operator: 'In', values: ['a'] }] }]);
+    await k('-n', 'ch36', 'delete', 'pod', 'placed', '--wait=false');
+  });
+
   it('answers get --raw', async () => {
     const ns = JSON.parse(await k('get', '--raw', '/api/v1/namespaces/default'));
     assert.equal(ns.kind, 'Namespace');

@@ -16,5 +16,4 @@ export * from './own.js';
 export * from './typecheck.js';
 export * from './admit.js';
 export * from './patch/patch-info.js';
-export * from './protobuf/index.js';
 export * from './random.js';

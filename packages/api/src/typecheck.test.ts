@@ -92,6 +92,25 @@ test('types with their own decoders: Time, IntOrString, Quantity, base64 bytes',
   assert.equal(base64ErrorAt('aGVsbG8gd29ybGQ'), 12);
 });
 
+test('IntOrString and Quantity in the forms Kubernetes publishes (a oneOf, no extension) are checked the same', () => {
+  const published: SchemaDefinitions = {
+    ...defs,
+    'io.k8s.apimachinery.pkg.util.intstr.IntOrString': { format: 'int-or-string', oneOf: [{ type: 'integer' }, { type: 'string' }] },
+    'io.k8s.apimachinery.pkg.api.resource.Quantity': { oneOf: [{ type: 'string' }, { type: 'number' }] },
+  };
+  const run = (obj: Record<string, unknown>): string | undefined => {
+    const e = checkObjectTypes(obj, widget, published, { kind: 'Widget' });
+    return e && typeErrorMessage(e);
+  };
+  assert.equal(run({ spec: { port: 'http', limits: { cpu: '100m', memory: 1024 } } }), undefined);
+  assert.equal(run({ spec: { port: 8080 } }), undefined);
+  assert.equal(run({ spec: { port: true } }), 'json: cannot unmarshal bool into Go value of type int32');
+  assert.match(run({ spec: { limits: { cpu: 'lots' } } })!, /^quantities must match the regular expression/);
+  const nulls: Record<string, unknown> = { spec: { limits: { cpu: null } } };
+  assert.equal(run(nulls), undefined);
+  assert.deepEqual(nulls, { spec: { limits: { cpu: '0' } } });
+});
+
 test('the unstructured converter words errors of strategic merge patch results', () => {
   assert.equal(check({ metadata: { finalizers: {} } }, 'unstructured'), 'cannot restore slice from map');
   assert.equal(check({ metadata: { labels: 'x' } }, 'unstructured'), 'cannot restore map from string');

@@ -35,6 +35,8 @@ const QUANTITY_MESSAGE = "quantities must match the regular expression '^([+-]?[
 const QUANTITY = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eEinumkKMGTP]*[-+]?\d*)$/;
 const QUANTITY_SUFFIX = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:|Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][-+]?\d+)$/;
 const BASE64_CHAR = /[A-Za-z0-9+/]/;
+/** IntOrString and Quantity, published by Kubernetes as a oneOf of two JSON types. */
+const INT_OR_STRING_TYPES = /(^|\.)(IntOrString|Quantity)$/;
 /** Types whose values are arbitrary JSON. */
 const FREE_FORM = /(^|\.)(FieldsV1|RawExtension|JSON|JSONSchemaPropsOrArray|JSONSchemaPropsOrBool|JSONSchemaPropsOrStringArray)$/;
 
@@ -126,7 +128,7 @@ class Checker {
     if (name && /(^|\.)(Time|MicroTime)$/.test(name)) {
       return typeof v === 'string' ? undefined : err(goName(name), `json: cannot unmarshal ${goKindJson(v)} into Go value of type string`);
     }
-    if (s['x-kubernetes-int-or-string']) {
+    if (s['x-kubernetes-int-or-string'] || (name && INT_OR_STRING_TYPES.test(name))) {
       if (name && /(^|\.)Quantity$/.test(name)) {
         const text = typeof v === 'string' ? v.trim() : typeof v === 'number' ? String(v) : undefined;
         if (text === undefined || !QUANTITY.test(text)) return err(goName(name), QUANTITY_MESSAGE);
@@ -243,10 +245,11 @@ class Checker {
   private zero(raw: SchemaObject | undefined): unknown {
     const s = resolveSchema(raw, this.defs);
     if (!s) return null;
-    if (s['x-kubernetes-int-or-string']) return /(^|\.)Quantity$/.test(refName(raw) ?? '') ? '0' : 0;
+    const name = refName(raw);
+    if (s['x-kubernetes-int-or-string'] || (name && INT_OR_STRING_TYPES.test(name))) return name && /(^|\.)Quantity$/.test(name) ? '0' : 0;
     switch (s.type) {
       case 'string':
-        return /(^|\.)(Time|MicroTime)$/.test(refName(raw) ?? '') ? null : '';
+        return /(^|\.)(Time|MicroTime)$/.test(name ?? '') ? null : '';
       case 'integer':
       case 'number':
         return 0;

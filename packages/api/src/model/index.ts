@@ -86,3 +86,6 @@ export function modelKind(
 ): ModelType | undefined {
   return indexOf(packages).byKind.get(kindKey(apiVersion, kind));
 }
+
+export { toOpenApiV3 } from './openapi.js';
+export { DESCRIPTIONS, fieldDescription, typeDescription, type Descriptions, type TypeDescriptions } from './descriptions.js';

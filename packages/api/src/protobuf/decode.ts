@@ -8,7 +8,9 @@
 import protobuf from 'protobufjs';
 import { ApiError, badRequest } from '../errors.js';
 import type { KubeObject } from '../types.js';
-import { lookupKind, unknownType } from './registry.js';
+import { MODEL_PACKAGES, type ApiPackageModel } from '../model/index.js';
+import type { ProtoModel } from '../model/proto.js';
+import { protoModel } from './registry.js';
 import { messageToJson } from './to-json.js';
 
 /** The media type of Kubernetes protobuf bodies. */
@@ -26,26 +28,33 @@ export interface ProtobufDecodeDefaults {
  * Decodes a Kubernetes protobuf body into a JSON object with apiVersion and kind set.
  * Throws ApiError 400 BadRequest for malformed input (Kubernetes' wording where it has one:
  * `empty data`, `empty body`, `provided data does not appear to be a protobuf message, expected
- * prefix [107 56 115 0]`, `unexpected EOF`) and 415 UnsupportedMediaType for a kind without a
- * schema here (the client can send it as JSON instead). Never throws anything but ApiError.
+ * prefix [107 56 115 0]`, `unexpected EOF`, `proto: maximum nesting depth exceeded` past 100
+ * nested messages) and 415 UnsupportedMediaType for a kind the model lacks (the client can send
+ * it as JSON instead). Never throws anything but ApiError for any input.
+ * `packages` replaces the built-in model (tests pass a small one).
  */
-export function decodeKubernetesProtobuf(bytes: Uint8Array, defaults?: ProtobufDecodeDefaults): KubeObject {
+export function decodeKubernetesProtobuf(
+  bytes: Uint8Array,
+  defaults?: ProtobufDecodeDefaults,
+  packages: readonly ApiPackageModel[] = MODEL_PACKAGES,
+): KubeObject {
+  const pm = protoModel(packages); // built outside the try: a broken model is not the client's fault
   try {
-    return decode(bytes, defaults ?? {});
+    return decode(bytes, defaults ?? {}, pm);
   } catch (err) {
     if (err instanceof ApiError) throw err;
     throw badRequest(wireErrorMessage(err));
   }
 }
 
-function decode(bytes: Uint8Array, defaults: ProtobufDecodeDefaults): KubeObject {
+function decode(bytes: Uint8Array, defaults: ProtobufDecodeDefaults, pm: ProtoModel): KubeObject {
   if (bytes.length === 0) throw badRequest('empty data');
   if (bytes.length < MAGIC.length || MAGIC.some((b, i) => bytes[i] !== b)) {
     throw badRequest(`provided data does not appear to be a protobuf message, expected prefix [${MAGIC.join(' ')}]`);
   }
   if (bytes.length === MAGIC.length) throw badRequest('empty body');
 
-  const envelope = unknownType().decode(bytes.subarray(MAGIC.length)) as unknown as Envelope;
+  const envelope = pm.unknown.decode(bytes.subarray(MAGIC.length)) as unknown as Envelope;
   const apiVersion = envelope.typeMeta?.apiVersion || defaults.apiVersion || '';
   const kind = envelope.typeMeta?.kind || defaults.kind || '';
   const typeMeta = `runtime.TypeMeta{APIVersion:"${apiVersion}", Kind:"${kind}"}`;
@@ -54,7 +63,7 @@ function decode(bytes: Uint8Array, defaults: ProtobufDecodeDefaults): KubeObject
   if (envelope.contentEncoding) {
     throw new ApiError(415, 'UnsupportedMediaType', `unsupported content encoding "${envelope.contentEncoding}" in protobuf body`);
   }
-  const type = lookupKind(apiVersion, kind);
+  const type = pm.kind(apiVersion, kind);
   if (!type) {
     throw new ApiError(
       415,
@@ -64,7 +73,7 @@ function decode(bytes: Uint8Array, defaults: ProtobufDecodeDefaults): KubeObject
     );
   }
   const message = type.decode(envelope.raw ?? new Uint8Array()) as unknown as Record<string, unknown>;
-  return { apiVersion, kind, ...messageToJson(type, message) };
+  return { apiVersion, kind, ...messageToJson(pm, type, message) };
 }
 
 interface Envelope {

@@ -1,15 +1,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import protobuf from 'protobufjs';
 import { ApiError } from '../errors.js';
 import { decodeKubernetesProtobuf } from './decode.js';
 import { KUBECTL_BODIES } from './kubectl-fixtures.js';
-import { schemaRoot } from './registry.js';
+import { lookupKind, unknownType } from './registry.js';
 
 const MAGIC = [0x6b, 0x38, 0x73, 0x00];
 const bytes = (hex: string) => Uint8Array.from(Buffer.from(hex, 'hex'));
 
 function envelopeOf(typeMeta: Record<string, string> | undefined, raw: Uint8Array, extra: Record<string, string> = {}): Uint8Array {
-  const unknown = schemaRoot().lookupType('runtime.Unknown');
+  const unknown = unknownType();
   const body = unknown.encode(unknown.fromObject({ ...(typeMeta ? { typeMeta } : {}), raw, ...extra })).finish();
   return Uint8Array.from([...MAGIC, ...body]);
 }
@@ -58,21 +59,43 @@ test('invalid wire types are 400 and never a crash', () => {
 });
 
 test('unknown kinds are 415; a missing kind or apiVersion is 400', () => {
-  rejects(envelopeOf({ apiVersion: 'apps/v1', kind: 'StatefulSet' }, new Uint8Array()), 415, /apps\/v1, Kind=StatefulSet/);
+  rejects(envelopeOf({ apiVersion: 'apps/v1beta1', kind: 'StatefulSet' }, new Uint8Array()), 415, /apps\/v1beta1, Kind=StatefulSet/);
+  rejects(envelopeOf({ apiVersion: 'example.com/v1', kind: 'Widget' }, new Uint8Array()), 415, /example\.com\/v1, Kind=Widget/);
   rejects(envelopeOf({ apiVersion: 'v1', kind: 'PodSpec' }, new Uint8Array()), 415, /Kind=PodSpec/);
   rejects(envelopeOf({ apiVersion: 'v1', kind: '' }, new Uint8Array()), 400, `Object 'Kind' is missing in 'runtime.TypeMeta{APIVersion:"v1", Kind:""}'`);
   rejects(envelopeOf({ apiVersion: '', kind: 'Namespace' }, new Uint8Array()), 400, /Object 'apiVersion' is missing/);
   rejects(envelopeOf({ apiVersion: 'v1', kind: 'Namespace' }, new Uint8Array(), { contentEncoding: 'gzip' }), 415, /content encoding "gzip"/);
 });
 
+test('recursive messages nested past 100 levels are 400, not a stack overflow', () => {
+  const crd = lookupKind('apiextensions.k8s.io/v1', 'CustomResourceDefinition')!;
+  const field = (type: protobuf.Type, name: string) => type.fields[name]!;
+  const wrap = (id: number, inner: Uint8Array) => protobuf.Writer.create().uint32((id << 3) | 2).bytes(inner).finish();
+  const spec = field(crd, 'spec');
+  const version = field(spec.resolvedType as protobuf.Type, 'versions');
+  const schema = field(version.resolvedType as protobuf.Type, 'schema');
+  const openAPIV3Schema = field(schema.resolvedType as protobuf.Type, 'openAPIV3Schema');
+  const props = openAPIV3Schema.resolvedType as protobuf.Type;
+  const nested = (depth: number) => {
+    let inner: Uint8Array = new Uint8Array();
+    for (let i = 0; i < depth; i++) inner = wrap(field(props, 'not').id, inner);
+    return wrap(spec.id, wrap(version.id, wrap(schema.id, wrap(openAPIV3Schema.id, inner))));
+  };
+  const ok = decodeKubernetesProtobuf(envelopeOf({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' }, nested(3))) as any;
+  assert.deepEqual(ok.spec.versions[0].schema.openAPIV3Schema, { not: { not: { not: {} } } });
+  rejects(envelopeOf({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' }, nested(5000)), 400, 'proto: maximum nesting depth exceeded');
+});
+
 test('defaults fill an envelope without typeMeta (the request path names the kind)', () => {
-  const raw = schemaRoot().lookupType('core.v1.Namespace');
+  const raw = lookupKind('v1', 'Namespace')!;
   const body = raw.encode(raw.fromObject({ metadata: { name: 'n' } })).finish();
   const input = envelopeOf(undefined, body);
   assert.deepEqual(decodeKubernetesProtobuf(input, { apiVersion: 'v1', kind: 'Namespace' }), {
     apiVersion: 'v1',
     kind: 'Namespace',
-    metadata: { name: 'n' },
+    metadata: { name: 'n', creationTimestamp: null },
+    spec: {},
+    status: {},
   });
   rejects(input, 400, /Object 'Kind' is missing/);
 });

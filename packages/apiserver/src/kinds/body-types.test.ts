@@ -220,9 +220,8 @@ describe('body and patch decoding of built-in kinds', () => {
       const r = await t.call('PATCH', `${SVC}/deep`, body, headers);
       assert.equal(r.status, 200);
     }
-    // A JSON patch can nest its value under a deep path: the result is checked too.
-    const path = '/spec/sessionAffinityConfig' + '/a'.repeat(room - 1);
-    const jp = await t.call('PATCH', `${SVC}/deep`, [{ op: 'replace', path, value: JSON.parse(nested(100)) }], JSONPATCH);
+    // The result of a JSON patch is checked too (the unknown fields above were dropped on write).
+    const jp = await t.call('PATCH', `${SVC}/deep`, [{ op: 'add', path: '/spec/sessionAffinityConfig', value: JSON.parse(nested(room + 1)) }], JSONPATCH);
     assert.equal(jp.status, 400);
     assert.equal(jp.body.message, `json: exceeded max depth of ${MAX_NESTING_DEPTH}`);
     for (const depth of [3000, 20000]) {

@@ -1,7 +1,10 @@
 /**
  * The built-in kinds kplane serves: each a ResourceType (names, scope, subresources, storage
- * prefix, strategy) plus the OpenAPI v3 schemas of everything they reference.
+ * prefix, strategy) plus the OpenAPI v3 schemas of everything they reference, built from the
+ * model of the built-in API (`@kplane/api/model`).
  */
+import type { SchemaDefinitions } from '@kplane/api';
+import { toOpenApiV3 } from '@kplane/api/model';
 import type { KindBundle, ResourceType } from '../registry/resource.js';
 import { deploymentResource, replicaSetResource } from './apps.js';
 import { configMapResource, secretResource } from './config.js';
@@ -13,12 +16,6 @@ import { namespaceResource } from './namespace.js';
 import { nodeResource, serviceAccountResource } from './node.js';
 import { podResource } from './pod.js';
 import { rbacResources } from './rbac.js';
-import { appsDefinitions } from './schemas-apps.js';
-import { containerDefinitions } from './schemas-container.js';
-import { coreDefinitions } from './schemas-core.js';
-import { metaDefinitions } from './schemas-meta.js';
-import { otherDefinitions } from './schemas-other.js';
-import { podDefinitions } from './schemas-pod.js';
 import { endpointsResource, serviceResource } from './service.js';
 
 /** Every built-in resource, core group first, in the order discovery lists them. */
@@ -43,16 +40,24 @@ export function builtinResources(): ResourceType[] {
   ];
 }
 
-/** The schemas of every built-in kind and of all they reference, keyed by Kubernetes' names. */
+let definitions: SchemaDefinitions | undefined;
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/**
+ * The schemas of every type of the model (the built-in kinds and all they reference), keyed by
+ * Kubernetes' names. Built once, on first use; each call returns a new map of the shared,
+ * frozen schemas.
+ */
 export function builtinDefinitions(): KindBundle['definitions'] {
-  return {
-    ...metaDefinitions(),
-    ...containerDefinitions(),
-    ...podDefinitions(),
-    ...coreDefinitions(),
-    ...appsDefinitions(),
-    ...otherDefinitions(),
-  };
+  definitions ??= deepFreeze(toOpenApiV3());
+  return { ...definitions };
 }
 
 /** The built-in kinds with their schemas. */

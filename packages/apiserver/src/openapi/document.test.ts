@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
+import { modelType, parseTypeRef } from '@kplane/api/model';
 import { builtinKinds } from '../kinds/index.js';
 import { buildOpenAPIV3Document } from './document.js';
 import { openAPIV3Hash, openAPIV3PathKey, openAPIV3Root } from './root.js';
@@ -86,6 +87,39 @@ test('every reference in every document resolves inside it', () => {
       assert.deepEqual(s['x-kubernetes-group-version-kind'], [{ group: r.group, kind: r.kind, version: r.version }]);
     }
   }
+});
+
+test('the served documents carry every field and extension of the model', () => {
+  const gvs = new Set(resources.map((r) => `${r.group}|${r.version}`));
+  let checked = 0;
+  for (const gv of gvs) {
+    const [g, v] = gv.split('|') as [string, string];
+    const schemas = doc(g, v).components.schemas;
+    for (const [name, schema] of Object.entries(schemas)) {
+      const model = modelType(name);
+      assert.ok(model, `${gv}: ${name} is a type of the model`);
+      const fields = model.type.fields ?? {};
+      assert.deepEqual(Object.keys(schema.properties ?? {}).sort(), Object.keys(fields).sort(), name);
+      assert.deepEqual([...(schema.required ?? [])].sort(), Object.keys(fields).filter((f) => fields[f]!.required).sort(), `${name} required`);
+      assert.deepEqual(schema['x-kubernetes-group-version-kind'], model.type.gvk, `${name} gvk`);
+      assert.equal(schema['x-kubernetes-map-type'], model.type.mapType, `${name} map type`);
+      for (const [f, field] of Object.entries(fields)) {
+        const p = schema.properties[f];
+        const what = `${name}.${f}`;
+        assert.equal(p['x-kubernetes-list-type'], field.listType, what);
+        assert.deepEqual(p['x-kubernetes-list-map-keys'], field.listMapKeys, what);
+        assert.equal(p['x-kubernetes-map-type'], field.mapType, what);
+        assert.equal(p['x-kubernetes-patch-strategy'], field.patchStrategy, what);
+        assert.equal(p['x-kubernetes-patch-merge-key'], field.patchMergeKey, what);
+        assert.deepEqual(p.default, field.default, what);
+        const parsed = parseTypeRef(field.type);
+        if (parsed.kind === 'named') assert.equal(p.$ref ?? p.allOf[0].$ref, `#/components/schemas/${parsed.name}`, what);
+        else assert.equal(p.type, parsed.kind === 'list' ? 'array' : parsed.kind === 'map' ? 'object' : p.type, what);
+        checked++;
+      }
+    }
+  }
+  assert.ok(checked > 1000, `${checked} fields checked`);
 });
 
 test('a resource without a List schema gets one derived', () => {

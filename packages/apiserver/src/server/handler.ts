@@ -6,8 +6,6 @@ import {
   applyStrategicMergePatch,
   badRequest,
   decodeBody,
-  decodeKubernetesProtobuf,
-  KUBERNETES_PROTOBUF_MEDIA_TYPE,
   notAcceptable,
   resolveSchema,
   routeMethodNotAllowed,
@@ -15,6 +13,7 @@ import {
   toApiError,
   unsupportedMediaType,
 } from '@kplane/api';
+import { decodeKubernetesProtobuf, KUBERNETES_PROTOBUF_MEDIA_TYPE } from '@kplane/api/protobuf';
 import { unstructuredList, unstructuredObject } from '../crd/unstructured.js';
 import type { Registry } from '../registry/registry.js';
 import type { Store, WriteOptions } from '../registry/store.js';
