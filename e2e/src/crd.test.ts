@@ -186,6 +186,26 @@ describe('the CRD chapter with kubectl against kplane up', () => {
     assert.match(await k('get', 'demo', '-n', 'demo'), /^hello\s+1\.0\s+2\s+/m);
   });
 
+  it('publishes the Greeting in /openapi/v2: explain v2 and client-side apply read it', async () => {
+    const explain = await k('explain', 'greeting.spec', '--output=plaintext-openapiv2');
+    assert.match(explain, /^KIND:\s+Greeting$/m);
+    assert.match(explain, /^VERSION:\s+demo\.example\.com\/v1$/m);
+    assert.match(explain, /^\s+version\s+<string> -required-\n\s+Tag of the ghcr\.io\/example\/hello image$/m);
+    assert.match(explain, /^\s+replicas\s+<integer>$/m);
+    const doc = JSON.parse(await k('get', '--raw', '/openapi/v2'));
+    const item = doc.paths['/apis/demo.example.com/v1/namespaces/{namespace}/greetings/{name}'];
+    assert.ok(!item.patch.consumes.includes('application/strategic-merge-patch+json'));
+    // kubectl apply finds no strategic merge patch for the kind in the v3 document, asks /openapi/v2,
+    // and sends a merge patch as the PATCH's consumes say.
+    // (A label only: the spec, and so the generation the next steps count, stays as it is.)
+    const labelled = greeting('  version: "1.0"\n  message: hi\n  host: hello.apps.example.com\n').replace('  namespace: demo\n', '  namespace: demo\n  labels: {tier: web}\n');
+    const applied = await kubectl(kp.kubeconfig, ['apply', '-f', '-', '-v=6'], labelled);
+    assert.equal(applied.code, 0, applied.stderr);
+    assert.match(applied.stderr, /GET https:\/\/\S+\/openapi\/v2\?timeout=\S+ 200 OK/);
+    assert.match(applied.stdout, /^greeting\.demo\.example\.com\/hello configured$/m);
+    assert.equal(await k('-n', 'demo', 'get', 'greeting', 'hello', '-o', 'jsonpath={.metadata.labels.tier} {.metadata.generation}'), 'web 1');
+  });
+
   it('checks the transition rule on host', async () => {
     const err = await kFail(undefined, '-n', 'demo', 'patch', 'gr', 'hello', '--type=merge', '-p', '{"spec":{"host":"hello2.apps.example.com"}}');
     assert.equal(err, 'The Greeting "hello" is invalid: spec.host: Invalid value: "hello2.apps.example.com": host cannot be changed, create a new Greeting\n');

@@ -108,6 +108,23 @@ describe('kubectl against kplane up', () => {
     assert.equal(version.major, '1');
   });
 
+  it('serves /openapi/v2, which kubectl explain --output=plaintext-openapiv2 reads', async () => {
+    const doc = JSON.parse(await k('get', '--raw', '/openapi/v2'));
+    assert.equal(doc.swagger, '2.0');
+    assert.deepEqual(doc.definitions['io.k8s.api.apps.v1.Deployment']['x-kubernetes-group-version-kind'], [{ group: 'apps', kind: 'Deployment', version: 'v1' }]);
+    assert.equal(doc.paths['/apis/apps/v1/namespaces/{namespace}/deployments/{name}'].patch['x-kubernetes-action'], 'patch');
+    const ex = await k('explain', 'deployment', '--output=plaintext-openapiv2');
+    assert.match(ex, /^KIND:\s+Deployment$/m);
+    assert.match(ex, /^VERSION:\s+apps\/v1$/m);
+    assert.match(ex, /^\s+spec\s+<Object>$/m);
+    const surge = await k('explain', 'deployment.spec.strategy.rollingUpdate.maxSurge', '--output=plaintext-openapiv2');
+    assert.match(surge, /^FIELD:\s+maxSurge <string>$/m, 'an IntOrString is a string in v2');
+    const ports = await k('explain', 'pods.spec.containers.ports', '--output=plaintext-openapiv2');
+    assert.match(ports, /^\s+containerPort\s+<integer> -required-$/m);
+    const recursive = await k('explain', 'pods', '--recursive', '--output=plaintext-openapiv2');
+    assert.match(recursive, /^\s+containers\s+<\[\]Object>$/m);
+  });
+
   it('patches with merge, json and strategic patches; labels and annotates', async () => {
     await k('-n', 'ch36', 'patch', 'cm', 'vitrine', '--type', 'merge', '-p', '{"data":{"b":"2"}}');
     await k('-n', 'ch36', 'patch', 'cm', 'vitrine', '--type', 'json', '-p', '[{"op":"add","path":"/data/c","value":"3"}]');

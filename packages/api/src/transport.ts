@@ -14,6 +14,23 @@ export interface RawRequest {
   body?: Uint8Array;
   /** Aborts a streaming response (watch). */
   signal?: AbortSignal;
+  /**
+   * Who sends the request. The HTTPS server always sets it from the request's credentials
+   * (never from anything the client sends); an in-process caller sets it to act as a given
+   * identity (a controller's ServiceAccount, a node). See the API server's auth README.
+   */
+  user?: UserInfo;
+}
+
+/**
+ * An authenticated identity, as Kubernetes' user.Info (and authentication.k8s.io/v1 UserInfo):
+ * user name, uid, groups and extra attributes.
+ */
+export interface UserInfo {
+  readonly username: string;
+  readonly uid?: string;
+  readonly groups: readonly string[];
+  readonly extra?: Readonly<Record<string, readonly string[]>>;
 }
 
 /** A response: whole (`body`) or streamed (`stream`, for watch). */

@@ -15,7 +15,7 @@ type GVK = { group: string; kind: string; version: string };
 type Operation = Record<string, unknown>;
 
 /** "rbac.authorization.k8s.io" → "RbacAuthorization"; "" → "Core". */
-function groupWord(group: string): string {
+export function groupWord(group: string): string {
   if (!group) return 'Core';
   return group
     .replace(/\.k8s\.io$/, '')
@@ -24,7 +24,8 @@ function groupWord(group: string): string {
     .join('');
 }
 
-function tag(group: string, version: string): string {
+/** The tag of a group/version's operations: "apps_v1", "rbacAuthorization_v1", "core_v1". */
+export function tag(group: string, version: string): string {
   const w = groupWord(group);
   return `${w.charAt(0).toLowerCase()}${w.slice(1)}_${version}`;
 }
@@ -51,13 +52,15 @@ interface OpSpec {
   patchTypes?: string[];
   codes: [string, string][];
   responseTypes?: string[];
+  /** The action whose query parameters the operation takes (default: its own). */
+  parametersOf?: string;
 }
 
 function operation(o: OpSpec, tagName: string): Operation {
   const op: Operation = {
     description: o.description,
     operationId: o.operationId,
-    parameters: ACTION_PARAMETERS[o.action] ?? [],
+    parameters: ACTION_PARAMETERS[o.parametersOf ?? o.action] ?? [],
   };
   if (o.body) op.requestBody = { content: content(o.body, o.patchTypes ?? ['application/json']), required: o.action !== 'delete' && o.action !== 'deletecollection' };
   op.responses = responses(o.schema, o.codes, o.responseTypes);
@@ -68,7 +71,7 @@ function operation(o: OpSpec, tagName: string): Operation {
 }
 
 /** Adds every $ref reachable from `schema` to `out`. */
-function collectRefs(schema: unknown, defs: SchemaDefinitions, out: Set<string>): void {
+export function collectRefs(schema: unknown, defs: SchemaDefinitions, out: Set<string>): void {
   if (Array.isArray(schema)) {
     for (const s of schema) collectRefs(s, defs, out);
     return;
@@ -103,6 +106,28 @@ function listSchema(r: ResourceType, defs: SchemaDefinitions, extra: SchemaDefin
     required: ['items'],
     'x-kubernetes-group-version-kind': [{ group: r.group, kind: r.listKind, version: r.version }],
   };
+  return name;
+}
+
+/**
+ * The name of meta/v1 WatchEvent, the schema of the /watch/ operations' responses; derived into
+ * `extra` when the definitions lack it.
+ */
+function watchEventSchema(defs: SchemaDefinitions, extra: SchemaDefinitions): string {
+  const name = `${META}WatchEvent`;
+  if (!defs[name] && !extra[name]) {
+    extra[name] = {
+      type: 'object',
+      description: 'One event of a watch stream.',
+      properties: {
+        object: defs['io.k8s.apimachinery.pkg.runtime.RawExtension']
+          ? { $ref: `${SCHEMA_PREFIX}io.k8s.apimachinery.pkg.runtime.RawExtension`, description: 'The object the event is about, or a Status for ERROR events.' }
+          : { type: 'object', description: 'The object the event is about, or a Status for ERROR events.' },
+        type: { type: 'string', description: 'ADDED, MODIFIED, DELETED, BOOKMARK or ERROR.' },
+      },
+      required: ['type', 'object'],
+    };
+  }
   return name;
 }
 
@@ -202,6 +227,28 @@ export function buildOpenAPIV3Document(group: string, version: string, resources
         }, tagName),
         parameters: pathParameters(r.kind, false, false),
       };
+    }
+
+    // The deprecated /watch/ paths kube-apiserver still serves and documents.
+    if (has('watch')) {
+      roots.add(watchEventSchema(defs, extra));
+      const watchPath = (path: string, action: 'watch' | 'watchlist', operationId: string, named: boolean, namespaced: boolean) => {
+        const description = action === 'watch'
+          ? `watch one object of kind ${r.kind} (deprecated: list with watch=true and a metadata.name field selector)`
+          : `watch the objects of kind ${r.kind} (deprecated: list with watch=true)`;
+        paths[path] = {
+          get: operation({
+            action, description, operationId, schema: `${META}WatchEvent`, gvk, codes: [['200', 'OK']],
+            responseTypes: ['application/json', 'application/json;stream=watch', 'application/yaml'], parametersOf: 'list',
+          }, tagName),
+          parameters: pathParameters(r.kind, named, namespaced),
+        };
+      };
+      const watchPrefix = group === '' ? `/api/${version}/watch` : `/apis/${group}/${version}/watch`;
+      const watchCollection = r.namespaced ? `${watchPrefix}/namespaces/{namespace}/${r.resource}` : `${watchPrefix}/${r.resource}`;
+      watchPath(watchCollection, 'watchlist', `watch${gv}${ns}${r.kind}List`, false, r.namespaced);
+      watchPath(`${watchCollection}/{name}`, 'watch', `watch${gv}${ns}${r.kind}`, true, r.namespaced);
+      if (r.namespaced) watchPath(`${watchPrefix}/${r.resource}`, 'watchlist', `watch${gv}${r.kind}ListForAllNamespaces`, false, false);
     }
   }
 

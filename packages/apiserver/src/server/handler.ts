@@ -25,13 +25,16 @@ import { AGGREGATED_V2, AGGREGATED_V2BETA1, aggregatedDiscovery, apiGroup, apiGr
 import { toTable, type IncludeObject } from './table.js';
 import { serveWatch } from './watch.js';
 import { realTimers, type Timers } from '../registry/timers.js';
+import { serveOpenAPIV2, serveOpenAPIV3Document, serveOpenAPIV3Root, type ServedDocument, type SwaggerSpec } from '../openapi/serve.js';
 
 /** Serves the OpenAPI documents. */
 export interface OpenAPIProvider {
   /** /openapi/v3 */
-  root(): object;
+  root(): ServedDocument;
   /** /openapi/v3/<path> where path is "api/v1" or "apis/<g>/<v>". */
-  document(path: string): object | undefined;
+  document(path: string): ServedDocument | undefined;
+  /** /openapi/v2 (built on first use, cached until the served resources change). */
+  v2(): SwaggerSpec;
 }
 
 /** Options of createHandler. */
@@ -405,15 +408,17 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
       return text(200, 'ok');
     }
     if (path === '/version' || path === '/version/') return jsonResponse(200, options.version);
-    if (path === '/openapi/v3' || path === '/openapi/v3/') return jsonResponse(200, options.openapi.root());
+    if (path === '/openapi/v2') return serveOpenAPIV2(req, options.openapi.v2);
+    if (path === '/openapi/v3' || path === '/openapi/v3/') return serveOpenAPIV3Root(req, options.openapi.root());
     if (path.startsWith('/openapi/v3/')) {
-      const doc = options.openapi.document(path.slice('/openapi/v3/'.length));
+      const key = path.slice('/openapi/v3/'.length);
+      const doc = options.openapi.document(key);
       if (!doc) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
-      return jsonResponse(200, doc, { 'cache-control': 'public, immutable' });
+      return serveOpenAPIV3Document(req, key, doc, options.now());
     }
     const parsed = parsePath(path, isNamespaceSub);
     if (parsed.kind === 'other') {
-      if (path === '/' ) return jsonResponse(200, { paths: ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/openapi/v3', '/readyz', '/version'] });
+      if (path === '/' ) return jsonResponse(200, { paths: ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/openapi/v2', '/openapi/v3', '/readyz', '/version'] });
       throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     }
     if (parsed.kind === 'discovery') {

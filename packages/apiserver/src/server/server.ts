@@ -5,7 +5,7 @@ import { ApiError, forbidden, notFound } from '@kplane/api';
 import { DEFAULT_COMPACTION_INTERVAL_MS, startCompactor, startExpirySweeper, systemClock, type Backend, type Clock, type Periodic } from '@kplane/storage';
 import { createCrdController } from '../crd/controller.js';
 import { builtinKinds } from '../kinds/index.js';
-import { buildOpenAPIV3Document, openAPIV3Root } from '../openapi/index.js';
+import { buildOpenAPIV3Document, buildSwaggerV2, openAPIV3Root, servedDocument, swaggerSpec, type ServedDocument, type SwaggerSpec } from '../openapi/index.js';
 import { Registry } from '../registry/registry.js';
 import type { KindBundle, StrategyContext } from '../registry/resource.js';
 import type { StoreDeps } from '../registry/store.js';
@@ -153,10 +153,16 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   // Custom resources: a CRD becomes served ResourceTypes (and leaves again) at run time.
   const crdController = createCrdController({ registry, backend: options.backend, now });
 
-  let openapiCache: Map<string, object> | undefined;
-  registry.onChange(() => (openapiCache = undefined));
-  const openapiDocs = (): Map<string, object> => {
+  // The OpenAPI documents, built on first use and again after the served resources change.
+  let openapiCache: { docs: Map<string, object>; served: Map<string, ServedDocument>; root: ServedDocument } | undefined;
+  let swaggerCache: SwaggerSpec | undefined;
+  registry.onChange(() => {
+    openapiCache = undefined;
+    swaggerCache = undefined;
+  });
+  const openapiDocs = () => {
     if (openapiCache) return openapiCache;
+    const built = now();
     const docs = new Map<string, object>();
     for (const g of registry.groups()) {
       for (const v of registry.versions(g)) {
@@ -164,12 +170,23 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
         docs.set(key, buildOpenAPIV3Document(g, v, registry.groupVersion(g, v).map((s) => s.type), registry.definitions));
       }
     }
-    openapiCache = docs;
-    return docs;
+    const served = new Map([...docs].map(([key, doc]) => [key, servedDocument(doc, built)]));
+    openapiCache = { docs, served, root: servedDocument(openAPIV3Root(docs), built) };
+    return openapiCache;
   };
   const openapi: OpenAPIProvider = {
-    root: () => openAPIV3Root(openapiDocs()),
-    document: (path) => openapiDocs().get(path),
+    root: () => openapiDocs().root,
+    document: (path) => openapiDocs().served.get(path),
+    v2: () => {
+      if (!swaggerCache) {
+        const doc = buildSwaggerV2(openapiDocs().docs.values(), registry.all().map((s) => s.type), {
+          version: KUBERNETES_VERSION.gitVersion.split('-')[0]!,
+          definitions: registry.definitions,
+        });
+        swaggerCache = swaggerSpec(doc, now());
+      }
+      return swaggerCache;
+    },
   };
 
   let ready = false;

@@ -1,0 +1,64 @@
+/**
+ * The contracts of authentication and authorization in the API server, as Kubernetes'
+ * authenticator.Request and authorizer.Attributes: an Authenticator turns a request's
+ * credentials into a UserInfo; an Authorizer decides on the attributes of a request.
+ */
+import type { X509Certificate } from 'node:crypto';
+import type { UserInfo } from '@kplane/api';
+
+export type { UserInfo } from '@kplane/api';
+
+/** Kubernetes' well-known users and groups. */
+export const ANONYMOUS_USER = 'system:anonymous';
+export const UNAUTHENTICATED_GROUP = 'system:unauthenticated';
+export const AUTHENTICATED_GROUP = 'system:authenticated';
+export const MASTERS_GROUP = 'system:masters';
+export const SERVICE_ACCOUNTS_GROUP = 'system:serviceaccounts';
+
+/** What an authenticator sees of a request. */
+export interface AuthenticationRequest {
+  /** Lower-case header names. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** The client certificate chain the TLS handshake verified against the client CA (leaf first), if any. */
+  readonly verifiedChain?: readonly X509Certificate[];
+}
+
+/**
+ * Turns credentials into an identity. Resolves undefined when the request carries none of the
+ * credentials this authenticator reads; rejects with a 401 ApiError when it carries them and
+ * they are invalid (an expired or revoked token).
+ */
+export interface Authenticator {
+  authenticate(req: AuthenticationRequest): Promise<UserInfo | undefined>;
+}
+
+/** The attributes of a request that authorization decides on (authorizer.Attributes). */
+export interface AuthorizationAttributes {
+  readonly user: UserInfo;
+  /**
+   * get, list, watch, create, update, patch, delete, deletecollection for resources (the exact
+   * routed verb); get, post, put, patch, delete, head for non-resource paths; and the special
+   * verbs impersonate, escalate, bind, approve, sign, use.
+   */
+  readonly verb: string;
+  readonly resourceRequest: boolean;
+  /** The request path, for non-resource requests (`/metrics`, `/healthz`). */
+  readonly path?: string;
+  readonly apiGroup?: string;
+  readonly apiVersion?: string;
+  readonly resource?: string;
+  readonly subresource?: string;
+  readonly namespace?: string;
+  readonly name?: string;
+}
+
+/** An authorization decision; `reason` is shown to the user when refused (and in audit). */
+export interface AuthorizationDecision {
+  readonly allowed: boolean;
+  readonly reason: string;
+}
+
+/** Decides whether a user may do what the attributes describe. */
+export interface Authorizer {
+  authorize(attrs: AuthorizationAttributes): AuthorizationDecision;
+}
