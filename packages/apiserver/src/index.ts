@@ -5,3 +5,5 @@ export * from './registry/watch-cache.js';
 export * from './server/server.js';
 export * from './server/handler.js';
 export * from './auth/pki.js';
+export { createNodeConnections, type ContainerLogQuery, type NodeConnections, type NodeContainers } from './server/nodes.js';
+export { type ForwardTarget, type LocalStreams } from './server/pod-stream.js';

@@ -4,7 +4,7 @@ import { request } from 'node:https';
 import { stringify } from 'yaml';
 import type { RawRequest, RawResponse } from '@kplane/api';
 import { createBackend, type Backend } from '@kplane/storage';
-import { createApiServer, ensurePki, type ApiServer } from '@kplane/apiserver';
+import { createApiServer, ensurePki, type ApiServer, type LocalStreams } from '@kplane/apiserver';
 import { createClient, type Client } from '@kplane/client';
 import { startSimulation, type KubeletConfig, type Simulation } from '@kplane/kubelet';
 import { DEFAULT_SECURE_PORT, startControllerManager, type ControllerManager, type SecureServingOptions } from '@kplane/controllers';
@@ -43,6 +43,8 @@ export interface ControlPlaneOptions {
   eventTTLSeconds?: number;
   /** Time between storage compactions in ms (default 5 minutes, as kube-apiserver); 0: never. */
   compactionIntervalMs?: number;
+  /** What pods/exec and pods/portforward do for simulated containers (`--exec-local`, `--port-forward`; default: a clear error). */
+  localStreams?: LocalStreams;
 }
 
 /** A running control plane. */
@@ -113,7 +115,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   }
   // The sqlite driver keeps the database and its WAL files owner-only (0600).
   const backend = await createBackend(storage === 'memory' ? 'memory://' : `sqlite://${join(dataDir, 'state.db')}`);
-  const apiServer = createApiServer({ backend, eventTTLSeconds: options.eventTTLSeconds, compactionIntervalMs: options.compactionIntervalMs });
+  const apiServer = createApiServer({ backend, eventTTLSeconds: options.eventTTLSeconds, compactionIntervalMs: options.compactionIntervalMs, localStreams: options.localStreams });
   try {
     await apiServer.start();
   } catch (err) {
@@ -186,11 +188,16 @@ async function ownerOnly(pkiDir: string): Promise<void> {
   for (const secret of ['ca.key', 'serving.key', 'admin.key', 'admin.token']) await chmod(join(pkiDir, secret), 0o600);
 }
 
-/** Starts the scheduler and simulated kubelet for `options.nodes` nodes on the in-process transport (none for 0). */
+/**
+ * Starts the scheduler and simulated kubelet for `options.nodes` nodes on the in-process
+ * transport (none for 0); the API server reads their containers' logs directly.
+ */
 async function startNodes(apiServer: ApiServer, options: ControlPlaneOptions, stop: () => Promise<void>): Promise<Simulation | undefined> {
   if (!options.nodes) return undefined;
   try {
-    return await startSimulation({ client: createClient({ transport: apiServer.handle }), nodes: options.nodes, config: options.kubeletConfig });
+    const sim = await startSimulation({ client: createClient({ transport: apiServer.handle }), nodes: options.nodes, config: options.kubeletConfig });
+    apiServer.nodes.register(sim.kubelet.nodeNames, sim.kubelet.logs);
+    return sim;
   } catch (err) {
     await stop();
     throw err;

@@ -18,6 +18,9 @@ import { unstructuredList, unstructuredObject } from '../crd/unstructured.js';
 import type { Registry } from '../registry/registry.js';
 import type { Store, WriteOptions } from '../registry/store.js';
 import { bindPod } from './binding.js';
+import { createNodeConnections, type NodeConnections } from './nodes.js';
+import { servePodLog } from './pod-log.js';
+import { checkStreamTarget, STREAM_SUBRESOURCES } from './pod-stream.js';
 import { DEFAULT_LIMITS, parseBoolParam, parseGoDuration, type ServerLimits } from './limits.js';
 import { deleteOptions, listOptions, typedListQuery, writeOptions } from './options.js';
 import { checkPathSegmentName, classifyRequest, isNamespaceSubresource, parsePath, type ResourceRequestInfo } from './request-info.js';
@@ -56,6 +59,8 @@ export interface HandlerOptions {
   limits?: Partial<ServerLimits>;
   /** Timers of the request timeout and of watches (tests inject virtual ones). */
   timers?: Timers;
+  /** The kubelets that serve `pods/log` (none: logs answer 500). */
+  nodes?: NodeConnections;
 }
 
 const JSON_TYPE = 'application/json';
@@ -167,6 +172,10 @@ const OBJECT_VERBS: Record<string, Record<string, string>> = {
   scale: { GET: 'get', PUT: 'update', PATCH: 'patch' },
   finalize: { PUT: 'update' },
   binding: { POST: 'create' },
+  log: { GET: 'get' },
+  exec: { GET: 'create', POST: 'create' },
+  attach: { GET: 'create', POST: 'create' },
+  portforward: { GET: 'create', POST: 'create' },
 };
 
 /**
@@ -217,6 +226,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
   const isNamespaceSub = isNamespaceSubresource;
   const timeoutMaxMs = options.limits?.requestTimeoutMs ?? DEFAULT_LIMITS.requestTimeoutMs;
   const timers = options.timers ?? realTimers;
+  const nodes = options.nodes ?? createNodeConnections();
 
   function render(store: Store, rep: Representation, obj: KubeObject, q: Record<string, string>, status = 200, headers: Record<string, string> = {}): RawResponse {
     if (rep === 'table') {
@@ -244,8 +254,8 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
     // A namespaced resource has no object paths outside a namespace.
     if (t.namespaced && info.namespace === undefined && info.name !== undefined) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     const sub = info.subresource ?? '';
-    if (sub && !['status', 'scale', 'finalize', 'binding'].includes(sub)) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
-    if (sub === 'binding' && !(t.group === '' && t.resource === 'pods')) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+    if (sub && !['status', 'scale', 'finalize', 'binding', 'log', ...STREAM_SUBRESOURCES].includes(sub)) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+    if ((sub === 'binding' || sub === 'log' || STREAM_SUBRESOURCES.includes(sub)) && !(t.group === '' && t.resource === 'pods')) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     if (sub === 'status' && !t.subresources?.status) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     if (sub === 'scale' && !t.subresources?.scale) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     if (sub === 'finalize' && t.resource !== 'namespaces') throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
@@ -321,6 +331,9 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
         timers: options.timers,
       });
     }
+    if (sub === 'log') return servePodLog(store, ns!, name, q, req.signal, nodes, options.now().getTime());
+    // pods/exec, attach and portforward are served on protocol upgrades (pod-stream.ts).
+    if (STREAM_SUBRESOURCES.includes(sub)) return checkStreamTarget(store, ns!, name, sub, q);
     if (sub === 'binding') {
       if (method !== 'POST') throw routeMethodNotAllowed();
       await bindPod(store, ns!, name, body(), options.now, writeOptions(q).dryRun === true);

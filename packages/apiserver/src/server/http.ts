@@ -27,6 +27,8 @@ export interface HttpsServerOptions {
   tokens: Map<string, string>;
   /** Body size and in-flight limits; kube-apiserver's defaults otherwise. */
   limits?: Partial<ServerLimits>;
+  /** Serves authenticated protocol upgrades (websocket, SPDY: pods/exec, attach, portforward); the socket is its own. */
+  upgrade?: (raw: RawRequest, req: IncomingMessage, socket: Duplex, head: Buffer) => void;
 }
 
 function tokenMatches(given: string, tokens: Map<string, string>): string | undefined {
@@ -255,6 +257,18 @@ async function serveConnect(options: HttpsServerOptions, req: IncomingMessage, s
   socket.end(Buffer.concat([Buffer.from(head, 'latin1'), body]));
 }
 
+/** Answers an upgrade request: unauthenticated ones get 401 on the raw socket, the rest go to `options.upgrade`. */
+function serveUpgrade(options: HttpsServerOptions, req: IncomingMessage, socket: Duplex, head: Buffer): void {
+  socket.on('error', () => {});
+  const { path, search } = splitTarget(req.url ?? '/');
+  if (!PUBLIC_PATHS.test(path) && authenticate(req, options.tokens) === undefined) {
+    const body = Buffer.from(errorResponse(unauthorized()).body ?? []);
+    socket.end(Buffer.concat([Buffer.from(`HTTP/1.1 401 Unauthorized\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n`, 'latin1'), body]));
+    return;
+  }
+  options.upgrade!({ method: req.method ?? 'GET', path, query: queryOf(search), headers: headersOf(req) }, req, socket, head);
+}
+
 /**
  * An HTTPS server for the API: TLS with the serving certificate, clients authenticated by a
  * certificate signed by the client CA or by a bearer token; every path but /healthz, /livez,
@@ -299,6 +313,7 @@ export function createHttpsServer(options: HttpsServerOptions): Server {
     onRequest(req, res);
   });
   server.on('connect', (req: IncomingMessage, socket: Duplex) => void serveConnect(options, req, socket));
+  if (options.upgrade) server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => serveUpgrade(options, req, socket, head));
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 70_000;
   server.requestTimeout = 0;

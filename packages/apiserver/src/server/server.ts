@@ -11,6 +11,8 @@ import type { KindBundle, StrategyContext } from '../registry/resource.js';
 import type { StoreDeps } from '../registry/store.js';
 import type { Timers } from '../registry/timers.js';
 import { createHandler, type OpenAPIProvider } from './handler.js';
+import { createNodeConnections, type NodeConnections } from './nodes.js';
+import { createStreamUpgrade, type LocalStreams } from './pod-stream.js';
 import { createHttpsServer } from './http.js';
 import { createClusterIPAllocator } from './ip-allocator.js';
 import type { ServerLimits } from './limits.js';
@@ -49,6 +51,8 @@ export interface ApiServerOptions {
   watchCache?: StoreDeps['watchCache'];
   /** Timers of request timeouts, watches and freshness waits (tests inject virtual ones). */
   timers?: Timers;
+  /** What pods/exec and pods/portforward do for simulated containers (default: a clear error). */
+  localStreams?: LocalStreams;
 }
 
 /** TLS and credentials for listen(). */
@@ -65,6 +69,8 @@ export interface ListenOptions {
 /** A running API server. */
 export interface ApiServer {
   readonly registry: Registry;
+  /** The kubelets that serve `pods/log`: a simulated kubelet in this process registers its nodes here. */
+  readonly nodes: NodeConnections;
   /** The request handler: the in-process transport of @kplane/client uses it directly. */
   readonly handle: (req: RawRequest) => Promise<RawResponse>;
   /** Creates the system namespaces and starts the watch caches. */
@@ -189,6 +195,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     },
   };
 
+  const nodes = createNodeConnections();
   let ready = false;
   let address = '127.0.0.1:6443';
   const handle = createHandler({
@@ -209,6 +216,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     bookmarkIntervalMs: options.bookmarkIntervalMs,
     limits: options.limits,
     timers: options.timers,
+    nodes,
   });
 
   const servers: Server[] = [];
@@ -216,6 +224,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   return {
     registry,
     handle,
+    nodes,
     async start() {
       await registry.start();
       const namespaces = registry.get('', 'v1', 'namespaces')!;
@@ -232,7 +241,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       ready = true;
     },
     async listen(l) {
-      const server = createHttpsServer({ handler: handle, cert: l.cert, key: l.key, clientCa: l.clientCa, tokens: l.tokens, limits: options.limits });
+      const server = createHttpsServer({ handler: handle, cert: l.cert, key: l.key, clientCa: l.clientCa, tokens: l.tokens, limits: options.limits, upgrade: createStreamUpgrade({ handler: handle, local: options.localStreams }) });
       servers.push(server);
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
