@@ -183,7 +183,8 @@ const OBJECT_VERBS: Record<string, Record<string, string>> = {
  * it: collection paths of the resource's own scope serve list, watch, create and
  * deletecollection; the cluster-wide path of a namespaced resource serves list and watch only;
  * /watch/ paths serve GET only; object paths serve get, update, patch and delete; subresources
- * their own verbs. Anything else (CONNECT included: no connect subresource is served) is 405.
+ * their own verbs (log GET; exec, attach and portforward GET and POST, served on upgrades). Anything
+ * else (CONNECT included) is 405.
  */
 export function routeVerb(method: string, info: ResourceRequestInfo, namespaced: boolean, q: Record<string, string>): string {
   const m = method.toUpperCase();

@@ -109,6 +109,8 @@ export function simulatedMessage(sub: string, pod: string, container: string | u
 export interface StreamUpgradeOptions {
   /** The API handler: routes, authorises and checks the request before its upgrade. */
   handler: (req: RawRequest) => Promise<RawResponse>;
+  /** The pods store (the container a request means, when it names none). */
+  pods: () => Store | undefined;
   local?: LocalStreams;
 }
 
@@ -129,7 +131,8 @@ export function createStreamUpgrade(options: StreamUpgradeOptions): (raw: RawReq
       const go = t && pre.status === 400 && JSON.parse(Buffer.from(pre.body ?? []).toString('utf8')).message === UPGRADE_REQUIRED;
       if (!go || !t) return writeResponse(socket, pre);
       const q = new URLSearchParams(req.url?.split('?')[1] ?? '');
-      const container = q.get('container') ?? undefined;
+      const pods = options.pods();
+      const container = t.sub === 'portforward' || !pods ? undefined : logContainer((await pods.get(t.namespace, t.pod)) as KubeObject, q.get('container') ?? undefined);
       const websocket = (req.headers.upgrade ?? '').toLowerCase() === 'websocket';
       const canServe = t.sub === 'exec' ? local.execDir !== undefined : t.sub === 'portforward' ? (local.portForward?.size ?? 0) > 0 : false;
       if (!websocket) {
@@ -145,9 +148,8 @@ export function createStreamUpgrade(options: StreamUpgradeOptions): (raw: RawReq
       }
       wss.handleUpgrade(req, socket, head, (ws) => {
         if (t.sub === 'portforward') return servePortForward(ws, q, local.portForward);
-        const container2 = container ?? '';
-        if (t.sub === 'exec' && local.execDir !== undefined) return serveLocalExec(ws, q, local.execDir, t, container2);
-        sendError(ws, failure(simulatedMessage(t.sub, t.pod, container2, hintFor(t.sub))));
+        if (t.sub === 'exec' && local.execDir !== undefined) return serveLocalExec(ws, q, local.execDir, t, container ?? '');
+        sendError(ws, failure(simulatedMessage(t.sub, t.pod, container, hintFor(t.sub))));
         ws.close(1000);
       });
     })().catch((err) => {

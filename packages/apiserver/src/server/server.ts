@@ -241,7 +241,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       ready = true;
     },
     async listen(l) {
-      const server = createHttpsServer({ handler: handle, cert: l.cert, key: l.key, clientCa: l.clientCa, tokens: l.tokens, limits: options.limits, upgrade: createStreamUpgrade({ handler: handle, local: options.localStreams }) });
+      const server = createHttpsServer({ handler: handle, cert: l.cert, key: l.key, clientCa: l.clientCa, tokens: l.tokens, limits: options.limits, upgrade: createStreamUpgrade({ handler: handle, pods: () => registry.get('', 'v1', 'pods'), local: options.localStreams }) });
       servers.push(server);
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
