@@ -114,6 +114,12 @@ describe('pods/log', () => {
     assert.match(elsewhere.body.message, /no kubelet serves node "node-z"/);
   });
 
+  it('lists pods/log, exec, attach and portforward in discovery as kube-apiserver does', async () => {
+    const list = await t.call('GET', '/api/v1');
+    const subs = list.body.resources.filter((r: any) => /^pods\/(log|exec|attach|portforward)$/.test(r.name)).map((r: any) => `${r.name} ${r.kind} ${r.verbs.join(',')}`);
+    assert.deepEqual(subs, ['pods/attach PodAttachOptions create,get', 'pods/exec PodExecOptions create,get', 'pods/log Pod get', 'pods/portforward PodPortForwardOptions create,get']);
+  });
+
   it('answers exec, attach and portforward without an upgrade as kube-apiserver does', async () => {
     const r = await t.call('POST', `${PODS}/one/exec`, undefined, {}, { command: 'ls' });
     assert.deepEqual([r.status, r.body.message], [400, 'Upgrade request required']);
