@@ -103,7 +103,7 @@ export function parsePortForwards(values: string[]): Map<number, ForwardTarget> 
   for (const item of values.flatMap((v) => v.split(',')).filter(Boolean)) {
     const m = /^(\d+)=(?:(.*):)?(\d+)$/.exec(item);
     if (!m) throw new Error(`--port-forward: expected POD_PORT=HOST:PORT, not "${item}"`);
-    out.set(port(m[1], 'the pod port'), { host: m[2] || '127.0.0.1', port: port(m[3], 'the local port') });
+    out.set(port(m[1], 'the pod port'), { host: m[2]?.replace(/^\[(.*)\]$/, '$1') || '127.0.0.1', port: port(m[3], 'the local port') });
   }
   return out;
 }
