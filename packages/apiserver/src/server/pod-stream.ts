@@ -137,13 +137,15 @@ export function createStreamUpgrade(options: StreamUpgradeOptions): (raw: RawReq
       const canServe = t.sub === 'exec' ? local.execDir !== undefined : t.sub === 'portforward' ? (local.portForward?.size ?? 0) > 0 : false;
       if (!websocket) {
         const msg = canServe
-          ? `kplane serves pods/${t.sub} over websocket (v5.channel.k8s.io) only, not SPDY`
+          ? t.sub === 'portforward'
+            ? 'kplane forwards ports with the v4.channel.k8s.io websocket protocol only, not SPDY'
+            : `kplane serves pods/${t.sub} over websocket (v5.channel.k8s.io) only, not SPDY`
           : simulatedMessage(t.sub, t.pod, container, hintFor(t.sub));
         return writeResponse(socket, statusResponse(badRequest(msg)));
       }
       if (t.sub === 'portforward' && (req.headers['sec-websocket-protocol'] ?? '').includes('SPDY/3.1+portforward.k8s.io')) {
         // kubectl's port-forward tunnels SPDY in the websocket: refuse it as a failed upgrade.
-        const msg = canServe ? 'kplane serves pods/portforward with the v4.channel.k8s.io websocket protocol only, not SPDY' : simulatedMessage(t.sub, t.pod, container, hintFor(t.sub));
+        const msg = canServe ? 'kplane forwards ports with the v4.channel.k8s.io websocket protocol only, not SPDY' : simulatedMessage(t.sub, t.pod, container, hintFor(t.sub));
         return writeResponse(socket, statusResponse(badRequest(msg)));
       }
       wss.handleUpgrade(req, socket, head, (ws) => {
