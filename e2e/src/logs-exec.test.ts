@@ -91,6 +91,19 @@ describe('kubectl logs and exec against simulated containers', () => {
     await exited;
   });
 
+  it('kubectl logs -f ends by itself when the container stops', async () => {
+    await kubectlOk(kp.kubeconfig, ['run', 'brief', '--image', 'nginx']);
+    await ready(kp, 'brief');
+    const child = spawn('kubectl', ['logs', '-f', 'brief'], { env: { ...process.env, KUBECONFIG: kp.kubeconfig } });
+    let out = '';
+    child.stdout.on('data', (c) => (out += c));
+    const exited = new Promise<number | null>((r) => child.once('exit', r));
+    await eventually('the followed log', async () => out.includes('is ready\n'));
+    await k('delete', 'pod', 'brief', '--wait=false');
+    assert.equal(await exited, 0);
+    assert.match(out, /kplane: container brief received SIGTERM \(grace period 30s\)\nkplane: container brief exited with code 0 \(Completed\)\n$/);
+  });
+
   it('kubectl logs --previous shows the instance before the restart', async () => {
     await eventually('a restart of crash', async () => Number((await kubectl(kp.kubeconfig, ['get', 'pod', 'crash', '-o', 'jsonpath={.status.containerStatuses[0].restartCount}'])).stdout) >= 1);
     const prev = await k('logs', 'crash', '--previous');
