@@ -99,9 +99,9 @@ describe('pods/exec, attach and portforward over websocket', () => {
   });
 
   it('refuses SPDY upgrades and unauthenticated ones with a Status; checks come first', async () => {
-    const answer = (path: string, headers: Record<string, string>, auth = true) =>
+    const answer = (path: string, headers: Record<string, string>, auth = true, method = 'POST') =>
       new Promise<{ status: number; body: string }>((resolve, reject) => {
-        const req = request({ host: '127.0.0.1', port: Number(new URL(base.replace('wss', 'https')).port), path, method: 'POST', ca: pki.ca.cert, ...(auth ? { cert: pki.admin.cert, key: pki.admin.key } : {}), headers: { connection: 'Upgrade', ...headers } });
+        const req = request({ host: '127.0.0.1', port: Number(new URL(base.replace('wss', 'https')).port), path, method, ca: pki.ca.cert, ...(auth ? { cert: pki.admin.cert, key: pki.admin.key } : {}), headers: { connection: 'Upgrade', ...headers } });
         req.on('response', (res) => {
           let body = '';
           res.on('data', (c) => (body += c));
@@ -116,6 +116,9 @@ describe('pods/exec, attach and portforward over websocket', () => {
     assert.match(JSON.parse(spdy.body).message, /kplane serves pods\/exec over websocket \(v5.channel.k8s.io\) only, not SPDY/);
     const unauth = await answer(`${PODS}/web/exec?command=ls`, { upgrade: 'websocket' }, false);
     assert.equal(unauth.status, 401);
+    const watch = await answer('/api/v1/namespaces/default/configmaps?watch=true', { upgrade: 'websocket' }, true, 'GET');
+    assert.equal(watch.status, 400);
+    assert.equal(JSON.parse(watch.body).message, 'kplane serves websocket upgrades on pods/exec, pods/attach and pods/portforward only');
     const missing = await answer(`${PODS}/nope/exec?command=ls`, { upgrade: 'websocket' });
     assert.equal(missing.status, 404);
     assert.equal(JSON.parse(missing.body).message, 'pods "nope" not found');

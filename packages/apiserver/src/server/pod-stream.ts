@@ -126,8 +126,15 @@ export function createStreamUpgrade(options: StreamUpgradeOptions): (raw: RawReq
   const local = options.local ?? {};
   return (raw, req, socket, head) => {
     void (async () => {
-      const pre = await options.handler(raw);
       const t = target(raw.path);
+      const done = new AbortController();
+      const pre = await options.handler({ ...raw, signal: done.signal });
+      done.abort();
+      if (pre.stream) {
+        // A watch or a followed log asked over websocket: kube-apiserver serves those, kplane does not.
+        await pre.stream[Symbol.asyncIterator]().return?.();
+        return writeResponse(socket, statusResponse(badRequest('kplane serves websocket upgrades on pods/exec, pods/attach and pods/portforward only')));
+      }
       const go = t && pre.status === 400 && JSON.parse(Buffer.from(pre.body ?? []).toString('utf8')).message === UPGRADE_REQUIRED;
       if (!go || !t) return writeResponse(socket, pre);
       const q = new URLSearchParams(req.url?.split('?')[1] ?? '');
