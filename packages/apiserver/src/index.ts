@@ -5,3 +5,6 @@ export * from './registry/watch-cache.js';
 export * from './server/server.js';
 export * from './server/handler.js';
 export * from './auth/pki.js';
+export * from './server/reviews.js';
+export * from './auth/types.js';
+export * from './auth/identity.js';

@@ -18,6 +18,8 @@ import { unstructuredList, unstructuredObject } from '../crd/unstructured.js';
 import type { Registry } from '../registry/registry.js';
 import type { Store, WriteOptions } from '../registry/store.js';
 import { bindPod } from './binding.js';
+import { serveReview } from './reviews.js';
+import { requestUser } from '../auth/identity.js';
 import { DEFAULT_LIMITS, parseBoolParam, parseGoDuration, type ServerLimits } from './limits.js';
 import { deleteOptions, listOptions, typedListQuery, writeOptions } from './options.js';
 import { checkPathSegmentName, classifyRequest, isNamespaceSubresource, parsePath, type ResourceRequestInfo } from './request-info.js';
@@ -266,6 +268,13 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
       }
       return decodeBody(bytes, contentType);
     };
+
+    // Create-only, never-stored kinds (TokenReview, SubjectAccessReview, ...): see reviews.ts.
+    if (t.review) {
+      const opts = writeOptions(q);
+      const { object, status } = await serveReview(store, registry.definitions, body(), { user: requestUser(req), namespace: ns, opts });
+      return jsonResponse(status, object, warningHeaders(opts));
+    }
 
     // Collection requests.
     if (info.name === undefined) {
