@@ -153,7 +153,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     cert: pki.serving.cert,
     key: pki.serving.key,
     clientCa: pki.ca.cert,
-    tokens: new Map([[pki.adminToken, 'kplane-admin']]),
+    tokens: new Map([[pki.adminToken, { username: 'kplane-admin', groups: ['system:masters'] }]]),
   });
   const url = `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
   const kubeconfigPath = join(dataDir, 'kubeconfig');

@@ -37,7 +37,7 @@ it('authenticates by client certificate or bearer token, and refuses bodies over
   try {
     await server.start();
     const pki = await ensurePki(dir);
-    const port = await server.listen({ port: 0, cert: pki.serving.cert, key: pki.serving.key, clientCa: pki.ca.cert, tokens: new Map([[pki.adminToken, 'admin']]) });
+    const port = await server.listen({ port: 0, cert: pki.serving.cert, key: pki.serving.key, clientCa: pki.ca.cert, tokens: new Map([[pki.adminToken, { username: 'admin', groups: ['system:masters'] }]]) });
     const ca = pki.ca.cert;
     assert.equal((await send(port, ca, '/api/v1/namespaces', {})).status, 401);
     assert.equal((await send(port, ca, '/api/v1/namespaces', { token: 'wrong' })).status, 401);
@@ -141,7 +141,7 @@ async function withServer(
   try {
     await server.start();
     const pki = await ensurePki(dir);
-    const port = await server.listen({ port: 0, cert: pki.serving.cert, key: pki.serving.key, clientCa: pki.ca.cert, tokens: new Map([[pki.adminToken, 'admin']]) });
+    const port = await server.listen({ port: 0, cert: pki.serving.cert, key: pki.serving.key, clientCa: pki.ca.cert, tokens: new Map([[pki.adminToken, { username: 'admin', groups: ['system:masters'] }]]) });
     const call = (method: string, path: string, body?: unknown) =>
       send(port, pki.ca.cert, path, { method, token: pki.adminToken, body: body === undefined ? undefined : Buffer.from(JSON.stringify(body)) });
     await fn({ port, ca: pki.ca.cert, token: pki.adminToken, call });
