@@ -101,6 +101,7 @@ export async function issueTokenRequest(issuing: ServiceAccountIssuing, namespac
   if (!account) throw notFound('', 'serviceaccounts', name);
   const spec = (req.spec ?? {}) as { audiences?: string[]; expirationSeconds?: number; boundObjectRef?: { apiVersion?: string; kind?: string; name?: string; uid?: string } };
   req.spec = spec;
+  if (spec.boundObjectRef === null) delete spec.boundObjectRef;
   if (!spec.audiences?.length) spec.audiences = [...issuing.apiAudiences];
   spec.expirationSeconds ??= DEFAULT_EXPIRATION;
   req.metadata.name = name;
