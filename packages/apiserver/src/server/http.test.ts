@@ -56,7 +56,6 @@ it('authenticates by client certificate or bearer token, and refuses bodies over
   } finally {
     await server.close();
     await backend.close();
-    await rm(dir, { recursive: true, force: true });
   }
 });
 
@@ -298,4 +297,35 @@ it('answers CONNECT (405 on resources, 401 without credentials) and never normal
     assert.equal((await call('DELETE', '/api/v1/secrets')).status, 405);
     assert.equal((await call('GET', '/api/v1/namespaces')).body, before);
   });
+});
+
+it('hands the handler the user the credentials name, never an identity the client claims', async () => {
+  const backend = createMemoryBackend();
+  const server = createApiServer({ backend, authentication: { tokens: new Map([['t-alice', { username: 'alice', uid: 'a', groups: ['dev'] }]]) } });
+  try {
+    await server.start();
+    const { createCa, issueCertificate } = await import('../auth/pki.js');
+    const kplaneCa = await createCa();
+    const serving = await issueCertificate(kplaneCa, { subject: 'CN=kplane-apiserver', usage: 'server', ipAddresses: ['127.0.0.1'] });
+    const carol = await issueCertificate(kplaneCa, { subject: 'CN=carol, O=qa, O=ops', usage: 'client' });
+    const stranger = await issueCertificate(await createCa('elsewhere'), { subject: 'CN=mallory, O=system:masters', usage: 'client' });
+    const port = await server.listen({ port: 0, cert: serving.cert, key: serving.key, clientCa: kplaneCa.pem.cert });
+    const ca = kplaneCa.pem.cert;
+    const whoami = async (opts: Parameters<typeof send>[3], headers: Record<string, string> = {}) => {
+      const r = await send(port, ca, '/apis/authentication.k8s.io/v1/selfsubjectreviews', { method: 'POST', body: Buffer.from(JSON.stringify({ metadata: {}, ...headers })), ...opts });
+      return { status: r.status, user: r.status === 201 ? JSON.parse(r.body).status.userInfo : JSON.parse(r.body) };
+    };
+    assert.deepEqual((await whoami({ cert: carol.cert, key: carol.key })).user, { username: 'carol', groups: ['qa', 'ops', 'system:authenticated'] });
+    assert.deepEqual((await whoami({ token: 't-alice' })).user, { username: 'alice', uid: 'a', groups: ['dev', 'system:authenticated'] });
+    // A certificate from another CA is an invalid credential: 401, even on a public path.
+    assert.equal((await whoami({ cert: stranger.cert, key: stranger.key })).status, 401);
+    assert.equal((await send(port, ca, '/healthz', { cert: stranger.cert, key: stranger.key })).status, 401);
+    assert.equal((await send(port, ca, '/healthz', {})).status, 200);
+    // A body naming a user changes nothing.
+    const claimed = await send(port, ca, '/apis/authentication.k8s.io/v1/selfsubjectreviews', { method: 'POST', body: Buffer.from('{"status":{"userInfo":{"username":"root"}}}'), token: 't-alice' });
+    assert.equal(JSON.parse(claimed.body).status.userInfo.username, 'alice');
+  } finally {
+    await server.close();
+    await backend.close();
+  }
 });
