@@ -153,7 +153,6 @@ export function serviceAccountTokenAuthenticator(options: ServiceAccountAuthenti
     const header = decodeProtectedHeader(token);
     const keys = options.keys().publicKeys;
     const candidates = header.kid ? keys.filter((k) => k.kid === header.kid) : keys;
-    let last: unknown;
     for (const k of candidates) {
       try {
         const { payload } = await jwtVerify(token, k.key, { issuer: iss, currentDate: now, algorithms: [k.alg] });
@@ -161,10 +160,9 @@ export function serviceAccountTokenAuthenticator(options: ServiceAccountAuthenti
       } catch (err) {
         if (err instanceof joseErrors.JWTExpired) throw new InvalidTokenError('service account token has expired');
         if (err instanceof joseErrors.JWTClaimValidationFailed) throw new InvalidTokenError(`service account token is not valid yet or malformed: ${err.message}`);
-        last = err;
+        // Another key may have signed it: try the next.
       }
     }
-    void last;
     throw new InvalidTokenError('square/go-jose: error in cryptographic primitive');
   }
 
