@@ -267,7 +267,7 @@ it('bounds requests in flight (read-only and mutating apart, watches not counted
   });
 });
 
-it('answers CONNECT (405 on resources, 401 without credentials) and never normalises paths over HTTPS', async () => {
+it('answers CONNECT and upgrade requests (405 on resources, 404 on exec, 401 without credentials) and never normalises paths over HTTPS', async () => {
   await withServer({}, async ({ port, ca, token, call }) => {
     const before = (await call('GET', '/api/v1/namespaces')).body;
     for (const path of [`${CMS}/x`, CMS, '/api/v1/namespaces/default/pods/p/status']) {
@@ -284,6 +284,11 @@ it('answers CONNECT (405 on resources, 401 without credentials) and never normal
     const anon = await rawRequest(port, ca, `CONNECT ${CMS} HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n`);
     assert.equal(anon.status, 401);
     assert.equal(JSON.parse(anon.body).reason, 'Unauthorized');
+    // Upgrade requests (kubectl exec over WebSocket) are authenticated and answered too.
+    const upgrade = (auth: string) => `GET /api/v1/namespaces/default/pods/p/exec?command=ls HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: Upgrade\r\nupgrade: websocket\r\nsec-websocket-version: 13\r\nsec-websocket-key: x3JJHMbDL1EzLkh9GBhXDw==\r\n${auth}\r\n`;
+    assert.equal((await rawRequest(port, ca, upgrade(''))).status, 401);
+    assert.equal((await rawRequest(port, ca, upgrade('authorization: Bearer wrong\r\n'))).status, 401);
+    assert.equal((await rawRequest(port, ca, upgrade(`authorization: Bearer ${token}\r\n`))).status, 404);
     // Dot segments reach the handler as they were sent.
     const dots = await call('DELETE', `${CMS}/%2e%2e`);
     assert.equal(dots.status, 400);

@@ -245,9 +245,10 @@ function withRetryAfter(r: RawResponse): RawResponse {
 }
 
 /**
- * Answers a CONNECT request (node hands these to 'connect', not 'request'): authenticated like
- * any request, then routed by the handler, which refuses CONNECT where no connect subresource is
- * served; the answer is written on the raw socket, which is then closed.
+ * Answers a CONNECT request or an upgrade request (node hands these to 'connect' and 'upgrade',
+ * not 'request'): authenticated like any request, then routed by the handler, which refuses
+ * them where no connect subresource (exec, attach, port-forward) is served; the answer is
+ * written on the raw socket, which is then closed (no protocol is switched to).
  */
 async function serveConnect(options: HttpsServerOptions, req: IncomingMessage, socket: Duplex): Promise<void> {
   socket.on('error', () => {});
@@ -255,7 +256,8 @@ async function serveConnect(options: HttpsServerOptions, req: IncomingMessage, s
   try {
     const { path, search } = splitTarget(req.url ?? '/');
     const user = await authenticate(req, options.authenticator, path);
-    r = await options.handler({ method: 'CONNECT', path, query: queryOf(search), headers: headersOf(req), user });
+    const method = req.method === 'CONNECT' ? 'CONNECT' : (req.method ?? 'GET');
+    r = await options.handler({ method, path, query: queryOf(search), headers: headersOf(req), user });
   } catch (err) {
     r = errorResponse(err);
   }
@@ -317,6 +319,7 @@ export function createHttpsServer(options: HttpsServerOptions): Server {
     })();
   });
   server.on('connect', (req: IncomingMessage, socket: Duplex) => void serveConnect(options, req, socket));
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex) => void serveConnect(options, req, socket));
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 70_000;
   server.requestTimeout = 0;
