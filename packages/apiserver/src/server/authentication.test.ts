@@ -109,7 +109,7 @@ describe('authentication API', () => {
   it('serves the OIDC discovery documents of the issuer', async () => {
     const doc = await call('GET', '/.well-known/openid-configuration');
     assert.equal(doc.body.issuer, 'https://kubernetes.default.svc.cluster.local');
-    assert.equal(doc.body.jwks_uri, 'https://kubernetes.default.svc.cluster.local/openid/v1/jwks');
+    assert.equal(doc.body.jwks_uri, 'https://127.0.0.1:6443/openid/v1/jwks');
     const keys = await call('GET', '/openid/v1/jwks');
     assert.equal(keys.headers['content-type'], 'application/jwk-set+json');
     assert.equal(keys.body.keys.length, 1);

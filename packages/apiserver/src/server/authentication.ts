@@ -173,14 +173,10 @@ export async function issueTokenRequest(issuing: ServiceAccountIssuing, namespac
   return req;
 }
 
-/** The JWKS URI the discovery document names: the issuer's /openid/v1/jwks (an https issuer), or the server's own. */
-function jwksUri(issuer: string, serverUrl: string): string {
-  return /^https:\/\//.test(issuer) ? `${issuer.replace(/\/+$/, '')}/openid/v1/jwks` : `${serverUrl}/openid/v1/jwks`;
-}
-
 /**
  * The OIDC discovery documents of the ServiceAccount issuer: /.well-known/openid-configuration
- * and /openid/v1/jwks (GET only), as kube-apiserver serves them.
+ * and /openid/v1/jwks (GET only), as kube-apiserver serves them; the JWKS URI is the API
+ * server's own (kube-apiserver's default without --service-account-jwks-uri).
  */
 export function oidcDiscovery(issuing: Pick<ServiceAccountIssuing, 'keys' | 'issuer'>, serverUrl: () => string): Record<string, (method: string) => RawResponse> {
   const json = (body: unknown, contentType: string): RawResponse => ({
@@ -198,7 +194,7 @@ export function oidcDiscovery(issuing: Pick<ServiceAccountIssuing, 'keys' | 'iss
       return json(
         {
           issuer: issuing.issuer,
-          jwks_uri: jwksUri(issuing.issuer, serverUrl()),
+          jwks_uri: `${serverUrl()}/openid/v1/jwks`,
           response_types_supported: ['id_token'],
           subject_types_supported: ['public'],
           id_token_signing_alg_values_supported: [...new Set(keys.publicKeys.map((k) => k.alg))],
