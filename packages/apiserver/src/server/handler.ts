@@ -445,8 +445,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
       return text(200, 'ok');
     }
     if (path === '/version' || path === '/version/') return jsonResponse(200, options.version);
-    const extra = options.paths?.[path];
-    if (extra) return extra(method);
+    if (options.paths && Object.hasOwn(options.paths, path)) return options.paths[path]!(method);
     if (path === '/openapi/v2') return serveOpenAPIV2(req, options.openapi.v2);
     if (path === '/openapi/v3' || path === '/openapi/v3/') return serveOpenAPIV3Root(req, options.openapi.root());
     if (path.startsWith('/openapi/v3/')) {
