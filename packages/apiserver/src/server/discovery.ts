@@ -10,6 +10,7 @@ function subresources(s: Store): { name: string; kind: string; group?: string; v
     const connect = ['create', 'get'];
     out.push({ name: 'attach', kind: 'PodAttachOptions', verbs: connect }, { name: 'binding', kind: 'Binding', verbs: ['create'] }, { name: 'exec', kind: 'PodExecOptions', verbs: connect }, { name: 'log', kind: 'Pod', verbs: ['get'] }, { name: 'portforward', kind: 'PodPortForwardOptions', verbs: connect });
   }
+  if (t.group === '' && t.resource === 'serviceaccounts') out.push({ name: 'token', kind: 'TokenRequest', group: 'authentication.k8s.io', version: 'v1', verbs: ['create'] });
   if (t.resource === 'namespaces') out.push({ name: 'finalize', kind: t.kind, verbs: ['update'] });
   if (t.subresources?.scale) out.push({ name: 'scale', kind: 'Scale', group: 'autoscaling', version: 'v1', verbs: SUB_VERBS });
   if (t.subresources?.status) out.push({ name: 'status', kind: t.kind, verbs: SUB_VERBS });

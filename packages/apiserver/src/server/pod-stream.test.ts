@@ -50,7 +50,7 @@ describe('pods/exec, attach and portforward over websocket', () => {
     server = createApiServer({ backend: createMemoryBackend(), localStreams: { execDir: dir, portForward: new Map([[80, { host: '127.0.0.1', port: echoPort }]]) } });
     await server.start();
     pki = await ensurePki(dir);
-    const port = await server.listen({ port: 0, cert: pki.serving.cert, key: pki.serving.key, clientCa: pki.ca.cert, tokens: new Map([[pki.adminToken, 'admin']]) });
+    const port = await server.listen({ port: 0, cert: pki.serving.cert, key: pki.serving.key, clientCa: pki.ca.cert, tokens: new Map([[pki.adminToken, { username: 'admin', groups: ['system:masters'] }]]) });
     base = `wss://127.0.0.1:${port}${PODS}`;
     const body = Buffer.from(JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web' }, spec: { nodeName: 'node-a', containers: [{ name: 'app', image: 'nginx' }] } }));
     assert.equal((await server.handle({ method: 'POST', path: PODS, headers: { 'content-type': 'application/json' }, body })).status, 201);
