@@ -63,9 +63,11 @@ describe('kubectl logs and exec against simulated containers', () => {
     await removeDir(dir);
   });
 
-  it('kubectl logs shows the start line and the annotation lines; --tail keeps the last ones', async () => {
+  it('kubectl logs shows the start line and the annotation lines; --tail, --limit-bytes, --since, --timestamps', async () => {
     assert.equal(await k('logs', 'web'), `${STARTED}\nhello from web\nlistening on :8080\nkplane: container app is ready\n`);
     assert.equal(await k('logs', 'web', '--tail', '1'), 'kplane: container app is ready\n');
+    assert.equal(await k('logs', 'web', '--limit-bytes', '5'), 'kplan');
+    assert.equal(await k('logs', 'web', '--since', '1h', '--tail', '1'), 'kplane: container app is ready\n');
     assert.match(await k('logs', 'web', '--timestamps', '--tail', '1'), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z kplane: container app is ready\n$/);
   });
 
