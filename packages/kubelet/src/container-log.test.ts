@@ -52,6 +52,15 @@ describe('container logs', () => {
     await reading;
   });
 
+  it('ends every follow when the kubelet stops', async () => {
+    const logs = new ContainerLogs();
+    logs.write('u', 'c', T0, 'a');
+    const reading = all(logs.read('u', 'c', { follow: true }));
+    await new Promise<void>((r) => setImmediate(r));
+    logs.stopAll();
+    assert.equal(await reading, 'a\n');
+  });
+
   it('ends a follow when the reader aborts', async () => {
     const logs = new ContainerLogs();
     logs.write('u', 'c', T0, 'a');

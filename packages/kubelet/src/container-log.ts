@@ -96,6 +96,11 @@ export class ContainerLogs {
     e.current = newInstance();
   }
 
+  /** Marks every instance stopped (the kubelet stops): every follower gets the end. */
+  stopAll(): void {
+    for (const [uid, pod] of this.pods) for (const c of pod.keys()) this.stop(uid, c);
+  }
+
   /** Forgets a pod's logs (the pod is gone); its followers end. */
   remove(uid: string): void {
     const pod = this.pods.get(uid);

@@ -379,6 +379,7 @@ export function createKubelet(options: KubeletOptions): Kubelet {
       abort.abort();
       if (timer !== undefined) clock.clearTimeout(timer);
       for (const n of nodes) n.queue.shutDown();
+      logs.stopAll();
       await Promise.allSettled(loops);
       await Promise.all(nodes.map((n) => n.recorder?.flush()));
     },
