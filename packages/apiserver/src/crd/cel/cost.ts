@@ -7,6 +7,7 @@
  */
 import type { SchemaObject } from '@kplane/api';
 import type { ASTNode } from '@marcbachmann/cel-js';
+import { propertyOf } from './escaping.js';
 
 /** The largest uint64 (as cel-go saturates). */
 export const MAX_COST = 18446744073709551615;
@@ -130,7 +131,8 @@ function childInfo(parent: Info, field: string | undefined): Info {
   const s = parent.schema;
   if (!s) return { cost: ONE, type: 'dyn' };
   if (s.type === 'array') return schemaInfo(s.items);
-  if (field !== undefined && s.properties?.[field]) return schemaInfo(s.properties[field]);
+  const prop = field === undefined ? undefined : propertyOf(s, field);
+  if (prop !== undefined) return schemaInfo(s.properties![prop]);
   if (typeof s.additionalProperties === 'object') return schemaInfo(s.additionalProperties);
   if (field === 'metadata' || field === 'apiVersion' || field === 'kind') return field === 'metadata' ? { cost: ONE, type: 'map' } : { cost: ONE, type: 'string', size: { min: 0, max: MAX_REQUEST_BYTES - 2 } };
   return { cost: ONE, type: 'dyn' };
