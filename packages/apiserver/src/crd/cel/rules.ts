@@ -157,7 +157,7 @@ function compileExpression(src: string, schema: SchemaObject, resourceRoot: bool
   const regex = checkRegexCalls(program.ast);
   if (regex.issues.length) return { error: `compilation failed: ${regex.issues.map((i) => celIssue(src, i.offset, i.message)).join('\n')}`, cost: 0 };
   if (regex.instantiation) return { error: regex.instantiation, cost: 0 };
-  const cost = estimateCost(program.ast, schema);
+  const cost = estimateCost(program.ast, schema, resourceRoot);
   useRe2Matches(program.ast);
   return { program, cost };
 }
