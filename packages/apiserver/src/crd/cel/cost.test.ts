@@ -77,6 +77,9 @@ test('library functions: lists, regex, url, quantity, format, cel.bind', () => {
   assert.equal(cost("self.host.find('[a-z]+') == ''", spec), 2 + 102 * 2 + 0);
   assert.equal(cost("isURL(self.host) && url(self.host).getHost() == 'x'", spec), 3 + (2 + 102) + 1 + 1);
   assert.equal(cost("isQuantity(self.host) && quantity(self.host).isLessThan(quantity('1Gi'))", spec), 3 + 3 + 1 + 1);
+  assert.equal(cost("quantity(self.host) == quantity('1')", spec), 3 + 1 + 1, 'quantities compare in one step');
+  assert.equal(cost("url(self.host) == url('https://x')", spec), (2 + 102) + 1 + 1, 'URLs compare by the right side');
+  assert.ok(cost("quantity(self.host) != quantity('1')", spec) > 1e18, '!= has no Kubernetes estimate: the sizes of quantities are unknown');
   assert.equal(cost("'got %d'.format([self.replicas])", spec), 1 + 10 + 2);
   assert.equal(cost('cel.bind(h, self.host, h == h)', spec), 10 + 2 + 2, 'a bound variable is sized by the root (an object: 0)');
   assert.ok(cost("'got ' + string(self.replicas)", spec) >= MAX_COST / 10, 'string() has no declared size');

@@ -211,6 +211,10 @@ function operator(op: string, args: ASTNode[], ctx: Ctx): Info {
       return { cost: add(base, ONE), type: kind };
     }
     case '==':
+      // Kubernetes prices == on its own types: quantities 1, URLs a tenth of the right side's size.
+      if (l.type === 'Quantity' && r.type === 'Quantity') return { cost: add(ONE, base), type: 'bool' };
+      if (l.type === 'URL' && r.type === 'URL') return { cost: add(factor({ min: 1, max: r.computed?.max ?? 1 }, STRING_TRAVERSAL), base), type: 'bool' };
+      return { cost: add(compareCost(ctx, l, r), base), type: 'bool' };
     case '!=':
       return { cost: add(compareCost(ctx, l, r), base), type: 'bool' };
     case '<':
