@@ -139,6 +139,9 @@ function estimate(node: ASTNode, ctx: Ctx): Info {
     }
     case '!_':
     case '-_': {
+      const operand = n.args as unknown as Node;
+      // CEL's parser reads a minus sign before a number as a negative literal.
+      if (n.op === '-_' && operand.op === 'value' && (typeof operand.args === 'bigint' || typeof operand.args === 'number')) return literal(operand.args);
       const x = estimate(n.args as ASTNode, ctx);
       return { cost: add(x.cost, ONE), type: n.op === '!_' ? 'bool' : x.type };
     }
