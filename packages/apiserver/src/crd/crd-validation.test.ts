@@ -207,3 +207,40 @@ test('cost: a rule runs as often as its node can occur: maxItems, or what fits i
   );
   assert.match(errs[0]!, /x-kubernetes-validations\[0\]\.rule: Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema$/);
 });
+
+test("cost: the cases of Kubernetes' CRD validation tests refuse and accept the same schemas, with the same fields", () => {
+  const fields = (spec: Record<string, SchemaObject>) =>
+    validate(withSchema({ type: 'object', properties: spec }))
+      .map((e) => `${e.split(': ')[0]}: ${e.includes('contributed') ? 'contributed' : e.includes('total for entire') ? 'total' : e.includes('estimated rule cost exceeds') ? 'rule' : e}`)
+      .sort();
+  const P = 'spec.validation.openAPIV3Schema';
+  const nested = (rule: string, key: SchemaObject, maxItems?: number, maxProperties?: number): Record<string, SchemaObject> => ({
+    value: {
+      type: 'array',
+      ...(maxItems === undefined ? {} : { maxItems }),
+      items: { type: 'object', ...(maxProperties === undefined ? {} : { maxProperties }), additionalProperties: { type: 'object', required: ['key'], properties: { key } } },
+      'x-kubernetes-validations': [{ rule }],
+    },
+  });
+  const rule = 'self.all(x, x.all(y, x[y].key == x[y].key))';
+  const refused = [`${P}.properties[value].x-kubernetes-validations[0].rule: contributed`, `${P}.properties[value].x-kubernetes-validations[0].rule: rule`, `${P}: total`];
+  assert.deepEqual(fields(nested(rule, { type: 'string' })), refused, 'no limit set');
+  assert.deepEqual(fields(nested(rule, { type: 'string', maxLength: 10 })), refused, 'one limit set');
+  assert.deepEqual(fields(nested(rule, { type: 'string', maxLength: 10 }, 10, 10)), [], 'three limits set');
+  assert.deepEqual(fields(nested(rule, { type: 'number' }, 4)), [], 'one limit set on the outermost array');
+  const keyword = (): SchemaObject => ({ type: 'string', maxLength: 5000, 'x-kubernetes-validations': [{ rule: "self.contains('keyword')" }] });
+  assert.deepEqual(
+    fields({
+      list: { type: 'array', maxItems: 100_000, items: keyword() },
+      map: { type: 'object', maxProperties: 1000, additionalProperties: keyword() },
+      field: { type: 'integer', 'x-kubernetes-validations': [{ rule: 'self > 50 && self < 100' }] },
+    }),
+    [
+      `${P}.properties[list].items.x-kubernetes-validations[0].rule: contributed`,
+      `${P}.properties[list].items.x-kubernetes-validations[0].rule: rule`,
+      `${P}.properties[map].additionalProperties.x-kubernetes-validations[0].rule: contributed`,
+      `${P}: total`,
+    ],
+    'the total over 100,000,000; the map rule (2,001,000) contributes without exceeding its own limit',
+  );
+});
