@@ -117,7 +117,7 @@ test('rules name properties that are CEL reserved words or hold - . / __ by thei
   ]);
 });
 
-test('a rule naming a property by its unescaped name, or one that cannot be named, does not compile', async () => {
+test('a rule naming a property by another name than its escape does not compile', async () => {
   const c = crd('plains', 'Plain', {
     type: 'object',
     properties: {
