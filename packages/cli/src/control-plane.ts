@@ -6,8 +6,15 @@ import type { RawRequest, RawResponse } from '@kplane/api';
 import { createBackend, type Backend } from '@kplane/storage';
 import { createApiServer, ensurePki, type ApiServer } from '@kplane/apiserver';
 import { createClient, type Client } from '@kplane/client';
-import { startSimulation, type KubeletConfig, type Simulation } from '@kplane/kubelet';
-import { DEFAULT_SECURE_PORT, startControllerManager, type ControllerManager, type SecureServingOptions } from '@kplane/controllers';
+import { nodeUser, SCHEDULER_USER, startSimulation, type KubeletConfig, type Simulation } from '@kplane/kubelet';
+import {
+  DEFAULT_SECURE_PORT,
+  inProcessServiceAccountClients,
+  startControllerManager,
+  transportAs,
+  type ControllerManager,
+  type SecureServingOptions,
+} from '@kplane/controllers';
 
 /** Options of startControlPlane. */
 export interface ControlPlaneOptions {
@@ -32,6 +39,13 @@ export interface ControlPlaneOptions {
    * 0 picks a free one). When the port is taken, the controllers run without it (a warning on stderr).
    */
   controllerManagerPort?: number;
+  /**
+   * Each controller acts as its own ServiceAccount `kube-system/<name>-controller` bound to its
+   * least-privilege ClusterRole (kube-controller-manager's --use-service-account-credentials;
+   * default true). The scheduler always acts as system:kube-scheduler and each simulated node
+   * as system:node:NAME.
+   */
+  useServiceAccountCredentials?: boolean;
   /**
    * Simulated nodes (kwok-style) with a scheduler and kubelet in this process (default 0: none,
    * pods stay Pending; `kplane up` asks for 3 unless --nodes says otherwise).
@@ -135,7 +149,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   if (!listen) {
     if (options.controllers) {
       try {
-        controllerManager = await startControllers(createClient({ transport: apiServer.handle }));
+        controllerManager = await startControllers(apiServer, options);
       } catch (err) {
         await stop();
         throw err;
@@ -170,7 +184,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       tokens: [pki.adminToken],
     };
     try {
-      controllerManager = await startControllers(createClient({ transport: apiServer.handle }), serving);
+      controllerManager = await startControllers(apiServer, options, serving);
     } catch (err) {
       await stop();
       throw err;
@@ -190,7 +204,13 @@ async function ownerOnly(pkiDir: string): Promise<void> {
 async function startNodes(apiServer: ApiServer, options: ControlPlaneOptions, stop: () => Promise<void>): Promise<Simulation | undefined> {
   if (!options.nodes) return undefined;
   try {
-    return await startSimulation({ client: createClient({ transport: apiServer.handle }), nodes: options.nodes, config: options.kubeletConfig });
+    return await startSimulation({
+      client: createClient({ transport: apiServer.handle }),
+      schedulerClient: createClient({ transport: transportAs(apiServer.handle, SCHEDULER_USER) }),
+      clientFor: (node) => createClient({ transport: transportAs(apiServer.handle, nodeUser(node)) }),
+      nodes: options.nodes,
+      config: options.kubeletConfig,
+    });
   } catch (err) {
     await stop();
     throw err;
@@ -198,12 +218,14 @@ async function startNodes(apiServer: ApiServer, options: ControlPlaneOptions, st
 }
 
 /** Starts the controller manager; when its HTTPS port is taken, warns and runs without it. */
-async function startControllers(client: Client, serving?: SecureServingOptions): Promise<ControllerManager> {
+async function startControllers(apiServer: ApiServer, options: ControlPlaneOptions, serving?: SecureServingOptions): Promise<ControllerManager> {
+  const client: Client = createClient({ transport: apiServer.handle });
+  const serviceAccountClients = options.useServiceAccountCredentials === false ? undefined : inProcessServiceAccountClients(apiServer.handle);
   try {
-    return await startControllerManager({ client, serving });
+    return await startControllerManager({ client, serving, serviceAccountClients });
   } catch (err) {
     if (!serving || (err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
     process.stderr.write(`kplane controller-manager: port ${serving.port} is in use; running without /metrics and /healthz\n`);
-    return startControllerManager({ client });
+    return startControllerManager({ client, serviceAccountClients });
   }
 }

@@ -16,6 +16,8 @@ import { createNamespaceController, type NamespaceControllerOptions } from './na
 import { createServiceAccountController } from './serviceaccount/index.js';
 import { createReplicaSetController } from './replicaset/index.js';
 import { createDeploymentController } from './deployment/index.js';
+import { controllerIdentity } from './identity/policy.js';
+import { ensureControllerIdentity, type ServiceAccountClientFactory } from './identity/reconcile.js';
 
 /** Canonical controller names, as kube-controller-manager names them. */
 export const CONTROLLER_NAMES = {
@@ -117,6 +119,14 @@ export interface ControllerManagerOptions {
   garbageCollector?: Omit<GarbageCollectorOptions, 'manager' | 'client' | 'clock' | 'metrics'>;
   /** Log lines (default: stderr). */
   log?: (message: string) => void;
+  /**
+   * Run each controller as its own ServiceAccount (kube-controller-manager's
+   * --use-service-account-credentials): at start the accounts `kube-system/<name>-controller`,
+   * their ClusterRoles and bindings are created or reconciled through `client`, and each
+   * controller's writes go through the client this factory builds for its account. The shared
+   * caches and leader election keep using `client`. Absent: every controller uses `client`.
+   */
+  serviceAccountClients?: ServiceAccountClientFactory;
 }
 
 /** A running controller manager. */
@@ -190,6 +200,18 @@ async function serve(options: SecureServingOptions, manager: Manager): Promise<{
 }
 
 /**
+ * The manager a controller is registered on: the shared one, or, with service account
+ * credentials, a view of it whose client acts as the controller's account (same caches,
+ * metrics, clock and runnables).
+ */
+async function managerFor(controller: string, manager: Manager, options: ControllerManagerOptions): Promise<Manager> {
+  const id = controllerIdentity(controller);
+  if (!options.serviceAccountClients || !id) return manager;
+  const account = await ensureControllerIdentity(options.client, id);
+  return { ...manager, client: await options.serviceAccountClients(account) };
+}
+
+/**
  * Starts the controller manager: validates the selectors, registers the enabled controllers,
  * starts the HTTPS server (if asked) and runs the runtime manager in the background. Resolves
  * once serving; the controllers start when the caches have synced and, with leader election,
@@ -214,17 +236,17 @@ export async function startControllerManager(options: ControllerManagerOptions):
   });
 
   const enabled: string[] = [];
-  const starters: Record<string, () => void> = {
-    [CONTROLLER_NAMES.namespace]: () => createNamespaceController({ ...options.namespaceController, manager }),
-    [CONTROLLER_NAMES.serviceAccount]: () => createServiceAccountController({ manager }),
-    [CONTROLLER_NAMES.garbageCollector]: () => manager.add(createGarbageCollector({ ...options.garbageCollector, manager })),
-    [CONTROLLER_NAMES.replicaSet]: () => createReplicaSetController(manager),
-    [CONTROLLER_NAMES.deployment]: () => createDeploymentController(manager),
+  const starters: Record<string, (m: Manager) => void> = {
+    [CONTROLLER_NAMES.namespace]: (m) => createNamespaceController({ ...options.namespaceController, manager: m }),
+    [CONTROLLER_NAMES.serviceAccount]: (m) => createServiceAccountController({ manager: m }),
+    [CONTROLLER_NAMES.garbageCollector]: (m) => m.add(createGarbageCollector({ ...options.garbageCollector, manager: m })),
+    [CONTROLLER_NAMES.replicaSet]: (m) => createReplicaSetController(m),
+    [CONTROLLER_NAMES.deployment]: (m) => createDeploymentController(m),
   };
   for (const name of KNOWN_CONTROLLERS) {
     const start = starters[name];
     if (!start || !isControllerEnabled(name, selectors)) continue;
-    start();
+    start(await managerFor(name, manager, options));
     enabled.push(name);
   }
   if (leaderElect) {
