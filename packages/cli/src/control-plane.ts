@@ -181,7 +181,6 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       cert: pki.serving.cert,
       key: pki.serving.key,
       clientCa: pki.ca.cert,
-      tokens: [pki.adminToken],
     };
     try {
       controllerManager = await startControllers(apiServer, options, serving);

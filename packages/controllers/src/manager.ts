@@ -3,14 +3,10 @@
  * in one runtime manager (shared informers, one Lease for leader election) and serves their
  * metrics and health over HTTPS.
  */
-import { createServer, type Server } from 'node:https';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { TLSSocket } from 'node:tls';
-import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
-import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Client } from '@kplane/client';
-import { createManager, type Clock, type Manager } from '@kplane/runtime';
+import { createDelegatedAuth, createManager, serveMetrics, type Clock, type DelegatedAuthOptions, type Manager } from '@kplane/runtime';
 import { createGarbageCollector, type GarbageCollectorOptions } from './garbagecollector/index.js';
 import { createNamespaceController, type NamespaceControllerOptions } from './namespace/index.js';
 import { createServiceAccountController } from './serviceaccount/index.js';
@@ -94,10 +90,15 @@ export interface SecureServingOptions {
   /** Serving certificate and key (PEM). */
   cert: string;
   key: string;
-  /** CA whose client certificates are accepted for /metrics (PEM). */
+  /** CA whose client certificates name a user (CN) and groups (O) for /metrics (PEM). */
   clientCa?: string;
-  /** Bearer tokens accepted for /metrics. */
-  tokens?: Iterable<string>;
+  /**
+   * Delegated authentication and authorization of /metrics (kube-controller-manager's
+   * --authentication-* / --authorization-* flags): TokenReview and SubjectAccessReview through
+   * the manager's client, cached 10 s; system:masters always allowed; /healthz, /livez and
+   * /readyz open to all.
+   */
+  delegation?: Omit<DelegatedAuthOptions, 'client' | 'clock'>;
 }
 
 /** Options of startControllerManager. */
@@ -143,60 +144,6 @@ export interface ControllerManager {
   readonly done: Promise<void>;
   /** Stops the controllers (releasing the Lease) and the HTTPS server. */
   stop(): Promise<void>;
-}
-
-function bearerMatches(header: string | undefined, tokens: Buffer[]): boolean {
-  if (!header || !/^bearer /i.test(header)) return false;
-  const given = Buffer.from(header.slice(7).trim());
-  return tokens.some((t) => t.length === given.length && timingSafeEqual(t, given));
-}
-
-function unauthorizedStatus(res: ServerResponse): void {
-  const body = JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 });
-  res.writeHead(401, { 'content-type': 'application/json', 'cache-control': 'no-cache, private' });
-  res.end(body);
-}
-
-function text(res: ServerResponse, status: number, body: string, contentType = 'text/plain; charset=utf-8'): void {
-  res.writeHead(status, { 'content-type': contentType, 'x-content-type-options': 'nosniff' });
-  res.end(body);
-}
-
-/** Serves /metrics (authenticated) and /healthz, /livez, /readyz (public). */
-async function serve(options: SecureServingOptions, manager: Manager): Promise<{ server: Server; port: number; url: string }> {
-  const tokens = [...(options.tokens ?? [])].filter(Boolean).map((t) => Buffer.from(t));
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const path = new URL(req.url ?? '/', 'https://localhost').pathname;
-    if (req.method !== 'GET' && req.method !== 'HEAD') return text(res, 405, 'Method Not Allowed\n');
-    if (/^\/(healthz|livez|readyz)(\/.*)?$/.test(path)) {
-      return manager.healthy() ? text(res, 200, 'ok') : text(res, 500, '[-]manager failed: not running\nhealthz check failed\n');
-    }
-    if (path !== '/metrics') return text(res, 404, '404 page not found\n');
-    const certOk = (req.socket as TLSSocket).authorized === true;
-    if (!certOk && !bearerMatches(req.headers.authorization, tokens)) return unauthorizedStatus(res);
-    text(res, 200, await manager.metrics.metricsText(), manager.metrics.contentType);
-  };
-  const server = createServer(
-    { cert: options.cert, key: options.key, ...(options.clientCa ? { ca: options.clientCa, requestCert: true } : {}), rejectUnauthorized: false },
-    (req, res) => {
-      handle(req, res).catch((err) => {
-        if (!res.headersSent) text(res, 500, `${err instanceof Error ? err.message : String(err)}\n`);
-        else res.destroy();
-      });
-    },
-  );
-  const host = options.host ?? '127.0.0.1';
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? DEFAULT_SECURE_PORT, host, () => {
-      server.off('error', reject);
-      // Once serving, a socket-level error is logged: it must not end the process.
-      server.on('error', (err) => console.error('kplane: controller manager metrics server:', err));
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
-  return { server, port, url: `https://${host.includes(':') ? `[${host}]` : host}:${port}` };
 }
 
 /**
@@ -259,7 +206,17 @@ export async function startControllerManager(options: ControllerManagerOptions):
     });
   }
 
-  const served = options.serving ? await serve(options.serving, manager) : undefined;
+  const serving = options.serving;
+  const served = serving
+    ? await serveMetrics({
+        ...serving,
+        port: serving.port ?? DEFAULT_SECURE_PORT,
+        metrics: manager.metrics,
+        healthy: () => manager.healthy(),
+        auth: createDelegatedAuth({ ...serving.delegation, client: options.client, clock: options.clock }),
+        onError: (err) => log(`metrics server: ${err instanceof Error ? err.message : String(err)}`),
+      })
+    : undefined;
   if (served) log(`serving securely on ${served.url}`);
   if (leaderElect) log(`attempting to acquire leader lease ${lease}...`);
   else log(`leader election disabled; starting ${enabled.join(', ') || 'no controllers'}`);
@@ -281,11 +238,7 @@ export async function startControllerManager(options: ControllerManagerOptions):
         try {
           await done;
         } finally {
-          if (served) {
-            const closed = new Promise<void>((resolve) => served.server.close(() => resolve()));
-            served.server.closeAllConnections();
-            await closed;
-          }
+          await served?.close();
         }
       })();
       return stopping;

@@ -20,10 +20,12 @@ Flags:
   --bind-address ADDR           address of that port (default 127.0.0.1)
   --tls-cert-file FILE          serving certificate (default: a self-signed one, in memory)
   --tls-private-key-file FILE   its key
-  --client-ca-file FILE         CA of the client certificates allowed to read /metrics
-                                (default: the cluster CA of the kubeconfig)
-  --admin-token-file FILE       a bearer token allowed to read /metrics (besides the kubeconfig's
-                                own token, if it has one)
+  --client-ca-file FILE         CA of the client certificates that name a user (CN) and groups (O)
+                                on /metrics (default: the cluster CA of the kubeconfig)
+
+/metrics is served to a user the API server allows "get" on the non-resource URL /metrics: a
+bearer token is checked with a TokenReview, the permission with a SubjectAccessReview (answers
+cached 10s); system:masters is always allowed; /healthz, /livez and /readyz are open.
 `;
 
 /** Normalises the bare boolean `--leader-elect` to `--leader-elect=true` so parseArgs can read it as a string. */
@@ -44,7 +46,6 @@ export async function controllerManager(args: string[]): Promise<void> {
       'tls-cert-file': { type: 'string' },
       'tls-private-key-file': { type: 'string' },
       'client-ca-file': { type: 'string' },
-      'admin-token-file': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -77,15 +78,12 @@ export async function controllerManager(args: string[]): Promise<void> {
   const clientCa = values['client-ca-file']
     ? await readFile(values['client-ca-file'], 'utf8')
     : kubeCa === undefined ? undefined : typeof kubeCa === 'string' ? kubeCa : Buffer.from(kubeCa).toString('utf8');
-  const tokens: string[] = [];
-  if (kubeconfig.transportOptions.token) tokens.push(kubeconfig.transportOptions.token);
-  if (values['admin-token-file']) tokens.push((await readFile(values['admin-token-file'], 'utf8')).trim());
 
   const cm = await startControllerManager({
     client,
     controllers: values.controllers!.split(',').map((s) => s.trim()).filter(Boolean),
     leaderElect: leaderElect === 'true',
-    serving: { host: values['bind-address'], port, cert, key, clientCa, tokens },
+    serving: { host: values['bind-address'], port, cert, key, clientCa },
   });
   let stopping = false;
   stopOnSignals(async () => {
