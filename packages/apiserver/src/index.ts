@@ -5,3 +5,4 @@ export * from './registry/watch-cache.js';
 export * from './server/server.js';
 export * from './server/handler.js';
 export * from './auth/pki.js';
+export * from './auth/audit.js';

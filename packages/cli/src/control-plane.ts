@@ -4,7 +4,7 @@ import { request } from 'node:https';
 import { stringify } from 'yaml';
 import type { RawRequest, RawResponse } from '@kplane/api';
 import { createBackend, type Backend } from '@kplane/storage';
-import { createApiServer, ensurePki, type ApiServer } from '@kplane/apiserver';
+import { createApiServer, createAuditLog, ensurePki, type ApiServer, type AuditLog } from '@kplane/apiserver';
 import { createClient, type Client } from '@kplane/client';
 import { nodeUser, SCHEDULER_USER, startSimulation, type KubeletConfig, type Simulation } from '@kplane/kubelet';
 import {
@@ -57,6 +57,11 @@ export interface ControlPlaneOptions {
   eventTTLSeconds?: number;
   /** Time between storage compactions in ms (default 5 minutes, as kube-apiserver); 0: never. */
   compactionIntervalMs?: number;
+  /**
+   * Append one audit.k8s.io/v1 Event (level Metadata) per request to this file, as JSON lines
+   * (kube-apiserver's --audit-log-path); created 0600. In-process requests are audited too.
+   */
+  auditLogPath?: string;
 }
 
 /** A running control plane. */
@@ -127,11 +132,19 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   }
   // The sqlite driver keeps the database and its WAL files owner-only (0600).
   const backend = await createBackend(storage === 'memory' ? 'memory://' : `sqlite://${join(dataDir, 'state.db')}`);
-  const apiServer = createApiServer({ backend, eventTTLSeconds: options.eventTTLSeconds, compactionIntervalMs: options.compactionIntervalMs });
+  let audit: AuditLog | undefined;
+  try {
+    audit = options.auditLogPath ? await createAuditLog({ path: resolve(options.auditLogPath) }) : undefined;
+  } catch (err) {
+    await backend.close();
+    throw err;
+  }
+  const apiServer = createApiServer({ backend, eventTTLSeconds: options.eventTTLSeconds, compactionIntervalMs: options.compactionIntervalMs, audit });
   try {
     await apiServer.start();
   } catch (err) {
     await backend.close();
+    await audit?.close();
     throw err;
   }
   let controllerManager: ControllerManager | undefined;
@@ -143,6 +156,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     } finally {
       await apiServer.close();
       await backend.close();
+      await audit?.close();
     }
   };
   const client = createClient({ transport: apiServer.handle, defaultNamespace: 'default' });

@@ -10,6 +10,7 @@ import { Registry } from '../registry/registry.js';
 import type { KindBundle, StrategyContext } from '../registry/resource.js';
 import type { StoreDeps } from '../registry/store.js';
 import type { Timers } from '../registry/timers.js';
+import { withAudit, type AuditSink } from '../auth/audit.js';
 import { createHandler, type OpenAPIProvider } from './handler.js';
 import { createHttpsServer } from './http.js';
 import { createClusterIPAllocator } from './ip-allocator.js';
@@ -49,6 +50,8 @@ export interface ApiServerOptions {
   watchCache?: StoreDeps['watchCache'];
   /** Timers of request timeouts, watches and freshness waits (tests inject virtual ones). */
   timers?: Timers;
+  /** Where the audit event of every request goes (in-process requests included); absent: no audit. */
+  audit?: AuditSink;
 }
 
 /** TLS and credentials for listen(). */
@@ -191,7 +194,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
 
   let ready = false;
   let address = '127.0.0.1:6443';
-  const handle = createHandler({
+  const handleRequest = createHandler({
     registry,
     openapi,
     now,
@@ -210,6 +213,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     limits: options.limits,
     timers: options.timers,
   });
+  const handle = options.audit ? withAudit(handleRequest, { sink: options.audit, now }) : handleRequest;
 
   const servers: Server[] = [];
 

@@ -23,6 +23,8 @@ Flags:
   --event-ttl DURATION    how long Events are kept after their last write (default 1h)
   --compaction-interval DURATION
                           how often storage history is compacted (default 5m; 0: never)
+  --audit-log PATH        append one audit.k8s.io/v1 Event (level Metadata) per request to PATH,
+                          as JSON lines (created 0600)
 
 The data dir is made owner-only (0700); the database, the private keys and the kubeconfig are
 0600.
@@ -42,6 +44,7 @@ export async function up(args: string[]): Promise<void> {
       'kubelet-config': { type: 'string' },
       'event-ttl': { type: 'string', default: '1h' },
       'compaction-interval': { type: 'string', default: '5m' },
+      'audit-log': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -75,6 +78,7 @@ export async function up(args: string[]): Promise<void> {
     kubeletConfig,
     eventTTLSeconds: Math.floor(eventTTLMs / 1000),
     compactionIntervalMs,
+    auditLogPath: values['audit-log'],
   });
   process.stdout.write(`kubeconfig: ${cp.kubeconfigPath}\nready: ${cp.url}\nexport KUBECONFIG=${cp.kubeconfigPath}\n`);
   stopOnSignals(() => cp.stop());
