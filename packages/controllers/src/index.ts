@@ -26,3 +26,4 @@ export {
 } from './deployment/index.js';
 export * from './identity/policy.js';
 export * from './identity/reconcile.js';
+export * from './identity/token-clients.js';

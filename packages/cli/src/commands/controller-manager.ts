@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { clientFromKubeconfig, loadKubeconfig } from '@kplane/client';
 import { createCa, issueCertificate } from '@kplane/apiserver';
-import { DEFAULT_SECURE_PORT, KNOWN_CONTROLLERS, startControllerManager } from '@kplane/controllers';
+import { DEFAULT_SECURE_PORT, KNOWN_CONTROLLERS, startControllerManager, tokenRequestServiceAccountClients } from '@kplane/controllers';
 import { stopOnSignals } from './up.js';
 
 /** Help of `kplane controller-manager`. */
@@ -16,6 +16,10 @@ Flags:
                                 disable (default "*"); known: ${KNOWN_CONTROLLERS.join(', ')}
   --leader-elect=true|false     elect a leader on the Lease kube-system/kube-controller-manager
                                 (default true)
+  --use-service-account-credentials=true|false
+                                run each controller as its own ServiceAccount
+                                kube-system/<name>-controller, with a token from the TokenRequest
+                                API (default false, as kube-controller-manager; kplane up: true)
   --secure-port N               HTTPS port of /metrics and /healthz, 0 picks a free one (default ${DEFAULT_SECURE_PORT})
   --bind-address ADDR           address of that port (default 127.0.0.1)
   --tls-cert-file FILE          serving certificate (default: a self-signed one, in memory)
@@ -28,9 +32,9 @@ bearer token is checked with a TokenReview, the permission with a SubjectAccessR
 cached 10s); system:masters is always allowed; /healthz, /livez and /readyz are open.
 `;
 
-/** Normalises the bare boolean `--leader-elect` to `--leader-elect=true` so parseArgs can read it as a string. */
+/** Normalises the bare booleans (`--leader-elect`, `--use-service-account-credentials`) to `=true` so parseArgs can read them as strings. */
 function normaliseBooleans(args: string[]): string[] {
-  return args.map((a) => (a === '--leader-elect' ? '--leader-elect=true' : a));
+  return args.map((a) => (a === '--leader-elect' || a === '--use-service-account-credentials' ? `${a}=true` : a));
 }
 
 /** `kplane controller-manager`: runs until SIGINT or SIGTERM. */
@@ -41,6 +45,7 @@ export async function controllerManager(args: string[]): Promise<void> {
       kubeconfig: { type: 'string' },
       controllers: { type: 'string', default: '*' },
       'leader-elect': { type: 'string', default: 'true' },
+      'use-service-account-credentials': { type: 'string', default: 'false' },
       'secure-port': { type: 'string', default: String(DEFAULT_SECURE_PORT) },
       'bind-address': { type: 'string', default: '127.0.0.1' },
       'tls-cert-file': { type: 'string' },
@@ -56,6 +61,8 @@ export async function controllerManager(args: string[]): Promise<void> {
   }
   const leaderElect = values['leader-elect'];
   if (leaderElect !== 'true' && leaderElect !== 'false') throw new Error(`--leader-elect: must be true or false, not ${leaderElect}`);
+  const useSACredentials = values['use-service-account-credentials'];
+  if (useSACredentials !== 'true' && useSACredentials !== 'false') throw new Error(`--use-service-account-credentials: must be true or false, not ${useSACredentials}`);
   const port = Number(values['secure-port']);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--secure-port: not a port number: ${values['secure-port']}`);
   if (Boolean(values['tls-cert-file']) !== Boolean(values['tls-private-key-file'])) {
@@ -79,8 +86,11 @@ export async function controllerManager(args: string[]): Promise<void> {
     ? await readFile(values['client-ca-file'], 'utf8')
     : kubeCa === undefined ? undefined : typeof kubeCa === 'string' ? kubeCa : Buffer.from(kubeCa).toString('utf8');
 
+  const serviceAccountClients =
+    useSACredentials === 'true' ? tokenRequestServiceAccountClients(client, kubeconfig.transportOptions, { userAgent: 'kplane-controller-manager' }) : undefined;
   const cm = await startControllerManager({
     client,
+    serviceAccountClients,
     controllers: values.controllers!.split(',').map((s) => s.trim()).filter(Boolean),
     leaderElect: leaderElect === 'true',
     serving: { host: values['bind-address'], port, cert, key, clientCa },
@@ -90,6 +100,7 @@ export async function controllerManager(args: string[]): Promise<void> {
     stopping = true;
     await cm.stop();
     client.transport.close();
+    serviceAccountClients?.close();
   });
   await cm.done;
   if (!stopping) {
