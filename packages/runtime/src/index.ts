@@ -34,4 +34,4 @@ export {
   type DelegatedDecision,
   type DelegatedRequest,
 } from './auth/delegated.js';
-export { serveMetrics, type MetricsServer, type MetricsServerOptions } from './auth/metrics-server.js';
+export { serveManagerMetrics, serveMetrics, type ManagerMetricsOptions, type MetricsServer, type MetricsServerOptions } from './auth/metrics-server.js';

@@ -6,7 +6,8 @@ import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import type { AddressInfo } from 'node:net';
-import type { DelegatedAuth } from './delegated.js';
+import type { Manager } from '../manager/manager.js';
+import { createDelegatedAuth, type DelegatedAuth, type DelegatedAuthOptions } from './delegated.js';
 
 /** Options of serveMetrics. */
 export interface MetricsServerOptions {
@@ -111,4 +112,28 @@ export async function serveMetrics(options: MetricsServerOptions): Promise<Metri
       });
     },
   };
+}
+
+/** Options of serveManagerMetrics: where and how to serve, and the delegation's tuning. */
+export type ManagerMetricsOptions = Omit<MetricsServerOptions, 'metrics' | 'healthy' | 'ready' | 'auth'> & {
+  /** Tuning of the delegated authentication and authorization (their client is the manager's). */
+  delegation?: Omit<DelegatedAuthOptions, 'client' | 'clock'>;
+};
+
+/**
+ * Serves a manager's metrics (/metrics) and health (/healthz, /livez; /readyz once its caches
+ * synced) with delegated authentication and authorization through the manager's own client, as
+ * controller-runtime's `WithAuthenticationAndAuthorization` filter: the manager's identity needs
+ * `create` on tokenreviews and subjectaccessreviews (the ClusterRole system:auth-delegator), and
+ * readers need `get` on the non-resource URL /metrics.
+ */
+export function serveManagerMetrics(manager: Manager, options: ManagerMetricsOptions): Promise<MetricsServer> {
+  const { delegation, ...serving } = options;
+  return serveMetrics({
+    ...serving,
+    metrics: manager.metrics,
+    healthy: () => manager.healthy(),
+    ready: () => manager.ready(),
+    auth: createDelegatedAuth({ ...delegation, client: manager.client, clock: manager.clock }),
+  });
 }
