@@ -6,9 +6,11 @@ import type { RawRequest, RawResponse } from '@kplane/api';
 import { createBackend, type Backend } from '@kplane/storage';
 import { createApiServer, createAuditLog, ensurePki, type ApiServer, type AuditLog } from '@kplane/apiserver';
 import { createClient, type Client } from '@kplane/client';
-import { nodeUser, SCHEDULER_USER, startSimulation, type KubeletConfig, type Simulation } from '@kplane/kubelet';
+import { nodeUser, SCHEDULER_USER, simulationPolicy, startSimulation, type KubeletConfig, type Simulation } from '@kplane/kubelet';
 import {
   DEFAULT_SECURE_PORT,
+  ensureClusterRole,
+  ensureClusterRoleBinding,
   inProcessServiceAccountClients,
   startControllerManager,
   transportAs,
@@ -217,6 +219,11 @@ async function ownerOnly(pkiDir: string): Promise<void> {
 async function startNodes(apiServer: ApiServer, options: ControlPlaneOptions, stop: () => Promise<void>): Promise<Simulation | undefined> {
   if (!options.nodes) return undefined;
   try {
+    // The roles of the scheduler's and the nodes' identities (system:kube-scheduler, system:node).
+    const admin = createClient({ transport: apiServer.handle });
+    const policy = simulationPolicy();
+    for (const role of policy.clusterRoles) await ensureClusterRole(admin, role);
+    for (const binding of policy.clusterRoleBindings) await ensureClusterRoleBinding(admin, binding);
     return await startSimulation({
       client: createClient({ transport: apiServer.handle }),
       schedulerClient: createClient({ transport: transportAs(apiServer.handle, SCHEDULER_USER) }),

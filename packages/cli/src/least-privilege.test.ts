@@ -10,66 +10,18 @@ import assert from 'node:assert/strict';
 import type { RawRequest, UserInfo } from '@kplane/api';
 import { createClient, type Client } from '@kplane/client';
 import { CONTROLLER_IDENTITIES, serviceAccountUser, startControllerManager, type ControllerManager, type PolicyRule } from '@kplane/controllers';
-import { nodeUser, SCHEDULER_USER, startSimulation, type Simulation } from '@kplane/kubelet';
+import { NODE_RULES, nodeUser, SCHEDULER_RULES, SCHEDULER_USER, startSimulation, type Simulation } from '@kplane/kubelet';
 import { Deployments, Namespaces, Pods, ReplicaSets, ServiceAccounts } from '@kplane/runtime';
 import { startTestKplane, type TestKplane } from '@kplane/runtime/testing';
 
 const r = (verbs: string[], apiGroups: string[], resources: string[], resourceNames?: string[]): PolicyRule => ({ verbs, apiGroups, resources, ...(resourceNames ? { resourceNames } : {}) });
 const url = (verbs: string[], nonResourceURLs: string[]): PolicyRule => ({ verbs, nonResourceURLs });
-const events = r(['create', 'update', 'patch'], ['', 'events.k8s.io'], ['events']);
 
 /** system:discovery, system:basic-user and system:public-info-viewer: bound to every authenticated user. */
 const EVERYONE: PolicyRule[] = [
   url(['get'], ['/api', '/api/*', '/apis', '/apis/*', '/healthz', '/livez', '/openapi', '/openapi/*', '/readyz', '/version', '/version/']),
   r(['create'], ['authorization.k8s.io'], ['selfsubjectaccessreviews', 'selfsubjectrulesreviews']),
   r(['create'], ['authentication.k8s.io'], ['selfsubjectreviews']),
-];
-
-/** Kubernetes 1.32's system:kube-scheduler. */
-const SCHEDULER_RULES: PolicyRule[] = [
-  events,
-  r(['create'], ['coordination.k8s.io'], ['leases']),
-  r(['get', 'update'], ['coordination.k8s.io'], ['leases'], ['kube-scheduler']),
-  r(['get', 'list', 'watch'], [''], ['nodes']),
-  r(['delete', 'get', 'list', 'watch'], [''], ['pods']),
-  r(['create'], [''], ['bindings', 'pods/binding']),
-  r(['patch', 'update'], [''], ['pods/status']),
-  r(['get', 'list', 'watch'], [''], ['replicationcontrollers', 'services']),
-  r(['get', 'list', 'watch'], ['apps', 'extensions'], ['replicasets']),
-  r(['get', 'list', 'watch'], ['apps'], ['statefulsets']),
-  r(['get', 'list', 'watch'], ['policy'], ['poddisruptionbudgets']),
-  r(['get', 'list', 'watch'], [''], ['persistentvolumeclaims', 'persistentvolumes']),
-  r(['create'], ['authentication.k8s.io'], ['tokenreviews']),
-  r(['create'], ['authorization.k8s.io'], ['subjectaccessreviews']),
-  r(['get', 'list', 'watch'], ['storage.k8s.io'], ['csinodes']),
-  r(['get', 'list', 'watch'], [''], ['namespaces']),
-  r(['get', 'list', 'watch'], ['storage.k8s.io'], ['csidrivers', 'csistoragecapacities']),
-];
-
-/** Kubernetes 1.32's system:node (kplane binds it to the group system:nodes: it has no Node authorizer). */
-const NODE_RULES: PolicyRule[] = [
-  r(['create'], ['authentication.k8s.io'], ['tokenreviews']),
-  r(['create'], ['authorization.k8s.io'], ['localsubjectaccessreviews', 'subjectaccessreviews']),
-  r(['get', 'list', 'watch'], [''], ['services']),
-  r(['create', 'get', 'list', 'watch'], [''], ['nodes']),
-  r(['patch', 'update'], [''], ['nodes/status']),
-  r(['delete', 'patch', 'update'], [''], ['nodes']),
-  events,
-  r(['get', 'list', 'watch'], [''], ['pods']),
-  r(['create', 'delete'], [''], ['pods']),
-  r(['patch', 'update'], [''], ['pods/status']),
-  r(['create'], [''], ['pods/eviction']),
-  r(['get', 'list', 'watch'], [''], ['configmaps', 'secrets']),
-  r(['get'], [''], ['persistentvolumeclaims', 'persistentvolumes']),
-  r(['get'], [''], ['endpoints']),
-  r(['create', 'get', 'list', 'watch'], ['certificates.k8s.io'], ['certificatesigningrequests']),
-  r(['create', 'delete', 'get', 'patch', 'update'], ['coordination.k8s.io'], ['leases']),
-  r(['get'], ['storage.k8s.io'], ['volumeattachments']),
-  r(['create'], [''], ['serviceaccounts/token']),
-  r(['get', 'patch', 'update'], [''], ['persistentvolumeclaims/status']),
-  r(['get', 'list', 'watch'], ['node.k8s.io'], ['runtimeclasses']),
-  r(['get', 'list', 'watch'], ['storage.k8s.io'], ['csidrivers']),
-  r(['create', 'delete', 'get', 'patch', 'update'], ['storage.k8s.io'], ['csinodes']),
 ];
 
 interface Attributes {

@@ -34,3 +34,4 @@ export {
 export { normalizeImage, restartBackoffMs, simulatePod, stoppedPodStatus, type PodRecord, type SimulatedStatus } from './pod-status.js';
 export { filterNode, fitErrorMessage, podRequests, tolerates, NO_NODES_MESSAGE, type FilterFailure, type NodeUsage, type PodRequests } from './predicates.js';
 export { benchPodsReady, formatPodBench, type PodBenchOptions, type PodBenchResult } from './bench.js';
+export { NODE_RULES, SCHEDULER_RULES, simulationPolicy, type PolicyRule as SimulationPolicyRule } from './policy.js';

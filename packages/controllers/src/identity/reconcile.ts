@@ -36,13 +36,53 @@ async function createOrGet<T extends KubeObject>(create: () => Promise<T>, get: 
   }
 }
 
-const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+const json = (x: unknown): string => JSON.stringify(x ?? null);
+
+type RbacObject = KubeObject & { rules?: unknown[]; subjects?: unknown[]; roleRef?: unknown };
+
+/**
+ * Creates a ClusterRole, or reconciles an existing one as kube-apiserver reconciles its
+ * bootstrap roles: unless its autoupdate annotation is "false", rules it lacks are added (rules
+ * an administrator added are kept).
+ */
+export async function ensureClusterRole(client: Client, role: KubeObject): Promise<void> {
+  const api = client.resource<RbacObject>(ClusterRoles);
+  const want = role as RbacObject;
+  const { obj, created } = await createOrGet(() => api.create(structuredClone(want)), () => api.get(want.metadata!.name!));
+  if (created || obj.metadata?.annotations?.[AUTOUPDATE_ANNOTATION] === 'false') return;
+  const have = (obj.rules ?? []).map(json);
+  const missing = (want.rules ?? []).filter((r) => !have.includes(json(r)));
+  if (missing.length) await api.update({ ...obj, rules: [...(obj.rules ?? []), ...missing] });
+}
+
+/**
+ * Creates a ClusterRoleBinding, or reconciles an existing one: unless its autoupdate annotation
+ * is "false", subjects it lacks are added; a binding to another role is replaced.
+ */
+export async function ensureClusterRoleBinding(client: Client, binding: KubeObject): Promise<void> {
+  const api = client.resource<RbacObject>(ClusterRoleBindings);
+  const want = binding as RbacObject;
+  const name = want.metadata!.name!;
+  const { obj, created } = await createOrGet(() => api.create(structuredClone(want)), () => api.get(name));
+  if (created || obj.metadata?.annotations?.[AUTOUPDATE_ANNOTATION] === 'false') return;
+  if (json(obj.roleRef) !== json(want.roleRef)) {
+    await api.delete(name, { preconditions: { uid: obj.metadata!.uid! } });
+    await api.create(structuredClone(want));
+    return;
+  }
+  const key = (s: unknown) => {
+    const x = s as { kind?: string; name?: string; namespace?: string };
+    return `${x.kind}/${x.namespace ?? ''}/${x.name}`;
+  };
+  const have = (obj.subjects ?? []).map(key);
+  const missing = (want.subjects ?? []).filter((x) => !have.includes(key(x)));
+  if (missing.length) await api.update({ ...obj, subjects: [...(obj.subjects ?? []), ...missing] });
+}
 
 /**
  * Ensures a controller's ServiceAccount, ClusterRole and ClusterRoleBinding exist, as
- * kube-apiserver's bootstrap policy and the controller manager's account builder do: missing
- * objects are created; a role or binding whose autoupdate annotation is not "false" gets its
- * rules (or roleRef subjects) put back when they differ. Returns the account (with its uid).
+ * kube-apiserver's bootstrap policy and the controller manager's account builder do (missing
+ * objects created, roles and bindings reconciled). Returns the account (with its uid).
  */
 export async function ensureControllerIdentity(client: Client, id: ControllerIdentity): Promise<ServiceAccountRef> {
   const ns = CONTROLLER_ACCOUNT_NAMESPACE;
@@ -51,19 +91,8 @@ export async function ensureControllerIdentity(client: Client, id: ControllerIde
     () => sas.create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: id.account, namespace: ns } }, { namespace: ns }),
     () => sas.get(id.account, { namespace: ns }),
   );
-  const roles = client.resource(ClusterRoles);
-  const wantRole = controllerClusterRole(id) as unknown as KubeObject & { rules: unknown };
-  const role = await createOrGet(() => roles.create(wantRole as never), () => roles.get(wantRole.metadata!.name!));
-  if (!role.created && role.obj.metadata?.annotations?.[AUTOUPDATE_ANNOTATION] !== 'false' && !sameJson(role.obj.rules, wantRole.rules)) {
-    await roles.update({ ...role.obj, rules: wantRole.rules } as never);
-  }
-  const bindings = client.resource(ClusterRoleBindings);
-  const wantBinding = controllerClusterRoleBinding(id) as unknown as KubeObject & { subjects: unknown; roleRef: unknown };
-  const binding = await createOrGet(() => bindings.create(wantBinding as never), () => bindings.get(wantBinding.metadata!.name!));
-  const b = binding.obj as unknown as { subjects?: unknown; roleRef?: unknown };
-  if (!binding.created && binding.obj.metadata?.annotations?.[AUTOUPDATE_ANNOTATION] !== 'false' && !sameJson(b.subjects, wantBinding.subjects)) {
-    if (sameJson(b.roleRef, wantBinding.roleRef)) await bindings.update({ ...binding.obj, subjects: wantBinding.subjects } as never);
-  }
+  await ensureClusterRole(client, controllerClusterRole(id) as KubeObject);
+  await ensureClusterRoleBinding(client, controllerClusterRoleBinding(id) as KubeObject);
   return { namespace: ns, name: id.account, uid: sa.metadata?.uid };
 }
 
