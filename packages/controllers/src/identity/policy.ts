@@ -38,12 +38,38 @@ const rule = (verbs: string[], apiGroups: string[], resources: string[], resourc
 /** Events, in both groups (the controller policy's eventsRule). */
 const events = rule(['create', 'update', 'patch'], ['', 'events.k8s.io'], ['events']);
 
+/** The certificate controllers' account (signing, approving and cleaning share it, as in kube-controller-manager). */
+const certificateRules: readonly PolicyRule[] = [
+  rule(['get', 'list', 'watch', 'delete'], ['certificates.k8s.io'], ['certificatesigningrequests']),
+  rule(['update'], ['certificates.k8s.io'], ['certificatesigningrequests/status', 'certificatesigningrequests/approval']),
+  rule(['approve'], ['certificates.k8s.io'], ['signers'], ['kubernetes.io/kube-apiserver-client-kubelet']),
+  rule(['sign'], ['certificates.k8s.io'], ['signers'], ['kubernetes.io/legacy-unknown', 'kubernetes.io/kube-apiserver-client', 'kubernetes.io/kube-apiserver-client-kubelet', 'kubernetes.io/kubelet-serving']),
+  rule(['create'], ['authorization.k8s.io'], ['subjectaccessreviews']),
+  events,
+];
+
 /**
- * The controllers kplane runs, with the rules Kubernetes' controller policy gives their accounts.
+ * The controllers kplane runs (or will run), with the rules Kubernetes' controller policy gives their accounts.
  * Reads the controllers make through the controller manager's shared informers are not theirs:
  * those run as the controller manager itself (`system:kube-controller-manager`).
  */
 export const CONTROLLER_IDENTITIES: readonly ControllerIdentity[] = [
+  {
+    controller: 'certificatesigningrequest-cleaner-controller',
+    account: 'certificate-controller',
+    rules: certificateRules,
+  },
+  {
+    controller: 'certificatesigningrequest-signing-controller',
+    account: 'certificate-controller',
+    rules: certificateRules,
+  },
+  {
+    controller: 'clusterrole-aggregation-controller',
+    account: 'clusterrole-aggregation-controller',
+    // Full power over ClusterRoles, escalate included, to write any aggregated rule.
+    rules: [rule(['escalate', 'get', 'list', 'watch', 'update', 'patch'], ['rbac.authorization.k8s.io'], ['clusterroles'])],
+  },
   {
     controller: 'deployment-controller',
     account: 'deployment-controller',
