@@ -3,14 +3,23 @@
  * least-privilege identities: each request they make is recorded with the identity it was sent
  * as, and checked against the rules of that identity's ClusterRoles (the controller policy's
  * roles, kube's system:kube-scheduler and system:node, and system:discovery / system:basic-user
- * that every authenticated user holds).
+ * that every authenticated user holds). The API server enforces RBAC on requests that carry a
+ * user, so a request outside a role also makes the scenario itself fail.
  */
 import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { RawRequest, UserInfo } from '@kplane/api';
 import { createClient, type Client } from '@kplane/client';
-import { CONTROLLER_IDENTITIES, serviceAccountUser, startControllerManager, type ControllerManager, type PolicyRule } from '@kplane/controllers';
-import { NODE_RULES, nodeUser, SCHEDULER_RULES, SCHEDULER_USER, startSimulation, type Simulation } from '@kplane/kubelet';
+import {
+  CONTROLLER_IDENTITIES,
+  ensureClusterRole,
+  ensureClusterRoleBinding,
+  serviceAccountUser,
+  startControllerManager,
+  type ControllerManager,
+  type PolicyRule,
+} from '@kplane/controllers';
+import { NODE_RULES, nodeUser, SCHEDULER_RULES, SCHEDULER_USER, simulationPolicy, startSimulation, type Simulation } from '@kplane/kubelet';
 import { Deployments, Namespaces, Pods, ReplicaSets, ServiceAccounts } from '@kplane/runtime';
 import { startTestKplane, type TestKplane } from '@kplane/runtime/testing';
 
@@ -104,6 +113,9 @@ before(async () => {
     namespaceController: { deletionGracePeriodMs: 0 },
     serviceAccountClients: (account) => recordingClient(serviceAccountUser(account)),
   });
+  const policy = simulationPolicy();
+  for (const role of policy.clusterRoles) await ensureClusterRole(kp.client, role);
+  for (const binding of policy.clusterRoleBindings) await ensureClusterRoleBinding(kp.client, binding);
   sim = await startSimulation({
     client: kp.client,
     schedulerClient: recordingClient(SCHEDULER_USER),

@@ -8,7 +8,7 @@ import { createMemoryBackend } from '@kplane/storage';
 import { createApiServer } from '../server/server.js';
 import { createAuditLog, microTime, recordAuthorizationDecision, recordImpersonatedUser, withAudit, type AuditEvent } from './audit.js';
 
-const alice = { username: 'alice', uid: 'a-1', groups: ['dev', 'system:authenticated'] };
+const alice = { username: 'alice', uid: 'a-1', groups: ['system:masters', 'system:authenticated'] };
 
 it('writes one Metadata event per request, with the Audit-Id header kube sends', async () => {
   const events: AuditEvent[] = [];
