@@ -3,8 +3,8 @@
  * least-privilege identities: each request they make is recorded with the identity it was sent
  * as, and checked against the rules of that identity's ClusterRoles (the controller policy's
  * roles, kube's system:kube-scheduler and system:node, and system:discovery / system:basic-user
- * that every authenticated user holds). The API server enforces RBAC on requests that carry a
- * user, so a request outside a role also makes the scenario itself fail.
+ * that every authenticated user holds). Where the API server enforces RBAC on requests that
+ * carry a user, a request outside a role also makes the scenario itself fail.
  */
 import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
