@@ -151,11 +151,20 @@ export interface ControllerManager {
  * credentials, a view of it whose client acts as the controller's account (same caches,
  * metrics, clock and runnables).
  */
-async function managerFor(controller: string, manager: Manager, options: ControllerManagerOptions): Promise<Manager> {
+async function managerFor(controller: string, manager: Manager, options: ControllerManagerOptions, log: (m: string) => void): Promise<Manager> {
   const id = controllerIdentity(controller);
   if (!options.serviceAccountClients || !id) return manager;
-  const account = await ensureControllerIdentity(options.client, id);
-  return { ...manager, client: await options.serviceAccountClients(account) };
+  // The API server may still be starting (a separate controller manager): try again a few times.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const account = await ensureControllerIdentity(options.client, id);
+      return { ...manager, client: await options.serviceAccountClients(account) };
+    } catch (err) {
+      if (attempt >= 5) throw err;
+      log(`creating the identity of ${controller} failed (retrying): ${err instanceof Error ? err.message : String(err)}`);
+      await manager.clock.sleep(Math.min(500 * 2 ** attempt, 8000));
+    }
+  }
 }
 
 /**
@@ -193,7 +202,7 @@ export async function startControllerManager(options: ControllerManagerOptions):
   for (const name of KNOWN_CONTROLLERS) {
     const start = starters[name];
     if (!start || !isControllerEnabled(name, selectors)) continue;
-    start(await managerFor(name, manager, options));
+    start(await managerFor(name, manager, options, log));
     enabled.push(name);
   }
   if (leaderElect) {

@@ -50,3 +50,25 @@ it('creates a controller identity, then reconciles its role and binding as kube 
   await ensureClusterRoleBinding(kp.client, controllerClusterRoleBinding(id) as KubeObject);
   assert.equal((await bindings.get(name)).roleRef?.name, name);
 });
+
+it('reconciles again when another writer updated the role first', async () => {
+  const id = controllerIdentity('replicaset-controller')!;
+  await ensureControllerIdentity(kp.client, id);
+  const name = 'system:controller:replicaset-controller';
+  const roles = kp.client.resource<Rbac>(ClusterRoles);
+  await roles.update({ ...(await roles.get(name)), rules: [] });
+  let conflicts = 0;
+  const racing = kp.clientWith(async (req, next) => {
+    if (req.method === 'PUT' && decodeURIComponent(req.path).endsWith(`/clusterroles/${name}`) && conflicts++ === 0) {
+      // Someone else writes in between: the first update meets a stale resourceVersion.
+      const cur = await roles.get(name);
+      await roles.update({ ...cur, metadata: { ...cur.metadata, labels: { ...cur.metadata?.labels, other: 'writer' } } });
+    }
+    return next(req);
+  });
+  await ensureClusterRole(racing, controllerClusterRole(id) as KubeObject);
+  const after = await roles.get(name);
+  assert.equal(conflicts, 2, 'one conflict, one retry');
+  assert.deepEqual(after.rules, (controllerClusterRole(id) as Rbac).rules);
+  assert.equal(after.metadata?.labels?.other, 'writer');
+});

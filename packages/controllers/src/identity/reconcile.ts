@@ -36,6 +36,17 @@ async function createOrGet<T extends KubeObject>(create: () => Promise<T>, get: 
   }
 }
 
+/** Runs a read-modify-write again when another writer (a second controller manager) got there first. */
+async function retryConflicts(fn: () => Promise<void>, attempts = 5): Promise<void> {
+  for (let i = 1; ; i++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (i >= attempts || !(is(err, 409) || is(err, 404))) throw err;
+    }
+  }
+}
+
 const json = (x: unknown): string => JSON.stringify(x ?? null);
 
 type RbacObject = KubeObject & { rules?: unknown[]; subjects?: unknown[]; roleRef?: unknown };
@@ -46,6 +57,10 @@ type RbacObject = KubeObject & { rules?: unknown[]; subjects?: unknown[]; roleRe
  * an administrator added are kept).
  */
 export async function ensureClusterRole(client: Client, role: KubeObject): Promise<void> {
+  await retryConflicts(() => reconcileClusterRole(client, role));
+}
+
+async function reconcileClusterRole(client: Client, role: KubeObject): Promise<void> {
   const api = client.resource<RbacObject>(ClusterRoles);
   const want = role as RbacObject;
   const { obj, created } = await createOrGet(() => api.create(structuredClone(want)), () => api.get(want.metadata!.name!));
@@ -60,6 +75,10 @@ export async function ensureClusterRole(client: Client, role: KubeObject): Promi
  * is "false", subjects it lacks are added; a binding to another role is replaced.
  */
 export async function ensureClusterRoleBinding(client: Client, binding: KubeObject): Promise<void> {
+  await retryConflicts(() => reconcileClusterRoleBinding(client, binding));
+}
+
+async function reconcileClusterRoleBinding(client: Client, binding: KubeObject): Promise<void> {
   const api = client.resource<RbacObject>(ClusterRoleBindings);
   const want = binding as RbacObject;
   const name = want.metadata!.name!;
