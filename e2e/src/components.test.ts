@@ -7,7 +7,12 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { eventually, httpsGet, kubectl, kubectlOk, removeDir, startKplane, tempDir, type KplaneProcess } from './harness.js';
+import { eventually, httpsGet, kubectl, kubectlOk, removeDir, startControllerManager, startKplane, tempDir, type ControllerManagerProcess, type KplaneProcess } from './harness.js';
+
+/** The audit events of a log file. */
+async function auditEvents(path: string): Promise<Array<Record<string, any>>> {
+  return (await readFile(path, 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+}
 
 describe("kplane's own components", { concurrency: 1 }, () => {
   let kp: KplaneProcess;
@@ -81,8 +86,7 @@ describe("kplane's own components", { concurrency: 1 }, () => {
     const auditID = /Audit-Id: ([0-9a-f-]{36})/i.exec(r.stderr)?.[1];
     assert.ok(auditID, r.stderr);
     const event = await eventually('the audit event', async () => {
-      const lines = (await readFile(auditPath, 'utf8')).trim().split('\n');
-      return lines.map((l) => JSON.parse(l)).find((e) => e.auditID === auditID && e.stage === 'ResponseComplete');
+      return (await auditEvents(auditPath)).find((e) => e.auditID === auditID && e.stage === 'ResponseComplete');
     });
     assert.equal(event.apiVersion, 'audit.k8s.io/v1');
     assert.equal(event.level, 'Metadata');
@@ -98,5 +102,40 @@ describe("kplane's own components", { concurrency: 1 }, () => {
       assert.ok(event.user.groups.includes('system:masters'), JSON.stringify(event.user));
     }
     assert.equal((await stat(auditPath)).mode & 0o777, 0o600);
+  });
+});
+
+describe('kplane controller-manager --use-service-account-credentials', { concurrency: 1 }, () => {
+  let kp: KplaneProcess;
+  let cm: ControllerManagerProcess | undefined;
+  let dir: string;
+  let auditPath: string;
+  let served = false;
+  const k = (...args: string[]) => kubectlOk(kp.kubeconfig, args);
+
+  before(async () => {
+    dir = await tempDir();
+    auditPath = join(dir, 'audit.log');
+    kp = await startKplane(dir, ['--no-controllers', '--nodes', '1', '--audit-log', auditPath]);
+    served = (await k('get', '--raw', '/api/v1')).includes('"serviceaccounts/token"');
+  });
+  after(async () => {
+    await cm?.stop();
+    await kp?.stop();
+    await removeDir(dir);
+  });
+
+  it('runs each controller with its ServiceAccount token: the ReplicaSet is created by deployment-controller', async (t) => {
+    if (!served) return t.skip('the API server does not serve TokenRequest yet');
+    cm = await startControllerManager(kp.kubeconfig, undefined, ['--use-service-account-credentials']);
+    await k('create', 'deployment', 'web', '--image=nginx', '--replicas=2');
+    await eventually('2 ready replicas', async () => (await k('get', 'deployment', 'web', '-o', 'jsonpath={.status.readyReplicas}')) === '2');
+    const events = await auditEvents(auditPath);
+    const creator = (resource: string) =>
+      events.find((e) => e.verb === 'create' && e.objectRef?.resource === resource && e.objectRef?.namespace === 'default' && e.responseStatus?.code === 201)?.user?.username;
+    assert.equal(creator('replicasets'), 'system:serviceaccount:kube-system:deployment-controller');
+    assert.equal(creator('pods'), 'system:serviceaccount:kube-system:replicaset-controller');
+    const status = events.find((e) => e.verb === 'update' && e.objectRef?.resource === 'pods' && e.objectRef?.subresource === 'status');
+    assert.equal(status?.user?.username, 'system:node:kplane-node-0');
   });
 });

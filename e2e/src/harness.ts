@@ -117,8 +117,12 @@ export interface ControllerManagerProcess {
  * Starts `kplane controller-manager --kubeconfig F --secure-port 0` and waits until its output
  * matches `ready` (default: it holds the Lease and started its controllers).
  */
-export async function startControllerManager(kubeconfig: string, ready = /successfully acquired lease kube-system\/kube-controller-manager as \S+; started /): Promise<ControllerManagerProcess> {
-  const child = spawn(process.execPath, [KPLANE_MAIN, 'controller-manager', '--kubeconfig', kubeconfig, '--secure-port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+export async function startControllerManager(
+  kubeconfig: string,
+  ready = /successfully acquired lease kube-system\/kube-controller-manager as \S+; started /,
+  extraArgs: string[] = [],
+): Promise<ControllerManagerProcess> {
+  const child = spawn(process.execPath, [KPLANE_MAIN, 'controller-manager', '--kubeconfig', kubeconfig, '--secure-port', '0', ...extraArgs], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (c) => (out += c));
   child.stderr!.on('data', (c) => (out += c));
