@@ -24,3 +24,19 @@ it('asks the TokenRequest API for a token and renews it once 80 % of its lifetim
   assert.equal(await source.token(), 't2');
   assert.deepEqual(asked, Array(2).fill('POST /api/v1/namespaces/kube-system/serviceaccounts/replicaset-controller/token 100'));
 });
+
+it('renews sooner when the server granted a shorter lifetime than asked', async () => {
+  const clock = createFakeClock();
+  let n = 0;
+  const root = createClient({
+    transport: async (req: RawRequest): Promise<RawResponse> => {
+      const body = JSON.parse(Buffer.from(req.body!).toString('utf8'));
+      const status = { token: `t${++n}`, expirationTimestamp: new Date(Date.now() + 10_000).toISOString() };
+      return { status: 201, headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify({ ...body, status })) };
+    },
+  });
+  const source = serviceAccountTokenSource(root, { namespace: 'kube-system', name: 'x' }, { clock, expirationSeconds: 3600 });
+  assert.equal(await source.token(), 't1');
+  await clock.advanceAsync(10_000);
+  assert.equal(await source.token(), 't2', 'the 10 s granted, not the hour asked, counted');
+});

@@ -43,8 +43,11 @@ export function serviceAccountTokenSource(root: Client, account: ServiceAccountR
     const token = answer.status?.token;
     if (!token) throw new Error(`no token in the TokenRequest answer for ${account.namespace}/${account.name}`);
     const expires = Date.parse(answer.status?.expirationTimestamp ?? '');
-    // The lifetime asked for, or less when the server granted less (its timestamp is wall-clock).
-    const lifetimeMs = Math.min(expirationSeconds * 1000, Number.isFinite(expires) ? Math.max(0, expires - Date.now()) : Infinity);
+    // The lifetime asked for, unless the server granted clearly less (its expirationTimestamp is
+    // wall-clock time with second precision, so only a real shortening counts).
+    const askedMs = expirationSeconds * 1000;
+    const granted = Number.isFinite(expires) ? expires - Date.now() : askedMs;
+    const lifetimeMs = granted < 0.9 * askedMs ? Math.max(0, granted) : askedMs;
     current = { token, renewAt: asked + lifetimeMs * 0.8 };
     return token;
   };
