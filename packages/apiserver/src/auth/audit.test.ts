@@ -92,8 +92,11 @@ it('writes one Metadata event per request, with the Audit-Id header kube sends',
 it('records the impersonated user and the authorization decision the later layers report', async () => {
   const events: AuditEvent[] = [];
   const inner = async (req: RawRequest): Promise<RawResponse> => {
-    recordImpersonatedUser(req, { username: 'bob', groups: ['system:authenticated'] });
-    recordAuthorizationDecision(req, true, 'RBAC: allowed by ClusterRoleBinding "x" of ClusterRole "view" to User "bob"');
+    // Impersonation hands on a copy of the request: the audit context goes with it.
+    const { 'impersonate-user': _, ...headers } = req.headers ?? {};
+    const asBob: RawRequest = { ...req, headers, user: { username: 'bob', groups: ['system:authenticated'] } };
+    recordImpersonatedUser(asBob, asBob.user!);
+    recordAuthorizationDecision(asBob, true, 'RBAC: allowed by ClusterRoleBinding "x" of ClusterRole "view" to User "bob"');
     return { status: 200, headers: { 'content-type': 'application/json' }, body: Buffer.from('{}') };
   };
   const handle = withAudit(inner, { sink: { write: (e) => events.push(e) } });

@@ -49,15 +49,21 @@ interface AuditContext {
   annotations: Record<string, string>;
 }
 
-const contexts = new WeakMap<RawRequest, AuditContext>();
+/**
+ * Where a request's audit context travels: an own symbol property of the request the audit layer
+ * hands on, so that copies the later layers make (`{ ...req, user }` for impersonation) keep it.
+ */
+const AUDIT_CONTEXT = Symbol('kplane.audit');
+type AuditedRequest = RawRequest & { [AUDIT_CONTEXT]?: AuditContext };
+const contextOf = (req: RawRequest): AuditContext | undefined => (req as AuditedRequest)[AUDIT_CONTEXT];
 
 /**
  * Adds an annotation to the audit event of a request (e.g. `authorization.k8s.io/decision` =
- * "allow" | "forbid" and `authorization.k8s.io/reason`, as kube's authorization filter does).
- * A request that is not audited is left alone.
+ * "allow" | "forbid" and `authorization.k8s.io/reason`, as kube's authorization filter does):
+ * the request the handler was given, or a copy of it. A request that is not audited is left alone.
  */
 export function addAuditAnnotation(req: RawRequest, key: string, value: string): void {
-  const ctx = contexts.get(req);
+  const ctx = contextOf(req);
   if (ctx && !(key in ctx.annotations)) ctx.annotations[key] = value;
 }
 
@@ -69,7 +75,7 @@ export function recordAuthorizationDecision(req: RawRequest, allowed: boolean, r
 
 /** Records the user a request impersonates (set once impersonation is allowed). */
 export function recordImpersonatedUser(req: RawRequest, user: UserInfo): void {
-  const ctx = contexts.get(req);
+  const ctx = contextOf(req);
   if (ctx) ctx.impersonatedUser = user;
 }
 
@@ -154,7 +160,6 @@ export function withAudit(handler: (req: RawRequest) => Promise<RawResponse>, op
     const received = now();
     const auditID = req.headers?.['audit-id']?.trim() || randomUUID();
     const ctx: AuditContext = { annotations: {} };
-    contexts.set(req, ctx);
     const parsed = (() => {
       try {
         return parsePath(req.path);
@@ -193,7 +198,7 @@ export function withAudit(handler: (req: RawRequest) => Promise<RawResponse>, op
     });
     let r: RawResponse;
     try {
-      r = await handler(req);
+      r = await handler({ ...req, [AUDIT_CONTEXT]: ctx } as AuditedRequest);
     } catch (err) {
       options.sink.write(event('ResponseComplete', { status: 500, headers: {} }));
       throw err;
