@@ -9,7 +9,7 @@ import type { Client } from '@kplane/client';
 import { createDelegatedAuth, createManager, serveMetrics, type Clock, type DelegatedAuthOptions, type Manager } from '@kplane/runtime';
 import { createGarbageCollector, type GarbageCollectorOptions } from './garbagecollector/index.js';
 import { createNamespaceController, type NamespaceControllerOptions } from './namespace/index.js';
-import { createServiceAccountController } from './serviceaccount/index.js';
+import { createServiceAccountController, createTokensController, type TokensControllerOptions } from './serviceaccount/index.js';
 import { createReplicaSetController } from './replicaset/index.js';
 import { createDeploymentController } from './deployment/index.js';
 import { controllerIdentity } from './identity/policy.js';
@@ -20,6 +20,7 @@ export const CONTROLLER_NAMES = {
   garbageCollector: 'garbage-collector-controller',
   namespace: 'namespace-controller',
   serviceAccount: 'serviceaccount-controller',
+  serviceAccountToken: 'serviceaccount-token-controller',
   replicaSet: 'replicaset-controller',
   deployment: 'deployment-controller',
 } as const;
@@ -31,6 +32,7 @@ export const KNOWN_CONTROLLERS: readonly string[] = [
   CONTROLLER_NAMES.namespace,
   CONTROLLER_NAMES.replicaSet,
   CONTROLLER_NAMES.serviceAccount,
+  CONTROLLER_NAMES.serviceAccountToken,
 ];
 
 /** The older names --controllers also accepts, mapped to canonical names. */
@@ -38,6 +40,7 @@ export const CONTROLLER_ALIASES: Readonly<Record<string, string>> = {
   garbagecollector: CONTROLLER_NAMES.garbageCollector,
   namespace: CONTROLLER_NAMES.namespace,
   serviceaccount: CONTROLLER_NAMES.serviceAccount,
+  'serviceaccount-token': CONTROLLER_NAMES.serviceAccountToken,
   replicaset: CONTROLLER_NAMES.replicaSet,
   deployment: CONTROLLER_NAMES.deployment,
 };
@@ -128,6 +131,11 @@ export interface ControllerManagerOptions {
    * caches and leader election keep using `client`. Absent: every controller uses `client`.
    */
   serviceAccountClients?: ServiceAccountClientFactory;
+  /**
+   * The token controller's signer and CA bundle (kube-controller-manager's
+   * --service-account-private-key-file and --root-ca-file); absent: that controller does not run.
+   */
+  serviceAccountTokens?: Omit<TokensControllerOptions, 'manager'>;
 }
 
 /** A running controller manager. */
@@ -195,6 +203,7 @@ export async function startControllerManager(options: ControllerManagerOptions):
   const starters: Record<string, (m: Manager) => void> = {
     [CONTROLLER_NAMES.namespace]: (m) => createNamespaceController({ ...options.namespaceController, manager: m }),
     [CONTROLLER_NAMES.serviceAccount]: (m) => createServiceAccountController({ manager: m }),
+    ...(options.serviceAccountTokens ? { [CONTROLLER_NAMES.serviceAccountToken]: (m: Manager) => createTokensController({ ...options.serviceAccountTokens!, manager: m }) } : {}),
     [CONTROLLER_NAMES.garbageCollector]: (m) => m.add(createGarbageCollector({ ...options.garbageCollector, manager: m })),
     [CONTROLLER_NAMES.replicaSet]: (m) => createReplicaSetController(m),
     [CONTROLLER_NAMES.deployment]: (m) => createDeploymentController(m),

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { chmod, open, type FileHandle } from 'node:fs/promises';
 import type { RawRequest, RawResponse, UserInfo } from '@kplane/api';
 import { parsePath } from '../server/request-info.js';
+import { requestUser } from './identity.js';
 
 /** authentication.k8s.io/v1 UserInfo as the audit Event writes it. */
 export interface AuditUser {
@@ -186,7 +187,7 @@ export function withAudit(handler: (req: RawRequest) => Promise<RawResponse>, op
       stage,
       requestURI: requestURI(req),
       verb: verbOf(req, !!info, !!info?.name),
-      user: auditUser(req.user),
+      user: auditUser(requestUser(req)),
       ...(ctx.impersonatedUser ? { impersonatedUser: auditUser(ctx.impersonatedUser) } : {}),
       ...(sourceIPs(req) ? { sourceIPs: sourceIPs(req) } : {}),
       ...(req.headers?.['user-agent'] ? { userAgent: req.headers['user-agent'] } : {}),

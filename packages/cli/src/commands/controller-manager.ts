@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { clientFromKubeconfig, loadKubeconfig } from '@kplane/client';
-import { createCa, issueCertificate } from '@kplane/apiserver';
+import { createCa, issueCertificate, serviceAccountKeys, signingKeyFromPem, signLegacyToken } from '@kplane/apiserver';
 import { DEFAULT_SECURE_PORT, KNOWN_CONTROLLERS, startControllerManager, tokenRequestServiceAccountClients } from '@kplane/controllers';
 import { stopOnSignals } from './up.js';
 
@@ -26,6 +26,12 @@ Flags:
   --tls-private-key-file FILE   its key
   --client-ca-file FILE         CA of the client certificates that name a user (CN) and groups (O)
                                 on /metrics (default: the cluster CA of the kubeconfig)
+  --service-account-private-key-file FILE
+                                key that signs the tokens of kubernetes.io/service-account-token
+                                Secrets (the API server's signing key); without it the
+                                serviceaccount-token controller does not run
+  --root-ca-file FILE           CA bundle written to those Secrets' ca.crt (default: the
+                                kubeconfig's cluster CA)
 
 /metrics is served to a user the API server allows "get" on the non-resource URL /metrics: a
 bearer token is checked with a TokenReview, the permission with a SubjectAccessReview (answers
@@ -51,6 +57,8 @@ export async function controllerManager(args: string[]): Promise<void> {
       'tls-cert-file': { type: 'string' },
       'tls-private-key-file': { type: 'string' },
       'client-ca-file': { type: 'string' },
+      'service-account-private-key-file': { type: 'string' },
+      'root-ca-file': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -86,9 +94,14 @@ export async function controllerManager(args: string[]): Promise<void> {
     ? await readFile(values['client-ca-file'], 'utf8')
     : kubeCa === undefined ? undefined : typeof kubeCa === 'string' ? kubeCa : Buffer.from(kubeCa).toString('utf8');
 
+  const saKeyFile = values['service-account-private-key-file'];
+  const saKeys = saKeyFile ? serviceAccountKeys(signingKeyFromPem(await readFile(saKeyFile, 'utf8'), saKeyFile)) : undefined;
+  const rootCA = values['root-ca-file'] ? await readFile(values['root-ca-file'], 'utf8') : (kubeCa === undefined ? '' : typeof kubeCa === 'string' ? kubeCa : Buffer.from(kubeCa).toString('utf8'));
+
   const serviceAccountClients =
     useSACredentials === 'true' ? tokenRequestServiceAccountClients(client, kubeconfig.transportOptions, { userAgent: 'kplane-controller-manager' }) : undefined;
   const cm = await startControllerManager({
+    serviceAccountTokens: saKeys ? { rootCA, generateToken: (c) => signLegacyToken(saKeys, c) } : undefined,
     client,
     serviceAccountClients,
     controllers: values.controllers!.split(',').map((s) => s.trim()).filter(Boolean),
