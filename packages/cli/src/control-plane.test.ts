@@ -149,3 +149,27 @@ it('authenticates HTTPS requests: static tokens, ServiceAccount tokens kept vali
     await rm(root, { recursive: true, force: true });
   }
 });
+
+it('writes the audit log asked for, in-process requests included, owner-only', async () => {
+  const { mkdtemp, readFile, rm, stat } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const dir = await mkdtemp(join(tmpdir(), 'kplane-audit-'));
+  const path = join(dir, 'audit.log');
+  try {
+    const cp = await startControlPlane({ storage: 'memory', listen: false, auditLogPath: path });
+    try {
+      const r = await cp.transport({ method: 'GET', path: '/api/v1/namespaces/kube-system/configmaps/absent', user: { username: 'u', groups: ['system:masters', 'system:authenticated'] } });
+      assert.equal(r.status, 404);
+      assert.ok(r.headers['audit-id']);
+    } finally {
+      await cp.stop();
+    }
+    const events = (await readFile(path, 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    const e = events.find((x) => x.auditID === events.at(-1).auditID);
+    assert.deepEqual([e.verb, e.user, e.objectRef, e.responseStatus.code], ['get', { username: 'u', groups: ['system:masters', 'system:authenticated'] }, { resource: 'configmaps', namespace: 'kube-system', name: 'absent', apiGroup: '', apiVersion: 'v1' }, 404]);
+    assert.equal((await stat(path)).mode & 0o777, 0o600);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});

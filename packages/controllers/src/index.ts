@@ -24,3 +24,6 @@ export {
   createDeploymentController,
   type DeploymentControllerOptions,
 } from './deployment/index.js';
+export * from './identity/policy.js';
+export * from './identity/reconcile.js';
+export * from './identity/token-clients.js';

@@ -16,6 +16,7 @@ import { Registry } from '../registry/registry.js';
 import type { KindBundle, StrategyContext } from '../registry/resource.js';
 import type { StoreDeps } from '../registry/store.js';
 import type { Timers } from '../registry/timers.js';
+import { withAudit, type AuditSink } from '../auth/audit.js';
 import { createHandler, type OpenAPIProvider } from './handler.js';
 import { createNodeConnections, type NodeConnections } from './nodes.js';
 import { createStreamUpgrade, type LocalStreams } from './pod-stream.js';
@@ -59,6 +60,8 @@ export interface ApiServerOptions {
   timers?: Timers;
   /** What pods/exec and pods/portforward do for simulated containers (default: a clear error). */
   localStreams?: LocalStreams;
+  /** Where the audit event of every request goes (in-process requests included); absent: no audit. */
+  audit?: AuditSink;
   /** Who may come in: tokens, ServiceAccount keys, issuer and audiences. */
   authentication?: AuthenticationOptions;
 }
@@ -269,7 +272,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
 
   let ready = false;
   let address = '127.0.0.1:6443';
-  const handle = createHandler({
+  const handleRequest = createHandler({
     registry,
     openapi,
     now,
@@ -291,6 +294,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     tokenRequest: (namespace, name, body, ctx) => issueTokenRequest(issuing, namespace, name, body, ctx.warnings),
     paths: oidcDiscovery(issuing, () => `https://${address}`),
   });
+  const handle = options.audit ? withAudit(handleRequest, { sink: options.audit, now }) : handleRequest;
 
   const servers: Server[] = [];
 

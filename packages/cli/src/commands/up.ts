@@ -29,6 +29,8 @@ Flags:
   --port-forward POD_PORT=HOST:PORT[,...]
                           forward these pod ports to local addresses, for every pod (websocket
                           clients; default: a clear error)
+  --audit-log PATH        append one audit.k8s.io/v1 Event (level Metadata) per request to PATH,
+                          as JSON lines (created 0600)
 
 Authentication (as kube-apiserver's flags):
   --token-auth-file FILE  static bearer tokens: CSV lines token,user,uid,"group1,group2"
@@ -71,6 +73,7 @@ export async function up(args: string[]): Promise<void> {
       'service-account-issuer': { type: 'string', multiple: true },
       'api-audiences': { type: 'string' },
       'service-account-max-token-expiration': { type: 'string' },
+      'audit-log': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -119,6 +122,7 @@ export async function up(args: string[]): Promise<void> {
       apiAudiences: values['api-audiences']?.split(',').map((a) => a.trim()).filter(Boolean),
       serviceAccountMaxTokenExpirationSeconds: Math.floor(maxExpirationMs / 1000),
     },
+    auditLogPath: values['audit-log'],
   });
   process.stdout.write(`kubeconfig: ${cp.kubeconfigPath}\nready: ${cp.url}\nexport KUBECONFIG=${cp.kubeconfigPath}\n`);
   stopOnSignals(() => cp.stop());
