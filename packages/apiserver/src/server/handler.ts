@@ -1,4 +1,7 @@
-import type { KubeObject, RawRequest, RawResponse, SchemaObject } from '@kplane/api';
+import type { KubeObject, RawRequest, RawResponse, SchemaObject, UserInfo } from '@kplane/api';
+import type { Authorizer } from '../auth/types.js';
+import type { ReviewHandler } from '../auth/rbac/reviews.js';
+import { authorizeOrThrow, impersonate, requestAttributes, wantsImpersonation } from './authorize.js';
 import {
   ApiError,
   applyJsonPatch,
@@ -56,7 +59,17 @@ export interface HandlerOptions {
   limits?: Partial<ServerLimits>;
   /** Timers of the request timeout and of watches (tests inject virtual ones). */
   timers?: Timers;
+  /**
+   * Decides every request that carries a user (RawRequest.user) after impersonation; absent:
+   * no authorization. A request without a user is in-process trusted code.
+   */
+  authorizer?: Authorizer;
+  /** Create-only, never-stored review resources, by `<group>/<resource>`. */
+  reviews?: Record<string, ReviewHandler>;
 }
+
+/** The identity of in-process trusted code where a review needs one (kube-apiserver's loopback user). */
+export const LOOPBACK_USER: UserInfo = { username: 'system:apiserver', groups: ['system:masters', 'system:authenticated'] };
 
 const JSON_TYPE = 'application/json';
 
@@ -252,6 +265,18 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
     if (info.watchPath && sub) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     const verb = routeVerb(method, info, t.namespaced, req.query ?? {});
     if (!sub && !t.verbs.includes(verb)) throw routeMethodNotAllowed();
+    const review = options.reviews?.[`${t.group}/${t.resource}`];
+    if (review) {
+      if (verb !== 'create' || sub) throw routeMethodNotAllowed();
+      if (info.namespace !== undefined) checkPathSegmentName('Namespace', info.namespace);
+      const contentType = req.headers?.['content-type'] ?? JSON_TYPE;
+      const bytes = req.body ?? new Uint8Array();
+      const decoded = contentType.split(';')[0]!.trim().toLowerCase() === KUBERNETES_PROTOBUF_MEDIA_TYPE
+        ? decodeKubernetesProtobuf(bytes, { apiVersion: store.apiVersion, kind: t.kind })
+        : decodeBody(bytes, contentType);
+      const reviewed = review(asObject(decoded), { user: req.user ?? LOOPBACK_USER, namespace: info.namespace });
+      return jsonResponse(201, { ...reviewed, apiVersion: store.apiVersion, kind: t.kind });
+    }
     if (info.namespace !== undefined) checkPathSegmentName('Namespace', info.namespace);
     if (info.name !== undefined) checkPathSegmentName('Name', info.name);
     const q = verb === 'list' || verb === 'watch' || verb === 'deletecollection' ? typedListQuery(req.query ?? {}) : (req.query ?? {});
@@ -299,7 +324,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
         return jsonResponse(200, t.customResource ? unstructuredList(list) : list);
       }
       if (method === 'POST') {
-        const opts = writeOptions(q);
+        const opts = { ...writeOptions(q), user: req.user };
         const created = await store.create(ns, asObject(body()), opts);
         return render(store, rep, created, q, 201, warningHeaders(opts));
       }
@@ -329,13 +354,13 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
     if (sub === 'scale') {
       if (method === 'GET') return jsonResponse(200, store.toScale(await store.get(ns, name, q.resourceVersion)));
       if (method === 'PUT') {
-        const opts = writeOptions(q);
+        const opts = { ...writeOptions(q), user: req.user };
         const incoming = asObject(body());
         const scale = await store.updateScale(ns, name, () => structuredClone(incoming), opts);
         return jsonResponse(200, scale, warningHeaders(opts));
       }
       if (method === 'PATCH') {
-        const opts = writeOptions(q);
+        const opts = { ...writeOptions(q), user: req.user };
         const patch = body();
         const schema = resolveSchema({ $ref: '#/components/schemas/io.k8s.api.autoscaling.v1.Scale' }, registry.definitions);
         const scale = await store.updateScale(ns, name, (s) => patchCurrent(req.headers?.['content-type'] ?? '', s, patch, schema, registry), opts);
@@ -348,7 +373,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
       return render(store, rep, await store.get(ns, name, q.resourceVersion), q);
     }
     if (method === 'PUT') {
-      const opts = writeOptions(q);
+      const opts = { ...writeOptions(q), user: req.user };
       const obj = asObject(body());
       const updated =
         sub === 'finalize'
@@ -362,7 +387,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
         // kube-apiserver has no strategic merge patch for custom resources.
         throw new ApiError(415, 'UnsupportedMediaType', 'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml');
       }
-      const opts = writeOptions(q);
+      const opts = { ...writeOptions(q), user: req.user };
       const patch = body();
       const schema = resolveSchema({ $ref: `#/components/schemas/${t.schemaName}` }, registry.definitions);
       const updated = await store.guaranteedUpdate(ns, name, (current) => patchCurrent(req.headers?.['content-type'] ?? '', current, patch, schema, registry), {
@@ -478,9 +503,18 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
     });
   }
 
+  /** Impersonation, then authorization of the request's attributes (403 when refused). */
+  function authorize(req: RawRequest): RawRequest {
+    const authorizer = options.authorizer;
+    if (!authorizer) return req;
+    if (wantsImpersonation(req.headers)) req = impersonate(req, req.user, authorizer);
+    if (req.user) authorizeOrThrow(authorizer, requestAttributes(req, req.user));
+    return req;
+  }
+
   return async (req) => {
     try {
-      return await withDeadline(req);
+      return await withDeadline(authorize(req));
     } catch (err) {
       if (!(err instanceof ApiError)) console.error('kplane: internal error serving', req.method, req.path, err);
       return errorResponse(err);

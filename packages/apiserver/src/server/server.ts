@@ -11,6 +11,10 @@ import type { KindBundle, StrategyContext } from '../registry/resource.js';
 import type { StoreDeps } from '../registry/store.js';
 import type { Timers } from '../registry/timers.js';
 import { createHandler, type OpenAPIProvider } from './handler.js';
+import { RbacAuthorizer } from '../auth/rbac/authorizer.js';
+import { ensureBootstrapPolicy, type BootstrapPolicy } from '../auth/rbac/bootstrap.js';
+import { startRbacFeed, type RbacFeed, type RbacResource } from '../auth/rbac/feed.js';
+import { accessReviewHandlers, accessReviewResources } from '../auth/rbac/reviews.js';
 import { createHttpsServer } from './http.js';
 import { createClusterIPAllocator } from './ip-allocator.js';
 import type { ServerLimits } from './limits.js';
@@ -49,6 +53,13 @@ export interface ApiServerOptions {
   watchCache?: StoreDeps['watchCache'];
   /** Timers of request timeouts, watches and freshness waits (tests inject virtual ones). */
   timers?: Timers;
+  /**
+   * kube-apiserver's --authorization-mode: `RBAC` (default) decides every request that carries
+   * a user; `AlwaysAllow` lets every user do everything.
+   */
+  authorizationMode?: 'RBAC' | 'AlwaysAllow';
+  /** ClusterRoles and ClusterRoleBindings created or reconciled at start beside the bootstrap policy (kplane's own components). */
+  bootstrapPolicy?: Partial<BootstrapPolicy>;
 }
 
 /** TLS and credentials for listen(). */
@@ -73,12 +84,24 @@ export interface ApiServer {
   listen(options: ListenOptions): Promise<number>;
   /** Stops serving and the caches (the backend is the caller's to close). */
   close(): Promise<void>;
+  /** The RBAC authorizer (absent with authorizationMode AlwaysAllow). */
+  readonly rbac?: RbacAuthorizer;
+  /** Resolves once the RBAC index has applied `resource`'s changes up to `resourceVersion`. */
+  rbacSynced(resource: RbacResource, resourceVersion: string | number): Promise<void>;
 }
+
+/** The authorizer of authorizationMode AlwaysAllow. */
+const allowAll = {
+  authorize: () => ({ allowed: true, reason: '' }),
+  rulesFor: () => ({ rules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }, { verbs: ['*'], nonResourceURLs: ['*'] }], errors: [] }),
+};
 
 /** Creates an API server over a storage backend. */
 export function createApiServer(options: ApiServerOptions): ApiServer {
   const now = options.now ?? (() => new Date());
-  const bundles = [builtinKinds(), ...(options.kinds ?? [])];
+  const rbac = options.authorizationMode === 'AlwaysAllow' ? undefined : new RbacAuthorizer();
+  let rbacFeed: RbacFeed | undefined;
+  const bundles = [builtinKinds(), { resources: accessReviewResources(), definitions: {} }, ...(options.kinds ?? [])];
   const definitions = Object.assign({}, ...bundles.map((b) => b.definitions));
   let registry!: Registry;
   const allocator = createClusterIPAllocator(options.serviceCIDR ?? '10.96.0.0/12', async () => {
@@ -94,6 +117,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     allocateClusterIP: () => allocator.allocate(),
     releaseClusterIP: async (ip) => allocator.release(ip),
     eventTTLSeconds: options.eventTTLSeconds ?? 3600,
+    policy: rbac,
   };
   // Storage upkeep, as kube-apiserver's compactor and etcd's lease expiry: started with the server.
   const maintenance: Periodic[] = [];
@@ -209,6 +233,10 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     bookmarkIntervalMs: options.bookmarkIntervalMs,
     limits: options.limits,
     timers: options.timers,
+    authorizer: rbac,
+    reviews: Object.fromEntries(
+      Object.entries(accessReviewHandlers(rbac ?? allowAll)).map(([resource, h]) => [`authorization.k8s.io/${resource}`, h]),
+    ),
   });
 
   const servers: Server[] = [];
@@ -216,6 +244,10 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   return {
     registry,
     handle,
+    rbac,
+    async rbacSynced(resource, resourceVersion) {
+      await rbacFeed?.waitFor(resource, Number(resourceVersion));
+    },
     async start() {
       await registry.start();
       const namespaces = registry.get('', 'v1', 'namespaces')!;
@@ -227,6 +259,9 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
         }
       }
       await followNamespaces();
+      // kube-apiserver's rbac/bootstrap-roles post-start hook, then the index follows the RBAC objects.
+      await ensureBootstrapPolicy(registry, options.bootstrapPolicy);
+      if (rbac) rbacFeed = await startRbacFeed(registry, rbac);
       await crdController.start();
       startMaintenance();
       ready = true;
@@ -246,6 +281,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       ready = false;
       await Promise.all(maintenance.splice(0).map((m) => m.stop()));
       stopNamespaceCache.abort();
+      rbacFeed?.stop();
       crdController.stop();
       await Promise.all(
         servers.map(

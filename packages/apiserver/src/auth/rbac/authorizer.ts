@@ -1,0 +1,269 @@
+/**
+ * The RBAC authorizer: decisions from an index of Roles, ClusterRoles and of the bindings by
+ * subject (user name, group name, ServiceAccount user name), kept current by the RBAC
+ * resources' watch caches (see feed.ts). A decision reads only the bindings that name the
+ * user or one of its groups, never all of them.
+ */
+import type { KubeObject } from '@kplane/api';
+import { goQuote } from '@kplane/api';
+import { MASTERS_GROUP, type AuthorizationAttributes, type AuthorizationDecision, type Authorizer, type UserInfo } from '../types.js';
+import { ruleAllows, serviceAccountUsername, type PolicyRule, type RoleRef, type Subject } from './rules.js';
+
+/** A RoleBinding or ClusterRoleBinding as the index keeps it. */
+export interface BindingEntry {
+  /** undefined: a ClusterRoleBinding. */
+  readonly namespace?: string;
+  readonly name: string;
+  readonly roleRef: RoleRef;
+  readonly subjects: readonly Subject[];
+}
+
+/** A Role or ClusterRole as the index keeps it. */
+export interface RoleEntry {
+  readonly namespace?: string;
+  readonly name: string;
+  readonly rules: readonly PolicyRule[];
+}
+
+/** One rule the user holds, with where it comes from. */
+export interface RuleSource {
+  readonly rule: PolicyRule;
+  readonly binding: BindingEntry;
+  readonly subject: Subject;
+}
+
+/** The rules a user holds in a namespace (SelfSubjectRulesReview), and the errors met collecting them. */
+export interface RulesResult {
+  rules: PolicyRule[];
+  errors: string[];
+}
+
+function userKey(name: string): string {
+  return `u:${name}`;
+}
+function groupKey(name: string): string {
+  return `g:${name}`;
+}
+
+/** The index key of a subject, `undefined` when it can never match a user. */
+function subjectKey(s: Subject, bindingNamespace: string | undefined): string | undefined {
+  switch (s.kind) {
+    case 'User':
+      return userKey(s.name);
+    case 'Group':
+      return groupKey(s.name);
+    case 'ServiceAccount': {
+      const ns = s.namespace || bindingNamespace;
+      return ns ? userKey(serviceAccountUsername(ns, s.name)) : undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
+function asArray<T>(v: unknown): T[] {
+  return Array.isArray(v) ? (v as T[]) : [];
+}
+
+function strings(v: unknown): string[] | undefined {
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : undefined;
+}
+
+/** The PolicyRules of a stored Role or ClusterRole. */
+export function rulesOf(obj: KubeObject): PolicyRule[] {
+  return asArray<Record<string, unknown>>((obj as Record<string, unknown>).rules).map((r) => ({
+    verbs: strings(r.verbs) ?? [],
+    apiGroups: strings(r.apiGroups),
+    resources: strings(r.resources),
+    resourceNames: strings(r.resourceNames),
+    nonResourceURLs: strings(r.nonResourceURLs),
+  }));
+}
+
+/** A stored binding as an index entry. */
+export function bindingOf(obj: KubeObject): BindingEntry {
+  const o = obj as Record<string, unknown>;
+  const ref = (o.roleRef ?? {}) as Record<string, unknown>;
+  return {
+    namespace: obj.metadata?.namespace || undefined,
+    name: obj.metadata?.name ?? '',
+    roleRef: { apiGroup: String(ref.apiGroup ?? ''), kind: String(ref.kind ?? ''), name: String(ref.name ?? '') },
+    subjects: asArray<Record<string, unknown>>(o.subjects).map((s) => ({
+      kind: String(s.kind ?? ''),
+      apiGroup: typeof s.apiGroup === 'string' ? s.apiGroup : undefined,
+      name: String(s.name ?? ''),
+      namespace: typeof s.namespace === 'string' && s.namespace ? s.namespace : undefined,
+    })),
+  };
+}
+
+function describeSubject(s: Subject, bindingNamespace: string | undefined): string {
+  if (s.kind === 'ServiceAccount') return `${s.kind} ${goQuote(`${s.name}/${s.namespace || bindingNamespace || ''}`)}`;
+  return `${s.kind} ${goQuote(s.name)}`;
+}
+
+/** How kube-apiserver names the binding that allowed a request (`RBAC: allowed by ...`). */
+export function describeSource(b: BindingEntry, s: Subject): string {
+  const kind = b.namespace === undefined ? 'ClusterRoleBinding' : 'RoleBinding';
+  const name = b.namespace === undefined ? b.name : `${b.name}/${b.namespace}`;
+  return `${kind} ${goQuote(name)} of ${b.roleRef.kind} ${goQuote(b.roleRef.name)} to ${describeSubject(s, b.namespace)}`;
+}
+
+/** Kubernetes' aggregate of errors: the one message, or `[a, b]` (duplicates once). */
+export function aggregateErrors(errors: readonly string[]): string {
+  const seen = [...new Set(errors)];
+  return seen.length === 1 ? seen[0]! : `[${seen.join(', ')}]`;
+}
+
+/** The RBAC index and authorizer. */
+export class RbacAuthorizer implements Authorizer {
+  private readonly roles = new Map<string, RoleEntry>();
+  private readonly clusterRoles = new Map<string, RoleEntry>();
+  private readonly bindings = new Map<string, BindingEntry>();
+  /** ClusterRoleBindings by subject key. */
+  private readonly clusterBySubject = new Map<string, Set<BindingEntry>>();
+  /** RoleBindings by namespace, then subject key. */
+  private readonly nsBySubject = new Map<string, Map<string, Set<BindingEntry>>>();
+
+  /** Adds or replaces a Role. */
+  setRole(obj: KubeObject): void {
+    const ns = obj.metadata?.namespace ?? '';
+    const name = obj.metadata?.name ?? '';
+    this.roles.set(`${ns}/${name}`, { namespace: ns, name, rules: rulesOf(obj) });
+  }
+
+  /** Removes a Role. */
+  deleteRole(namespace: string, name: string): void {
+    this.roles.delete(`${namespace}/${name}`);
+  }
+
+  /** Adds or replaces a ClusterRole. */
+  setClusterRole(obj: KubeObject): void {
+    const name = obj.metadata?.name ?? '';
+    this.clusterRoles.set(name, { name, rules: rulesOf(obj) });
+  }
+
+  /** Removes a ClusterRole. */
+  deleteClusterRole(name: string): void {
+    this.clusterRoles.delete(name);
+  }
+
+  /** Adds or replaces a RoleBinding or ClusterRoleBinding (namespace absent). */
+  setBinding(obj: KubeObject): void {
+    const b = bindingOf(obj);
+    this.deleteBinding(b.namespace, b.name);
+    this.bindings.set(`${b.namespace ?? ''}/${b.name}`, b);
+    const bySubject = this.subjectMap(b.namespace, true)!;
+    for (const s of b.subjects) {
+      const k = subjectKey(s, b.namespace);
+      if (k === undefined) continue;
+      let set = bySubject.get(k);
+      if (!set) bySubject.set(k, (set = new Set()));
+      set.add(b);
+    }
+  }
+
+  /** Removes a binding (namespace undefined: a ClusterRoleBinding). */
+  deleteBinding(namespace: string | undefined, name: string): void {
+    const id = `${namespace ?? ''}/${name}`;
+    const old = this.bindings.get(id);
+    if (!old) return;
+    this.bindings.delete(id);
+    const bySubject = this.subjectMap(namespace, false);
+    if (!bySubject) return;
+    for (const s of old.subjects) {
+      const k = subjectKey(s, namespace);
+      const set = k === undefined ? undefined : bySubject.get(k);
+      if (!set) continue;
+      set.delete(old);
+      if (set.size === 0) bySubject.delete(k!);
+    }
+    if (namespace !== undefined && bySubject.size === 0) this.nsBySubject.delete(namespace);
+  }
+
+  private subjectMap(namespace: string | undefined, create: boolean): Map<string, Set<BindingEntry>> | undefined {
+    if (namespace === undefined) return this.clusterBySubject;
+    let m = this.nsBySubject.get(namespace);
+    if (!m && create) this.nsBySubject.set(namespace, (m = new Map()));
+    return m;
+  }
+
+  /** The rules a role reference names, or kube's not-found message. */
+  roleRules(ref: RoleRef, namespace: string | undefined): readonly PolicyRule[] | string {
+    if (ref.kind === 'ClusterRole') {
+      const r = this.clusterRoles.get(ref.name);
+      return r ? r.rules : `clusterrole.rbac.authorization.k8s.io ${goQuote(ref.name)} not found`;
+    }
+    if (ref.kind === 'Role' && namespace !== undefined) {
+      const r = this.roles.get(`${namespace}/${ref.name}`);
+      return r ? r.rules : `role.rbac.authorization.k8s.io ${goQuote(ref.name)} not found`;
+    }
+    return `unsupported role reference kind: ${goQuote(ref.kind)}`;
+  }
+
+  /** The ClusterRoles' rules by name (for the aggregation of the bootstrap policy and tests). */
+  clusterRole(name: string): RoleEntry | undefined {
+    return this.clusterRoles.get(name);
+  }
+
+  /**
+   * Visits the bindings that apply to the user: ClusterRoleBindings, then the RoleBindings of
+   * `namespace` when given. Each binding is visited once, with the first subject naming the
+   * user. `visit` returns false to stop.
+   */
+  visitBindings(user: UserInfo, namespace: string | undefined, visit: (b: BindingEntry, s: Subject) => boolean): void {
+    const keys = [userKey(user.username), ...user.groups.map(groupKey)];
+    const maps = [this.clusterBySubject];
+    if (namespace) {
+      const m = this.nsBySubject.get(namespace);
+      if (m) maps.push(m);
+    }
+    for (const m of maps) {
+      const seen = new Set<BindingEntry>();
+      for (const k of keys) {
+        for (const b of m.get(k) ?? []) {
+          if (seen.has(b)) continue;
+          seen.add(b);
+          const s = b.subjects.find((x) => subjectKey(x, b.namespace) !== undefined && keys.includes(subjectKey(x, b.namespace)!));
+          if (s && !visit(b, s)) return;
+        }
+      }
+    }
+  }
+
+  /** Kubernetes' RBAC decision (system:masters is allowed everything, as kube-apiserver's privileged-group authorizer). */
+  authorize(attrs: AuthorizationAttributes): AuthorizationDecision {
+    if (attrs.user.groups.includes(MASTERS_GROUP)) return { allowed: true, reason: '' };
+    const errors: string[] = [];
+    let reason: string | undefined;
+    this.visitBindings(attrs.user, attrs.resourceRequest ? attrs.namespace : undefined, (b, s) => {
+      const rules = this.roleRules(b.roleRef, b.namespace);
+      if (typeof rules === 'string') {
+        errors.push(rules);
+        return true;
+      }
+      for (const rule of rules) {
+        if (ruleAllows(attrs, rule)) {
+          reason = `RBAC: allowed by ${describeSource(b, s)}`;
+          return false;
+        }
+      }
+      return true;
+    });
+    if (reason !== undefined) return { allowed: true, reason };
+    return { allowed: false, reason: errors.length ? `RBAC: ${aggregateErrors(errors)}` : '' };
+  }
+
+  /** Every rule the user holds in `namespace` (cluster-wide ones included), for rules reviews and escalation checks. */
+  rulesFor(user: UserInfo, namespace: string | undefined): RulesResult {
+    const rules: PolicyRule[] = [];
+    const errors: string[] = [];
+    this.visitBindings(user, namespace, (b) => {
+      const r = this.roleRules(b.roleRef, b.namespace);
+      if (typeof r === 'string') errors.push(r);
+      else rules.push(...r);
+      return true;
+    });
+    return { rules, errors };
+  }
+}
