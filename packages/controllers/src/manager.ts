@@ -16,6 +16,7 @@ import { createNamespaceController, type NamespaceControllerOptions } from './na
 import { createServiceAccountController } from './serviceaccount/index.js';
 import { createReplicaSetController } from './replicaset/index.js';
 import { createDeploymentController } from './deployment/index.js';
+import { createClusterRoleAggregationController } from './clusterrole-aggregation/index.js';
 
 /** Canonical controller names, as kube-controller-manager names them. */
 export const CONTROLLER_NAMES = {
@@ -24,10 +25,12 @@ export const CONTROLLER_NAMES = {
   serviceAccount: 'serviceaccount-controller',
   replicaSet: 'replicaset-controller',
   deployment: 'deployment-controller',
+  clusterRoleAggregation: 'clusterrole-aggregation-controller',
 } as const;
 
 /** Every controller this manager knows, by canonical name. */
 export const KNOWN_CONTROLLERS: readonly string[] = [
+  CONTROLLER_NAMES.clusterRoleAggregation,
   CONTROLLER_NAMES.deployment,
   CONTROLLER_NAMES.garbageCollector,
   CONTROLLER_NAMES.namespace,
@@ -42,6 +45,7 @@ export const CONTROLLER_ALIASES: Readonly<Record<string, string>> = {
   serviceaccount: CONTROLLER_NAMES.serviceAccount,
   replicaset: CONTROLLER_NAMES.replicaSet,
   deployment: CONTROLLER_NAMES.deployment,
+  'clusterrole-aggregation': CONTROLLER_NAMES.clusterRoleAggregation,
 };
 
 /** The Lease kube-controller-manager elects its leader with. */
@@ -220,6 +224,7 @@ export async function startControllerManager(options: ControllerManagerOptions):
     [CONTROLLER_NAMES.garbageCollector]: () => manager.add(createGarbageCollector({ ...options.garbageCollector, manager })),
     [CONTROLLER_NAMES.replicaSet]: () => createReplicaSetController(manager),
     [CONTROLLER_NAMES.deployment]: () => createDeploymentController(manager),
+    [CONTROLLER_NAMES.clusterRoleAggregation]: () => createClusterRoleAggregationController({ manager }),
   };
   for (const name of KNOWN_CONTROLLERS) {
     const start = starters[name];
