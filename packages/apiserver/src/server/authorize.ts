@@ -9,9 +9,27 @@ import { ApiError, parseFieldSelector } from '@kplane/api';
 import { forbiddenError, serviceAccountUsername, splitServiceAccountUsername } from '../auth/rbac/rules.js';
 import { ANONYMOUS_USER, AUTHENTICATED_GROUP, SERVICE_ACCOUNTS_GROUP, UNAUTHENTICATED_GROUP, type AuthorizationAttributes, type Authorizer } from '../auth/types.js';
 import { parseBoolParam } from './limits.js';
-import { isNamespaceSubresource, parsePath, pathSegmentNameErrors } from './request-info.js';
+import { isNamespaceSubresource, parsePath, pathSegmentNameErrors, type ParsedPath } from './request-info.js';
 
 const METHOD_VERBS: Record<string, string> = { POST: 'create', GET: 'get', HEAD: 'get', PUT: 'update', PATCH: 'patch', DELETE: 'delete' };
+
+/** Parsed paths by path: clients read the same few paths over and over (bounded, dropped whole when full). */
+const parsedPaths = new Map<string, ParsedPath | undefined>();
+const PARSED_PATHS_MAX = 4096;
+
+/** parsePath, remembered; undefined for a path that does not parse (400 later, in routing). */
+function parsedPath(path: string): ParsedPath | undefined {
+  if (parsedPaths.has(path)) return parsedPaths.get(path);
+  let parsed: ParsedPath | undefined;
+  try {
+    parsed = parsePath(path, isNamespaceSubresource);
+  } catch {
+    parsed = undefined;
+  }
+  if (parsedPaths.size >= PARSED_PATHS_MAX) parsedPaths.clear();
+  parsedPaths.set(path, parsed);
+  return parsed;
+}
 
 /** The name an exact `metadata.name` term of a field selector names (kube's RequiresExactMatch), if any. */
 function fieldSelectorName(selector: string | undefined): string | undefined {
@@ -33,12 +51,7 @@ function fieldSelectorName(selector: string | undefined): string | undefined {
  */
 export function requestAttributes(req: RawRequest, user: UserInfo): AuthorizationAttributes {
   const method = req.method.toUpperCase();
-  let parsed: ReturnType<typeof parsePath> | undefined;
-  try {
-    parsed = parsePath(req.path, isNamespaceSubresource);
-  } catch {
-    parsed = undefined;
-  }
+  const parsed = parsedPath(req.path);
   if (!parsed || parsed.kind !== 'resource') return { user, verb: method.toLowerCase(), resourceRequest: false, path: req.path };
   const info = parsed.info;
   const q = req.query ?? {};

@@ -7,7 +7,7 @@
 import type { KubeObject } from '@kplane/api';
 import { goQuote } from '@kplane/api';
 import { MASTERS_GROUP, type AuthorizationAttributes, type AuthorizationDecision, type Authorizer, type UserInfo } from '../types.js';
-import { ruleAllows, serviceAccountUsername, type PolicyRule, type RoleRef, type Subject } from './rules.js';
+import { ruleAllows, serviceAccountUsername, subjectAppliesTo, type PolicyRule, type RoleRef, type Subject } from './rules.js';
 
 /** A RoleBinding or ClusterRoleBinding as the index keeps it. */
 export interface BindingEntry {
@@ -38,23 +38,47 @@ export interface RulesResult {
   errors: string[];
 }
 
-function userKey(name: string): string {
-  return `u:${name}`;
-}
-function groupKey(name: string): string {
-  return `g:${name}`;
+/** Bindings by the user names and the group names their subjects name. */
+class SubjectIndex {
+  readonly users = new Map<string, Set<BindingEntry>>();
+  readonly groups = new Map<string, Set<BindingEntry>>();
+
+  private map(kind: 'user' | 'group'): Map<string, Set<BindingEntry>> {
+    return kind === 'user' ? this.users : this.groups;
+  }
+
+  add(key: SubjectKey, b: BindingEntry): void {
+    const m = this.map(key[0]);
+    let set = m.get(key[1]);
+    if (!set) m.set(key[1], (set = new Set()));
+    set.add(b);
+  }
+
+  remove(key: SubjectKey, b: BindingEntry): void {
+    const m = this.map(key[0]);
+    const set = m.get(key[1]);
+    if (!set) return;
+    set.delete(b);
+    if (set.size === 0) m.delete(key[1]);
+  }
+
+  get size(): number {
+    return this.users.size + this.groups.size;
+  }
 }
 
+type SubjectKey = readonly ['user' | 'group', string];
+
 /** The index key of a subject, `undefined` when it can never match a user. */
-function subjectKey(s: Subject, bindingNamespace: string | undefined): string | undefined {
+function subjectKey(s: Subject, bindingNamespace: string | undefined): SubjectKey | undefined {
   switch (s.kind) {
     case 'User':
-      return userKey(s.name);
+      return ['user', s.name];
     case 'Group':
-      return groupKey(s.name);
+      return ['group', s.name];
     case 'ServiceAccount': {
       const ns = s.namespace || bindingNamespace;
-      return ns ? userKey(serviceAccountUsername(ns, s.name)) : undefined;
+      return ns ? ['user', serviceAccountUsername(ns, s.name)] : undefined;
     }
     default:
       return undefined;
@@ -109,11 +133,23 @@ export function describeSource(b: BindingEntry, s: Subject): string {
   return `${kind} ${goQuote(name)} of ${b.roleRef.kind} ${goQuote(b.roleRef.name)} to ${describeSubject(s, b.namespace)}`;
 }
 
+/** `RBAC: allowed by ...`, built once per binding and subject (entries are replaced, never changed). */
+const reasons = new WeakMap<BindingEntry, Map<Subject, string>>();
+function allowedReason(b: BindingEntry, s: Subject): string {
+  let m = reasons.get(b);
+  if (!m) reasons.set(b, (m = new Map()));
+  let r = m.get(s);
+  if (r === undefined) m.set(s, (r = `RBAC: allowed by ${describeSource(b, s)}`));
+  return r;
+}
+
 /** Kubernetes' aggregate of errors: the one message, or `[a, b]` (duplicates once). */
 export function aggregateErrors(errors: readonly string[]): string {
   const seen = [...new Set(errors)];
   return seen.length === 1 ? seen[0]! : `[${seen.join(', ')}]`;
 }
+
+const ALLOWED: AuthorizationDecision = Object.freeze({ allowed: true, reason: '' });
 
 /** The RBAC index and authorizer. */
 export class RbacAuthorizer implements Authorizer {
@@ -121,9 +157,9 @@ export class RbacAuthorizer implements Authorizer {
   private readonly clusterRoles = new Map<string, RoleEntry>();
   private readonly bindings = new Map<string, BindingEntry>();
   /** ClusterRoleBindings by subject key. */
-  private readonly clusterBySubject = new Map<string, Set<BindingEntry>>();
+  private readonly clusterBySubject = new SubjectIndex();
   /** RoleBindings by namespace, then subject key. */
-  private readonly nsBySubject = new Map<string, Map<string, Set<BindingEntry>>>();
+  private readonly nsBySubject = new Map<string, SubjectIndex>();
 
   /** Adds or replaces a Role. */
   setRole(obj: KubeObject): void {
@@ -156,10 +192,7 @@ export class RbacAuthorizer implements Authorizer {
     const bySubject = this.subjectMap(b.namespace, true)!;
     for (const s of b.subjects) {
       const k = subjectKey(s, b.namespace);
-      if (k === undefined) continue;
-      let set = bySubject.get(k);
-      if (!set) bySubject.set(k, (set = new Set()));
-      set.add(b);
+      if (k !== undefined) bySubject.add(k, b);
     }
   }
 
@@ -173,18 +206,15 @@ export class RbacAuthorizer implements Authorizer {
     if (!bySubject) return;
     for (const s of old.subjects) {
       const k = subjectKey(s, namespace);
-      const set = k === undefined ? undefined : bySubject.get(k);
-      if (!set) continue;
-      set.delete(old);
-      if (set.size === 0) bySubject.delete(k!);
+      if (k !== undefined) bySubject.remove(k, old);
     }
     if (namespace !== undefined && bySubject.size === 0) this.nsBySubject.delete(namespace);
   }
 
-  private subjectMap(namespace: string | undefined, create: boolean): Map<string, Set<BindingEntry>> | undefined {
+  private subjectMap(namespace: string | undefined, create: boolean): SubjectIndex | undefined {
     if (namespace === undefined) return this.clusterBySubject;
     let m = this.nsBySubject.get(namespace);
-    if (!m && create) this.nsBySubject.set(namespace, (m = new Map()));
+    if (!m && create) this.nsBySubject.set(namespace, (m = new SubjectIndex()));
     return m;
   }
 
@@ -212,19 +242,20 @@ export class RbacAuthorizer implements Authorizer {
    * user. `visit` returns false to stop.
    */
   visitBindings(user: UserInfo, namespace: string | undefined, visit: (b: BindingEntry, s: Subject) => boolean): void {
-    const keys = [userKey(user.username), ...user.groups.map(groupKey)];
     const maps = [this.clusterBySubject];
     if (namespace) {
       const m = this.nsBySubject.get(namespace);
       if (m) maps.push(m);
     }
     for (const m of maps) {
-      const seen = new Set<BindingEntry>();
-      for (const k of keys) {
-        for (const b of m.get(k) ?? []) {
-          if (seen.has(b)) continue;
-          seen.add(b);
-          const s = b.subjects.find((x) => subjectKey(x, b.namespace) !== undefined && keys.includes(subjectKey(x, b.namespace)!));
+      let seen: Set<BindingEntry> | undefined;
+      for (let i = -1; i < user.groups.length; i++) {
+        const set = i < 0 ? m.users.get(user.username) : m.groups.get(user.groups[i]!);
+        if (!set) continue;
+        for (const b of set) {
+          if (seen?.has(b)) continue;
+          (seen ??= new Set()).add(b);
+          const s = b.subjects.find((x) => subjectAppliesTo(user, x, b.namespace ?? ''));
           if (s && !visit(b, s)) return;
         }
       }
@@ -233,25 +264,43 @@ export class RbacAuthorizer implements Authorizer {
 
   /** Kubernetes' RBAC decision (system:masters is allowed everything, as kube-apiserver's privileged-group authorizer). */
   authorize(attrs: AuthorizationAttributes): AuthorizationDecision {
-    if (attrs.user.groups.includes(MASTERS_GROUP)) return { allowed: true, reason: '' };
+    const user = attrs.user;
+    if (user.groups.includes(MASTERS_GROUP)) return ALLOWED;
     const errors: string[] = [];
-    let reason: string | undefined;
-    this.visitBindings(attrs.user, attrs.resourceRequest ? attrs.namespace : undefined, (b, s) => {
-      const rules = this.roleRules(b.roleRef, b.namespace);
-      if (typeof rules === 'string') {
-        errors.push(rules);
-        return true;
-      }
-      for (const rule of rules) {
-        if (ruleAllows(attrs, rule)) {
-          reason = `RBAC: allowed by ${describeSource(b, s)}`;
-          return false;
-        }
-      }
-      return true;
-    });
+    let reason = this.firstAllowing(this.clusterBySubject, attrs, errors);
+    const ns = attrs.resourceRequest ? attrs.namespace : undefined;
+    if (reason === undefined && ns) {
+      const m = this.nsBySubject.get(ns);
+      if (m) reason = this.firstAllowing(m, attrs, errors);
+    }
     if (reason !== undefined) return { allowed: true, reason };
     return { allowed: false, reason: errors.length ? `RBAC: ${aggregateErrors(errors)}` : '' };
+  }
+
+  /** The reason of the first binding in `m` whose role allows the request; role errors are collected. */
+  private firstAllowing(m: SubjectIndex, attrs: AuthorizationAttributes, errors: string[]): string | undefined {
+    const user = attrs.user;
+    let seen: Set<BindingEntry> | undefined;
+    for (let i = -1; i < user.groups.length; i++) {
+      const set = i < 0 ? m.users.get(user.username) : m.groups.get(user.groups[i]!);
+      if (set === undefined) continue;
+      for (const b of set) {
+        if (seen !== undefined && seen.has(b)) continue;
+        (seen ??= new Set()).add(b);
+        const rules = this.roleRules(b.roleRef, b.namespace);
+        if (typeof rules === 'string') {
+          errors.push(rules);
+          continue;
+        }
+        for (const rule of rules) {
+          if (ruleAllows(attrs, rule)) {
+            const s = b.subjects.find((x) => subjectAppliesTo(user, x, b.namespace ?? ''));
+            return allowedReason(b, s ?? b.subjects[0]!);
+          }
+        }
+      }
+    }
+    return undefined;
   }
 
   /** Every rule the user holds in `namespace` (cluster-wide ones included), for rules reviews and escalation checks. */

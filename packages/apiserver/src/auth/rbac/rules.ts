@@ -73,9 +73,10 @@ export function nonResourceURLMatches(rule: PolicyRule, path: string): boolean {
 export function ruleAllows(attrs: AuthorizationAttributes, rule: PolicyRule): boolean {
   if (!verbMatches(rule, attrs.verb)) return false;
   if (attrs.resourceRequest) {
+    if (rule.apiGroups === undefined || !apiGroupMatches(rule, attrs.apiGroup ?? '')) return false;
     const sub = attrs.subresource ?? '';
     const combined = sub ? `${attrs.resource ?? ''}/${sub}` : (attrs.resource ?? '');
-    return apiGroupMatches(rule, attrs.apiGroup ?? '') && resourceMatches(rule, combined, sub) && resourceNameMatches(rule, attrs.name ?? '');
+    return resourceMatches(rule, combined, sub) && resourceNameMatches(rule, attrs.name ?? '');
   }
   return nonResourceURLMatches(rule, attrs.path ?? '');
 }
