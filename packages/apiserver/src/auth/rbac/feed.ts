@@ -105,7 +105,8 @@ export async function startRbacFeed(registry: Registry, index: RbacAuthorizer): 
         try {
           rv = await relist();
         } catch {
-          if (stop.signal.aborted) return;
+          // Storage is gone (the server is closing): nothing left to follow.
+          return;
         }
       }
     })();
