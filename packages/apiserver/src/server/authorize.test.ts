@@ -260,3 +260,21 @@ test('the bootstrap policy is there, comes back when deleted, and is left alone 
   await s2.close();
   await backend.close();
 });
+
+test('anonymous requests reach nothing but the public-info paths', async () => {
+  const refused: string[] = [];
+  const paths = ['/', '/api', '/api/v1', '/apis', '/apis/apps', '/apis/apps/v1', '/openapi/v2', '/openapi/v3', '/metrics', '/healthz/ping', '/livez/ping', '/readyz/ping'];
+  for (const store of t.server.registry.all()) {
+    const base = store.type.group ? `/apis/${store.type.group}/${store.type.version}` : `/api/${store.type.version}`;
+    paths.push(`${base}/${store.type.resource}`);
+    if (store.type.namespaced) paths.push(`${base}/namespaces/default/${store.type.resource}/x`);
+  }
+  for (const p of paths) {
+    for (const method of ['GET', 'POST', 'DELETE']) {
+      const r = await as(anonymous, method, p, method === 'POST' ? {} : undefined);
+      if (r.status !== 403) refused.push(`${method} ${p}: ${r.status}`);
+    }
+  }
+  assert.deepEqual(refused, []);
+  for (const p of ['/healthz', '/livez', '/readyz', '/version', '/version/']) assert.equal((await as(anonymous, 'GET', p)).status, 200, p);
+});
