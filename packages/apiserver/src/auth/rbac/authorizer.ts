@@ -156,6 +156,9 @@ export class RbacAuthorizer implements Authorizer {
   private readonly roles = new Map<string, RoleEntry>();
   private readonly clusterRoles = new Map<string, RoleEntry>();
   private readonly bindings = new Map<string, BindingEntry>();
+  /** Bumped by every binding change: it ends the per-user memos of candidates. */
+  private generation = 0;
+  private readonly memo = new WeakMap<UserInfo, { generation: number; byIndex: Map<SubjectIndex, readonly BindingEntry[]> }>();
   /** ClusterRoleBindings by subject key. */
   private readonly clusterBySubject = new SubjectIndex();
   /** RoleBindings by namespace, then subject key. */
@@ -187,6 +190,7 @@ export class RbacAuthorizer implements Authorizer {
   /** Adds or replaces a RoleBinding or ClusterRoleBinding (namespace absent). */
   setBinding(obj: KubeObject): void {
     const b = bindingOf(obj);
+    this.generation++;
     this.deleteBinding(b.namespace, b.name);
     this.bindings.set(`${b.namespace ?? ''}/${b.name}`, b);
     const bySubject = this.subjectMap(b.namespace, true)!;
@@ -201,6 +205,7 @@ export class RbacAuthorizer implements Authorizer {
     const id = `${namespace ?? ''}/${name}`;
     const old = this.bindings.get(id);
     if (!old) return;
+    this.generation++;
     this.bindings.delete(id);
     const bySubject = this.subjectMap(namespace, false);
     if (!bySubject) return;
@@ -280,27 +285,41 @@ export class RbacAuthorizer implements Authorizer {
   /** The reason of the first binding in `m` whose role allows the request; role errors are collected. */
   private firstAllowing(m: SubjectIndex, attrs: AuthorizationAttributes, errors: string[]): string | undefined {
     const user = attrs.user;
-    let seen: Set<BindingEntry> | undefined;
-    for (let i = -1; i < user.groups.length; i++) {
-      const set = i < 0 ? m.users.get(user.username) : m.groups.get(user.groups[i]!);
-      if (set === undefined) continue;
-      for (const b of set) {
-        if (seen !== undefined && seen.has(b)) continue;
-        (seen ??= new Set()).add(b);
-        const rules = this.roleRules(b.roleRef, b.namespace);
-        if (typeof rules === 'string') {
-          errors.push(rules);
-          continue;
-        }
-        for (const rule of rules) {
-          if (ruleAllows(attrs, rule)) {
-            const s = b.subjects.find((x) => subjectAppliesTo(user, x, b.namespace ?? ''));
-            return allowedReason(b, s ?? b.subjects[0]!);
-          }
+    for (const b of this.candidates(m, user)) {
+      const rules = this.roleRules(b.roleRef, b.namespace);
+      if (typeof rules === 'string') {
+        errors.push(rules);
+        continue;
+      }
+      for (const rule of rules) {
+        if (ruleAllows(attrs, rule)) {
+          const s = b.subjects.find((x) => subjectAppliesTo(user, x, b.namespace ?? ''));
+          return allowedReason(b, s ?? b.subjects[0]!);
         }
       }
     }
     return undefined;
+  }
+
+  /**
+   * The bindings of `m` that name the user or one of its groups, each once. Remembered per
+   * UserInfo object until a binding changes: clients that keep their identity (a connection's
+   * certificate, an in-process component) skip the lookups.
+   */
+  private candidates(m: SubjectIndex, user: UserInfo): readonly BindingEntry[] {
+    let memo = this.memo.get(user);
+    if (memo === undefined || memo.generation !== this.generation) this.memo.set(user, (memo = { generation: this.generation, byIndex: new Map() }));
+    let list = memo.byIndex.get(m);
+    if (list !== undefined) return list;
+    const out = new Set<BindingEntry>();
+    const add = (set: Set<BindingEntry> | undefined) => {
+      if (set) for (const b of set) out.add(b);
+    };
+    add(m.users.get(user.username));
+    for (const g of user.groups) add(m.groups.get(g));
+    list = [...out];
+    memo.byIndex.set(m, list);
+    return list;
   }
 
   /** Every rule the user holds in `namespace` (cluster-wide ones included), for rules reviews and escalation checks. */
