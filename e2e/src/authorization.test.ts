@@ -1,11 +1,25 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { copyFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { kubectl, kubectlOk, removeDir, startKplane, tempDir, type KplaneProcess } from './harness.js';
 
 const run = promisify(execFile);
+
+/**
+ * A kubeconfig for `cn` (and `o` groups): the admin kubeconfig with its credentials replaced by
+ * a client certificate signed by the kplane CA in dataDir, made with openssl.
+ */
+async function userKubeconfig(kp: KplaneProcess, dir: string, cn: string, o: string[] = []): Promise<string> {
+  const { cert, key } = await userCertificate(kp.dataDir, dir, cn, o);
+  const kubeconfig = join(dir, `${cn}.kubeconfig`);
+  await copyFile(kp.kubeconfig, kubeconfig);
+  const user = (await kubectlOk(kubeconfig, ['config', 'view', '-o', 'jsonpath={.users[0].name}'])).trim();
+  await kubectlOk(kubeconfig, ['config', 'set-credentials', user, `--client-certificate=${cert}`, `--client-key=${key}`, '--embed-certs=true']);
+  return kubeconfig;
+}
 
 /** A client certificate for `cn` (and `o` groups) signed by the kplane CA in dataDir, made with openssl. */
 async function userCertificate(dataDir: string, dir: string, cn: string, o: string[] = []): Promise<{ cert: string; key: string }> {
@@ -78,15 +92,15 @@ subjects:
 describe('RBAC with kubectl against kplane up', () => {
   let kp: KplaneProcess;
   let dir: string;
-  let alice: { cert: string; key: string };
+  let alice: string;
   let enforced = false;
   const k = (...args: string[]) => kubectlOk(kp.kubeconfig, args);
-  const asAlice = (...args: string[]) => kubectl(kp.kubeconfig, ['--client-certificate', alice.cert, '--client-key', alice.key, ...args]);
+  const asAlice = (...args: string[]) => kubectl(alice, args);
 
   before(async () => {
     dir = await tempDir();
     kp = await startKplane(dir, ['--nodes', '0']);
-    alice = await userCertificate(dir, dir, 'alice');
+    alice = await userKubeconfig(kp, dir, 'alice');
     // Users come from the credentials of each request; until the server authenticates them, there is nothing to enforce.
     enforced = (await asAlice('auth', 'can-i', 'list', 'secrets')).stdout.trim() === 'no';
   });
