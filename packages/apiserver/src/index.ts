@@ -11,3 +11,11 @@ export { AUTOUPDATE_ANNOTATION, bootstrapPolicy, clusterRole, clusterRoleBinding
 export { covers, compactString, escalationMessage } from './auth/rbac/escalation.js';
 export { forbiddenError, ruleAllows, type PolicyRule, type RoleRef, type Subject } from './auth/rbac/rules.js';
 export { requestAttributes } from './server/authorize.js';
+export * from './server/reviews.js';
+export * from './auth/identity.js';
+export * from './auth/authenticator.js';
+export * from './auth/keys.js';
+export * from './auth/serviceaccount.js';
+export * from './auth/token.js';
+export * from './auth/token-file.js';
+export * from './server/authentication.js';

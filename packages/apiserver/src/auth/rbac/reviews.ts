@@ -6,7 +6,7 @@
  */
 import type { KubeObject } from '@kplane/api';
 import { badRequest, fieldInvalid, fieldRequired, invalid, type StatusCause } from '@kplane/api';
-import type { ResourceType } from '../../registry/resource.js';
+import type { ReviewDefinition } from '../../server/reviews.js';
 import type { AuthorizationAttributes, Authorizer, UserInfo } from '../types.js';
 import type { PolicyRule } from './rules.js';
 
@@ -17,43 +17,6 @@ type Obj = Record<string, unknown>;
 /** What a review needs of the authorizer. */
 export interface ReviewAuthorizer extends Authorizer {
   rulesFor(user: UserInfo, namespace: string | undefined): { rules: PolicyRule[]; errors: string[] };
-}
-
-/** The request a review answers. */
-export interface ReviewRequest {
-  /** The requester (after impersonation). */
-  user: UserInfo;
-  /** The namespace of the path (LocalSubjectAccessReview). */
-  namespace?: string;
-}
-
-/** Answers one review: the body as sent with its status filled. */
-export type ReviewHandler = (body: KubeObject, req: ReviewRequest) => KubeObject;
-
-function reviewType(resource: string, kind: string, namespaced: boolean): ResourceType {
-  return {
-    group: GROUP,
-    version: 'v1',
-    resource,
-    kind,
-    listKind: `${kind}List`,
-    singular: resource.slice(0, -1),
-    namespaced,
-    verbs: ['create'],
-    storagePrefix: `/registry/${GROUP}/${resource}`,
-    schemaName: `io.k8s.api.authorization.v1.${kind}`,
-    strategy: { generation: false },
-  };
-}
-
-/** The four review resources, for discovery and OpenAPI. */
-export function accessReviewResources(): ResourceType[] {
-  return [
-    reviewType('subjectaccessreviews', 'SubjectAccessReview', false),
-    reviewType('localsubjectaccessreviews', 'LocalSubjectAccessReview', true),
-    reviewType('selfsubjectaccessreviews', 'SelfSubjectAccessReview', false),
-    reviewType('selfsubjectrulesreviews', 'SelfSubjectRulesReview', false),
-  ];
 }
 
 function obj(v: unknown): Obj | undefined {
@@ -124,17 +87,26 @@ function userOfSpec(spec: Obj): UserInfo {
   return { username: s(spec.user), groups, ...(s(spec.uid) ? { uid: s(spec.uid) } : {}), ...(extraOf(spec.extra) ? { extra: extraOf(spec.extra)! } : {}) };
 }
 
-/** The review handlers by resource name. */
-export function accessReviewHandlers(authorizer: ReviewAuthorizer): Record<string, ReviewHandler> {
-  return {
-    subjectaccessreviews(body) {
+/** The four access reviews, for registerReview. */
+export function accessReviews(authorizer: ReviewAuthorizer): ReviewDefinition[] {
+  const def = (resource: string, kind: string, review: ReviewDefinition['review'], namespaced = false): ReviewDefinition => ({
+    group: GROUP,
+    version: 'v1',
+    resource,
+    kind,
+    namespaced,
+    schemaName: `io.k8s.api.authorization.v1.${kind}`,
+    review,
+  });
+  return [
+    def('subjectaccessreviews', 'SubjectAccessReview', (body) => {
       const spec = obj(body.spec) ?? {};
       const causes = attributeCauses(spec);
       if (!s(spec.user) && !(Array.isArray(spec.groups) && spec.groups.length)) causes.push(fieldInvalid('spec.user', s(spec.user), 'at least one of user or group must be specified'));
       if (causes.length) throw invalid(GROUP, 'SubjectAccessReview', body.metadata?.name ?? '', causes);
       return answer(body, accessStatus(authorizer, specAttributes(spec, userOfSpec(spec))));
-    },
-    localsubjectaccessreviews(body, req) {
+    }),
+    def('localsubjectaccessreviews', 'LocalSubjectAccessReview', (body, req) => {
       const spec = obj(body.spec) ?? {};
       const namespace = req.namespace ?? '';
       const metaNs = body.metadata?.namespace ?? namespace;
@@ -147,14 +119,14 @@ export function accessReviewHandlers(authorizer: ReviewAuthorizer): Record<strin
       if (metaNs !== namespace) throw badRequest(`spec.resourceAttributes.namespace must match namespace: ${namespace}`);
       const b = { ...body, metadata: { ...(body.metadata ?? {}), namespace } } as KubeObject;
       return answer(b, accessStatus(authorizer, specAttributes(spec, userOfSpec(spec))));
-    },
-    selfsubjectaccessreviews(body, req) {
+    }, true),
+    def('selfsubjectaccessreviews', 'SelfSubjectAccessReview', (body, req) => {
       const spec = obj(body.spec) ?? {};
       const causes = attributeCauses(spec);
       if (causes.length) throw invalid(GROUP, 'SelfSubjectAccessReview', body.metadata?.name ?? '', causes);
       return answer(body, accessStatus(authorizer, specAttributes(spec, req.user)));
-    },
-    selfsubjectrulesreviews(body, req) {
+    }),
+    def('selfsubjectrulesreviews', 'SelfSubjectRulesReview', (body, req) => {
       const spec = obj(body.spec) ?? {};
       const namespace = s(spec.namespace);
       if (!namespace) throw badRequest('no namespace on request');
@@ -175,6 +147,6 @@ export function accessReviewHandlers(authorizer: ReviewAuthorizer): Record<strin
       const status: Obj = { resourceRules, nonResourceRules, incomplete: false };
       if (errors.length) status.evaluationError = errors.length === 1 ? errors[0] : `[${[...new Set(errors)].join(', ')}]`;
       return answer(body, status);
-    },
-  };
+    }),
+  ];
 }
