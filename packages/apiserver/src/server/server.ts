@@ -21,6 +21,8 @@ import { RbacAuthorizer } from '../auth/rbac/authorizer.js';
 import { ensureBootstrapPolicy, type BootstrapPolicy } from '../auth/rbac/bootstrap.js';
 import { startRbacFeed, type RbacFeed, type RbacResource } from '../auth/rbac/feed.js';
 import { accessReviews } from '../auth/rbac/reviews.js';
+import { createNodeConnections, type NodeConnections } from './nodes.js';
+import { createStreamUpgrade, type LocalStreams } from './pod-stream.js';
 import { createHttpsServer } from './http.js';
 import { createClusterIPAllocator } from './ip-allocator.js';
 import type { ServerLimits } from './limits.js';
@@ -66,6 +68,8 @@ export interface ApiServerOptions {
   authorizationMode?: 'RBAC' | 'AlwaysAllow';
   /** ClusterRoles and ClusterRoleBindings created or reconciled at start beside the bootstrap policy (kplane's own components). */
   bootstrapPolicy?: Partial<BootstrapPolicy>;
+  /** What pods/exec and pods/portforward do for simulated containers (default: a clear error). */
+  localStreams?: LocalStreams;
   /** Who may come in: tokens, ServiceAccount keys, issuer and audiences. */
   authentication?: AuthenticationOptions;
 }
@@ -104,6 +108,8 @@ export interface ListenOptions {
 /** A running API server. */
 export interface ApiServer {
   readonly registry: Registry;
+  /** The kubelets that serve `pods/log`: a simulated kubelet in this process registers its nodes here. */
+  readonly nodes: NodeConnections;
   /** The request handler: the in-process transport of @kplane/client uses it directly. */
   readonly handle: (req: RawRequest) => Promise<RawResponse>;
   /** Creates the system namespaces and starts the watch caches. */
@@ -254,6 +260,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     },
   };
 
+  const nodes = createNodeConnections();
   // Authentication: static tokens, then ServiceAccount tokens (x509 comes first in the union).
   const auth = options.authentication ?? {};
   const saKeys = auth.serviceAccountKeys ?? generateServiceAccountKeys();
@@ -306,6 +313,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     limits: options.limits,
     timers: options.timers,
     authorizer: rbac,
+    nodes,
     tokenRequest: (namespace, name, body, ctx) => issueTokenRequest(issuing, namespace, name, body, ctx.warnings),
     paths: oidcDiscovery(issuing, () => `https://${address}`),
   });
@@ -319,6 +327,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     async rbacSynced(resource, resourceVersion) {
       await rbacFeed?.waitFor(resource, Number(resourceVersion));
     },
+    nodes,
     get authenticator() {
       return authenticator;
     },
@@ -349,7 +358,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
         staticTokens = new Map([...staticTokens, ...l.tokens]);
         authenticator = makeAuthenticator();
       }
-      const server = createHttpsServer({ handler: handle, cert: l.cert, key: l.key, clientCa: l.clientCa, authenticator: { authenticate: (r) => authenticator.authenticate(r) }, limits: options.limits });
+      const server = createHttpsServer({ handler: handle, cert: l.cert, key: l.key, clientCa: l.clientCa, authenticator: { authenticate: (r) => authenticator.authenticate(r) }, limits: options.limits, upgrade: createStreamUpgrade({ handler: handle, pods: () => registry.get('', 'v1', 'pods'), local: options.localStreams }) });
       servers.push(server);
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
