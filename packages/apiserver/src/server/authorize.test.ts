@@ -278,3 +278,12 @@ test('anonymous requests reach nothing but the public-info paths', async () => {
   assert.deepEqual(refused, []);
   for (const p of ['/healthz', '/livez', '/readyz', '/version', '/version/']) assert.equal((await as(anonymous, 'GET', p)).status, 200, p);
 });
+
+test('a GET of pods/exec, attach or portforward also needs create', async () => {
+  const erin: UserInfo = { username: 'erin', groups: ['system:authenticated'] };
+  await grant(`${RBAC}/namespaces/default/roles`, role('exec-get', [{ apiGroups: [''], resources: ['pods/exec'], verbs: ['get'] }], 'default'));
+  await grant(`${RBAC}/namespaces/default/rolebindings`, bindingTo('erin-exec', 'Role', 'exec-get', [userSubject('erin')]));
+  const r = await as(erin, 'GET', '/api/v1/namespaces/default/pods/web/exec?command=ls');
+  assert.equal(r.status, 403);
+  assert.equal(r.body.message, 'pods "web" is forbidden: User "erin" cannot create resource "pods/exec" in API group "" in the namespace "default"');
+});

@@ -542,7 +542,15 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
     const authorizer = options.authorizer;
     if (!authorizer) return req;
     if (wantsImpersonation(req.headers)) req = impersonate(req, req.user, authorizer);
-    if (req.user) authorizeOrThrow(authorizer, requestAttributes(req, req.user));
+    if (req.user) {
+      const attrs = requestAttributes(req, req.user);
+      authorizeOrThrow(authorizer, attrs);
+      // As kube-apiserver 1.32 (AuthorizePodWebsocketUpgradeCreatePermission): a websocket GET of
+      // exec, attach or portforward also needs create, the verb of the same call over POST.
+      if (attrs.verb === 'get' && attrs.resource === 'pods' && attrs.apiGroup === '' && (attrs.subresource === 'exec' || attrs.subresource === 'attach' || attrs.subresource === 'portforward')) {
+        authorizeOrThrow(authorizer, { ...attrs, verb: 'create' });
+      }
+    }
     return req;
   }
 
