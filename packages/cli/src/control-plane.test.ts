@@ -19,7 +19,7 @@ it('starts in-process on memory storage, without disk or network, and serves a c
 it('runs the controllers in process when asked, and stops them with the control plane', async () => {
   const cp = await startControlPlane({ storage: 'memory', listen: false, controllers: true });
   try {
-    assert.deepEqual(cp.controllerManager?.controllers, ['deployment-controller', 'garbage-collector-controller', 'namespace-controller', 'replicaset-controller', 'serviceaccount-controller', 'serviceaccount-token-controller']);
+    assert.deepEqual(cp.controllerManager?.controllers, ['clusterrole-aggregation-controller', 'deployment-controller', 'garbage-collector-controller', 'namespace-controller', 'replicaset-controller', 'serviceaccount-controller', 'serviceaccount-token-controller']);
     const sas = cp.client.resource({ group: '', version: 'v1', resource: 'serviceaccounts', namespaced: true });
     for (let i = 0; ; i++) {
       if ((await sas.list({ namespace: 'kube-system' })).items.some((s) => s.metadata?.name === 'default')) break;
@@ -125,12 +125,17 @@ it('authenticates HTTPS requests: static tokens, ServiceAccount tokens kept vali
       assert.equal(bad.status, 401);
       assert.equal(bad.body.message, 'Unauthorized');
       await cp.client.resource({ group: '', version: 'v1', resource: 'serviceaccounts', namespaced: true }).create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'robot' } });
+      // RBAC: alice may ask tokens of default's ServiceAccounts.
+      const rbac = (resource: string) => cp!.client.resource({ group: 'rbac.authorization.k8s.io', version: 'v1', resource, namespaced: true });
+      await rbac('roles').create({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'tokens', namespace: 'default' }, rules: [{ apiGroups: [''], resources: ['serviceaccounts/token'], verbs: ['create'] }] } as never);
+      const rb = await rbac('rolebindings').create({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: 'alice-tokens', namespace: 'default' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'tokens' }, subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'alice' }] } as never);
+      await cp.apiServer.rbacSynced('rolebindings', rb.metadata!.resourceVersion!);
       const issued = await call(cp.url!, ca, 'POST', '/api/v1/namespaces/default/serviceaccounts/robot/token', 'alice-token', { spec: {} });
       assert.equal(issued.status, 201);
       token = issued.body.status.token;
       assert.equal((await call(cp.url!, ca, 'POST', whoami, token, {})).body.status.userInfo.username, 'system:serviceaccount:default:robot');
       // In process, a transport for a given identity.
-      const asRobot = await cp.transportFor({ username: 'system:serviceaccount:default:robot', groups: ['system:serviceaccounts'] })({ method: 'POST', path: whoami, headers: { 'content-type': 'application/json' }, body: Buffer.from('{}') });
+      const asRobot = await cp.transportFor({ username: 'system:serviceaccount:default:robot', groups: ['system:serviceaccounts', 'system:authenticated'] })({ method: 'POST', path: whoami, headers: { 'content-type': 'application/json' }, body: Buffer.from('{}') });
       assert.equal(JSON.parse(Buffer.from(asRobot.body!).toString()).status.userInfo.username, 'system:serviceaccount:default:robot');
     } finally {
       await cp.stop();

@@ -14,6 +14,7 @@ import { createReplicaSetController } from './replicaset/index.js';
 import { createDeploymentController } from './deployment/index.js';
 import { controllerIdentity } from './identity/policy.js';
 import { ensureControllerIdentity, type ServiceAccountClientFactory } from './identity/reconcile.js';
+import { createClusterRoleAggregationController } from './clusterrole-aggregation/index.js';
 
 /** Canonical controller names, as kube-controller-manager names them. */
 export const CONTROLLER_NAMES = {
@@ -23,10 +24,12 @@ export const CONTROLLER_NAMES = {
   serviceAccountToken: 'serviceaccount-token-controller',
   replicaSet: 'replicaset-controller',
   deployment: 'deployment-controller',
+  clusterRoleAggregation: 'clusterrole-aggregation-controller',
 } as const;
 
 /** Every controller this manager knows, by canonical name. */
 export const KNOWN_CONTROLLERS: readonly string[] = [
+  CONTROLLER_NAMES.clusterRoleAggregation,
   CONTROLLER_NAMES.deployment,
   CONTROLLER_NAMES.garbageCollector,
   CONTROLLER_NAMES.namespace,
@@ -43,6 +46,7 @@ export const CONTROLLER_ALIASES: Readonly<Record<string, string>> = {
   'serviceaccount-token': CONTROLLER_NAMES.serviceAccountToken,
   replicaset: CONTROLLER_NAMES.replicaSet,
   deployment: CONTROLLER_NAMES.deployment,
+  'clusterrole-aggregation': CONTROLLER_NAMES.clusterRoleAggregation,
 };
 
 /** The Lease kube-controller-manager elects its leader with. */
@@ -207,6 +211,7 @@ export async function startControllerManager(options: ControllerManagerOptions):
     [CONTROLLER_NAMES.garbageCollector]: (m) => m.add(createGarbageCollector({ ...options.garbageCollector, manager: m })),
     [CONTROLLER_NAMES.replicaSet]: (m) => createReplicaSetController(m),
     [CONTROLLER_NAMES.deployment]: (m) => createDeploymentController(m),
+    [CONTROLLER_NAMES.clusterRoleAggregation]: (m) => createClusterRoleAggregationController({ manager: m }),
   };
   for (const name of KNOWN_CONTROLLERS) {
     const start = starters[name];

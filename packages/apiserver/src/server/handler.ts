@@ -1,4 +1,6 @@
 import type { KubeObject, RawRequest, RawResponse, SchemaObject, UserInfo } from '@kplane/api';
+import type { Authorizer } from '../auth/types.js';
+import { authorizeOrThrow, impersonate, requestAttributes, wantsImpersonation } from './authorize.js';
 import {
   admitObject,
   ApiError,
@@ -64,6 +66,11 @@ export interface HandlerOptions {
   timers?: Timers;
   /** The kubelets that serve `pods/log` (none: logs answer 500). */
   nodes?: NodeConnections;
+  /**
+   * Decides every request that carries a user (RawRequest.user) after impersonation; absent:
+   * no authorization. A request without a user is in-process trusted code.
+   */
+  authorizer?: Authorizer;
   /**
    * POST serviceaccounts/NAME/token (TokenRequest): issues a token for the body (already
    * type-checked); absent, the subresource is not served.
@@ -329,7 +336,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
         return jsonResponse(200, t.customResource ? unstructuredList(list) : list);
       }
       if (method === 'POST') {
-        const opts = writeOptions(q);
+        const opts = { ...writeOptions(q), user: req.user };
         const created = await store.create(ns, asObject(body()), opts);
         return render(store, rep, created, q, 201, warningHeaders(opts));
       }
@@ -369,13 +376,13 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
     if (sub === 'scale') {
       if (method === 'GET') return jsonResponse(200, store.toScale(await store.get(ns, name, q.resourceVersion)));
       if (method === 'PUT') {
-        const opts = writeOptions(q);
+        const opts = { ...writeOptions(q), user: req.user };
         const incoming = asObject(body());
         const scale = await store.updateScale(ns, name, () => structuredClone(incoming), opts);
         return jsonResponse(200, scale, warningHeaders(opts));
       }
       if (method === 'PATCH') {
-        const opts = writeOptions(q);
+        const opts = { ...writeOptions(q), user: req.user };
         const patch = body();
         const schema = resolveSchema({ $ref: '#/components/schemas/io.k8s.api.autoscaling.v1.Scale' }, registry.definitions);
         const scale = await store.updateScale(ns, name, (s) => patchCurrent(req.headers?.['content-type'] ?? '', s, patch, schema, registry), opts);
@@ -388,7 +395,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
       return render(store, rep, await store.get(ns, name, q.resourceVersion), q);
     }
     if (method === 'PUT') {
-      const opts = writeOptions(q);
+      const opts = { ...writeOptions(q), user: req.user };
       const obj = asObject(body());
       const updated =
         sub === 'finalize'
@@ -402,7 +409,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
         // kube-apiserver has no strategic merge patch for custom resources.
         throw new ApiError(415, 'UnsupportedMediaType', 'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml');
       }
-      const opts = writeOptions(q);
+      const opts = { ...writeOptions(q), user: req.user };
       const patch = body();
       const schema = resolveSchema({ $ref: `#/components/schemas/${t.schemaName}` }, registry.definitions);
       const updated = await store.guaranteedUpdate(ns, name, (current) => patchCurrent(req.headers?.['content-type'] ?? '', current, patch, schema, registry), {
@@ -530,9 +537,26 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
     });
   }
 
+  /** Impersonation, then authorization of the request's attributes (403 when refused). */
+  function authorize(req: RawRequest): RawRequest {
+    const authorizer = options.authorizer;
+    if (!authorizer) return req;
+    if (wantsImpersonation(req.headers)) req = impersonate(req, req.user, authorizer);
+    if (req.user) {
+      const attrs = requestAttributes(req, req.user);
+      authorizeOrThrow(authorizer, attrs);
+      // As kube-apiserver 1.32 (AuthorizePodWebsocketUpgradeCreatePermission): a websocket GET of
+      // exec, attach or portforward also needs create, the verb of the same call over POST.
+      if (attrs.verb === 'get' && attrs.resource === 'pods' && attrs.apiGroup === '' && (attrs.subresource === 'exec' || attrs.subresource === 'attach' || attrs.subresource === 'portforward')) {
+        authorizeOrThrow(authorizer, { ...attrs, verb: 'create' });
+      }
+    }
+    return req;
+  }
+
   return async (req) => {
     try {
-      return await withDeadline(req);
+      return await withDeadline(authorize(req));
     } catch (err) {
       if (!(err instanceof ApiError)) console.error('kplane: internal error serving', req.method, req.path, err);
       return errorResponse(err);
