@@ -7,7 +7,7 @@ import { createBackend, type Backend } from '@kplane/storage';
 import { createApiServer, ensurePki, type ApiServer } from '@kplane/apiserver';
 import { createClient, type Client } from '@kplane/client';
 import { startSimulation, type KubeletConfig, type Simulation } from '@kplane/kubelet';
-import { DEFAULT_SECURE_PORT, startControllerManager, type ControllerManager, type SecureServingOptions } from '@kplane/controllers';
+import { DEFAULT_SECURE_PORT, loadSigningCa, startControllerManager, type ControllerManager, type ControllerManagerOptions, type SecureServingOptions } from '@kplane/controllers';
 
 /** Options of startControlPlane. */
 export interface ControlPlaneOptions {
@@ -43,6 +43,12 @@ export interface ControlPlaneOptions {
   eventTTLSeconds?: number;
   /** Time between storage compactions in ms (default 5 minutes, as kube-apiserver); 0: never. */
   compactionIntervalMs?: number;
+  /**
+   * Longest validity of a certificate the CSR signer issues, in ms (kube-controller-manager's
+   * --cluster-signing-duration, default one year). The signer signs with the data dir's CA and
+   * runs only when listening (the in-memory control plane has no CA).
+   */
+  clusterSigningDurationMs?: number;
 }
 
 /** A running control plane. */
@@ -170,7 +176,8 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       tokens: [pki.adminToken],
     };
     try {
-      controllerManager = await startControllers(createClient({ transport: apiServer.handle }), serving);
+      const clusterSigning = { ca: await loadSigningCa(pki.ca.cert, pki.ca.key), durationMs: options.clusterSigningDurationMs };
+      controllerManager = await startControllers(createClient({ transport: apiServer.handle }), serving, clusterSigning);
     } catch (err) {
       await stop();
       throw err;
@@ -198,12 +205,12 @@ async function startNodes(apiServer: ApiServer, options: ControlPlaneOptions, st
 }
 
 /** Starts the controller manager; when its HTTPS port is taken, warns and runs without it. */
-async function startControllers(client: Client, serving?: SecureServingOptions): Promise<ControllerManager> {
+async function startControllers(client: Client, serving?: SecureServingOptions, clusterSigning?: ControllerManagerOptions['clusterSigning']): Promise<ControllerManager> {
   try {
-    return await startControllerManager({ client, serving });
+    return await startControllerManager({ client, serving, clusterSigning });
   } catch (err) {
     if (!serving || (err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
     process.stderr.write(`kplane controller-manager: port ${serving.port} is in use; running without /metrics and /healthz\n`);
-    return startControllerManager({ client });
+    return startControllerManager({ client, clusterSigning });
   }
 }

@@ -24,3 +24,4 @@ export {
   createDeploymentController,
   type DeploymentControllerOptions,
 } from './deployment/index.js';
+export * from './certificates/index.js';

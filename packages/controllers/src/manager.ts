@@ -16,6 +16,8 @@ import { createNamespaceController, type NamespaceControllerOptions } from './na
 import { createServiceAccountController } from './serviceaccount/index.js';
 import { createReplicaSetController } from './replicaset/index.js';
 import { createDeploymentController } from './deployment/index.js';
+import { createCsrCleanerController, createCsrSigningController } from './certificates/index.js';
+import type { SigningCa } from './certificates/sign.js';
 
 /** Canonical controller names, as kube-controller-manager names them. */
 export const CONTROLLER_NAMES = {
@@ -24,10 +26,14 @@ export const CONTROLLER_NAMES = {
   serviceAccount: 'serviceaccount-controller',
   replicaSet: 'replicaset-controller',
   deployment: 'deployment-controller',
+  csrSigning: 'certificatesigningrequest-signing-controller',
+  csrCleaner: 'certificatesigningrequest-cleaner-controller',
 } as const;
 
 /** Every controller this manager knows, by canonical name. */
 export const KNOWN_CONTROLLERS: readonly string[] = [
+  CONTROLLER_NAMES.csrCleaner,
+  CONTROLLER_NAMES.csrSigning,
   CONTROLLER_NAMES.deployment,
   CONTROLLER_NAMES.garbageCollector,
   CONTROLLER_NAMES.namespace,
@@ -42,6 +48,8 @@ export const CONTROLLER_ALIASES: Readonly<Record<string, string>> = {
   serviceaccount: CONTROLLER_NAMES.serviceAccount,
   replicaset: CONTROLLER_NAMES.replicaSet,
   deployment: CONTROLLER_NAMES.deployment,
+  csrsigning: CONTROLLER_NAMES.csrSigning,
+  csrcleaner: CONTROLLER_NAMES.csrCleaner,
 };
 
 /** The Lease kube-controller-manager elects its leader with. */
@@ -117,6 +125,11 @@ export interface ControllerManagerOptions {
   garbageCollector?: Omit<GarbageCollectorOptions, 'manager' | 'client' | 'clock' | 'metrics'>;
   /** Log lines (default: stderr). */
   log?: (message: string) => void;
+  /**
+   * The CA the CSR signer signs with (--cluster-signing-cert-file / --cluster-signing-key-file);
+   * absent: the signing controller is not started.
+   */
+  clusterSigning?: { ca: SigningCa; durationMs?: number };
 }
 
 /** A running controller manager. */
@@ -220,7 +233,10 @@ export async function startControllerManager(options: ControllerManagerOptions):
     [CONTROLLER_NAMES.garbageCollector]: () => manager.add(createGarbageCollector({ ...options.garbageCollector, manager })),
     [CONTROLLER_NAMES.replicaSet]: () => createReplicaSetController(manager),
     [CONTROLLER_NAMES.deployment]: () => createDeploymentController(manager),
+    [CONTROLLER_NAMES.csrCleaner]: () => createCsrCleanerController({ manager }),
   };
+  const signing = options.clusterSigning;
+  if (signing) starters[CONTROLLER_NAMES.csrSigning] = () => createCsrSigningController({ manager, ca: signing.ca, durationMs: signing.durationMs });
   for (const name of KNOWN_CONTROLLERS) {
     const start = starters[name];
     if (!start || !isControllerEnabled(name, selectors)) continue;

@@ -23,6 +23,9 @@ Flags:
   --event-ttl DURATION    how long Events are kept after their last write (default 1h)
   --compaction-interval DURATION
                           how often storage history is compacted (default 5m; 0: never)
+  --cluster-signing-duration DURATION
+                          longest validity of a certificate signed for a
+                          CertificateSigningRequest, with the data dir's CA (default 8760h)
 
 The data dir is made owner-only (0700); the database, the private keys and the kubeconfig are
 0600.
@@ -42,6 +45,7 @@ export async function up(args: string[]): Promise<void> {
       'kubelet-config': { type: 'string' },
       'event-ttl': { type: 'string', default: '1h' },
       'compaction-interval': { type: 'string', default: '5m' },
+      'cluster-signing-duration': { type: 'string', default: '8760h' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -64,6 +68,7 @@ export async function up(args: string[]): Promise<void> {
   const eventTTLMs = parseDuration('--event-ttl', values['event-ttl']);
   if (eventTTLMs < 1000) throw new Error(`--event-ttl: must be at least 1s, not ${values['event-ttl']}`);
   const compactionIntervalMs = parseDuration('--compaction-interval', values['compaction-interval']);
+  const clusterSigningDurationMs = parseDuration('--cluster-signing-duration', values['cluster-signing-duration']);
   const kubeletConfig = values['kubelet-config'] ? await loadKubeletConfig(values['kubelet-config']) : undefined;
   const cp = await startControlPlane({
     dataDir: values['data-dir'],
@@ -75,6 +80,7 @@ export async function up(args: string[]): Promise<void> {
     kubeletConfig,
     eventTTLSeconds: Math.floor(eventTTLMs / 1000),
     compactionIntervalMs,
+    clusterSigningDurationMs,
   });
   process.stdout.write(`kubeconfig: ${cp.kubeconfigPath}\nready: ${cp.url}\nexport KUBECONFIG=${cp.kubeconfigPath}\n`);
   stopOnSignals(() => cp.stop());

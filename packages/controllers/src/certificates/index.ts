@@ -1,0 +1,14 @@
+export {
+  CertificateSigningRequests,
+  CSR_CLEANER_DEADLINES,
+  DEFAULT_CLUSTER_SIGNING_DURATION_MS,
+  KUBE_APISERVER_CLIENT_SIGNER,
+  createCsrCleanerController,
+  createCsrSigningController,
+  csrCleanupDeadline,
+  type CertificateSigningRequest,
+  type CsrCleanerControllerOptions,
+  type CsrCondition,
+  type CsrSigningControllerOptions,
+} from './controller.js';
+export { BACKDATE_MS, kubeApiServerClientUsagesError, loadSigningCa, signRequest, type SignOptions, type SigningCa } from './sign.js';
