@@ -11,4 +11,4 @@ export {
   type CsrCondition,
   type CsrSigningControllerOptions,
 } from './controller.js';
-export { BACKDATE_MS, kubeApiServerClientUsagesError, loadSigningCa, signRequest, type SignOptions, type SigningCa } from './sign.js';
+export { BACKDATE_MS, issueClientCertificate, kubeApiServerClientUsagesError, loadSigningCa, signRequest, type ClientCertificateOptions, type SignOptions, type SigningCa } from './sign.js';

@@ -6,6 +6,8 @@
 import 'reflect-metadata';
 import { createPrivateKey, randomBytes, webcrypto, X509Certificate as NodeX509 } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
+import { AsnConvert } from '@peculiar/asn1-schema';
+import { AttributeTypeAndValue, AttributeValue, Name as AsnName, RelativeDistinguishedName } from '@peculiar/asn1-x509';
 
 x509.cryptoProvider.set(webcrypto as never);
 
@@ -144,4 +146,36 @@ export function certificateNotAfter(pem: string): Date | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Options of issueClientCertificate. */
+export interface ClientCertificateOptions {
+  /** The user name (subject CN). */
+  commonName: string;
+  /** The groups (one subject O each). */
+  organizations: readonly string[];
+  durationMs: number;
+  now: Date;
+}
+
+/**
+ * Makes a new EC P-256 key and a client certificate for it signed by the CA (subject CN and O
+ * as given, usages digital signature, key encipherment and client auth), as the
+ * kube-apiserver-client signer would issue it. Returns both as PEM (the key PKCS#8).
+ */
+export async function issueClientCertificate(ca: SigningCa, options: ClientCertificateOptions): Promise<{ cert: string; key: string }> {
+  const alg = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
+  const keys = (await webcrypto.subtle.generateKey(alg, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
+  // Built as ASN.1, each value a UTF8String taken as is (no string form to parse and escape).
+  const rdn = (type: string, value: string) => new RelativeDistinguishedName([new AttributeTypeAndValue({ type, value: new AttributeValue({ utf8String: value }) })]);
+  const name = new x509.Name(AsnConvert.serialize(new AsnName([rdn('2.5.4.3', options.commonName), ...options.organizations.map((o) => rdn('2.5.4.10', o))])));
+  const request = await x509.Pkcs10CertificateRequestGenerator.create({ name, keys, signingAlgorithm: alg });
+  const cert = await signRequest(ca, {
+    request: request.toString('pem'),
+    usages: ['digital signature', 'key encipherment', 'client auth'],
+    durationMs: options.durationMs,
+    now: options.now,
+  });
+  const key = x509.PemConverter.encode(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey), 'PRIVATE KEY');
+  return { cert, key };
 }
