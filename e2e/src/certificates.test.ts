@@ -1,0 +1,132 @@
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
+import { readFile, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { loadKubeconfig } from '@kplane/client';
+import { KPLANE_MAIN, eventually, kubectl, kubectlOk, removeDir, startKplane, tempDir, type KplaneProcess } from './harness.js';
+
+const run = promisify(execFile);
+
+/** A user's own key and certificate request, made with openssl as a user would. */
+async function userRequest(dir: string, name: string, subject: string): Promise<{ key: string; csr: string }> {
+  const key = join(dir, `${name}.key`);
+  const csr = join(dir, `${name}.csr`);
+  await run('openssl', ['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key, '-subj', subject, '-out', csr]);
+  return { key, csr: await readFile(csr, 'utf8') };
+}
+
+function csrManifest(name: string, request: string, expirationSeconds?: number): string {
+  return JSON.stringify({
+    apiVersion: 'certificates.k8s.io/v1',
+    kind: 'CertificateSigningRequest',
+    metadata: { name },
+    spec: {
+      request: Buffer.from(request).toString('base64'),
+      signerName: 'kubernetes.io/kube-apiserver-client',
+      usages: ['client auth'],
+      ...(expirationSeconds ? { expirationSeconds } : {}),
+    },
+  });
+}
+
+/** A kubeconfig for the cluster of `admin` with the given client certificate and key. */
+async function userKubeconfig(admin: string, path: string, user: string, certPem: string, keyPem: string): Promise<string> {
+  const t = loadKubeconfig(admin);
+  const b64 = (v: string | Uint8Array) => Buffer.from(v).toString('base64');
+  const config = {
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: 'kplane', cluster: { server: t.server, 'certificate-authority-data': b64(t.transportOptions.ca!) } }],
+    users: [{ name: user, user: { 'client-certificate-data': b64(certPem), 'client-key-data': b64(keyPem) } }],
+    contexts: [{ name: user, context: { cluster: 'kplane', user } }],
+    'current-context': user,
+  };
+  await writeFile(path, JSON.stringify(config), { mode: 0o600 });
+  return path;
+}
+
+/**
+ * Who the API server says a kubeconfig is (`kubectl auth whoami`), or undefined while the server
+ * does not serve SelfSubjectReview; `kubectl get --raw /api` must work either way.
+ */
+async function whoami(kubeconfig: string): Promise<string | undefined> {
+  await kubectlOk(kubeconfig, ['get', '--raw', '/api']);
+  const r = await kubectl(kubeconfig, ['auth', 'whoami', '-o', 'jsonpath={.status.userInfo.username} {.status.userInfo.groups}']);
+  if (r.code !== 0 && /selfsubjectreviews API is not enabled|could not find the requested resource/.test(r.stderr)) return undefined;
+  assert.equal(r.code, 0, r.stderr);
+  return r.stdout;
+}
+
+describe('certificates', () => {
+  let kp: KplaneProcess;
+  let dir: string;
+  before(async () => {
+    dir = await tempDir();
+    kp = await startKplane(dir, ['--nodes', '0']);
+  });
+  after(async () => {
+    await kp?.stop();
+    await removeDir(dir);
+  });
+
+  it('a user sends a CSR, the admin approves it with kubectl certificate approve, and the signed certificate logs the user in', async () => {
+    const { key, csr } = await userRequest(dir, 'bob', '/CN=bob/O=devs/O=testers');
+    assert.match(await kubectlOk(kp.kubeconfig, ['create', '-f', '-'], csrManifest('bob', csr, 3600)), /certificatesigningrequest.certificates.k8s.io\/bob created/);
+    assert.match(await kubectlOk(kp.kubeconfig, ['get', 'csr', 'bob']), /^bob\s+\S+\s+kubernetes.io\/kube-apiserver-client\s+\S+\s+60m\s+Pending$/m);
+
+    assert.equal(await kubectlOk(kp.kubeconfig, ['certificate', 'approve', 'bob']), 'certificatesigningrequest.certificates.k8s.io/bob approved\n');
+    const b64 = await eventually('the certificate', async () => (await kubectlOk(kp.kubeconfig, ['get', 'csr', 'bob', '-o', 'jsonpath={.status.certificate}'])) || undefined);
+    assert.match(await kubectlOk(kp.kubeconfig, ['get', 'csr', 'bob']), /\s60m\s+Approved,Issued$/m);
+    const conditions = JSON.parse(await kubectlOk(kp.kubeconfig, ['get', 'csr', 'bob', '-o', 'jsonpath={.status.conditions}']));
+    assert.equal(conditions[0].type, 'Approved');
+    assert.equal(conditions[0].reason, 'KubectlApprove');
+
+    const certPem = Buffer.from(b64, 'base64').toString();
+    const cert = new X509Certificate(certPem);
+    const ca = new X509Certificate(await readFile(join(dir, 'pki', 'ca.crt')));
+    assert.ok(cert.verify(ca.publicKey));
+    assert.equal(cert.subject, 'CN=bob\nO=devs\nO=testers');
+    assert.deepEqual(cert.keyUsage, ['1.3.6.1.5.5.7.3.2']);
+    const hours = (new Date(cert.validTo).getTime() - Date.now()) / 3600_000;
+    assert.ok(hours > 0.9 && hours <= 1, String(hours));
+
+    const bob = await userKubeconfig(kp.kubeconfig, join(dir, 'bob.kubeconfig'), 'bob', certPem, await readFile(key, 'utf8'));
+    const who = await whoami(bob);
+    if (who !== undefined) assert.equal(who, 'bob ["devs","testers","system:authenticated"]');
+
+    // Approving again changes nothing; the request cannot be changed.
+    assert.equal(await kubectlOk(kp.kubeconfig, ['certificate', 'approve', 'bob']), 'certificatesigningrequest.certificates.k8s.io/bob approved\n');
+    const deny = await kubectl(kp.kubeconfig, ['certificate', 'deny', 'bob']);
+    assert.equal(deny.stderr, 'error: certificate signing request "bob" is already Approved\n');
+    // Sent anyway, the API server refuses to add Denied to Approved.
+    const current = JSON.parse(await kubectlOk(kp.kubeconfig, ['get', 'csr', 'bob', '-o', 'json']));
+    current.status.conditions.push({ type: 'Denied', status: 'True', reason: 'KubectlDeny' });
+    const forced = await kubectl(kp.kubeconfig, ['replace', '--raw', '/apis/certificates.k8s.io/v1/certificatesigningrequests/bob/approval', '-f', '-'], JSON.stringify(current));
+    assert.notEqual(forced.code, 0);
+    assert.match(forced.stderr, /status.conditions\[1\].type: Invalid value: "Denied": Approved and Denied conditions are mutually exclusive/);
+  });
+
+  it('a denied CSR gets no certificate; a request that is not a CSR is refused as kube-apiserver refuses it', async () => {
+    const { csr } = await userRequest(dir, 'eve', '/CN=eve/O=system:masters');
+    await kubectlOk(kp.kubeconfig, ['create', '-f', '-'], csrManifest('eve', csr));
+    assert.equal(await kubectlOk(kp.kubeconfig, ['certificate', 'deny', 'eve']), 'certificatesigningrequest.certificates.k8s.io/eve denied\n');
+    assert.match(await kubectlOk(kp.kubeconfig, ['get', 'csr', 'eve']), /\s<none>\s+Denied$/m);
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(await kubectlOk(kp.kubeconfig, ['get', 'csr', 'eve', '-o', 'jsonpath={.status.certificate}']), '');
+
+    const bad = await kubectl(kp.kubeconfig, ['create', '-f', '-'], csrManifest('junk', 'not a request'));
+    assert.notEqual(bad.code, 0);
+    assert.match(bad.stderr, /The CertificateSigningRequest "junk" is invalid: spec.request: Invalid value: \[\]byte\{.*\}: PEM block type must be CERTIFICATE REQUEST/);
+  });
+
+  it('kplane kubeconfig --user writes a 0600 kubeconfig that logs the user in with its groups', async () => {
+    const out = join(dir, 'carol.kubeconfig');
+    await run(process.execPath, [KPLANE_MAIN, 'kubeconfig', '--data-dir', dir, '--user', 'carol', '--group', 'ops', '--out', out]);
+    assert.equal((await stat(out)).mode & 0o777, 0o600);
+    const who = await whoami(out);
+    if (who !== undefined) assert.equal(who, 'carol ["ops","system:authenticated"]');
+  });
+});
