@@ -39,7 +39,7 @@ describe('scheduler filters', () => {
     const notReady = { ...node, status: { ...node.status, conditions: node.status!.conditions!.map((c) => (c.type === 'Ready' ? { ...c, status: 'False' as const } : c)) } };
     assert.deepEqual(filterNode(pod(), notReady, idle, { milliCpu: 0, memory: 0 })?.reasons, ['node(s) had untolerated taint {node.kubernetes.io/not-ready: }']);
     assert.deepEqual(filterNode(pod({ nodeSelector: { disk: 'ssd' } }), node, idle, { milliCpu: 0, memory: 0 })?.reasons, ["node(s) didn't match Pod's node affinity/selector"]);
-    const affinity = { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: ['kplane-node-0'] }] }] } } };
+    const affinity: kinds.Affinity = { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: ['kplane-node-0'] }] }] } } };
     assert.equal(filterNode(pod({ affinity }), node, idle, { milliCpu: 0, memory: 0 }), undefined);
     const full = filterNode(pod(), node, { pods: 2, milliCpu: 900, memory: 0 }, { milliCpu: 200, memory: 0 });
     assert.deepEqual(full, { reasons: ['Too many pods', 'Insufficient cpu'], unresolvable: false });

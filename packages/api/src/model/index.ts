@@ -89,3 +89,4 @@ export function modelKind(
 
 export { toOpenApiV3 } from './openapi.js';
 export { DESCRIPTIONS, fieldDescription, typeDescription, type Descriptions, type TypeDescriptions } from './descriptions.js';
+export * from './render-types.js';

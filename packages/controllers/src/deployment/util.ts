@@ -342,7 +342,7 @@ export function calculateStatus(allRSs: Array<ReplicaSet | undefined>, newRS: Re
 /** A status as written on the wire: zero counters omitted (Go's omitempty). */
 export function compactStatus(s: DeploymentStatus): DeploymentStatus {
   const out: DeploymentStatus = { ...s };
-  for (const k of ['observedGeneration', 'replicas', 'updatedReplicas', 'readyReplicas', 'availableReplicas', 'unavailableReplicas', 'terminatingReplicas'] as const) {
+  for (const k of ['observedGeneration', 'replicas', 'updatedReplicas', 'readyReplicas', 'availableReplicas', 'unavailableReplicas'] as const) {
     if (!out[k]) delete out[k];
   }
   if (out.conditions && out.conditions.length === 0) delete out.conditions;

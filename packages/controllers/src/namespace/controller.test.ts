@@ -41,7 +41,7 @@ const condition = (ns: Namespace, type: string) => ns.status?.conditions?.find((
 async function populated(name: string, cmFinalizers?: string[]): Promise<void> {
   await namespaces().create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
   await kp.client.resource(ConfigMaps).create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'garde', namespace: name, finalizers: cmFinalizers }, data: { a: '1' } });
-  await kp.client.resource(Secrets).create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: name }, stringData: { k: 'v' } } as KubeObject);
+  await kp.client.resource(Secrets).create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: name }, stringData: { k: 'v' } });
   await kp.client.resource(WIDGETS).create({ apiVersion: 'exemple.fr/v1', kind: 'Widget', metadata: { name: 'w', namespace: name } });
 }
 

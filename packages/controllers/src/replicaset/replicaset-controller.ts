@@ -147,7 +147,7 @@ export function calculateReplicaSetStatus(rs: ReplicaSet, pods: Pod[], manageErr
 /** Drops zero counters as Go's omitempty does on the wire (replicas is always written). */
 function compact(status: ReplicaSetStatus): ReplicaSetStatus {
   const out = { ...status };
-  for (const k of ['fullyLabeledReplicas', 'readyReplicas', 'availableReplicas', 'observedGeneration', 'terminatingReplicas'] as const) {
+  for (const k of ['fullyLabeledReplicas', 'readyReplicas', 'availableReplicas', 'observedGeneration'] as const) {
     if (!out[k]) delete out[k];
   }
   return out;

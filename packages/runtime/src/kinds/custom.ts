@@ -9,6 +9,7 @@ import type {
   CustomResourceDefinition,
   CustomResourceDefinitionVersion,
   CustomResourceSubresourceScale,
+  JSONSchemaProps,
   ObjectMeta,
   SelectableField,
 } from './builtin/index.js';
@@ -101,7 +102,9 @@ export function defineKind<Spec extends TSchema, Status extends TSchema | undefi
   if (selectableFields?.length) {
     version.selectableFields = selectableFields.map((f) => (typeof f === 'string' ? { jsonPath: f } : { ...f }));
   }
-  version.schema = { openAPIV3Schema: root };
+  // kplane's SchemaObject reads a validation rule's reason as any string where JSONSchemaProps
+  // lists the four Kubernetes accepts; the API server refuses the others when the CRD is written.
+  version.schema = { openAPIV3Schema: root as JSONSchemaProps };
 
   const names: CustomResourceDefinition['spec']['names'] = {
     kind: options.kind,

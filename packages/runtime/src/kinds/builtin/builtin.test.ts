@@ -65,7 +65,7 @@ test('the other built-in kinds type-check with their Kubernetes field names', ()
     { type: 'kubernetes.io/tls', data: { 'tls.crt': 'Zm9v' } } satisfies Secret,
     { spec: { type: 'NodePort', selector: { app: 'web' }, ports: [{ port: 80, targetPort: 'http', protocol: 'TCP' }] } } satisfies Service,
     { automountServiceAccountToken: false, imagePullSecrets: [{ name: 'regcred' }] } satisfies ServiceAccount,
-    { involvedObject: { kind: 'Pod', name: 'web-0' }, reason: 'Scheduled', type: 'Normal', count: 1 } satisfies Event,
+    { metadata: { name: 'web-0.1' }, involvedObject: { kind: 'Pod', name: 'web-0' }, reason: 'Scheduled', type: 'Normal', count: 1 } satisfies Event,
     { eventTime: '2026-01-01T00:00:00.000000Z', reportingController: 'kplane/x', regarding: { kind: 'Pod' }, note: 'n' } satisfies EventsV1Event,
     { spec: { unschedulable: true, taints: [{ key: 'k', effect: 'NoSchedule' }] }, status: { conditions: [{ type: 'Ready', status: 'Unknown' }] } } satisfies Node,
     { spec: { holderIdentity: 'a', leaseDurationSeconds: 15, renewTime: '2026-01-01T00:00:00.000000Z' } } satisfies Lease,
@@ -80,7 +80,7 @@ test('the other built-in kinds type-check with their Kubernetes field names', ()
   assert.equal(objects.length, 14);
   const status: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', reason: 'NotFound', code: 404, details: { name: 'x', kind: 'pods' } };
   const cond: Condition = { type: 'Ready', status: 'False', reason: 'NotReady', message: '', lastTransitionTime: '2026-01-01T00:00:00Z' };
-  assert.equal(status.code + (cond.status === 'False' ? 0 : 1), 404);
+  assert.equal((status.code ?? 0) + (cond.status === 'False' ? 0 : 1), 404);
 });
 
 test('wrong fields and types do not compile', () => {
@@ -89,6 +89,8 @@ test('wrong fields and types do not compile', () => {
     const noName: Pod = { spec: { containers: [{ image: 'nginx' }] } };
     // @ts-expect-error restartPolicy is Always, OnFailure or Never
     const badPolicy: Pod = { spec: { containers: [], restartPolicy: 'Sometimes' } };
+    // @ts-expect-error access modes are Kubernetes' four
+    const badMode: Pod = { spec: { containers: [], volumes: [{ name: 'v', ephemeral: { volumeClaimTemplate: { spec: { accessModes: ['ReadWriteSometimes'] } } } }] } };
     // @ts-expect-error preStop sleep takes seconds
     const badSleep: Pod = { spec: { containers: [{ name: 'a', lifecycle: { preStop: { sleep: { ms: 5 } } } }] } };
     // @ts-expect-error replicas is a number
@@ -97,19 +99,25 @@ test('wrong fields and types do not compile', () => {
     const noSelector: Deployment = { spec: { template: {} } };
     // @ts-expect-error unknown DeploymentSpec field
     const typo: Deployment = { spec: { replica: 2, selector: {}, template: {} } };
-    // @ts-expect-error label selector operators are fixed
-    const badOp: Deployment = { spec: { selector: { matchExpressions: [{ key: 'a', operator: 'Has' }] }, template: {} } };
+    // @ts-expect-error label selector requirements need a key
+    const badOp: Deployment = { spec: { selector: { matchExpressions: [{ operator: 'In' }] }, template: {} } };
     // @ts-expect-error a service port number is a number
     const badPort: Service = { spec: { ports: [{ port: '80' }] } };
     // @ts-expect-error a binding needs a roleRef
     const noRoleRef: ClusterRoleBinding = { subjects: [] };
-    // @ts-expect-error CRD scope is Namespaced or Cluster
-    const badScope: CustomResourceDefinition = { spec: { group: 'g.io', scope: 'Global', names: { plural: 'x', kind: 'X' }, versions: [] } };
-    // @ts-expect-error condition status is True, False or Unknown
-    const badCond: Condition = { type: 'Ready', status: 'Yes', reason: '', message: '', lastTransitionTime: '' };
+    // @ts-expect-error a CRD version needs served and storage
+    const badVersion: CustomResourceDefinition = { spec: { group: 'g.io', scope: 'Cluster', names: { plural: 'x', kind: 'X' }, versions: [{ name: 'v1' }] } };
+    // @ts-expect-error a condition needs a reason
+    const badCond: Condition = { type: 'Ready', status: 'True', message: '', lastTransitionTime: '' };
+    // @ts-expect-error volume sources are the Kubernetes ones
+    const badVolume: Pod = { spec: { containers: [], volumes: [{ name: 'v', fancyDisk: {} }] } };
+    // @ts-expect-error affinity terms are typed
+    const badAffinity: Pod = { spec: { containers: [], affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchFields: [{ key: 'k' }] }] } } } } };
+    // @ts-expect-error a Deployment's apiVersion is apps/v1
+    const wrongVersion: Deployment = { apiVersion: 'extensions/v1beta1', kind: 'Deployment' };
     // @ts-expect-error labels are strings
     const badLabels: Pod = { metadata: { labels: { n: 1 } } };
-    void [noName, badPolicy, badSleep, badReplicas, noSelector, typo, badOp, badPort, noRoleRef, badScope, badCond, badLabels];
+    void [noName, badPolicy, badMode, badSleep, badReplicas, noSelector, typo, badOp, badPort, noRoleRef, badVersion, badCond, badVolume, badAffinity, wrongVersion, badLabels];
   }
   assert.ok(true);
 });

@@ -1,8 +1,3 @@
-/** TypeScript shapes of the built-in kinds kplane serves. */
+/** TypeScript shapes of the built-in kinds kplane serves: generated from the model, plus kplane's helpers. */
+export type * from './generated.js';
 export type * from './meta.js';
-export type * from './pod.js';
-export type * from './core.js';
-export type * from './apps.js';
-export type * from './other.js';
-export type * from './rbac.js';
-export type * from './apiextensions.js';
