@@ -109,13 +109,18 @@ describe('certificates', () => {
     assert.match(forced.stderr, /status.conditions\[1\].type: Invalid value: "Denied": Approved and Denied conditions are mutually exclusive/);
   });
 
-  it('a denied CSR gets no certificate; a request that is not a CSR is refused as kube-apiserver refuses it', async () => {
-    const { csr } = await userRequest(dir, 'eve', '/CN=eve/O=system:masters');
-    await kubectlOk(kp.kubeconfig, ['create', '-f', '-'], csrManifest('eve', csr));
-    assert.equal(await kubectlOk(kp.kubeconfig, ['certificate', 'deny', 'eve']), 'certificatesigningrequest.certificates.k8s.io/eve denied\n');
-    assert.match(await kubectlOk(kp.kubeconfig, ['get', 'csr', 'eve']), /\s<none>\s+Denied$/m);
+  it('a denied CSR gets no certificate; system:masters and a request that is not a CSR are refused as kube-apiserver refuses them', async () => {
+    const { csr } = await userRequest(dir, 'dan', '/CN=dan/O=devs');
+    await kubectlOk(kp.kubeconfig, ['create', '-f', '-'], csrManifest('dan', csr));
+    assert.equal(await kubectlOk(kp.kubeconfig, ['certificate', 'deny', 'dan']), 'certificatesigningrequest.certificates.k8s.io/dan denied\n');
+    assert.match(await kubectlOk(kp.kubeconfig, ['get', 'csr', 'dan']), /\s<none>\s+Denied$/m);
     await new Promise((r) => setTimeout(r, 500));
-    assert.equal(await kubectlOk(kp.kubeconfig, ['get', 'csr', 'eve', '-o', 'jsonpath={.status.certificate}']), '');
+    assert.equal(await kubectlOk(kp.kubeconfig, ['get', 'csr', 'dan', '-o', 'jsonpath={.status.certificate}']), '');
+
+    const masters = await userRequest(dir, 'eve', '/CN=eve/O=system:masters');
+    const refused = await kubectl(kp.kubeconfig, ['create', '-f', '-'], csrManifest('eve', masters.csr));
+    assert.notEqual(refused.code, 0);
+    assert.match(refused.stderr, /Error from server \(Forbidden\): .*certificatesigningrequests.certificates.k8s.io "eve" is forbidden: use of kubernetes.io\/kube-apiserver-client signer with system:masters group is not allowed/);
 
     const bad = await kubectl(kp.kubeconfig, ['create', '-f', '-'], csrManifest('junk', 'not a request'));
     assert.notEqual(bad.code, 0);

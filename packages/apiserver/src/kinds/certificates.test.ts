@@ -202,3 +202,46 @@ test('denied: Denied is added through /approval and cannot be turned into Approv
   const other = await as(ALICE, 'PUT', '/apis/coordination.k8s.io/v1/namespaces/default/leases/x/approval', {});
   assert.equal(other.status, 404);
 });
+
+test('no kube-apiserver-client certificate for system:masters (CertificateSubjectRestriction)', async () => {
+  const masters = await csrPem('CN=eve, O=system:masters');
+  const r = await as(ALICE, 'POST', PATH, csrBody('eve', masters));
+  assert.equal(r.status, 403);
+  assert.equal(r.body.reason, 'Forbidden');
+  assert.equal(r.body.message, 'certificatesigningrequests.certificates.k8s.io "eve" is forbidden: use of kubernetes.io/kube-apiserver-client signer with system:masters group is not allowed');
+  // Another signer may.
+  assert.equal((await as(ALICE, 'POST', PATH, csrBody('eve-other', masters, { signerName: 'example.com/masters' }))).status, 201);
+});
+
+test('approving needs approve, issuing needs sign, on signers named by the signerName or domain/* (CertificateApproval/CertificateSigning)', async () => {
+  await as(ALICE, 'POST', PATH, csrBody('authz', pem, { signerName: 'example.com/team' }));
+  const store = ts.server.registry.get('certificates.k8s.io', 'v1', 'certificatesigningrequests')!;
+  const asked: string[] = [];
+  const grants = new Set<string>();
+  const authorizer = {
+    authorize(a: { user: UserInfo; verb: string; resource?: string; name?: string }) {
+      asked.push(`${a.user.username} ${a.verb} ${a.resource} ${a.name}`);
+      return { allowed: grants.has(`${a.verb} ${a.name}`), reason: '' };
+    },
+  };
+  const cur = await store.get(undefined, 'authz');
+  const approve = { ...cur, status: { conditions: [{ type: 'Approved', status: 'True', reason: 'R' }] } };
+  await assert.rejects(store.update(undefined, 'authz', structuredClone(approve), { subresource: 'approval', user: ALICE, authorizer }), {
+    code: 403,
+    message: 'certificatesigningrequests.certificates.k8s.io "authz" is forbidden: user not permitted to approve requests with signerName "example.com/team"',
+  });
+  assert.deepEqual(asked, ['alice approve signers example.com/team', 'alice approve signers example.com/*']);
+  grants.add('approve example.com/*');
+  const approved = await store.update(undefined, 'authz', structuredClone(approve), { subresource: 'approval', user: ALICE, authorizer });
+  const withCert = { ...approved, status: { ...(approved.status as object), certificate: b64((await (await import('../auth/pki.js')).createCa('x')).pem.cert) } };
+  await assert.rejects(store.update(undefined, 'authz', structuredClone(withCert), { subresource: 'status', user: ALICE, authorizer }), {
+    code: 403,
+    message: 'certificatesigningrequests.certificates.k8s.io "authz" is forbidden: user not permitted to sign requests with signerName "example.com/team"',
+  });
+  grants.add('sign example.com/team');
+  await store.update(undefined, 'authz', structuredClone(withCert), { subresource: 'status', user: ALICE, authorizer });
+  // In-process code (no user) is not asked.
+  asked.length = 0;
+  await store.update(undefined, 'authz', { ...(await store.get(undefined, 'authz')), metadata: { name: 'authz', labels: { x: 'y' } } }, { authorizer });
+  assert.deepEqual(asked, []);
+});

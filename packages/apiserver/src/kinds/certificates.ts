@@ -2,7 +2,7 @@
  * certificates.k8s.io/v1 certificatesigningrequests, with the status and approval
  * subresources, validated as kube-apiserver's CSR strategy and validation do.
  */
-import { fieldDuplicate, fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, fieldTooLong, isDNS1123Label, isDNS1123Subdomain, nameIsPathSegment, type KubeObject, type StatusCause, type UserInfo } from '@kplane/api';
+import { forbidden, fieldDuplicate, fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, fieldTooLong, isDNS1123Label, isDNS1123Subdomain, nameIsPathSegment, type KubeObject, type StatusCause, type UserInfo } from '@kplane/api';
 import type { ResourceType, WriteRequest } from '../registry/resource.js';
 import { rfc3339 } from '../registry/store.js';
 import { humanDuration, translateTimestampSince } from './age.js';
@@ -209,6 +209,39 @@ function admitCreate(obj: KubeObject, req: WriteRequest): void {
   delete obj.status;
 }
 
+/**
+ * kube-apiserver's CertificateSubjectRestriction admission: no client certificate for the
+ * group system:masters through the kube-apiserver-client signer (403).
+ */
+function restrictSubject(obj: KubeObject): void {
+  const spec = specOf(obj);
+  if (str(spec.signerName) !== 'kubernetes.io/kube-apiserver-client') return;
+  let organizations: string[];
+  try {
+    organizations = parseCsrPem(decodeBytes(spec.request)).organizations;
+  } catch {
+    return; // validation has refused it already
+  }
+  if (organizations.includes('system:masters')) {
+    throw forbidden(CERTIFICATES_GROUP, 'certificatesigningrequests', obj.metadata?.name ?? '', 'use of kubernetes.io/kube-apiserver-client signer with system:masters group is not allowed');
+  }
+}
+
+/**
+ * kube-apiserver's CertificateApproval / CertificateSigning admission: the requester needs the
+ * verb (approve, sign) on `signers` of certificates.k8s.io, named by the signerName or by its
+ * `domain/*` wildcard.
+ */
+function checkSigner(obj: KubeObject, req: WriteRequest, verb: 'approve' | 'sign'): void {
+  if (!req.authorizer || !req.user) return;
+  const signerName = str(specOf(obj).signerName);
+  const attrs = { user: req.user, verb, resourceRequest: true, apiGroup: CERTIFICATES_GROUP, apiVersion: '*', resource: 'signers' };
+  if (req.authorizer.authorize({ ...attrs, name: signerName }).allowed) return;
+  const slash = signerName.indexOf('/');
+  if (slash > 0 && req.authorizer.authorize({ ...attrs, name: `${signerName.slice(0, slash)}/*` }).allowed) return;
+  throw forbidden(CERTIFICATES_GROUP, 'certificatesigningrequests', obj.metadata?.name ?? '', `user not permitted to ${verb} requests with signerName ${JSON.stringify(signerName)}`);
+}
+
 /** Fills lastUpdateTime and lastTransitionTime left empty (kept from an old condition of the same type and status). */
 function populateConditionTimestamps(obj: KubeObject, old: KubeObject, now: Date): void {
   const stamp = rfc3339(now);
@@ -229,7 +262,11 @@ function populateConditionTimestamps(obj: KubeObject, old: KubeObject, now: Date
 function admitUpdate(obj: KubeObject, old: KubeObject, req: WriteRequest): void {
   obj.spec = structuredClone(old.spec);
   const oldStatus = (asObj(old.status) ?? {}) as Obj;
+  if (req.subresource === 'approval') checkSigner(old, req, 'approve');
   if (req.subresource === 'status') {
+    const before = (asObj(old.status) ?? {}) as Obj;
+    const after = (asObj(obj.status) ?? {}) as Obj;
+    if (str(before.certificate) !== str(after.certificate) || !semanticEqual(before.conditions ?? [], after.conditions ?? [])) checkSigner(old, req, 'sign');
     const status = (asObj(obj.status) ?? {}) as Obj;
     const conds = objs(status.conditions);
     for (const t of ['Approved', 'Denied']) {
@@ -279,6 +316,7 @@ export function certificateSigningRequestResource(): ResourceType {
       generation: false,
       nameValidator: nameIsPathSegment,
       admitCreate,
+      prepareForCreate: restrictSubject,
       admitUpdate,
       validate: (obj, old, _warnings, req) => (old ? validateCsrUpdate(obj, old, req?.subresource ?? '') : validateCsrObject(obj, undefined)),
       fieldSelectors: { 'spec.signerName': (o) => str(specOf(o).signerName) },

@@ -1,5 +1,6 @@
 import type { KubeObject, NameValidator, SchemaDefinitions, StatusCause, UserInfo } from '@kplane/api';
 import type { Backend } from '@kplane/storage';
+import type { Authorizer } from '../auth/types.js';
 
 /** A column of Table output (meta.k8s.io/v1 TableColumnDefinition). */
 export interface TableColumn {
@@ -37,6 +38,11 @@ export interface WriteRequest {
   readonly subresource: string;
   /** The store's clock. */
   readonly now: Date;
+  /**
+   * Decides the special verbs a kind checks itself (a CSR's approve and sign on `signers`, as
+   * kube-apiserver's CertificateApproval and CertificateSigning admission); absent: allowed.
+   */
+  readonly authorizer?: Authorizer;
 }
 
 /**

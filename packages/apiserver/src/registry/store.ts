@@ -21,6 +21,7 @@ import {
 import type { Backend, KeyValue, WriteOptions as StorageWriteOptions } from '@kplane/storage';
 import { CompactedError, FutureRevisionError, KeyExistsError, KeyNotFoundError, RevisionMismatchError, ValueTooLargeError } from '@kplane/storage';
 import type { ResourceType, StrategyContext, WriteRequest } from './resource.js';
+import type { Authorizer } from '../auth/types.js';
 import { WatchCache, tooLargeResourceVersion, type WatchCacheOptions } from './watch-cache.js';
 import type { Timers } from './timers.js';
 import { decodeContinue, encodeContinue, parseResourceVersion, validateListOptions } from './read-options.js';
@@ -40,6 +41,8 @@ export interface WriteOptions {
   warnings?: string[];
   /** Who writes (RawRequest.user); absent for trusted in-process code. */
   user?: UserInfo;
+  /** Decides the special verbs a strategy checks (WriteRequest.authorizer). */
+  authorizer?: Authorizer;
 }
 
 /** metav1.DeleteOptions (the fields kplane honours). */
@@ -412,7 +415,7 @@ export class Store {
     if (this.type.subresources?.status && this.type.strategy.resetStatusOnCreate !== false) delete obj.status;
     for (const k of ['uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation', 'selfLink']) delete m[k];
     this.type.strategy.defaults?.(obj);
-    const req: WriteRequest = { user: opts.user, subresource: '', now: this.deps.now() };
+    const req: WriteRequest = { user: opts.user, subresource: '', now: this.deps.now(), authorizer: opts.authorizer };
     this.type.strategy.admitCreate?.(obj, req);
     this.validate(obj, undefined, opts.warnings, req);
     if (this.type.namespaced && this.deps.checkNamespace) await this.deps.checkNamespace(m.namespace!, this.type.group, this.type.resource, m.name!);
@@ -581,7 +584,7 @@ export class Store {
     }
     const om = meta(obj);
     om.resourceVersion = cm.resourceVersion;
-    const req: WriteRequest = { user: opts.user, subresource: sub, now: this.deps.now() };
+    const req: WriteRequest = { user: opts.user, subresource: sub, now: this.deps.now(), authorizer: opts.authorizer };
     this.type.strategy.admitUpdate?.(obj, current, req);
     this.validate(obj, current, opts.warnings, req);
     if (isDeepStrictEqual(obj, current)) return current;

@@ -6,7 +6,8 @@ import * as x509 from '@peculiar/x509';
 import { createCa } from '@kplane/apiserver';
 import { createFakeClock, createManager } from '@kplane/runtime';
 import { eventually, startTestKplane, type TestKplane } from '../namespace/testing.js';
-import { CertificateSigningRequests, createCsrCleanerController, createCsrSigningController, csrCleanupDeadline, type CertificateSigningRequest } from './controller.js';
+import type { CertificateSigningRequest } from '@kplane/runtime';
+import { CertificateSigningRequests, createCsrCleanerController, createCsrSigningController, csrCleanupDeadline } from './controller.js';
 import { BACKDATE_MS, kubeApiServerClientUsagesError, loadSigningCa, signRequest, type SigningCa } from './sign.js';
 
 const PATH = '/apis/certificates.k8s.io/v1/certificatesigningrequests';

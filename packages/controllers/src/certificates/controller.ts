@@ -3,25 +3,9 @@
  * (the `kubernetes.io/kube-apiserver-client` signer) and `certificatesigningrequest-cleaner-controller`
  * (csrcleaner), on the runtime SDK.
  */
-import { ApiError, type KubeObject } from '@kplane/api';
-import { Action, kindDescriptor, type Controller, type Manager } from '@kplane/runtime';
+import { ApiError } from '@kplane/api';
+import { Action, kindDescriptor, type CertificateSigningRequest, type CertificateSigningRequestCondition, type Controller, type Manager } from '@kplane/runtime';
 import { certificateNotAfter, kubeApiServerClientUsagesError, signRequest, type SigningCa } from './sign.js';
-
-/** A CertificateSigningRequest as the controllers read it. */
-export interface CertificateSigningRequest extends KubeObject {
-  spec?: { request?: string; signerName?: string; usages?: string[]; expirationSeconds?: number; username?: string };
-  status?: { conditions?: CsrCondition[]; certificate?: string };
-}
-
-/** One condition of a CSR's status. */
-export interface CsrCondition {
-  type: string;
-  status: string;
-  reason?: string;
-  message?: string;
-  lastUpdateTime?: string;
-  lastTransitionTime?: string;
-}
 
 /** certificates.k8s.io/v1 certificatesigningrequests. */
 export const CertificateSigningRequests = kindDescriptor<CertificateSigningRequest>({
@@ -81,17 +65,18 @@ export function createCsrSigningController(options: CsrSigningControllerOptions)
       if (!hasTrue(cached, 'Approved') || hasTrue(cached, 'Failed')) return Action.awaitChange();
       if (cached.spec?.signerName !== KUBE_APISERVER_CLIENT_SIGNER) return Action.awaitChange();
       const csr = structuredClone(cached) as CertificateSigningRequest;
+      const conditions: CertificateSigningRequestCondition[] = csr.status?.conditions ?? [];
       const status = (csr.status ??= {});
       const usagesError = kubeApiServerClientUsagesError(csr.spec?.usages ?? []);
       if (usagesError) {
         status.conditions = [
-          ...(status.conditions ?? []),
+          ...conditions,
           { type: 'Failed', status: 'True', reason: 'SignerValidationFailure', message: usagesError, lastUpdateTime: rfc3339(manager.clock.now()) },
         ];
       } else {
         const exp = csr.spec?.expirationSeconds;
         const durationMs = typeof exp === 'number' ? Math.min(exp * 1000, maxMs) : maxMs;
-        const request = Buffer.from(csr.spec?.request ?? '', 'base64').toString('latin1');
+        const request = Buffer.from(csr.spec.request, 'base64').toString('latin1');
         let pem: string;
         try {
           pem = await signRequest(ca, { request, usages: csr.spec?.usages ?? [], durationMs, now: new Date(manager.clock.now()) });
@@ -115,7 +100,7 @@ export function createCsrSigningController(options: CsrSigningControllerOptions)
  * once it expired or an hour after approval, a Denied or Failed CSR an hour after that
  * condition was written, a CSR with no condition at all 24 hours after its creation.
  */
-export function csrCleanupDeadline(csr: CertificateSigningRequest): number | undefined {
+export function csrCleanupDeadline(csr: Pick<CertificateSigningRequest, 'metadata' | 'status'>): number | undefined {
   const deadlines: number[] = [];
   const at = (t: string | undefined) => (t ? Date.parse(t) : NaN);
   const conditions = csr.status?.conditions ?? [];

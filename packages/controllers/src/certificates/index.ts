@@ -6,9 +6,7 @@ export {
   createCsrCleanerController,
   createCsrSigningController,
   csrCleanupDeadline,
-  type CertificateSigningRequest,
   type CsrCleanerControllerOptions,
-  type CsrCondition,
   type CsrSigningControllerOptions,
 } from './controller.js';
 export { BACKDATE_MS, issueClientCertificate, kubeApiServerClientUsagesError, loadSigningCa, signRequest, type ClientCertificateOptions, type SignOptions, type SigningCa } from './sign.js';
