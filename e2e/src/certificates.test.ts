@@ -134,4 +134,25 @@ describe('certificates', () => {
     const who = await whoami(out);
     if (who !== undefined) assert.equal(who, 'carol ["ops","system:authenticated"]');
   });
+
+  it('a user made through a CSR and one made by kplane kubeconfig may do what their Role allows and nothing more', async (t) => {
+    const probe = await kubectl(join(dir, 'bob.kubeconfig'), ['get', 'secrets', '-n', 'default']);
+    if (probe.code === 0) {
+      t.skip('the server does not enforce RBAC yet');
+      return;
+    }
+    await kubectlOk(kp.kubeconfig, ['create', 'namespace', 'equipe']);
+    await kubectlOk(kp.kubeconfig, ['-n', 'equipe', 'create', 'configmap', 'c', '--from-literal=a=1']);
+    await kubectlOk(kp.kubeconfig, ['-n', 'equipe', 'create', 'role', 'lecteur', '--verb=get,list', '--resource=configmaps']);
+    await kubectlOk(kp.kubeconfig, ['-n', 'equipe', 'create', 'rolebinding', 'lecteurs', '--role=lecteur', '--user=bob', '--group=ops']);
+    for (const [user, kubeconfig] of [['bob', join(dir, 'bob.kubeconfig')], ['carol', join(dir, 'carol.kubeconfig')]] as const) {
+      assert.match(await kubectlOk(kubeconfig, ['-n', 'equipe', 'get', 'configmaps', '-o', 'name']), /^configmap\/c$/m, user);
+      const secrets = await kubectl(kubeconfig, ['-n', 'equipe', 'get', 'secrets']);
+      assert.match(secrets.stderr, new RegExp(`secrets is forbidden: User "${user}" cannot list resource "secrets" in API group "" in the namespace "equipe"`), user);
+      const elsewhere = await kubectl(kubeconfig, ['-n', 'default', 'get', 'configmaps']);
+      assert.match(elsewhere.stderr, new RegExp(`configmaps is forbidden: User "${user}" cannot list resource "configmaps" in API group "" in the namespace "default"`), user);
+      const write = await kubectl(kubeconfig, ['-n', 'equipe', 'delete', 'configmap', 'c']);
+      assert.match(write.stderr, new RegExp(`configmaps "c" is forbidden: User "${user}" cannot delete resource "configmaps" in API group "" in the namespace "equipe"`), user);
+    }
+  });
 });
