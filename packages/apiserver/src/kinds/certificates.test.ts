@@ -245,3 +245,14 @@ test('approving needs approve, issuing needs sign, on signers named by the signe
   await store.update(undefined, 'authz', { ...(await store.get(undefined, 'authz')), metadata: { name: 'authz', labels: { x: 'y' } } }, { authorizer });
   assert.deepEqual(asked, []);
 });
+
+test('discovery lists certificatesigningrequests with its approval and status subresources', async () => {
+  const r = await ts.call('GET', '/apis/certificates.k8s.io/v1');
+  const names = (r.body.resources as { name: string; verbs: string[]; shortNames?: string[] }[]).map((x) => `${x.name} ${x.verbs.join(',')}`);
+  assert.deepEqual(names, [
+    'certificatesigningrequests create,delete,deletecollection,get,list,patch,update,watch',
+    'certificatesigningrequests/approval get,patch,update',
+    'certificatesigningrequests/status get,patch,update',
+  ]);
+  assert.deepEqual(r.body.resources[0].shortNames, ['csr']);
+});
