@@ -37,9 +37,15 @@ test('startChild rejects when the child fails to start', async () => {
 test('processCpuMs reads a process CPU time that grows with work', () => {
   const before = processCpuMs(process.pid)!;
   assert.equal(typeof before, 'number');
-  const until = Date.now() + 60;
-  while (Date.now() < until) Math.sqrt(Math.random());
-  assert.ok(processCpuMs(process.pid)! >= before + 30);
+  // Work until the reading has grown by 30 ms of CPU (on a busy machine that takes longer than
+  // 30 ms of wall time); a reading that never grows fails at the 10 s bound.
+  const bound = Date.now() + 10_000;
+  let now = before;
+  while (now < before + 30 && Date.now() < bound) {
+    for (let i = 0; i < 100_000; i++) Math.sqrt(Math.random());
+    now = processCpuMs(process.pid)!;
+  }
+  assert.ok(now >= before + 30, `CPU time grew by ${now - before} ms only`);
   assert.equal(processCpuMs(2 ** 30), undefined);
 });
 
