@@ -256,3 +256,19 @@ test('discovery lists certificatesigningrequests with its approval and status su
   ]);
   assert.deepEqual(r.body.resources[0].shortNames, ['csr']);
 });
+
+test('a merge patch on /approval approves; on the object it changes nothing but metadata', async () => {
+  await as(ALICE, 'POST', PATH, csrBody('patched', pem));
+  const patch = async (path: string, body: unknown) => {
+    const r = await ts.server.handle({ method: 'PATCH', path, query: {}, headers: { 'content-type': 'application/merge-patch+json' }, body: Buffer.from(JSON.stringify(body)), user: ALICE });
+    return { status: r.status, body: JSON.parse(Buffer.from(r.body!).toString()) };
+  };
+  let r = await patch(`${PATH}/patched`, { spec: { signerName: 'example.com/x' }, status: { conditions: [{ type: 'Approved', status: 'True' }] }, metadata: { labels: { p: 'q' } } });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  assert.equal(r.body.spec.signerName, 'kubernetes.io/kube-apiserver-client');
+  assert.equal(r.body.status, undefined);
+  assert.deepEqual(r.body.metadata.labels, { p: 'q' });
+  r = await patch(`${PATH}/patched/approval`, { status: { conditions: [{ type: 'Approved', status: 'True', reason: 'Patched' }] } });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  assert.equal(r.body.status.conditions[0].reason, 'Patched');
+});

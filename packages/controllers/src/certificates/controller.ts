@@ -22,6 +22,9 @@ export const KUBE_APISERVER_CLIENT_SIGNER = 'kubernetes.io/kube-apiserver-client
 /** kube-controller-manager's --cluster-signing-duration default: one year. */
 export const DEFAULT_CLUSTER_SIGNING_DURATION_MS = 365 * 24 * 3600 * 1000;
 
+/** How often the csrcleaner looks at a CSR at least (kube-controller-manager's polling interval). */
+export const CSR_CLEANER_POLL_MS = 3600_000;
+
 /** The csrcleaner's deadlines. */
 export const CSR_CLEANER_DEADLINES = { approvedMs: 3600_000, deniedMs: 3600_000, pendingMs: 24 * 3600_000 } as const;
 
@@ -147,7 +150,9 @@ export function createCsrCleanerController(options: CsrCleanerControllerOptions)
       const deadline = csrCleanupDeadline(csr);
       if (deadline === undefined) return Action.awaitChange();
       const now = manager.clock.now();
-      if (now < deadline) return Action.requeue(deadline - now);
+      // Looked at again at its deadline, and at least hourly (kube's polling interval), which
+      // also keeps every timer far below the 24.8 days a JavaScript timer can wait.
+      if (now < deadline) return Action.requeue(Math.min(deadline - now, CSR_CLEANER_POLL_MS));
       try {
         await api.delete(name, { signal, preconditions: { uid: csr.metadata?.uid } });
         options.log?.(`cleaned up certificate signing request ${name}`);

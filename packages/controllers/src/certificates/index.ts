@@ -1,6 +1,7 @@
 export {
   CertificateSigningRequests,
   CSR_CLEANER_DEADLINES,
+  CSR_CLEANER_POLL_MS,
   DEFAULT_CLUSTER_SIGNING_DURATION_MS,
   KUBE_APISERVER_CLIENT_SIGNER,
   createCsrCleanerController,
