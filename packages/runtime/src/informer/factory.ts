@@ -2,7 +2,6 @@
  * The shared informer factory: one informer (one list + watch) per resource per process,
  * however many controllers ask for it (client-go's SharedInformerFactory).
  */
-import { setMaxListeners } from 'node:events';
 import type { KubeObject } from '@kplane/api';
 import type { Client, ResourceDescriptor } from '@kplane/client';
 import type { Clock } from '../clock.js';
@@ -84,8 +83,6 @@ export function createInformerFactory(options: InformerFactoryOptions): Informer
       return informer as unknown as Informer<T>;
     },
     start(s) {
-      // Every informer's watch listens to this one signal: as many listeners as resources, no leak.
-      if (!signal) setMaxListeners(0, s);
       signal ??= s;
       for (const [id, informer] of informers) startOne(id, informer);
     },
