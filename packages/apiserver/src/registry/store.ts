@@ -35,14 +35,14 @@ export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 
 /** Options shared by create and update. */
 export interface WriteOptions {
+  /** Decides the special verbs a strategy checks itself (WriteRequest.authorizer). */
+  authorizer?: Authorizer;
   dryRun?: boolean;
   fieldValidation?: FieldValidation;
   /** Filled with warnings to send back as `Warning` headers. */
   warnings?: string[];
-  /** Who writes (RawRequest.user); absent for trusted in-process code. */
+  /** Who writes (for strategies that decide on it, RBAC's escalation checks); undefined: in-process trusted code. */
   user?: UserInfo;
-  /** Decides the special verbs a strategy checks (WriteRequest.authorizer). */
-  authorizer?: Authorizer;
 }
 
 /** metav1.DeleteOptions (the fields kplane honours). */

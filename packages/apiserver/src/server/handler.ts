@@ -300,8 +300,8 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
         return jsonResponse(200, t.customResource ? unstructuredList(list) : list);
       }
       if (method === 'POST') {
-        const opts = writeOptions(q);
-        const created = await store.create(ns, asObject(body()), { ...opts, user: req.user });
+        const opts = { ...writeOptions(q), user: req.user };
+        const created = await store.create(ns, asObject(body()), opts);
         return render(store, rep, created, q, 201, warningHeaders(opts));
       }
       if (method === 'DELETE') {
@@ -349,12 +349,12 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
       return render(store, rep, await store.get(ns, name, q.resourceVersion), q);
     }
     if (method === 'PUT') {
-      const opts = writeOptions(q);
+      const opts = { ...writeOptions(q), user: req.user };
       const obj = asObject(body());
       const updated =
         sub === 'finalize'
           ? await finalizeNamespace(store, name, obj, opts)
-          : await store.update(ns, name, obj, { ...opts, subresource: sub, user: req.user });
+          : await store.update(ns, name, obj, { ...opts, subresource: sub });
       return render(store, rep, updated, q, 200, warningHeaders(opts));
     }
     if (method === 'PATCH') {
@@ -363,13 +363,12 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
         // kube-apiserver has no strategic merge patch for custom resources.
         throw new ApiError(415, 'UnsupportedMediaType', 'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml');
       }
-      const opts = writeOptions(q);
+      const opts = { ...writeOptions(q), user: req.user };
       const patch = body();
       const schema = resolveSchema({ $ref: `#/components/schemas/${t.schemaName}` }, registry.definitions);
       const updated = await store.guaranteedUpdate(ns, name, (current) => patchCurrent(req.headers?.['content-type'] ?? '', current, patch, schema, registry), {
         ...opts,
         subresource: sub,
-        user: req.user,
       });
       return render(store, rep, updated, q, 200, warningHeaders(opts));
     }
