@@ -35,6 +35,20 @@ let pem: string;
 before(async () => {
   ts = await startTestServer();
   pem = await csrPem();
+  // alice may do anything (where the server authorizes requests); the tests are about CSRs.
+  const binding = {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRoleBinding',
+    metadata: { name: 'alice-admin' },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
+    subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'alice' }],
+  };
+  assert.equal((await as(undefined, 'POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', binding)).status, 201);
+  // The authorizer follows bindings through a watch: wait until it has seen this one.
+  for (let i = 0; (await as(ALICE, 'GET', PATH)).status === 403; i++) {
+    assert.ok(i < 1000, 'the binding never took effect');
+    await new Promise((r) => setImmediate(r));
+  }
 });
 after(() => ts.close());
 
