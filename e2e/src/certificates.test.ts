@@ -154,5 +154,28 @@ describe('certificates', () => {
       const write = await kubectl(kubeconfig, ['-n', 'equipe', 'delete', 'configmap', 'c']);
       assert.match(write.stderr, new RegExp(`configmaps "c" is forbidden: User "${user}" cannot delete resource "configmaps" in API group "" in the namespace "equipe"`), user);
     }
+
+    // Approving takes update on certificatesigningrequests/approval and approve on the signer.
+    const carol = join(dir, 'carol.kubeconfig');
+    const { csr } = await userRequest(dir, 'erin', '/CN=erin');
+    await kubectlOk(kp.kubeconfig, ['create', '-f', '-'], csrManifest('erin', csr));
+    await kubectlOk(kp.kubeconfig, ['create', 'clusterrole', 'csr-approver', '--verb=get,list,watch', '--resource=certificatesigningrequests']);
+    await kubectlOk(kp.kubeconfig, ['create', 'clusterrolebinding', 'csr-approvers', '--clusterrole=csr-approver', '--group=ops']);
+    const noUpdate = await kubectl(carol, ['certificate', 'approve', 'erin']);
+    assert.match(noUpdate.stderr, /certificatesigningrequests.certificates.k8s.io "erin" is forbidden: User "carol" cannot update resource "certificatesigningrequests\/approval" in API group "certificates.k8s.io" at the cluster scope/);
+    const approval = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'csr-approver' }, rules: [
+      { apiGroups: ['certificates.k8s.io'], resources: ['certificatesigningrequests'], verbs: ['get', 'list', 'watch'] },
+      { apiGroups: ['certificates.k8s.io'], resources: ['certificatesigningrequests/approval'], verbs: ['update'] },
+    ] };
+    await kubectlOk(kp.kubeconfig, ['apply', '-f', '-'], JSON.stringify(approval));
+    const noSigner = await eventually('the approval rule in force', async () => {
+      const r = await kubectl(carol, ['certificate', 'approve', 'erin']);
+      return /cannot update/.test(r.stderr) ? undefined : r;
+    });
+    assert.match(noSigner.stderr, /certificatesigningrequests.certificates.k8s.io "erin" is forbidden: user not permitted to approve requests with signerName "kubernetes.io\/kube-apiserver-client"/);
+    approval.rules.push({ apiGroups: ['certificates.k8s.io'], resources: ['signers'], verbs: ['approve'], resourceNames: ['kubernetes.io/kube-apiserver-client'] } as never);
+    await kubectlOk(kp.kubeconfig, ['apply', '-f', '-'], JSON.stringify(approval));
+    await eventually('carol approves', async () => (await kubectl(carol, ['certificate', 'approve', 'erin'])).code === 0);
+    assert.match(await kubectlOk(kp.kubeconfig, ['get', 'csr', 'erin']), /Approved/);
   });
 });

@@ -28,6 +28,8 @@ export interface StrategyContext {
   releaseClusterIP?(ip: string): Promise<void>;
   /** How long Events live after their last write, in seconds (kube-apiserver's --event-ttl). */
   eventTTLSeconds?: number;
+  /** The server's authorizer, for the checks a kind makes itself (absent: none). */
+  policy?: Authorizer;
 }
 
 /** What a strategy's write hooks learn of the request that writes. */

@@ -35,7 +35,7 @@ export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 
 /** Options shared by create and update. */
 export interface WriteOptions {
-  /** Decides the special verbs a strategy checks itself (WriteRequest.authorizer). */
+  /** Decides the special verbs a strategy checks itself (WriteRequest.authorizer; default: the context's policy). */
   authorizer?: Authorizer;
   dryRun?: boolean;
   fieldValidation?: FieldValidation;
@@ -415,7 +415,7 @@ export class Store {
     if (this.type.subresources?.status && this.type.strategy.resetStatusOnCreate !== false) delete obj.status;
     for (const k of ['uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation', 'selfLink']) delete m[k];
     this.type.strategy.defaults?.(obj);
-    const req: WriteRequest = { user: opts.user, subresource: '', now: this.deps.now(), authorizer: opts.authorizer };
+    const req: WriteRequest = { user: opts.user, subresource: '', now: this.deps.now(), authorizer: opts.authorizer ?? this.deps.context.policy };
     this.type.strategy.admitCreate?.(obj, req);
     this.validate(obj, undefined, opts.warnings, req);
     if (this.type.namespaced && this.deps.checkNamespace) await this.deps.checkNamespace(m.namespace!, this.type.group, this.type.resource, m.name!);
@@ -584,7 +584,7 @@ export class Store {
     }
     const om = meta(obj);
     om.resourceVersion = cm.resourceVersion;
-    const req: WriteRequest = { user: opts.user, subresource: sub, now: this.deps.now(), authorizer: opts.authorizer };
+    const req: WriteRequest = { user: opts.user, subresource: sub, now: this.deps.now(), authorizer: opts.authorizer ?? this.deps.context.policy };
     this.type.strategy.admitUpdate?.(obj, current, req);
     this.validate(obj, current, opts.warnings, req);
     if (isDeepStrictEqual(obj, current)) return current;
