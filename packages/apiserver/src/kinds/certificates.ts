@@ -2,7 +2,8 @@
  * certificates.k8s.io/v1 certificatesigningrequests, with the status and approval
  * subresources, validated as kube-apiserver's CSR strategy and validation do.
  */
-import { forbidden, fieldDuplicate, fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, fieldTooLong, isDNS1123Label, isDNS1123Subdomain, nameIsPathSegment, type KubeObject, type StatusCause, type UserInfo } from '@kplane/api';
+import { forbidden, fieldDuplicate, fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, fieldTooLong, isDNS1123Label, isDNS1123Subdomain, nameIsPathSegment, type KubeObject, type StatusCause } from '@kplane/api';
+import { IN_PROCESS_ADMIN } from '../auth/identity.js';
 import type { ResourceType, WriteRequest } from '../registry/resource.js';
 import { rfc3339 } from '../registry/store.js';
 import { humanDuration, translateTimestampSince } from './age.js';
@@ -12,12 +13,6 @@ import { STANDARD_VERBS, asObj, invalidRendered, objs, semanticEqual, str, type 
 
 /** The group of certificate signing requests. */
 export const CERTIFICATES_GROUP = 'certificates.k8s.io';
-
-/**
- * Who a CSR created by trusted in-process code (a request without `user`) is made by: the API
- * server's own loopback identity, a cluster admin.
- */
-export const IN_PROCESS_REQUESTER: UserInfo = { username: 'system:apiserver', groups: ['system:masters', 'system:authenticated'] };
 
 /** Every key usage Kubernetes accepts in spec.usages (sorted, as Go's sets list them). */
 export const KEY_USAGES = [
@@ -201,7 +196,8 @@ function admitCreate(obj: KubeObject, req: WriteRequest): void {
   delete spec.uid;
   delete spec.groups;
   delete spec.extra;
-  const user = req.user ?? IN_PROCESS_REQUESTER;
+  // Trusted in-process code (no user) asks as the API server's own loopback identity.
+  const user = req.user ?? IN_PROCESS_ADMIN;
   if (user.username) spec.username = user.username;
   if (user.uid) spec.uid = user.uid;
   if (user.groups.length) spec.groups = [...user.groups];

@@ -68,7 +68,7 @@ export function builtinKinds(): KindBundle {
 }
 
 export { humanDuration, translateTimestampSince } from './age.js';
-export { CERTIFICATES_GROUP, IN_PROCESS_REQUESTER, KEY_USAGES, certificateSigningRequestResource, csrCondition } from './certificates.js';
+export { CERTIFICATES_GROUP, KEY_USAGES, certificateSigningRequestResource, csrCondition } from './certificates.js';
 export { certificateError, checkCsrSignature, parseCsrPem, pemBlocks, type ParsedCsr, type PemBlock } from './csr-request.js';
 export { coreToEventsV1, eventsV1ToCore } from './events.js';
 export { defaultPodSpec, podQOSClass } from './pod-defaults.js';
