@@ -13,6 +13,7 @@ import {
   MASTERS_GROUP,
   signLegacyToken,
   type ApiServer,
+  type LocalStreams,
   type AuthenticationOptions,
   type ServiceAccountKeys,
 } from '@kplane/apiserver';
@@ -60,6 +61,8 @@ export interface ControlPlaneOptions {
    * runs only when listening (the in-memory control plane has no CA).
    */
   clusterSigningDurationMs?: number;
+  /** What pods/exec and pods/portforward do for simulated containers (`--exec-local`, `--port-forward`; default: a clear error). */
+  localStreams?: LocalStreams;
   /** Authentication flags, as kube-apiserver's. */
   authentication?: ControlPlaneAuthentication;
 }
@@ -154,7 +157,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   const authentication = await authenticationOptions(options.authentication ?? {}, storage === 'sqlite' || listen ? join(dataDir, 'pki') : undefined);
   // The sqlite driver keeps the database and its WAL files owner-only (0600).
   const backend = await createBackend(storage === 'memory' ? 'memory://' : `sqlite://${join(dataDir, 'state.db')}`);
-  const apiServer = createApiServer({ backend, eventTTLSeconds: options.eventTTLSeconds, compactionIntervalMs: options.compactionIntervalMs, authentication });
+  const apiServer = createApiServer({ backend, eventTTLSeconds: options.eventTTLSeconds, compactionIntervalMs: options.compactionIntervalMs, authentication, localStreams: options.localStreams });
   const tokenSigner = (rootCA: string) => ({ rootCA, generateToken: (c: Parameters<typeof signLegacyToken>[1]) => signLegacyToken(apiServer.serviceAccountKeys, c) });
   const transportFor = (user: UserInfo) => apiServer.transportAs(user);
   try {
@@ -254,11 +257,16 @@ async function ownerOnly(pkiDir: string): Promise<void> {
   for (const secret of ['ca.key', 'serving.key', 'admin.key', 'admin.token', 'sa.key']) await chmod(join(pkiDir, secret), 0o600);
 }
 
-/** Starts the scheduler and simulated kubelet for `options.nodes` nodes on the in-process transport (none for 0). */
+/**
+ * Starts the scheduler and simulated kubelet for `options.nodes` nodes on the in-process
+ * transport (none for 0); the API server reads their containers' logs directly.
+ */
 async function startNodes(apiServer: ApiServer, options: ControlPlaneOptions, stop: () => Promise<void>): Promise<Simulation | undefined> {
   if (!options.nodes) return undefined;
   try {
-    return await startSimulation({ client: createClient({ transport: apiServer.handle }), nodes: options.nodes, config: options.kubeletConfig });
+    const sim = await startSimulation({ client: createClient({ transport: apiServer.handle }), nodes: options.nodes, config: options.kubeletConfig });
+    apiServer.nodes.register(sim.kubelet.nodeNames, sim.kubelet.logs);
+    return sim;
   } catch (err) {
     await stop();
     throw err;

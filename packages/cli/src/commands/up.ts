@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { startControlPlane } from '../control-plane.js';
 import { parseDuration } from './duration.js';
+import type { ForwardTarget } from '@kplane/apiserver';
 import { loadKubeletConfig } from './kubelet.js';
 
 /** Help of `kplane up`. */
@@ -26,6 +27,11 @@ Flags:
   --cluster-signing-duration DURATION
                           longest validity of a certificate signed for a
                           CertificateSigningRequest, with the data dir's CA (default 8760h)
+  --exec-local            "kubectl exec" into a simulated container runs the command as a local
+                          process of this user, in the current folder (default: a clear error)
+  --port-forward POD_PORT=HOST:PORT[,...]
+                          forward these pod ports to local addresses, for every pod (websocket
+                          clients; default: a clear error)
 
 Authentication (as kube-apiserver's flags):
   --token-auth-file FILE  static bearer tokens: CSV lines token,user,uid,"group1,group2"
@@ -61,6 +67,8 @@ export async function up(args: string[]): Promise<void> {
       'event-ttl': { type: 'string', default: '1h' },
       'compaction-interval': { type: 'string', default: '5m' },
       'cluster-signing-duration': { type: 'string', default: '8760h' },
+      'exec-local': { type: 'boolean', default: false },
+      'port-forward': { type: 'string', multiple: true },
       'token-auth-file': { type: 'string' },
       'service-account-signing-key-file': { type: 'string' },
       'service-account-key-file': { type: 'string', multiple: true },
@@ -105,6 +113,10 @@ export async function up(args: string[]): Promise<void> {
     eventTTLSeconds: Math.floor(eventTTLMs / 1000),
     compactionIntervalMs,
     clusterSigningDurationMs,
+    localStreams: {
+      execDir: values['exec-local'] ? process.cwd() : undefined,
+      portForward: parsePortForwards(values['port-forward'] ?? []),
+    },
     authentication: {
       tokenAuthFile: values['token-auth-file'],
       serviceAccountSigningKeyFile: values['service-account-signing-key-file'],
@@ -116,6 +128,22 @@ export async function up(args: string[]): Promise<void> {
   });
   process.stdout.write(`kubeconfig: ${cp.kubeconfigPath}\nready: ${cp.url}\nexport KUBECONFIG=${cp.kubeconfigPath}\n`);
   stopOnSignals(() => cp.stop());
+}
+
+/** Parses `--port-forward` values: `POD_PORT=HOST:PORT` (or `=PORT` for 127.0.0.1), comma-separated or repeated. */
+export function parsePortForwards(values: string[]): Map<number, ForwardTarget> {
+  const out = new Map<number, ForwardTarget>();
+  const port = (s: string | undefined, what: string) => {
+    const n = Number(s);
+    if (!s || !Number.isInteger(n) || n < 1 || n > 65535) throw new Error(`--port-forward: ${what} is not a port number in "${s}"`);
+    return n;
+  };
+  for (const item of values.flatMap((v) => v.split(',')).filter(Boolean)) {
+    const m = /^(\d+)=(?:(.*):)?(\d+)$/.exec(item);
+    if (!m) throw new Error(`--port-forward: expected POD_PORT=HOST:PORT, not "${item}"`);
+    out.set(port(m[1], 'the pod port'), { host: m[2]?.replace(/^\[(.*)\]$/, '$1') || '127.0.0.1', port: port(m[3], 'the local port') });
+  }
+  return out;
 }
 
 /** Calls `stop` once on SIGINT or SIGTERM, then exits 0 (1 if stopping failed). */
