@@ -131,10 +131,7 @@ describe('certificates', () => {
 
   it('a user made through a CSR and one made by kplane kubeconfig may do what their Role allows and nothing more', async (t) => {
     const probe = await kubectl(join(dir, 'bob.kubeconfig'), ['get', 'secrets', '-n', 'default']);
-    if (probe.code === 0) {
-      t.skip('the server does not enforce RBAC yet');
-      return;
-    }
+    assert.notEqual(probe.code, 0, 'bob, bound to no Role yet, may not list secrets');
     await kubectlOk(kp.kubeconfig, ['create', 'namespace', 'equipe']);
     await kubectlOk(kp.kubeconfig, ['-n', 'equipe', 'create', 'configmap', 'c', '--from-literal=a=1']);
     await kubectlOk(kp.kubeconfig, ['-n', 'equipe', 'create', 'role', 'lecteur', '--verb=get,list', '--resource=configmaps']);
