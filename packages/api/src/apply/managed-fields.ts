@@ -178,15 +178,17 @@ function isEmptyEntry(e: unknown): boolean {
 export function recordUpdate(live: KubeObject | undefined, next: KubeObject, managed: Managed, ctx: FieldManagerContext): ManagedFieldsEntry[] {
   const c = compare(bare(live), bare(next), ctx.schema, ctx);
   const changed = ownable(c.modified.union(c.added), ctx);
-  const removed = c.removed;
+  // An update takes the fields it changes from their owners (a forced write) and removes the
+  // fields it deletes from everyone.
+  const taken = c.removed.union(c.modified).union(c.added);
+  const id = { manager: ctx.manager, operation: 'Update' as const, apiVersion: ctx.apiVersion, subresource: ctx.subresource };
+  const key = managerKey(id);
   for (const [k, m] of managed) {
-    const set = m.set.difference(removed);
+    const set = k === key ? m.set.difference(c.removed) : m.set.difference(taken);
     if (set.empty) managed.delete(k);
     else managed.set(k, { ...m, set });
   }
   if (!changed.empty) {
-    const id = { manager: ctx.manager, operation: 'Update' as const, apiVersion: ctx.apiVersion, subresource: ctx.subresource };
-    const key = managerKey(id);
     const prev = managed.get(key);
     managed.set(key, { ...id, time: ctx.time, set: prev ? prev.set.union(changed) : changed });
   }

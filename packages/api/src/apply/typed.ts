@@ -141,26 +141,28 @@ export interface Comparison {
  */
 export function compare(lhs: Json, rhs: Json, schema: SchemaObject | undefined, ctx: TypeContext): Comparison {
   const c: Comparison = { added: FieldSet.empty(), modified: FieldSet.empty(), removed: FieldSet.empty() };
-  const leafAll = (v: Json, s: SchemaObject | undefined, path: PathElement[], into: FieldSet) => {
-    const sub = toFieldSet({ x: v }, { type: 'object', properties: { x: s ?? DEDUCED } }, ctx);
-    for (const p of sub.paths()) into.insert([...path, ...p.slice(1)]);
-  };
+  const empty = (v: Json): boolean => (Array.isArray(v) ? v.length === 0 : isMap(v) && Object.keys(v).length === 0);
   const walk = (l: Json, r: Json, s: SchemaObject | undefined, path: PathElement[]): void => {
     if (l === undefined && r === undefined) return;
-    if (l === undefined) {
-      leafAll(r, s, path, c.added);
+    if (l !== undefined && r !== undefined) {
+      const ls = shapeOf(s, l, ctx);
+      const rs = shapeOf(s, r, ctx);
+      if (ls.t !== rs.t || isLeaf(rs) || isLeaf(ls)) {
+        if (!isDeepStrictEqual(l, r)) c.modified.insert(path);
+        return;
+      }
+    }
+    const one = (r ?? l) as Json;
+    if (isLeaf(shapeOf(s, one, ctx))) {
+      (l === undefined ? c.added : c.removed).insert(path);
       return;
     }
-    if (r === undefined) {
-      leafAll(l, s, path, c.removed);
-      return;
+    if (l === undefined || r === undefined) {
+      if (empty(one) && path.length > 0) (l === undefined ? c.added : c.removed).insert(path);
+      if (l === undefined) l = Array.isArray(r) ? [] : {};
+      else r = Array.isArray(l) ? [] : {};
     }
-    const ls = shapeOf(s, l, ctx);
     const rs = shapeOf(s, r, ctx);
-    if (ls.t !== rs.t || isLeaf(rs) || isLeaf(ls)) {
-      if (!isDeepStrictEqual(l, r)) c.modified.insert(path);
-      return;
-    }
     if (rs.t === 'list') {
       const li = new Map<PathElement, Json>();
       (l as Json[]).forEach((item, i) => {
@@ -173,14 +175,12 @@ export function compare(lhs: Json, rhs: Json, schema: SchemaObject | undefined, 
         if (pe === undefined) return;
         seen.add(pe);
         const p = [...path, pe];
-        if (!li.has(pe)) {
-          leafAll(item, rs.items, p, c.added);
-          c.added.insert(p);
-        } else walk(li.get(pe), item, rs.items, p);
+        if (!li.has(pe)) c.added.insert(p);
+        walk(li.get(pe), item, rs.items, p);
       });
       for (const [pe, item] of li) {
         if (seen.has(pe)) continue;
-        leafAll(item, rs.items, [...path, pe], c.removed);
+        walk(item, undefined, rs.items, [...path, pe]);
         c.removed.insert([...path, pe]);
       }
       return;
