@@ -83,7 +83,7 @@ test('a different value of a field another manager owns is a conflict with Kuber
       assert.equal(err.code, 409);
       assert.equal(err.reason, 'Conflict');
       assert.equal(err.message, 'Apply failed with 1 conflict: conflict with "kubectl-client-side-apply" using apps/v1: .spec.replicas');
-      assert.deepEqual(err.details?.causes, [{ type: 'FieldManagerConflict', message: 'conflict with "kubectl-client-side-apply" using apps/v1', field: '.spec.replicas' }]);
+      assert.deepEqual(err.details?.causes, [{ reason: 'FieldManagerConflict', message: 'conflict with "kubectl-client-side-apply" using apps/v1', field: '.spec.replicas' }]);
       return true;
     },
   );

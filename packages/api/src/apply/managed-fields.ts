@@ -211,7 +211,7 @@ function printManager(m: ManagerFields): string {
 
 /** The 409 of an apply with conflicts, worded as kube-apiserver words it. */
 export function conflictError(conflicts: Conflict[]): ApiError {
-  const causes: StatusCause[] = conflicts.map((c) => ({ type: 'FieldManagerConflict', message: `conflict with ${printManager(c.manager)}`, field: pathString(c.path) }));
+  const causes: StatusCause[] = conflicts.map((c) => ({ reason: 'FieldManagerConflict', message: `conflict with ${printManager(c.manager)}`, field: pathString(c.path) }));
   let message: string;
   if (conflicts.length === 1) message = `conflict with ${printManager(conflicts[0]!.manager)}: ${pathString(conflicts[0]!.path)}`;
   else {
