@@ -9,6 +9,10 @@ import { createClient, type Client } from '@kplane/client';
 import { startSimulation, type KubeletConfig, type Simulation } from '@kplane/kubelet';
 import { DEFAULT_SECURE_PORT, startControllerManager, type ControllerManager, type SecureServingOptions } from '@kplane/controllers';
 
+/** The User-Agents of the in-process components: their first segment names their writes in managedFields. */
+const CONTROLLER_MANAGER_AGENT = { 'user-agent': 'kube-controller-manager/kplane' };
+const KUBELET_AGENT = { 'user-agent': 'kubelet/kplane' };
+
 /** Options of startControlPlane. */
 export interface ControlPlaneOptions {
   /** Folder for the database, PKI and kubeconfig (default ./.kplane). Unused with storage memory and listen false. */
@@ -135,7 +139,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   if (!listen) {
     if (options.controllers) {
       try {
-        controllerManager = await startControllers(createClient({ transport: apiServer.handle }));
+        controllerManager = await startControllers(createClient({ transport: apiServer.handle, headers: CONTROLLER_MANAGER_AGENT }));
       } catch (err) {
         await stop();
         throw err;
@@ -170,7 +174,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       tokens: [pki.adminToken],
     };
     try {
-      controllerManager = await startControllers(createClient({ transport: apiServer.handle }), serving);
+      controllerManager = await startControllers(createClient({ transport: apiServer.handle, headers: CONTROLLER_MANAGER_AGENT }), serving);
     } catch (err) {
       await stop();
       throw err;
@@ -190,7 +194,7 @@ async function ownerOnly(pkiDir: string): Promise<void> {
 async function startNodes(apiServer: ApiServer, options: ControlPlaneOptions, stop: () => Promise<void>): Promise<Simulation | undefined> {
   if (!options.nodes) return undefined;
   try {
-    return await startSimulation({ client: createClient({ transport: apiServer.handle }), nodes: options.nodes, config: options.kubeletConfig });
+    return await startSimulation({ client: createClient({ transport: apiServer.handle, headers: KUBELET_AGENT }), nodes: options.nodes, config: options.kubeletConfig });
   } catch (err) {
     await stop();
     throw err;

@@ -147,3 +147,9 @@ test('an applied configuration may not carry managedFields', () => {
   config.metadata!.managedFields = [];
   assert.throws(() => applyConfiguration(undefined, config, ctx('alice')), { message: 'metadata.managedFields must be nil' });
 });
+
+test('a list-map key left out of an item takes its schema default (a container port is TCP)', () => {
+  const obj = deployment({ template: { spec: { containers: [{ name: 'c', ports: [{ containerPort: 80 }] }] } } });
+  const set = toFieldSet(obj, schema, { defs });
+  assert.ok(set.has(['f:spec', 'f:template', 'f:spec', 'f:containers', 'k:{"name":"c"}', 'f:ports', 'k:{"containerPort":80,"protocol":"TCP"}']));
+});

@@ -83,14 +83,18 @@ function isLeaf(shape: Shape): boolean {
 }
 
 /** The path element of a list item (undefined when it cannot be named: a list-map item missing a key). */
-export function itemElement(shape: Shape & { t: 'list' }, item: Json, index: number): PathElement | undefined {
+export function itemElement(shape: Shape & { t: 'list' }, item: Json, index: number, ctx: TypeContext): PathElement | undefined {
   if (shape.list === 'set') return valueElement(item);
   if (shape.list === 'map') {
     if (!isMap(item)) return undefined;
     const keys: JsonMap = {};
     for (const k of shape.keys) {
-      if (!hasOwn(item, k)) continue;
-      keys[k] = item[k];
+      if (hasOwn(item, k)) keys[k] = item[k];
+      else {
+        // A key field left out takes its schema default (a container port's protocol is TCP).
+        const d = resolveSchema(getOwn(resolveSchema(shape.items, ctx.defs)?.properties, k), ctx.defs)?.default;
+        if (d !== undefined) keys[k] = d;
+      }
     }
     if (Object.keys(keys).length === 0) return undefined;
     return keyElement(keys);
@@ -109,7 +113,7 @@ export function toFieldSet(value: Json, schema: SchemaObject | undefined, ctx: T
     }
     if (shape.t === 'list') {
       (v as Json[]).forEach((item, i) => {
-        const pe = itemElement(shape, item, i);
+        const pe = itemElement(shape, item, i, ctx);
         if (pe === undefined) return;
         const p = [...path, pe];
         walk(item, shape.items, p);
@@ -166,12 +170,12 @@ export function compare(lhs: Json, rhs: Json, schema: SchemaObject | undefined, 
     if (rs.t === 'list') {
       const li = new Map<PathElement, Json>();
       (l as Json[]).forEach((item, i) => {
-        const pe = itemElement(rs, item, i);
+        const pe = itemElement(rs, item, i, ctx);
         if (pe !== undefined) li.set(pe, item);
       });
       const seen = new Set<PathElement>();
       (r as Json[]).forEach((item, i) => {
-        const pe = itemElement(rs, item, i);
+        const pe = itemElement(rs, item, i, ctx);
         if (pe === undefined) return;
         seen.add(pe);
         const p = [...path, pe];
@@ -218,8 +222,8 @@ export function merge(live: Json, config: Json, schema: SchemaObject | undefined
   if (cs.t === 'list') {
     const la = live as Json[];
     const ca = config as Json[];
-    const lpe = la.map((item, i) => itemElement(cs, item, i));
-    const cpe = ca.map((item, i) => itemElement(cs, item, i));
+    const lpe = la.map((item, i) => itemElement(cs, item, i, ctx));
+    const cpe = ca.map((item, i) => itemElement(cs, item, i, ctx));
     const lIndex = new Map<PathElement, number>();
     lpe.forEach((pe, i) => pe !== undefined && lIndex.set(pe, i));
     const cIndex = new Map<PathElement, number>();
@@ -288,7 +292,7 @@ function removePath(obj: Json, path: PathElement[], schema: SchemaObject | undef
       continue;
     }
     if (!Array.isArray(v) || shape.t !== 'list') return;
-    const idx = v.findIndex((item, j) => itemElement(shape, item, j) === pe);
+    const idx = v.findIndex((item, j) => itemElement(shape, item, j, ctx) === pe);
     if (idx < 0) return;
     if (last) {
       v.splice(idx, 1);
