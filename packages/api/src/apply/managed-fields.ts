@@ -313,5 +313,14 @@ function syncLastApplied(live: KubeObject | undefined, merged: KubeObject, confi
     if (Object.keys(ann).length === 0) delete copy.metadata!.annotations;
   }
   const m = (merged.metadata ??= {});
-  m.annotations = { ...(m.annotations ?? {}), [LAST_APPLIED_ANNOTATION]: JSON.stringify(copy) };
+  // As Go encodes an unstructured object: keys sorted, a newline at the end.
+  m.annotations = { ...(m.annotations ?? {}), [LAST_APPLIED_ANNOTATION]: JSON.stringify(sortKeys(copy)) + '\n' };
+}
+
+function sortKeys(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortKeys);
+  if (v === null || typeof v !== 'object') return v;
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(v).sort()) out[k] = sortKeys((v as Record<string, unknown>)[k]);
+  return out;
 }
