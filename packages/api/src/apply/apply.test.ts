@@ -153,3 +153,11 @@ test('a list-map key left out of an item takes its schema default (a container p
   const set = toFieldSet(obj, schema, { defs });
   assert.ok(set.has(['f:spec', 'f:template', 'f:spec', 'f:containers', 'k:{"name":"c"}', 'f:ports', 'k:{"containerPort":80,"protocol":"TCP"}']));
 });
+
+test('applying the same configuration again keeps the entry\'s time (a no-op write)', () => {
+  const first = applyConfiguration(undefined, deployment({ replicas: 1 }), ctx('alice', '2026-01-01T00:00:00Z'));
+  const again = applyConfiguration(first, deployment({ replicas: 1 }), ctx('alice', '2026-01-01T00:05:00Z'));
+  assert.equal(again.metadata!.managedFields![0]!.time, '2026-01-01T00:00:00Z');
+  const changed = applyConfiguration(first, deployment({ replicas: 2 }), ctx('alice', '2026-01-01T00:05:00Z'));
+  assert.equal(changed.metadata!.managedFields![0]!.time, '2026-01-01T00:05:00Z');
+});

@@ -4,6 +4,7 @@
  * entries: the fields an applied configuration sets), conflicts between appliers and other
  * managers, and the removal of fields an applier stopped applying.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { ApiError, badRequest } from '../errors.js';
 import type { KubeObject, ManagedFieldsEntry, StatusCause } from '../types.js';
 import type { SchemaObject } from '../schema.js';
@@ -285,8 +286,12 @@ export function applyConfiguration(live: KubeObject | undefined, config: KubeObj
     for (const p of last.paths()) if (!applied.hasPrefix(p) && !others.hasPrefix(p)) gone.insert(p);
     removeFields(merged, gone, ctx.schema, ctx);
   }
-  managed.set(self, { ...id, time: ctx.time, set: applied });
   syncLastApplied(live, merged, config, ctx);
+  // Applying the same configuration again changes nothing, not even the entry's time: the
+  // write is a no-op (no new resourceVersion, no watch event).
+  const previous = managed.get(self);
+  const noop = live !== undefined && previous !== undefined && previous.set.equals(applied) && isDeepStrictEqual(bare(merged), liveBare);
+  managed.set(self, { ...id, time: noop ? previous.time : ctx.time, set: applied });
   const metadata = (merged.metadata ?? {}) as Record<string, unknown>;
   merged.metadata = { ...metadata, managedFields: encodeManagedFields(managed) };
   return merged;

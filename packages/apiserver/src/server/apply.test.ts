@@ -64,6 +64,13 @@ describe('server-side apply and managedFields', () => {
     assert.equal(again.body.metadata.managedFields.length, 1);
   });
 
+  it('an identical apply writes nothing: same resourceVersion', async () => {
+    const a = await t.call('PATCH', `${DEPLOYS}/same`, deploy('same', { replicas: 1 }), APPLY, { fieldManager: 'alice' });
+    const b = await t.call('PATCH', `${DEPLOYS}/same`, deploy('same', { replicas: 1 }), APPLY, { fieldManager: 'alice' });
+    assert.equal(b.status, 200);
+    assert.equal(b.body.metadata.resourceVersion, a.body.metadata.resourceVersion);
+  });
+
   it('answers a conflict with 409 and its causes; force takes ownership', async () => {
     const scaled = await t.call('PATCH', `${DEPLOYS}/web`, { spec: { replicas: 5 } }, { 'content-type': 'application/merge-patch+json', 'user-agent': 'kubectl-scale/v1.32.0' });
     assert.equal(scaled.status, 200);
