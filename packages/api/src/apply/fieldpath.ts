@@ -65,8 +65,8 @@ export function comparePathElements(a: PathElement, b: PathElement): number {
   if (a[0] === 'f') return ra < rb ? -1 : ra > rb ? 1 : 0;
   if (a[0] === 'i') return Number(ra) - Number(rb);
   if (a[0] === 'k') {
-    const oa = Object.entries(JSON.parse(ra) as Record<string, unknown>);
-    const ob = Object.entries(JSON.parse(rb) as Record<string, unknown>);
+    const oa = keyEntries(ra);
+    const ob = keyEntries(rb);
     for (let i = 0; i < Math.min(oa.length, ob.length); i++) {
       if (oa[i]![0] !== ob[i]![0]) return oa[i]![0] < ob[i]![0] ? -1 : 1;
       const c = compareValues(oa[i]![1], ob[i]![1]);
@@ -75,6 +75,19 @@ export function comparePathElements(a: PathElement, b: PathElement): number {
     return oa.length - ob.length;
   }
   return compareValues(JSON.parse(ra), JSON.parse(rb));
+}
+
+const parsedKeys = new Map<string, [string, unknown][]>();
+
+/** The fields of a key element's JSON, parsed once (sorting compares the same keys often). */
+function keyEntries(json: string): [string, unknown][] {
+  let e = parsedKeys.get(json);
+  if (!e) {
+    if (parsedKeys.size > 10_000) parsedKeys.clear();
+    e = Object.entries(JSON.parse(json) as Record<string, unknown>);
+    parsedKeys.set(json, e);
+  }
+  return e;
 }
 
 /** A path as Kubernetes prints it in conflicts: `.spec.containers[name="nginx"].image`. */
@@ -312,7 +325,8 @@ function decodeNode(v: unknown, root: boolean): Node {
         throw new Error(`invalid JSON in ${JSON.stringify(k)}`);
       }
       if (k[0] === 'k' && (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))) throw new Error(`a key must be an object in ${JSON.stringify(k)}`);
-      n.children.set(k[0] === 'k' ? keyElement(parsed as Record<string, unknown>) : valueElement(parsed), decodeNode(c, false));
+      const canonical = k[0] === 'k' ? keyElement(parsed as Record<string, unknown>) : valueElement(parsed);
+      n.children.set(canonical, decodeNode(c, false));
       continue;
     }
     n.children.set(k, decodeNode(c, false));

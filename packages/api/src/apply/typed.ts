@@ -149,6 +149,8 @@ export function compare(lhs: Json, rhs: Json, schema: SchemaObject | undefined, 
   const walk = (l: Json, r: Json, s: SchemaObject | undefined, path: PathElement[]): void => {
     if (l === undefined && r === undefined) return;
     if (l !== undefined && r !== undefined) {
+      // Equal subtrees hold no change (most of an update).
+      if (l === r || isDeepStrictEqual(l, r)) return;
       const ls = shapeOf(s, l, ctx);
       const rs = shapeOf(s, r, ctx);
       if (ls.t !== rs.t || isLeaf(rs) || isLeaf(ls)) {
