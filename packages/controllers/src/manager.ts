@@ -13,7 +13,7 @@ import type { Client } from '@kplane/client';
 import { createManager, type Clock, type Manager } from '@kplane/runtime';
 import { createGarbageCollector, type GarbageCollectorOptions } from './garbagecollector/index.js';
 import { createNamespaceController, type NamespaceControllerOptions } from './namespace/index.js';
-import { createServiceAccountController } from './serviceaccount/index.js';
+import { createServiceAccountController, createTokensController, type TokensControllerOptions } from './serviceaccount/index.js';
 import { createReplicaSetController } from './replicaset/index.js';
 import { createDeploymentController } from './deployment/index.js';
 
@@ -22,6 +22,7 @@ export const CONTROLLER_NAMES = {
   garbageCollector: 'garbage-collector-controller',
   namespace: 'namespace-controller',
   serviceAccount: 'serviceaccount-controller',
+  serviceAccountToken: 'serviceaccount-token-controller',
   replicaSet: 'replicaset-controller',
   deployment: 'deployment-controller',
 } as const;
@@ -33,6 +34,7 @@ export const KNOWN_CONTROLLERS: readonly string[] = [
   CONTROLLER_NAMES.namespace,
   CONTROLLER_NAMES.replicaSet,
   CONTROLLER_NAMES.serviceAccount,
+  CONTROLLER_NAMES.serviceAccountToken,
 ];
 
 /** The older names --controllers also accepts, mapped to canonical names. */
@@ -40,6 +42,7 @@ export const CONTROLLER_ALIASES: Readonly<Record<string, string>> = {
   garbagecollector: CONTROLLER_NAMES.garbageCollector,
   namespace: CONTROLLER_NAMES.namespace,
   serviceaccount: CONTROLLER_NAMES.serviceAccount,
+  'serviceaccount-token': CONTROLLER_NAMES.serviceAccountToken,
   replicaset: CONTROLLER_NAMES.replicaSet,
   deployment: CONTROLLER_NAMES.deployment,
 };
@@ -117,6 +120,11 @@ export interface ControllerManagerOptions {
   garbageCollector?: Omit<GarbageCollectorOptions, 'manager' | 'client' | 'clock' | 'metrics'>;
   /** Log lines (default: stderr). */
   log?: (message: string) => void;
+  /**
+   * The token controller's signer and CA bundle (kube-controller-manager's
+   * --service-account-private-key-file and --root-ca-file); absent: that controller does not run.
+   */
+  serviceAccountTokens?: Omit<TokensControllerOptions, 'manager'>;
 }
 
 /** A running controller manager. */
@@ -217,6 +225,7 @@ export async function startControllerManager(options: ControllerManagerOptions):
   const starters: Record<string, () => void> = {
     [CONTROLLER_NAMES.namespace]: () => createNamespaceController({ ...options.namespaceController, manager }),
     [CONTROLLER_NAMES.serviceAccount]: () => createServiceAccountController({ manager }),
+    ...(options.serviceAccountTokens ? { [CONTROLLER_NAMES.serviceAccountToken]: () => createTokensController({ ...options.serviceAccountTokens!, manager }) } : {}),
     [CONTROLLER_NAMES.garbageCollector]: () => manager.add(createGarbageCollector({ ...options.garbageCollector, manager })),
     [CONTROLLER_NAMES.replicaSet]: () => createReplicaSetController(manager),
     [CONTROLLER_NAMES.deployment]: () => createDeploymentController(manager),
