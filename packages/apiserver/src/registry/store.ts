@@ -17,6 +17,7 @@ import {
   requestEntityTooLarge,
   admitObject,
   cloneBody,
+  pruneUnknownFields,
 } from '@kplane/api';
 import { FieldSet, applyConfiguration, conflictError, decodeManagedFields, encodeManagedFields, managedForUpdate, managerKey, recordUpdate, type FieldManagerContext } from '@kplane/api';
 import type { Backend, KeyValue, WriteOptions as StorageWriteOptions } from '@kplane/storage';
@@ -647,6 +648,13 @@ export class Store {
     const bodyName = config.metadata?.name;
     if (bodyName !== undefined && bodyName !== name) {
       throw badRequest(`the name of the object (${String(bodyName)}) does not match the name on the URL (${name})`);
+    }
+    // Apply knows only the fields the schema declares, whatever fieldValidation says.
+    const unknown = pruneUnknownFields(structuredClone(config), this.schema(), this.deps.definitions);
+    if (unknown.length) {
+      const errs = unknown.map((p) => `.${p}: field not declared in schema`);
+      const ns = this.type.namespaced ? (namespace ?? '') : '';
+      throw badRequest(`failed to create typed patch object (${ns}/${name}; ${this.apiVersion}, Kind=${this.type.kind}): ${errs.length === 1 ? errs[0] : ['errors:', ...errs.map((e) => `  ${e}`)].join('\n')}`);
     }
     this.admitBody(config, opts);
     const sub = opts.subresource ?? '';

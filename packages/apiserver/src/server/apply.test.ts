@@ -100,6 +100,12 @@ describe('server-side apply and managedFields', () => {
     assert.equal(withManaged.body.message, 'metadata.managedFields must be nil');
   });
 
+  it('refuses fields the schema does not declare, as a typed patch object error', async () => {
+    const r = await t.call('PATCH', `${DEPLOYS}/web`, deploy('web', { replica: 3 }), APPLY, { fieldManager: 'alice' });
+    assert.equal(r.status, 400);
+    assert.equal(r.body.message, 'failed to create typed patch object (default/web; apps/v1, Kind=Deployment): .spec.replica: field not declared in schema');
+  });
+
   it('honours dryRun=All on apply', async () => {
     const dry = await t.call('PATCH', `${DEPLOYS}/dry`, deploy('dry'), APPLY, { fieldManager: 'a', dryRun: 'All' });
     assert.equal(dry.status, 201);
