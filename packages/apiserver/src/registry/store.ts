@@ -432,7 +432,7 @@ export class Store {
     if (this.type.subresources?.status && this.type.strategy.resetStatusOnCreate !== false) delete obj.status;
     for (const k of ['uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation', 'selfLink']) delete m[k];
     this.type.strategy.defaults?.(obj);
-    if (!opts.applied) m.managedFields = recordUpdate(undefined, obj, managedForUpdate(undefined, sentManaged, ''), this.fieldManagerContext(opts, ''));
+    if (!opts.applied) m.managedFields = this.recordUpdate(undefined, obj, sentManaged, opts, '');
     if (m.managedFields?.length === 0) delete m.managedFields;
     this.validate(obj, undefined, opts.warnings);
     if (this.type.namespaced && this.deps.checkNamespace) await this.deps.checkNamespace(m.namespace!, this.type.group, this.type.resource, m.name!);
@@ -606,13 +606,27 @@ export class Store {
     if (opts.applied) {
       if (next.metadata?.managedFields) om.managedFields = next.metadata.managedFields;
     } else {
-      om.managedFields = recordUpdate(current, obj, managedForUpdate(current, sentManaged, sub), this.fieldManagerContext(opts, sub));
+      om.managedFields = this.recordUpdate(current, obj, sentManaged, opts, sub);
     }
     if (om.managedFields?.length === 0) delete om.managedFields;
     this.validate(obj, current, opts.warnings);
     if (isDeepStrictEqual(obj, current)) return current;
     await this.type.strategy.prepareForUpdate?.(obj, current, this.deps.context);
     return obj;
+  }
+
+  /**
+   * The managedFields of a write that is not an apply. A failure of the field manager never
+   * fails the write: as kube-apiserver does, it is logged and the object's managedFields are
+   * dropped.
+   */
+  private recordUpdate(current: KubeObject | undefined, obj: KubeObject, sent: KubeObject, opts: WriteOptions, subresource: string): ObjectMeta['managedFields'] {
+    try {
+      return recordUpdate(current, obj, managedForUpdate(current, sent, subresource), this.fieldManagerContext(opts, subresource));
+    } catch (err) {
+      console.error(`kplane: managedFields of ${qualifiedResource(this.type.group, this.type.resource)} "${meta(obj).name ?? ''}" dropped:`, err);
+      return [];
+    }
   }
 
   /** What the field manager needs to know of a write. */
