@@ -5,6 +5,8 @@ export * from './registry/watch-cache.js';
 export * from './server/server.js';
 export * from './server/handler.js';
 export * from './auth/pki.js';
+export { createNodeConnections, type ContainerLogQuery, type NodeConnections, type NodeContainers } from './server/nodes.js';
+export { type ForwardTarget, type LocalStreams } from './server/pod-stream.js';
 export * from './server/reviews.js';
 export * from './auth/types.js';
 export * from './auth/identity.js';

@@ -13,6 +13,7 @@ import {
   MASTERS_GROUP,
   signLegacyToken,
   type ApiServer,
+  type LocalStreams,
   type AuthenticationOptions,
   type ServiceAccountKeys,
 } from '@kplane/apiserver';
@@ -58,6 +59,8 @@ export interface ControlPlaneOptions {
   eventTTLSeconds?: number;
   /** Time between storage compactions in ms (default 5 minutes, as kube-apiserver); 0: never. */
   compactionIntervalMs?: number;
+  /** What pods/exec and pods/portforward do for simulated containers (`--exec-local`, `--port-forward`; default: a clear error). */
+  localStreams?: LocalStreams;
   /** Authentication flags, as kube-apiserver's. */
   authentication?: ControlPlaneAuthentication;
 }
@@ -152,7 +155,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   const authentication = await authenticationOptions(options.authentication ?? {}, storage === 'sqlite' || listen ? join(dataDir, 'pki') : undefined);
   // The sqlite driver keeps the database and its WAL files owner-only (0600).
   const backend = await createBackend(storage === 'memory' ? 'memory://' : `sqlite://${join(dataDir, 'state.db')}`);
-  const apiServer = createApiServer({ backend, eventTTLSeconds: options.eventTTLSeconds, compactionIntervalMs: options.compactionIntervalMs, authentication });
+  const apiServer = createApiServer({ backend, eventTTLSeconds: options.eventTTLSeconds, compactionIntervalMs: options.compactionIntervalMs, authentication, localStreams: options.localStreams });
   const tokenSigner = (rootCA: string) => ({ rootCA, generateToken: (c: Parameters<typeof signLegacyToken>[1]) => signLegacyToken(apiServer.serviceAccountKeys, c) });
   const transportFor = (user: UserInfo) => apiServer.transportAs(user);
   try {
@@ -251,11 +254,16 @@ async function ownerOnly(pkiDir: string): Promise<void> {
   for (const secret of ['ca.key', 'serving.key', 'admin.key', 'admin.token', 'sa.key']) await chmod(join(pkiDir, secret), 0o600);
 }
 
-/** Starts the scheduler and simulated kubelet for `options.nodes` nodes on the in-process transport (none for 0). */
+/**
+ * Starts the scheduler and simulated kubelet for `options.nodes` nodes on the in-process
+ * transport (none for 0); the API server reads their containers' logs directly.
+ */
 async function startNodes(apiServer: ApiServer, options: ControlPlaneOptions, stop: () => Promise<void>): Promise<Simulation | undefined> {
   if (!options.nodes) return undefined;
   try {
-    return await startSimulation({ client: createClient({ transport: apiServer.handle, headers: KUBELET_AGENT }), nodes: options.nodes, config: options.kubeletConfig });
+    const sim = await startSimulation({ client: createClient({ transport: apiServer.handle, headers: KUBELET_AGENT }), nodes: options.nodes, config: options.kubeletConfig });
+    apiServer.nodes.register(sim.kubelet.nodeNames, sim.kubelet.logs);
+    return sim;
   } catch (err) {
     await stop();
     throw err;

@@ -34,3 +34,5 @@ export {
 export { normalizeImage, restartBackoffMs, simulatePod, stoppedPodStatus, type PodRecord, type SimulatedStatus } from './pod-status.js';
 export { filterNode, fitErrorMessage, podRequests, tolerates, NO_NODES_MESSAGE, type FilterFailure, type NodeUsage, type PodRequests } from './predicates.js';
 export { benchPodsReady, formatPodBench, type PodBenchOptions, type PodBenchResult } from './bench.js';
+export { ContainerLogs, DEFAULT_MAX_LOG_LINES, logTimestamp, type LogLine, type LogUnavailable, type ReadLogOptions } from './container-log.js';
+export { LOG_ANNOTATION, LOG_ANNOTATION_PREFIX, annotatedLines } from './pod-log.js';

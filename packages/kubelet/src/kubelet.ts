@@ -21,9 +21,11 @@ import {
   type Workqueue,
   type kinds,
 } from '@kplane/runtime';
+import { ContainerLogs, DEFAULT_MAX_LOG_LINES } from './container-log.js';
 import { createIpPool, type IpPool } from './ip-pool.js';
 import { buildNode, buildNodeLease, healthyNodeConditions, nodeInternalIp, nodeName, podCidrBase, POD_IPS_PER_NODE, type NodeTemplateOptions } from './node-template.js';
 import { rfc3339, simulatePod, stoppedPodStatus, type PodRecord } from './pod-status.js';
+import { logStopping, logTransitions, type PodLogState } from './pod-log.js';
 import { compileKubeletConfig, planFor, type CompiledConfig, type KubeletConfig } from './profile.js';
 
 /** Options of createKubelet. Durations in milliseconds. */
@@ -50,6 +52,8 @@ export interface KubeletOptions extends NodeTemplateOptions {
   events?: boolean;
   /** Told about API failures (they are retried). Default: ignore. */
   onError?: (err: unknown) => void;
+  /** Log lines kept per container instance (default 1000). */
+  maxLogLines?: number;
 }
 
 /** A running simulated kubelet. */
@@ -62,6 +66,8 @@ export interface Kubelet {
   stop(): Promise<void>;
   /** Pods currently tracked on all nodes. */
   trackedPods(): number;
+  /** The logs of the containers on its nodes (read by the API server's `pods/log`). */
+  readonly logs: ContainerLogs;
 }
 
 interface Stop {
@@ -78,6 +84,8 @@ interface Rec extends PodRecord {
   latest?: kinds.Pod;
   finished?: boolean;
   stop?: Stop;
+  /** What has been written to its containers' logs. */
+  logged: PodLogState;
 }
 
 interface SimNode {
@@ -126,6 +134,7 @@ export function createKubelet(options: KubeletOptions): Kubelet {
   if (!Number.isInteger(count) || count < 0) throw new RangeError(`nodes must be a whole number >= 0, got ${count}`);
   if ((options.maxPods ?? 0) > POD_IPS_PER_NODE) throw new RangeError(`maxPods must be at most ${POD_IPS_PER_NODE} (the pod CIDR of a node)`);
 
+  const logs = new ContainerLogs(options.maxLogLines ?? DEFAULT_MAX_LOG_LINES);
   const nodes: SimNode[] = [];
   for (let i = first; i < first + count; i++) {
     const name = nodeName(i, options.namePrefix);
@@ -160,6 +169,7 @@ export function createKubelet(options: KubeletOptions): Kubelet {
 
   const forget = (n: SimNode, key: string, rec: Rec): void => {
     if (rec.podIP) n.pool.release(rec.podIP);
+    logs.remove(rec.uid);
     n.records.delete(key);
   };
 
@@ -169,7 +179,7 @@ export function createKubelet(options: KubeletOptions): Kubelet {
   const newRecord = (n: SimNode, pod: kinds.Pod): Rec => {
     const now = clock.now();
     const plan = planFor(pod, config, random);
-    const rec: Rec = { uid: pod.metadata!.uid!, seenAt: now, plan, hostIP: n.hostIP };
+    const rec: Rec = { uid: pod.metadata!.uid!, seenAt: now, plan, hostIP: n.hostIP, logged: new Map() };
     const st = pod.status;
     if (st?.podIP && st.phase !== 'Succeeded' && st.phase !== 'Failed' && n.pool.reserve(st.podIP)) rec.podIP = st.podIP;
     if (st?.phase === 'Running' || rec.podIP) {
@@ -205,6 +215,7 @@ export function createKubelet(options: KubeletOptions): Kubelet {
       let preStopMs = 0;
       for (const c of pod.spec?.containers ?? []) preStopMs = Math.max(preStopMs, (c.lifecycle?.preStop?.sleep?.seconds ?? 0) * 1000);
       rec.stop = { since: now, needMs: started ? preStopMs + rec.plan.stopAfterMs : 0, started };
+      if (started) logStopping(logs, rec.logged, pod, rec.uid, graceMs / 1000, now);
       if (started && n.recorder) {
         const ref = { ...pod, apiVersion: 'v1', kind: 'Pod' };
         for (const c of pod.spec?.containers ?? []) void n.recorder.event(ref, 'Normal', 'Killing', `Stopping container ${c.name}`);
@@ -217,8 +228,10 @@ export function createKubelet(options: KubeletOptions): Kubelet {
       return;
     }
     if (stop.started && !stop.statusWritten) {
-      await writeStatus(n, pod, rec, stoppedPodStatus(latestOf(pod, rec), rec, now, stop.needMs > graceMs));
+      const stopped = stoppedPodStatus(latestOf(pod, rec), rec, now, stop.needMs > graceMs);
+      await writeStatus(n, pod, rec, stopped);
       stop.statusWritten = true;
+      logTransitions(logs, rec.logged, pod, rec.uid, stopped, now);
     }
     try {
       await pods.delete(m.name!, { namespace: m.namespace, gracePeriodSeconds: 0, preconditions: { uid: rec.uid } });
@@ -257,6 +270,7 @@ export function createKubelet(options: KubeletOptions): Kubelet {
     if (rec.finished) return;
     const now = clock.now();
     const sim = simulatePod(latestOf(pod, rec), rec, now);
+    logTransitions(logs, rec.logged, pod, rec.uid, sim.status, now);
     if (sim.stage !== rec.written || latestOf(pod, rec).status?.phase !== sim.status.phase) {
       await writeStatus(n, pod, rec, sim.status);
       rec.written = sim.stage;
@@ -365,9 +379,11 @@ export function createKubelet(options: KubeletOptions): Kubelet {
       abort.abort();
       if (timer !== undefined) clock.clearTimeout(timer);
       for (const n of nodes) n.queue.shutDown();
+      logs.stopAll();
       await Promise.allSettled(loops);
       await Promise.all(nodes.map((n) => n.recorder?.flush()));
     },
     trackedPods: () => nodes.reduce((sum, n) => sum + n.records.size, 0),
+    logs,
   };
 }

@@ -20,6 +20,9 @@ import type { Registry } from '../registry/registry.js';
 import type { Store, WriteOptions } from '../registry/store.js';
 import { bindPod } from './binding.js';
 import { fieldManager, isApplyPatch } from './field-manager.js';
+import { createNodeConnections, type NodeConnections } from './nodes.js';
+import { servePodLog } from './pod-log.js';
+import { checkStreamTarget, STREAM_SUBRESOURCES } from './pod-stream.js';
 import { serveReview } from './reviews.js';
 import { requestUser } from '../auth/identity.js';
 import { DEFAULT_LIMITS, parseBoolParam, parseGoDuration, type ServerLimits } from './limits.js';
@@ -60,6 +63,8 @@ export interface HandlerOptions {
   limits?: Partial<ServerLimits>;
   /** Timers of the request timeout and of watches (tests inject virtual ones). */
   timers?: Timers;
+  /** The kubelets that serve `pods/log` (none: logs answer 500). */
+  nodes?: NodeConnections;
   /**
    * POST serviceaccounts/NAME/token (TokenRequest): issues a token for the body (already
    * type-checked); absent, the subresource is not served.
@@ -178,6 +183,10 @@ const OBJECT_VERBS: Record<string, Record<string, string>> = {
   scale: { GET: 'get', PUT: 'update', PATCH: 'patch' },
   finalize: { PUT: 'update' },
   binding: { POST: 'create' },
+  log: { GET: 'get' },
+  exec: { GET: 'create', POST: 'create' },
+  attach: { GET: 'create', POST: 'create' },
+  portforward: { GET: 'create', POST: 'create' },
   token: { POST: 'create' },
 };
 
@@ -186,7 +195,8 @@ const OBJECT_VERBS: Record<string, Record<string, string>> = {
  * it: collection paths of the resource's own scope serve list, watch, create and
  * deletecollection; the cluster-wide path of a namespaced resource serves list and watch only;
  * /watch/ paths serve GET only; object paths serve get, update, patch and delete; subresources
- * their own verbs. Anything else (CONNECT included: no connect subresource is served) is 405.
+ * their own verbs (log GET; exec, attach and portforward GET and POST, served on upgrades). Anything
+ * else (CONNECT included) is 405.
  */
 export function routeVerb(method: string, info: ResourceRequestInfo, namespaced: boolean, q: Record<string, string>): string {
   const m = method.toUpperCase();
@@ -229,6 +239,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
   const isNamespaceSub = isNamespaceSubresource;
   const timeoutMaxMs = options.limits?.requestTimeoutMs ?? DEFAULT_LIMITS.requestTimeoutMs;
   const timers = options.timers ?? realTimers;
+  const nodes = options.nodes ?? createNodeConnections();
 
   function render(store: Store, rep: Representation, obj: KubeObject, q: Record<string, string>, status = 200, headers: Record<string, string> = {}): RawResponse {
     if (rep === 'table') {
@@ -256,9 +267,9 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
     // A namespaced resource has no object paths outside a namespace.
     if (t.namespaced && info.namespace === undefined && info.name !== undefined) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     const sub = info.subresource ?? '';
-    if (sub && !['status', 'scale', 'finalize', 'binding', 'token'].includes(sub)) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+    if (sub && !['status', 'scale', 'finalize', 'binding', 'token', 'log', ...STREAM_SUBRESOURCES].includes(sub)) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     if (sub === 'token' && !(t.group === '' && t.resource === 'serviceaccounts' && options.tokenRequest)) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
-    if (sub === 'binding' && !(t.group === '' && t.resource === 'pods')) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+    if ((sub === 'binding' || sub === 'log' || STREAM_SUBRESOURCES.includes(sub)) && !(t.group === '' && t.resource === 'pods')) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     if (sub === 'status' && !t.subresources?.status) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     if (sub === 'scale' && !t.subresources?.scale) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     if (sub === 'finalize' && t.resource !== 'namespaces') throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
@@ -341,6 +352,9 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
         timers: options.timers,
       });
     }
+    if (sub === 'log') return servePodLog(store, ns!, name, q, req.signal, nodes, options.now().getTime());
+    // pods/exec, attach and portforward are served on protocol upgrades (pod-stream.ts).
+    if (STREAM_SUBRESOURCES.includes(sub)) return checkStreamTarget(store, ns!, name, sub, q);
     if (sub === 'binding') {
       if (method !== 'POST') throw routeMethodNotAllowed();
       await bindPod(store, ns!, name, body(), options.now, writeOptions(q).dryRun === true);

@@ -17,6 +17,8 @@ import type { KindBundle, StrategyContext } from '../registry/resource.js';
 import type { StoreDeps } from '../registry/store.js';
 import type { Timers } from '../registry/timers.js';
 import { createHandler, type OpenAPIProvider } from './handler.js';
+import { createNodeConnections, type NodeConnections } from './nodes.js';
+import { createStreamUpgrade, type LocalStreams } from './pod-stream.js';
 import { createHttpsServer } from './http.js';
 import { createClusterIPAllocator } from './ip-allocator.js';
 import type { ServerLimits } from './limits.js';
@@ -55,6 +57,8 @@ export interface ApiServerOptions {
   watchCache?: StoreDeps['watchCache'];
   /** Timers of request timeouts, watches and freshness waits (tests inject virtual ones). */
   timers?: Timers;
+  /** What pods/exec and pods/portforward do for simulated containers (default: a clear error). */
+  localStreams?: LocalStreams;
   /** Who may come in: tokens, ServiceAccount keys, issuer and audiences. */
   authentication?: AuthenticationOptions;
 }
@@ -93,6 +97,8 @@ export interface ListenOptions {
 /** A running API server. */
 export interface ApiServer {
   readonly registry: Registry;
+  /** The kubelets that serve `pods/log`: a simulated kubelet in this process registers its nodes here. */
+  readonly nodes: NodeConnections;
   /** The request handler: the in-process transport of @kplane/client uses it directly. */
   readonly handle: (req: RawRequest) => Promise<RawResponse>;
   /** Creates the system namespaces and starts the watch caches. */
@@ -230,6 +236,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     },
   };
 
+  const nodes = createNodeConnections();
   // Authentication: static tokens, then ServiceAccount tokens (x509 comes first in the union).
   const auth = options.authentication ?? {};
   const saKeys = auth.serviceAccountKeys ?? generateServiceAccountKeys();
@@ -280,6 +287,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     bookmarkIntervalMs: options.bookmarkIntervalMs,
     limits: options.limits,
     timers: options.timers,
+    nodes,
     tokenRequest: (namespace, name, body, ctx) => issueTokenRequest(issuing, namespace, name, body, ctx.warnings),
     paths: oidcDiscovery(issuing, () => `https://${address}`),
   });
@@ -289,6 +297,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   return {
     registry,
     handle,
+    nodes,
     get authenticator() {
       return authenticator;
     },
@@ -316,7 +325,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
         staticTokens = new Map([...staticTokens, ...l.tokens]);
         authenticator = makeAuthenticator();
       }
-      const server = createHttpsServer({ handler: handle, cert: l.cert, key: l.key, clientCa: l.clientCa, authenticator: { authenticate: (r) => authenticator.authenticate(r) }, limits: options.limits });
+      const server = createHttpsServer({ handler: handle, cert: l.cert, key: l.key, clientCa: l.clientCa, authenticator: { authenticate: (r) => authenticator.authenticate(r) }, limits: options.limits, upgrade: createStreamUpgrade({ handler: handle, pods: () => registry.get('', 'v1', 'pods'), local: options.localStreams }) });
       servers.push(server);
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
