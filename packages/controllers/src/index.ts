@@ -3,6 +3,7 @@ export * from './namespace/index.js';
 export * from './serviceaccount/index.js';
 export * from './manager.js';
 export * from './garbagecollector/index.js';
+export * from './clusterrole-aggregation/index.js';
 export {
   BURST_REPLICAS,
   POD_BATCH_WINDOW_MS,
@@ -24,3 +25,7 @@ export {
   createDeploymentController,
   type DeploymentControllerOptions,
 } from './deployment/index.js';
+export * from './identity/policy.js';
+export * from './identity/reconcile.js';
+export * from './identity/token-clients.js';
+export * from './certificates/index.js';

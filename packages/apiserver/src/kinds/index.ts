@@ -7,6 +7,7 @@ import type { SchemaDefinitions } from '@kplane/api';
 import { toOpenApiV3 } from '@kplane/api/model';
 import type { KindBundle, ResourceType } from '../registry/resource.js';
 import { deploymentResource, replicaSetResource } from './apps.js';
+import { certificateSigningRequestResource } from './certificates.js';
 import { configMapResource, secretResource } from './config.js';
 import { crdResource } from './crd.js';
 import { eventResource, eventsV1Resource } from './events.js';
@@ -37,6 +38,7 @@ export function builtinResources(): ResourceType[] {
     ingressResource(),
     crdResource(),
     ...rbacResources(),
+    certificateSigningRequestResource(),
   ];
 }
 
@@ -66,6 +68,8 @@ export function builtinKinds(): KindBundle {
 }
 
 export { humanDuration, translateTimestampSince } from './age.js';
+export { CERTIFICATES_GROUP, KEY_USAGES, certificateSigningRequestResource, csrCondition } from './certificates.js';
+export { certificateError, checkCsrSignature, parseCsrPem, pemBlocks, type ParsedCsr, type PemBlock } from './csr-request.js';
 export { coreToEventsV1, eventsV1ToCore } from './events.js';
 export { defaultPodSpec, podQOSClass } from './pod-defaults.js';
 export { validatePodSpec } from './pod-validation.js';

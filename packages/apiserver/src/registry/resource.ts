@@ -1,5 +1,7 @@
 import type { KubeObject, NameValidator, SchemaDefinitions, StatusCause, UserInfo } from '@kplane/api';
 import type { Backend } from '@kplane/storage';
+import type { AuthorizationAttributes, AuthorizationDecision, Authorizer } from '../auth/types.js';
+import type { PolicyRule, RoleRef } from '../auth/rbac/rules.js';
 
 /** A column of Table output (meta.k8s.io/v1 TableColumnDefinition). */
 export interface TableColumn {
@@ -27,6 +29,32 @@ export interface StrategyContext {
   releaseClusterIP?(ip: string): Promise<void>;
   /** How long Events live after their last write, in seconds (kube-apiserver's --event-ttl). */
   eventTTLSeconds?: number;
+  /** The authorization policy, for the RBAC kinds' escalation checks (absent: no checks). */
+  policy?: AccessPolicy;
+}
+
+/** What the RBAC kinds ask of the authorizer when they are written. */
+export interface AccessPolicy {
+  authorize(attrs: AuthorizationAttributes): AuthorizationDecision;
+  /** Every rule the user holds in `namespace` (cluster-wide ones included), and the errors met. */
+  rulesFor(user: UserInfo, namespace: string | undefined): { rules: PolicyRule[]; errors: string[] };
+  /** The rules a role reference names, or the not-found message. */
+  roleRules(ref: RoleRef, namespace: string | undefined): readonly PolicyRule[] | string;
+}
+
+/** What a strategy's write hooks learn of the request that writes. */
+export interface WriteRequest {
+  /** Who asks; absent for trusted in-process code acting as the cluster's admin. */
+  readonly user?: UserInfo;
+  /** '' for the object itself, else the subresource written ("status", "approval"). */
+  readonly subresource: string;
+  /** The store's clock. */
+  readonly now: Date;
+  /**
+   * Decides the special verbs a kind checks itself (a CSR's approve and sign on `signers`, as
+   * kube-apiserver's CertificateApproval and CertificateSigning admission); absent: allowed.
+   */
+  readonly authorizer?: Authorizer;
 }
 
 /**
@@ -36,8 +64,25 @@ export interface StrategyContext {
 export interface ResourceStrategy {
   /** Applies Kubernetes' defaults to a new or updated object (mutates it). */
   defaults?(obj: KubeObject): void;
+  /**
+   * Decides whether the requester may write the object (RBAC's escalation prevention); throws
+   * a 403 ApiError when not. `old` is the stored object on updates; `user` is undefined for
+   * in-process trusted callers.
+   */
+  admit?(obj: KubeObject, old: KubeObject | undefined, user: UserInfo | undefined, ctx: StrategyContext): void;
   /** Runs once before a create is stored (after defaults and validation), e.g. to allocate. */
   prepareForCreate?(obj: KubeObject, ctx: StrategyContext): void | Promise<void>;
+  /**
+   * Runs on create after `defaults` and before validation, with the request: for fields the
+   * requester's identity decides (a CertificateSigningRequest's spec.username).
+   */
+  admitCreate?(obj: KubeObject, req: WriteRequest): void;
+  /**
+   * Runs on an update of the object or of one of its subresources, after the store's own update
+   * rules and before validation: what the kind keeps from `old` (a CSR's spec), or takes from
+   * the body (its approval conditions).
+   */
+  admitUpdate?(obj: KubeObject, old: KubeObject, req: WriteRequest): void;
   /** Runs before an update is stored; `old` is the stored object. */
   prepareForUpdate?(obj: KubeObject, old: KubeObject, ctx: StrategyContext): void | Promise<void>;
   /** How metadata.name is checked (default: DNS-1123 subdomain). */
@@ -49,7 +94,7 @@ export interface ResourceStrategy {
    * generically. `warnings` (when given) collects messages to return as Warning headers, e.g.
    * errors a custom resource's unchanged fields are excused from (ratcheting).
    */
-  validate?(obj: KubeObject, old?: KubeObject, warnings?: string[]): StatusCause[];
+  validate?(obj: KubeObject, old?: KubeObject, warnings?: string[], req?: WriteRequest): StatusCause[];
   /** Changes every object read from storage before it is served (custom resources: defaults on read). */
   decode?(obj: KubeObject): void;
   /** Table output; absent: NAME and AGE only. */
@@ -101,7 +146,16 @@ export interface ResourceType {
   namespaced: boolean;
   /** Verbs served on the main resource (discovery). */
   verbs: string[];
-  subresources?: { status?: boolean; scale?: ScaleSpec };
+  subresources?: {
+    status?: boolean;
+    scale?: ScaleSpec;
+    /**
+     * Further subresources served like status (GET, PUT, PATCH on the whole object; the store
+     * keeps the spec and takes the status), e.g. a CSR's "approval"; the strategy's
+     * admitUpdate and validate see which one is written.
+     */
+    extra?: readonly string[];
+  };
   /** Storage key prefix; default `/registry/<resource>` (or `/registry/<group>/<resource>` for CRDs). */
   storagePrefix?: string;
   /** Name of the kind's schema in `definitions` (e.g. "io.k8s.api.core.v1.ConfigMap"). */

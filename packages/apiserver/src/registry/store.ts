@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import type { KubeList, KubeObject, ObjectMeta, SchemaDefinitions, StatusCause } from '@kplane/api';
+import type { KubeList, KubeObject, ObjectMeta, SchemaDefinitions, StatusCause, UserInfo } from '@kplane/api';
 import {
   ApiError,
   alreadyExists,
@@ -22,7 +22,8 @@ import {
 import { FieldSet, applyConfiguration, conflictError, decodeManagedFields, encodeManagedFields, managedForUpdate, managerKey, recordUpdate, type FieldManagerContext } from '@kplane/api';
 import type { Backend, KeyValue, WriteOptions as StorageWriteOptions } from '@kplane/storage';
 import { CompactedError, FutureRevisionError, KeyExistsError, KeyNotFoundError, RevisionMismatchError, ValueTooLargeError } from '@kplane/storage';
-import type { ResourceType, StrategyContext } from './resource.js';
+import type { ResourceType, StrategyContext, WriteRequest } from './resource.js';
+import type { Authorizer } from '../auth/types.js';
 import { WatchCache, tooLargeResourceVersion, type WatchCacheOptions } from './watch-cache.js';
 import type { Timers } from './timers.js';
 import { decodeContinue, encodeContinue, parseResourceVersion, validateListOptions } from './read-options.js';
@@ -36,10 +37,14 @@ export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 
 /** Options shared by create and update. */
 export interface WriteOptions {
+  /** Decides the special verbs a strategy checks itself (WriteRequest.authorizer; default: the context's policy). */
+  authorizer?: Authorizer;
   dryRun?: boolean;
   fieldValidation?: FieldValidation;
   /** Filled with warnings to send back as `Warning` headers. */
   warnings?: string[];
+  /** Who writes (for strategies that decide on it, RBAC's escalation checks); undefined: in-process trusted code. */
+  user?: UserInfo;
   /** The manager recorded in managedFields (fieldManager, or the User-Agent's first segment). */
   fieldManager?: string;
   /** The object's managedFields were set by an apply (the store records no Update entry). */
@@ -400,14 +405,14 @@ export class Store {
     });
   }
 
-  private validate(obj: KubeObject, old: KubeObject | undefined, warnings?: string[]): void {
+  private validate(obj: KubeObject, old: KubeObject | undefined, warnings?: string[], req?: WriteRequest): void {
     const m = meta(obj);
     const nameValidator = this.type.strategy.nameValidator;
     const customResource = this.type.customResource;
     const causes: StatusCause[] = old
       ? [...validateObjectMeta(m, { namespaced: this.type.namespaced, isCreate: false, nameValidator, customResource }), ...validateObjectMetaUpdate(m, meta(old))]
       : validateObjectMeta(m, { namespaced: this.type.namespaced, isCreate: true, nameValidator, customResource });
-    causes.push(...(this.type.strategy.validate?.(obj, old, warnings) ?? []));
+    causes.push(...(this.type.strategy.validate?.(obj, old, warnings, req) ?? []));
     if (causes.length) throw invalid(this.type.group, this.type.kind, m.name ?? m.generateName ?? '', causes);
   }
 
@@ -434,7 +439,10 @@ export class Store {
     this.type.strategy.defaults?.(obj);
     if (!opts.applied) m.managedFields = this.recordUpdate(undefined, obj, sentManaged, opts, '');
     if (m.managedFields?.length === 0) delete m.managedFields;
-    this.validate(obj, undefined, opts.warnings);
+    this.type.strategy.admit?.(obj, undefined, opts.user, this.deps.context);
+    const req: WriteRequest = { user: opts.user, subresource: '', now: this.deps.now(), authorizer: opts.authorizer ?? this.deps.context.policy };
+    this.type.strategy.admitCreate?.(obj, req);
+    this.validate(obj, undefined, opts.warnings, req);
     if (this.type.namespaced && this.deps.checkNamespace) await this.deps.checkNamespace(m.namespace!, this.type.group, this.type.resource, m.name!);
     m.uid = randomUUID();
     m.creationTimestamp = rfc3339(this.deps.now());
@@ -474,7 +482,7 @@ export class Store {
     namespace: string | undefined,
     name: string,
     mutate: (current: KubeObject) => KubeObject | Promise<KubeObject>,
-    opts: WriteOptions & { subresource?: 'status' | 'scale' | '' } = {},
+    opts: WriteOptions & { subresource?: string } = {},
   ): Promise<KubeObject> {
     const key = this.key(namespace, name);
     for (let attempt = 0; ; attempt++) {
@@ -569,7 +577,8 @@ export class Store {
       throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
     }
     let obj = next;
-    if (opts.subresource === 'status') {
+    const sub = opts.subresource ?? '';
+    if (sub === 'status' || (sub && this.type.subresources?.extra?.includes(sub))) {
       obj = { ...fresh(), status: next.status };
       if (next.status === undefined) delete obj.status;
     } else {
@@ -602,15 +611,17 @@ export class Store {
     }
     const om = meta(obj);
     om.resourceVersion = cm.resourceVersion;
-    const sub = opts.subresource ?? '';
     if (opts.applied) {
       if (next.metadata?.managedFields) om.managedFields = next.metadata.managedFields;
     } else {
       om.managedFields = this.recordUpdate(current, obj, sentManaged, opts, sub);
     }
     if (om.managedFields?.length === 0) delete om.managedFields;
-    this.validate(obj, current, opts.warnings);
+    const req: WriteRequest = { user: opts.user, subresource: sub, now: this.deps.now(), authorizer: opts.authorizer ?? this.deps.context.policy };
+    this.type.strategy.admitUpdate?.(obj, current, req);
+    this.validate(obj, current, opts.warnings, req);
     if (isDeepStrictEqual(obj, current)) return current;
+    this.type.strategy.admit?.(obj, current, opts.user, this.deps.context);
     await this.type.strategy.prepareForUpdate?.(obj, current, this.deps.context);
     return obj;
   }
@@ -720,7 +731,7 @@ export class Store {
   }
 
   /** Replaces an object (PUT); `subresource` "status" writes only the status. */
-  async update(namespace: string | undefined, name: string, obj: KubeObject, opts: WriteOptions & { subresource?: 'status' | '' } = {}): Promise<KubeObject> {
+  async update(namespace: string | undefined, name: string, obj: KubeObject, opts: WriteOptions & { subresource?: string } = {}): Promise<KubeObject> {
     if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) throw badRequest('the body of the request must be a JSON object');
     const bodyName = obj.metadata?.name;
     if (bodyName !== undefined && bodyName !== name) {

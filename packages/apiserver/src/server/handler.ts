@@ -1,4 +1,6 @@
 import type { KubeObject, RawRequest, RawResponse, SchemaObject, UserInfo } from '@kplane/api';
+import type { Authorizer } from '../auth/types.js';
+import { authorizeOrThrow, impersonate, requestAttributes, wantsImpersonation } from './authorize.js';
 import {
   admitObject,
   ApiError,
@@ -65,6 +67,11 @@ export interface HandlerOptions {
   timers?: Timers;
   /** The kubelets that serve `pods/log` (none: logs answer 500). */
   nodes?: NodeConnections;
+  /**
+   * Decides every request that carries a user (RawRequest.user) after impersonation; absent:
+   * no authorization. A request without a user is in-process trusted code.
+   */
+  authorizer?: Authorizer;
   /**
    * POST serviceaccounts/NAME/token (TokenRequest): issues a token for the body (already
    * type-checked); absent, the subresource is not served.
@@ -180,6 +187,7 @@ function patchCurrent(contentType: string, current: KubeObject, patch: unknown, 
 const OBJECT_VERBS: Record<string, Record<string, string>> = {
   '': { GET: 'get', PUT: 'update', PATCH: 'patch', DELETE: 'delete' },
   status: { GET: 'get', PUT: 'update', PATCH: 'patch' },
+  approval: { GET: 'get', PUT: 'update', PATCH: 'patch' },
   scale: { GET: 'get', PUT: 'update', PATCH: 'patch' },
   finalize: { PUT: 'update' },
   binding: { POST: 'create' },
@@ -267,7 +275,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
     // A namespaced resource has no object paths outside a namespace.
     if (t.namespaced && info.namespace === undefined && info.name !== undefined) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     const sub = info.subresource ?? '';
-    if (sub && !['status', 'scale', 'finalize', 'binding', 'token', 'log', ...STREAM_SUBRESOURCES].includes(sub)) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+    if (sub && !['status', 'scale', 'finalize', 'binding', 'token', 'log', ...STREAM_SUBRESOURCES].includes(sub) && !t.subresources?.extra?.includes(sub)) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     if (sub === 'token' && !(t.group === '' && t.resource === 'serviceaccounts' && options.tokenRequest)) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     if ((sub === 'binding' || sub === 'log' || STREAM_SUBRESOURCES.includes(sub)) && !(t.group === '' && t.resource === 'pods')) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     if (sub === 'status' && !t.subresources?.status) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
@@ -330,7 +338,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
         return jsonResponse(200, t.customResource ? unstructuredList(list) : list);
       }
       if (method === 'POST') {
-        const opts = { ...writeOptions(q), fieldManager: fieldManager(req, 'CreateOptions') };
+        const opts = { ...writeOptions(q), user: req.user, fieldManager: fieldManager(req, 'CreateOptions') };
         const created = await store.create(ns, asObject(body()), opts);
         return render(store, rep, created, q, 201, warningHeaders(opts));
       }
@@ -370,14 +378,14 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
     if (sub === 'scale') {
       if (method === 'GET') return jsonResponse(200, store.toScale(await store.get(ns, name, q.resourceVersion)));
       if (method === 'PUT') {
-        const opts = { ...writeOptions(q), fieldManager: fieldManager(req, 'UpdateOptions') };
+        const opts = { ...writeOptions(q), user: req.user, fieldManager: fieldManager(req, 'UpdateOptions') };
         const incoming = asObject(body());
         const scale = await store.updateScale(ns, name, () => structuredClone(incoming), opts);
         return jsonResponse(200, scale, warningHeaders(opts));
       }
       if (method === 'PATCH') {
         const apply = isApplyPatch(req);
-        const opts = { ...writeOptions(q), fieldManager: fieldManager(req, 'PatchOptions', apply) };
+        const opts = { ...writeOptions(q), user: req.user, fieldManager: fieldManager(req, 'PatchOptions', apply) };
         const patch = body();
         if (apply) return jsonResponse(200, await store.applyScale(ns, name, asObject(patch), { ...opts, force: parseBoolParam(q.force ?? '') }), warningHeaders(opts));
         const schema = resolveSchema({ $ref: '#/components/schemas/io.k8s.api.autoscaling.v1.Scale' }, registry.definitions);
@@ -391,12 +399,12 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
       return render(store, rep, await store.get(ns, name, q.resourceVersion), q);
     }
     if (method === 'PUT') {
-      const opts = { ...writeOptions(q), fieldManager: fieldManager(req, 'UpdateOptions') };
+      const opts = { ...writeOptions(q), user: req.user, fieldManager: fieldManager(req, 'UpdateOptions') };
       const obj = asObject(body());
       const updated =
         sub === 'finalize'
           ? await finalizeNamespace(store, name, obj, opts)
-          : await store.update(ns, name, obj, { ...opts, subresource: sub === 'status' ? 'status' : '' });
+          : await store.update(ns, name, obj, { ...opts, subresource: sub });
       return render(store, rep, updated, q, 200, warningHeaders(opts));
     }
     if (method === 'PATCH') {
@@ -406,7 +414,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
         throw new ApiError(415, 'UnsupportedMediaType', 'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml');
       }
       const apply = isApplyPatch(req);
-      const opts = { ...writeOptions(q), fieldManager: fieldManager(req, 'PatchOptions', apply) };
+      const opts = { ...writeOptions(q), user: req.user, fieldManager: fieldManager(req, 'PatchOptions', apply) };
       const patch = body();
       if (apply) {
         const r = await store.apply(ns, name, asObject(patch), { ...opts, force: parseBoolParam(q.force ?? ''), subresource: sub === 'status' ? 'status' : '' });
@@ -415,7 +423,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
       const schema = resolveSchema({ $ref: `#/components/schemas/${t.schemaName}` }, registry.definitions);
       const updated = await store.guaranteedUpdate(ns, name, (current) => patchCurrent(req.headers?.['content-type'] ?? '', current, patch, schema, registry), {
         ...opts,
-        subresource: sub === 'status' ? 'status' : '',
+        subresource: sub,
       });
       return render(store, rep, updated, q, 200, warningHeaders(opts));
     }
@@ -538,9 +546,26 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
     });
   }
 
+  /** Impersonation, then authorization of the request's attributes (403 when refused). */
+  function authorize(req: RawRequest): RawRequest {
+    const authorizer = options.authorizer;
+    if (!authorizer) return req;
+    if (wantsImpersonation(req.headers)) req = impersonate(req, req.user, authorizer);
+    if (req.user) {
+      const attrs = requestAttributes(req, req.user);
+      authorizeOrThrow(authorizer, attrs);
+      // As kube-apiserver 1.32 (AuthorizePodWebsocketUpgradeCreatePermission): a websocket GET of
+      // exec, attach or portforward also needs create, the verb of the same call over POST.
+      if (attrs.verb === 'get' && attrs.resource === 'pods' && attrs.apiGroup === '' && (attrs.subresource === 'exec' || attrs.subresource === 'attach' || attrs.subresource === 'portforward')) {
+        authorizeOrThrow(authorizer, { ...attrs, verb: 'create' });
+      }
+    }
+    return req;
+  }
+
   return async (req) => {
     try {
-      return await withDeadline(req);
+      return await withDeadline(authorize(req));
     } catch (err) {
       if (!(err instanceof ApiError)) console.error('kplane: internal error serving', req.method, req.path, err);
       return errorResponse(err);

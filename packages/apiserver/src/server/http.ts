@@ -187,7 +187,7 @@ async function serve(options: HttpsServerOptions, limits: ServerLimits, limiter:
       send(res, errorResponse(requestEntityTooLarge(`Request entity too large: limit is ${limits.maxBodyBytes}`)));
       return;
     }
-    const raw: RawRequest = { method, path, query, headers: headersOf(req), body: read.body, user };
+    const raw: RawRequest = { method, path, query, headers: headersOf(req), body: read.body, user, remoteAddress: req.socket.remoteAddress };
     if (requestClass === 'long-running') {
       // Only streams need to learn that the client went away.
       const abort = new AbortController();

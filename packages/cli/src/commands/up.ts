@@ -24,11 +24,16 @@ Flags:
   --event-ttl DURATION    how long Events are kept after their last write (default 1h)
   --compaction-interval DURATION
                           how often storage history is compacted (default 5m; 0: never)
+  --cluster-signing-duration DURATION
+                          longest validity of a certificate signed for a
+                          CertificateSigningRequest, with the data dir's CA (default 8760h)
   --exec-local            "kubectl exec" into a simulated container runs the command as a local
                           process of this user, in the current folder (default: a clear error)
   --port-forward POD_PORT=HOST:PORT[,...]
                           forward these pod ports to local addresses, for every pod (websocket
                           clients; default: a clear error)
+  --audit-log PATH        append one audit.k8s.io/v1 Event (level Metadata) per request to PATH,
+                          as JSON lines (created 0600)
 
 Authentication (as kube-apiserver's flags):
   --token-auth-file FILE  static bearer tokens: CSV lines token,user,uid,"group1,group2"
@@ -63,6 +68,7 @@ export async function up(args: string[]): Promise<void> {
       'kubelet-config': { type: 'string' },
       'event-ttl': { type: 'string', default: '1h' },
       'compaction-interval': { type: 'string', default: '5m' },
+      'cluster-signing-duration': { type: 'string', default: '8760h' },
       'exec-local': { type: 'boolean', default: false },
       'port-forward': { type: 'string', multiple: true },
       'token-auth-file': { type: 'string' },
@@ -71,6 +77,7 @@ export async function up(args: string[]): Promise<void> {
       'service-account-issuer': { type: 'string', multiple: true },
       'api-audiences': { type: 'string' },
       'service-account-max-token-expiration': { type: 'string' },
+      'audit-log': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -93,6 +100,7 @@ export async function up(args: string[]): Promise<void> {
   const eventTTLMs = parseDuration('--event-ttl', values['event-ttl']);
   if (eventTTLMs < 1000) throw new Error(`--event-ttl: must be at least 1s, not ${values['event-ttl']}`);
   const compactionIntervalMs = parseDuration('--compaction-interval', values['compaction-interval']);
+  const clusterSigningDurationMs = parseDuration('--cluster-signing-duration', values['cluster-signing-duration']);
   const kubeletConfig = values['kubelet-config'] ? await loadKubeletConfig(values['kubelet-config']) : undefined;
   const maxExpiration = values['service-account-max-token-expiration'];
   const maxExpirationMs = maxExpiration === undefined ? 0 : parseDuration('--service-account-max-token-expiration', maxExpiration);
@@ -107,6 +115,7 @@ export async function up(args: string[]): Promise<void> {
     kubeletConfig,
     eventTTLSeconds: Math.floor(eventTTLMs / 1000),
     compactionIntervalMs,
+    clusterSigningDurationMs,
     localStreams: {
       execDir: values['exec-local'] ? process.cwd() : undefined,
       portForward: parsePortForwards(values['port-forward'] ?? []),
@@ -119,6 +128,7 @@ export async function up(args: string[]): Promise<void> {
       apiAudiences: values['api-audiences']?.split(',').map((a) => a.trim()).filter(Boolean),
       serviceAccountMaxTokenExpirationSeconds: Math.floor(maxExpirationMs / 1000),
     },
+    auditLogPath: values['audit-log'],
   });
   process.stdout.write(`kubeconfig: ${cp.kubeconfigPath}\nready: ${cp.url}\nexport KUBECONFIG=${cp.kubeconfigPath}\n`);
   stopOnSignals(() => cp.stop());
