@@ -17,3 +17,4 @@ export * from './typecheck.js';
 export * from './admit.js';
 export * from './patch/patch-info.js';
 export * from './random.js';
+export * from './apply/index.js';

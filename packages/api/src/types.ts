@@ -10,7 +10,7 @@ export interface OwnerReference {
   blockOwnerDeletion?: boolean;
 }
 
-/** metadata.managedFields entry (stored, not interpreted). */
+/** metadata.managedFields entry (see `apply/managed-fields.ts`). */
 export interface ManagedFieldsEntry {
   manager?: string;
   operation?: string;

@@ -355,3 +355,18 @@ test('watch: a non-2xx response throws ApiError; a buffered body is also accepte
   for await (const ev of cms.watch()) got.push(ev.type);
   assert.deepEqual(got, ['ADDED']);
 });
+
+test('apply sends an apply patch of the partial object, with kind, fieldManager and force', async () => {
+  const f = fakeTransport(() => json(200, { kind: 'Deployment', metadata: { name: 'web' } }));
+  const deps = createClient({ transport: f.transport }).resource(deployments);
+  await deps.apply({ metadata: { name: 'web', namespace: 'prod' }, spec: { replicas: 2 } }, { fieldManager: 'me', force: true });
+  const req = f.requests[0]!;
+  assert.equal(req.method, 'PATCH');
+  assert.equal(req.path, '/apis/apps/v1/namespaces/prod/deployments/web');
+  assert.equal(req.headers!['content-type'], 'application/apply-patch+yaml');
+  assert.deepEqual(req.query, { fieldManager: 'me', force: 'true' });
+  assert.deepEqual(bodyOf(req), { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'prod' }, spec: { replicas: 2 } });
+  await deps.apply({ metadata: { name: 'web' }, status: { replicas: 1 } }, { fieldManager: 'me', subresource: 'status' });
+  assert.equal(f.requests[1]!.path, '/apis/apps/v1/namespaces/default/deployments/web/status');
+  await assert.rejects(deps.apply({ metadata: { name: 'web' } }, { fieldManager: '' }), /fieldManager is required/);
+});

@@ -69,6 +69,29 @@ export interface PatchOptions extends WriteOptions {
   force?: boolean;
 }
 
+/** Every field optional, at every depth: the shape of an applied configuration. */
+export type DeepPartial<T> = T extends (infer U)[] ? DeepPartial<U>[] : T extends object ? { [K in keyof T]?: DeepPartial<T[K]> } : T;
+
+/**
+ * A server-side apply configuration of T: only the fields the manager means to own, with the
+ * object's name (and namespace, for namespaced kinds, unless given in the options).
+ */
+export type ApplyConfiguration<T extends KubeObject = KubeObject> = DeepPartial<T> & { metadata: { name: string; namespace?: string } };
+
+/** Options of apply. */
+export interface ApplyOptions extends NamespaceOption {
+  /** The manager that owns the applied fields (required, as kube-apiserver requires it). */
+  fieldManager: string;
+  /** Take ownership of fields other managers own instead of failing with a 409 conflict. */
+  force?: boolean;
+  /** Sends dryRun=All. */
+  dryRun?: boolean;
+  fieldValidation?: 'Ignore' | 'Warn' | 'Strict';
+  /** Apply to the "status" subresource. */
+  subresource?: 'status';
+  signal?: AbortSignal;
+}
+
 /** Options of delete (sent as a meta/v1 DeleteOptions body). */
 export interface DeleteOptions extends NamespaceOption {
   propagationPolicy?: 'Orphan' | 'Background' | 'Foreground';
@@ -121,6 +144,14 @@ export interface ResourceClient<T extends KubeObject = KubeObject> {
   updateStatus(obj: T, options?: WriteOptions): Promise<T>;
   /** PATCH an object (or a subresource of it). */
   patch(name: string, patch: unknown, type: PatchType, options?: PatchOptions): Promise<T>;
+  /**
+   * Server-side apply (`application/apply-patch+yaml`): creates the object or merges the
+   * configuration into it; the manager owns exactly the fields it applies, and fields it applied
+   * before and leaves out are removed unless another manager owns them. apiVersion and kind are
+   * filled in from the resource. Errors: 409 Conflict (one `details.causes` entry per field)
+   * when another manager owns a field with another value and `force` is not set.
+   */
+  apply(config: ApplyConfiguration<T>, options: ApplyOptions): Promise<T>;
   /** DELETE one object: returns the object (while finalizers run) or a Success Status. */
   delete(name: string, options?: DeleteOptions): Promise<T | Status>;
   /** DELETE the collection (selected by labels/fields): returns the deleted list or a Status. */
@@ -341,6 +372,20 @@ function createResourceClient<T extends KubeObject>(
         query: writeQuery(o),
         body: patch,
         contentType,
+        signal: o.signal,
+      }, target(name));
+    },
+
+    apply: async (config, o) => {
+      if (!o?.fieldManager) throw new Error('fieldManager is required for apply patch');
+      const name = requireName(config.metadata?.name);
+      const body = withKind(config as unknown as KubeObject);
+      return request<T>({
+        method: 'PATCH',
+        path: path(objectNs(o.namespace, body), name, o.subresource),
+        query: writeQuery(o),
+        body,
+        contentType: CONTENT_TYPES.apply,
         signal: o.signal,
       }, target(name));
     },

@@ -17,7 +17,9 @@ import {
   requestEntityTooLarge,
   admitObject,
   cloneBody,
+  pruneUnknownFields,
 } from '@kplane/api';
+import { FieldSet, applyConfiguration, conflictError, decodeManagedFields, encodeManagedFields, managedForUpdate, managerKey, recordUpdate, type FieldManagerContext } from '@kplane/api';
 import type { Backend, KeyValue, WriteOptions as StorageWriteOptions } from '@kplane/storage';
 import { CompactedError, FutureRevisionError, KeyExistsError, KeyNotFoundError, RevisionMismatchError, ValueTooLargeError } from '@kplane/storage';
 import type { ResourceType, StrategyContext, WriteRequest } from './resource.js';
@@ -43,6 +45,17 @@ export interface WriteOptions {
   warnings?: string[];
   /** Who writes (for strategies that decide on it, RBAC's escalation checks); undefined: in-process trusted code. */
   user?: UserInfo;
+  /** The manager recorded in managedFields (fieldManager, or the User-Agent's first segment). */
+  fieldManager?: string;
+  /** The object's managedFields were set by an apply (the store records no Update entry). */
+  applied?: boolean;
+}
+
+/** Options of an apply (server-side apply). */
+export interface ApplyOptions extends WriteOptions {
+  /** Take the fields other managers own (conflicts are then not errors). */
+  force?: boolean;
+  subresource?: 'status' | '';
 }
 
 /** metav1.DeleteOptions (the fields kplane honours). */
@@ -86,6 +99,8 @@ export interface StoreDeps {
   timers?: Timers;
 }
 
+const STATUS = FieldSet.of(['f:status']);
+
 const NAME_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
 
 function randomSuffix(n = 5): string {
@@ -102,6 +117,12 @@ export function rfc3339(d: Date): string {
 function meta(obj: KubeObject): ObjectMeta {
   if (!obj.metadata || typeof obj.metadata !== 'object' || Array.isArray(obj.metadata)) obj.metadata = {};
   return obj.metadata;
+}
+
+/** The managedFields a request body carries, as an object managedForUpdate reads. */
+function sentManagedFields(obj: KubeObject): KubeObject {
+  const sent = obj !== null && typeof obj === 'object' && !Array.isArray(obj) ? obj.metadata?.managedFields : undefined;
+  return { metadata: { managedFields: sent } } as KubeObject;
 }
 
 function withoutMetaAndStatus(obj: KubeObject): Record<string, unknown> {
@@ -402,6 +423,7 @@ export class Store {
 
   /** Creates an object in namespace (undefined for cluster-scoped kinds). */
   async create(namespace: string | undefined, obj: KubeObject, opts: WriteOptions = {}): Promise<KubeObject> {
+    const sentManaged = sentManagedFields(obj);
     this.admitBody(obj, opts);
     const m = meta(obj);
     if (this.type.namespaced) {
@@ -415,6 +437,8 @@ export class Store {
     if (this.type.subresources?.status && this.type.strategy.resetStatusOnCreate !== false) delete obj.status;
     for (const k of ['uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation', 'selfLink']) delete m[k];
     this.type.strategy.defaults?.(obj);
+    if (!opts.applied) m.managedFields = this.recordUpdate(undefined, obj, sentManaged, opts, '');
+    if (m.managedFields?.length === 0) delete m.managedFields;
     this.type.strategy.admit?.(obj, undefined, opts.user, this.deps.context);
     const req: WriteRequest = { user: opts.user, subresource: '', now: this.deps.now(), authorizer: opts.authorizer ?? this.deps.context.policy };
     this.type.strategy.admitCreate?.(obj, req);
@@ -541,6 +565,8 @@ export class Store {
 
   /** Applies the update rules to `next` against `current`; returns `current` itself when nothing changed. */
   private async prepareUpdate(next: KubeObject, current: KubeObject, opts: WriteOptions & { subresource?: string }, fresh: () => KubeObject = () => structuredClone(current)): Promise<KubeObject> {
+    // Read before admission, which drops an empty list (`managedFields: []` resets them).
+    const sentManaged = sentManagedFields(next);
     this.admitBody(next, opts);
     const m = meta(next);
     const cm = meta(current);
@@ -585,6 +611,12 @@ export class Store {
     }
     const om = meta(obj);
     om.resourceVersion = cm.resourceVersion;
+    if (opts.applied) {
+      if (next.metadata?.managedFields) om.managedFields = next.metadata.managedFields;
+    } else {
+      om.managedFields = this.recordUpdate(current, obj, sentManaged, opts, sub);
+    }
+    if (om.managedFields?.length === 0) delete om.managedFields;
     const req: WriteRequest = { user: opts.user, subresource: sub, now: this.deps.now(), authorizer: opts.authorizer ?? this.deps.context.policy };
     this.type.strategy.admitUpdate?.(obj, current, req);
     this.validate(obj, current, opts.warnings, req);
@@ -592,6 +624,87 @@ export class Store {
     this.type.strategy.admit?.(obj, current, opts.user, this.deps.context);
     await this.type.strategy.prepareForUpdate?.(obj, current, this.deps.context);
     return obj;
+  }
+
+  /**
+   * The managedFields of a write that is not an apply. A failure of the field manager never
+   * fails the write: as kube-apiserver does, it is logged and the object's managedFields are
+   * dropped.
+   */
+  private recordUpdate(current: KubeObject | undefined, obj: KubeObject, sent: KubeObject, opts: WriteOptions, subresource: string): ObjectMeta['managedFields'] {
+    try {
+      return recordUpdate(current, obj, managedForUpdate(current, sent, subresource), this.fieldManagerContext(opts, subresource));
+    } catch (err) {
+      console.error(`kplane: managedFields of ${qualifiedResource(this.type.group, this.type.resource)} "${meta(obj).name ?? ''}" dropped:`, err);
+      return [];
+    }
+  }
+
+  /** What the field manager needs to know of a write. */
+  private fieldManagerContext(opts: WriteOptions, subresource: string): FieldManagerContext {
+    const statusSub = !!this.type.subresources?.status;
+    return {
+      defs: this.deps.definitions,
+      schema: this.schema(),
+      manager: opts.fieldManager ?? '',
+      apiVersion: this.apiVersion,
+      subresource,
+      time: rfc3339(this.deps.now()),
+      ignored:
+        subresource === 'status'
+          ? (set) => FieldSet.of(...set.paths().filter((p) => p[0] === 'f:status' || p[0] === 'f:metadata'))
+          : statusSub
+            ? (set) => set.recursiveDifference(STATUS)
+            : undefined,
+    };
+  }
+
+  /**
+   * Server-side apply: merges an applied configuration into the object (creating it when
+   * absent), records the manager's Apply entry, and refuses conflicting changes to fields other
+   * managers own unless forced (409 with one cause per field).
+   */
+  async apply(namespace: string | undefined, name: string, config: KubeObject, opts: ApplyOptions = {}): Promise<{ object: KubeObject; created: boolean }> {
+    if (config === null || typeof config !== 'object' || Array.isArray(config)) throw badRequest('the body of the request must be a JSON object');
+    if (config.apiVersion !== this.apiVersion) {
+      throw badRequest(`Incorrect version specified in apply patch. Specified patch version: ${String(config.apiVersion ?? '')}, expected: ${this.apiVersion}`);
+    }
+    if (config.metadata?.managedFields != null) throw badRequest('metadata.managedFields must be nil');
+    const bodyName = config.metadata?.name;
+    if (bodyName !== undefined && bodyName !== name) {
+      throw badRequest(`the name of the object (${String(bodyName)}) does not match the name on the URL (${name})`);
+    }
+    // Apply knows only the fields the schema declares, whatever fieldValidation says.
+    const unknown = pruneUnknownFields(structuredClone(config), this.schema(), this.deps.definitions);
+    if (unknown.length) {
+      const errs = unknown.map((p) => `.${p}: field not declared in schema`);
+      const ns = this.type.namespaced ? (namespace ?? '') : '';
+      throw badRequest(`failed to create typed patch object (${ns}/${name}; ${this.apiVersion}, Kind=${this.type.kind}): ${errs.length === 1 ? errs[0] : ['errors:', ...errs.map((e) => `  ${e}`)].join('\n')}`);
+    }
+    this.admitBody(config, opts);
+    const sub = opts.subresource ?? '';
+    const ctx = this.fieldManagerContext(opts, sub);
+    const pinned = config.metadata?.resourceVersion;
+    const existing = await this.deps.backend.get(this.key(namespace, name));
+    if (!existing) {
+      if (sub) throw this.notFound(name);
+      const obj = applyConfiguration(undefined, config, ctx, { force: opts.force });
+      meta(obj).name = name;
+      const created = await this.create(namespace, obj, { ...opts, warnings: [], applied: true });
+      return { object: created, created: true };
+    }
+    const object = await this.guaranteedUpdate(
+      namespace,
+      name,
+      (current) => {
+        const next = applyConfiguration(current, config, ctx, { force: opts.force });
+        if (pinned) meta(next).resourceVersion = pinned;
+        else delete meta(next).resourceVersion;
+        return next;
+      },
+      { ...opts, warnings: [], applied: true, subresource: sub },
+    );
+    return { object, created: false };
   }
 
   /**
@@ -712,6 +825,55 @@ export class Store {
     return { ...list, items };
   }
 
+  /**
+   * Server-side apply of an autoscaling/v1 Scale: its spec.replicas is the object's replicas
+   * field, owned by the manager's Apply entry with subresource "scale"; a different value owned
+   * by another manager conflicts unless forced.
+   */
+  async applyScale(namespace: string | undefined, name: string, config: KubeObject, opts: ApplyOptions = {}): Promise<KubeObject> {
+    const spec = this.type.subresources?.scale;
+    if (!spec) throw this.notFound(name);
+    if (config === null || typeof config !== 'object' || Array.isArray(config)) throw badRequest('the body of the request must be a JSON object');
+    if (config.apiVersion !== 'autoscaling/v1') {
+      throw badRequest(`Incorrect version specified in apply patch. Specified patch version: ${String(config.apiVersion ?? '')}, expected: autoscaling/v1`);
+    }
+    if (config.metadata?.managedFields != null) throw badRequest('metadata.managedFields must be nil');
+    const path: string[] = spec.specReplicasPath.replace(/^\./, '').split('.').map((f) => `f:${f}`);
+    const replicas = (config.spec as { replicas?: unknown } | undefined)?.replicas;
+    const ctx = this.fieldManagerContext(opts, 'scale');
+    const updated = await this.guaranteedUpdate(
+      namespace,
+      name,
+      (current) => {
+        const next = structuredClone(current);
+        const wanted = replicas !== undefined && getPath(current, spec.specReplicasPath) !== replicas;
+        let managed: ReturnType<typeof decodeManagedFields>;
+        try {
+          managed = decodeManagedFields(current.metadata?.managedFields);
+        } catch {
+          managed = new Map();
+        }
+        const self = [...managed.entries()].find(([, m]) => m.manager === ctx.manager && m.operation === 'Apply' && m.subresource === 'scale');
+        const conflicts = wanted ? [...managed.values()].filter((m) => m !== self?.[1] && m.set.has(path)).map((m) => ({ manager: m, path })) : [];
+        if (conflicts.length && !opts.force) throw conflictError(conflicts);
+        for (const c of conflicts) c.manager.set = c.manager.set.difference(FieldSet.of(path));
+        if (replicas !== undefined) {
+          if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
+            throw invalid('autoscaling', 'Scale', name, [{ reason: 'FieldValueInvalid', field: 'spec.replicas', message: `Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0` }]);
+          }
+          setPath(next, spec.specReplicasPath, replicas);
+          const id = { manager: ctx.manager, operation: 'Apply' as const, apiVersion: 'autoscaling/v1', subresource: 'scale' };
+          managed.set(managerKey(id), { ...id, time: ctx.time, set: FieldSet.of(path) });
+        } else if (self) managed.delete(self[0]);
+        meta(next).managedFields = encodeManagedFields(managed);
+        delete meta(next).resourceVersion;
+        return next;
+      },
+      { ...opts, warnings: [], applied: true, subresource: 'scale' },
+    );
+    return this.toScale(updated);
+  }
+
   /** Builds the autoscaling/v1 Scale of an object (the scale subresource). */
   toScale(obj: KubeObject): KubeObject {
     const spec = this.type.subresources?.scale;
@@ -753,7 +915,7 @@ export class Store {
       if (rv) meta(next).resourceVersion = rv;
       else delete meta(next).resourceVersion;
       return next;
-    }, opts);
+    }, { ...opts, subresource: 'scale' });
     return this.toScale(updated);
   }
 }

@@ -21,6 +21,7 @@ import { unstructuredList, unstructuredObject } from '../crd/unstructured.js';
 import type { Registry } from '../registry/registry.js';
 import type { Store, WriteOptions } from '../registry/store.js';
 import { bindPod } from './binding.js';
+import { fieldManager, isApplyPatch } from './field-manager.js';
 import { createNodeConnections, type NodeConnections } from './nodes.js';
 import { servePodLog } from './pod-log.js';
 import { checkStreamTarget, STREAM_SUBRESOURCES } from './pod-stream.js';
@@ -337,7 +338,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
         return jsonResponse(200, t.customResource ? unstructuredList(list) : list);
       }
       if (method === 'POST') {
-        const opts = { ...writeOptions(q), user: req.user };
+        const opts = { ...writeOptions(q), user: req.user, fieldManager: fieldManager(req, 'CreateOptions') };
         const created = await store.create(ns, asObject(body()), opts);
         return render(store, rep, created, q, 201, warningHeaders(opts));
       }
@@ -377,14 +378,16 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
     if (sub === 'scale') {
       if (method === 'GET') return jsonResponse(200, store.toScale(await store.get(ns, name, q.resourceVersion)));
       if (method === 'PUT') {
-        const opts = { ...writeOptions(q), user: req.user };
+        const opts = { ...writeOptions(q), user: req.user, fieldManager: fieldManager(req, 'UpdateOptions') };
         const incoming = asObject(body());
         const scale = await store.updateScale(ns, name, () => structuredClone(incoming), opts);
         return jsonResponse(200, scale, warningHeaders(opts));
       }
       if (method === 'PATCH') {
-        const opts = { ...writeOptions(q), user: req.user };
+        const apply = isApplyPatch(req);
+        const opts = { ...writeOptions(q), user: req.user, fieldManager: fieldManager(req, 'PatchOptions', apply) };
         const patch = body();
+        if (apply) return jsonResponse(200, await store.applyScale(ns, name, asObject(patch), { ...opts, force: parseBoolParam(q.force ?? '') }), warningHeaders(opts));
         const schema = resolveSchema({ $ref: '#/components/schemas/io.k8s.api.autoscaling.v1.Scale' }, registry.definitions);
         const scale = await store.updateScale(ns, name, (s) => patchCurrent(req.headers?.['content-type'] ?? '', s, patch, schema, registry), opts);
         return jsonResponse(200, scale, warningHeaders(opts));
@@ -396,7 +399,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
       return render(store, rep, await store.get(ns, name, q.resourceVersion), q);
     }
     if (method === 'PUT') {
-      const opts = { ...writeOptions(q), user: req.user };
+      const opts = { ...writeOptions(q), user: req.user, fieldManager: fieldManager(req, 'UpdateOptions') };
       const obj = asObject(body());
       const updated =
         sub === 'finalize'
@@ -410,8 +413,13 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
         // kube-apiserver has no strategic merge patch for custom resources.
         throw new ApiError(415, 'UnsupportedMediaType', 'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml');
       }
-      const opts = { ...writeOptions(q), user: req.user };
+      const apply = isApplyPatch(req);
+      const opts = { ...writeOptions(q), user: req.user, fieldManager: fieldManager(req, 'PatchOptions', apply) };
       const patch = body();
+      if (apply) {
+        const r = await store.apply(ns, name, asObject(patch), { ...opts, force: parseBoolParam(q.force ?? ''), subresource: sub === 'status' ? 'status' : '' });
+        return render(store, rep, r.object, q, r.created ? 201 : 200, warningHeaders(opts));
+      }
       const schema = resolveSchema({ $ref: `#/components/schemas/${t.schemaName}` }, registry.definitions);
       const updated = await store.guaranteedUpdate(ns, name, (current) => patchCurrent(req.headers?.['content-type'] ?? '', current, patch, schema, registry), {
         ...opts,

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import type { Client, ResourceClient } from '@kplane/client';
 import { createClient } from '@kplane/client';
 import type { Deployment, Endpoints as EndpointsObject, Pod } from './builtin/index.js';
+import type { ApplyConfiguration } from './index.js';
 import {
   ClusterRoleBindings, ClusterRoles, ConfigMaps, CustomResourceDefinitions, Deployments, Endpoints, Events, EventsV1Events, Ingresses,
   Leases, Namespaces, Nodes, Pods, ReplicaSets, RoleBindings, Roles, Secrets, ServiceAccounts, Services, builtinDescriptors,
@@ -84,6 +85,28 @@ test('client.resource(descriptor) and resourceOf infer the object type; the clie
     // @ts-expect-error a Pod client is not a Deployment client
     const wrong: ResourceClient<Deployment> = client.resource(Pods);
     void wrong;
+  }
+});
+
+test('apply takes a deep-partial typed configuration: a Deployment\'s replicas alone, a container without its other fields', async () => {
+  let sent: { contentType?: string; body?: unknown } = {};
+  const client: Client = createClient({
+    transport: async (req) => {
+      sent = { contentType: req.headers?.['content-type'], body: req.body ? JSON.parse(new TextDecoder().decode(req.body)) : undefined };
+      return { status: 200, headers: { 'content-type': 'application/json' }, body: req.body };
+    },
+  });
+  const deployments = client.resource(Deployments);
+  const config: ApplyConfiguration<Deployment> = { metadata: { name: 'web' }, spec: { replicas: 3, template: { spec: { containers: [{ name: 'web' }] } } } };
+  const applied: Deployment = await deployments.apply(config, { fieldManager: 'my-controller' });
+  assert.equal(sent.contentType, 'application/apply-patch+yaml');
+  assert.deepEqual(sent.body, { apiVersion: 'apps/v1', kind: 'Deployment', ...config });
+  assert.equal(applied.spec?.replicas, 3);
+  if (false as boolean) {
+    // @ts-expect-error no such field, even in a partial configuration
+    await deployments.apply({ metadata: { name: 'web' }, spec: { replica: 3 } }, { fieldManager: 'x' });
+    // @ts-expect-error the name is required
+    await deployments.apply({ metadata: {} }, { fieldManager: 'x' });
   }
 });
 

@@ -32,3 +32,5 @@ export {
 } from './descriptors.js';
 export { defineKind, type CustomKind, type CustomObject, type DefineKindOptions } from './custom.js';
 export { KubeType, SchemaConversionError, structuralSchemaErrors, toStructuralSchema } from './schema.js';
+/** Server-side apply configurations of the typed kinds: `ApplyConfiguration<Deployment>`. */
+export type { ApplyConfiguration, ApplyOptions, DeepPartial } from '@kplane/client';

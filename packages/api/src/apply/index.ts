@@ -1,0 +1,3 @@
+export * from './fieldpath.js';
+export * from './typed.js';
+export * from './managed-fields.js';

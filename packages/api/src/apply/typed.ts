@@ -1,0 +1,306 @@
+/**
+ * Schema-driven walks of objects for server-side apply: the field set an object sets, the
+ * comparison of two objects, the merge of an applied configuration into a live object, and the
+ * removal of fields. The schema decides each value's shape as Kubernetes' structured merge does:
+ * structs (declared properties), maps (granular, or atomic with `x-kubernetes-map-type:
+ * atomic`), lists (`x-kubernetes-list-type` atomic / set / map with `x-kubernetes-list-map-keys`;
+ * a list without one but with patch strategy `merge` is keyed by its patch merge key, or a set
+ * of scalars without a key; any other list is atomic) and scalars. Values a schema does not
+ * describe are deduced: objects as granular maps, lists as atomic, the rest as scalars.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import { getOwn, hasOwn } from '../own.js';
+import { resolveSchema, type SchemaDefinitions, type SchemaObject } from '../schema.js';
+import { fieldElement, FieldSet, keyElement, valueElement, type PathElement } from './fieldpath.js';
+
+type Json = unknown;
+type JsonMap = Record<string, Json>;
+
+/** The shape of a value, from its schema. */
+export type Shape =
+  | { t: 'scalar' }
+  | { t: 'struct'; atomic: boolean; schema: SchemaObject }
+  | { t: 'map'; atomic: boolean; schema: SchemaObject | undefined }
+  | { t: 'list'; list: 'atomic' | 'set' | 'map'; keys: string[]; items: SchemaObject | undefined };
+
+/** Schemas and their definitions, as the walks read them. */
+export interface TypeContext {
+  defs: SchemaDefinitions;
+}
+
+const DEDUCED: SchemaObject = {};
+
+function isMap(v: Json): v is JsonMap {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** The shape of `value` under `schema` (undefined: deduced from the value). */
+export function shapeOf(schema: SchemaObject | undefined, value: Json, ctx: TypeContext): Shape {
+  const s = resolveSchema(schema, ctx.defs);
+  if (Array.isArray(value)) {
+    if (!s || s === DEDUCED || !s.items) return { t: 'list', list: 'atomic', keys: [], items: undefined };
+    const items = s.items;
+    const lt = s['x-kubernetes-list-type'];
+    if (lt === 'map') return { t: 'list', list: 'map', keys: s['x-kubernetes-list-map-keys'] ?? [], items };
+    if (lt === 'set') return { t: 'list', list: 'set', keys: [], items };
+    if (lt === 'atomic') return { t: 'list', list: 'atomic', keys: [], items };
+    const strategies = String(s['x-kubernetes-patch-strategy'] ?? '').split(',');
+    if (strategies.includes('merge')) {
+      const key = s['x-kubernetes-patch-merge-key'];
+      if (typeof key === 'string' && key) return { t: 'list', list: 'map', keys: [key], items };
+      const item = resolveSchema(items, ctx.defs);
+      if (item && item.type !== 'object' && !item.properties) return { t: 'list', list: 'set', keys: [], items };
+    }
+    return { t: 'list', list: 'atomic', keys: [], items };
+  }
+  if (isMap(value)) {
+    if (!s || s === DEDUCED) return { t: 'map', atomic: false, schema: undefined };
+    const atomic = s['x-kubernetes-map-type'] === 'atomic';
+    if (s.properties) return { t: 'struct', atomic, schema: s };
+    if (isMap(s.additionalProperties)) return { t: 'map', atomic, schema: s.additionalProperties };
+    if (s['x-kubernetes-preserve-unknown-fields'] || s.additionalProperties === true) return { t: 'map', atomic, schema: undefined };
+    // A schema without properties or types (FieldsV1, RawExtension): a granular map.
+    if (s.type === 'object' && !atomic) return { t: 'map', atomic: false, schema: undefined };
+    return { t: 'map', atomic: true, schema: undefined };
+  }
+  return { t: 'scalar' };
+}
+
+/** The schema of field `key` of a struct or map shape. */
+function fieldSchema(shape: Shape, key: string): { schema: SchemaObject | undefined; declared: boolean } {
+  if (shape.t === 'struct') {
+    const p = getOwn(shape.schema.properties, key);
+    if (p) return { schema: p, declared: true };
+    const ap = shape.schema.additionalProperties;
+    return { schema: isMap(ap) ? (ap as SchemaObject) : DEDUCED, declared: false };
+  }
+  if (shape.t === 'map') return { schema: shape.schema ?? DEDUCED, declared: false };
+  return { schema: DEDUCED, declared: false };
+}
+
+function isLeaf(shape: Shape): boolean {
+  return shape.t === 'scalar' || (shape.t === 'list' && shape.list === 'atomic') || ((shape.t === 'struct' || shape.t === 'map') && shape.atomic);
+}
+
+/** The path element of a list item (undefined when it cannot be named: a list-map item missing a key). */
+export function itemElement(shape: Shape & { t: 'list' }, item: Json, index: number, ctx: TypeContext): PathElement | undefined {
+  if (shape.list === 'set') return valueElement(item);
+  if (shape.list === 'map') {
+    if (!isMap(item)) return undefined;
+    const keys: JsonMap = {};
+    for (const k of shape.keys) {
+      if (hasOwn(item, k)) keys[k] = item[k];
+      else {
+        // A key field left out takes its schema default (a container port's protocol is TCP).
+        const d = resolveSchema(getOwn(resolveSchema(shape.items, ctx.defs)?.properties, k), ctx.defs)?.default;
+        if (d !== undefined) keys[k] = d;
+      }
+    }
+    if (Object.keys(keys).length === 0) return undefined;
+    return keyElement(keys);
+  }
+  return `i:${index}`;
+}
+
+/** The fields an object (an applied configuration) sets. */
+export function toFieldSet(value: Json, schema: SchemaObject | undefined, ctx: TypeContext): FieldSet {
+  const set = FieldSet.empty();
+  const walk = (v: Json, s: SchemaObject | undefined, path: PathElement[]): void => {
+    const shape = shapeOf(s, v, ctx);
+    if (isLeaf(shape)) {
+      set.insert(path);
+      return;
+    }
+    if (shape.t === 'list') {
+      (v as Json[]).forEach((item, i) => {
+        const pe = itemElement(shape, item, i, ctx);
+        if (pe === undefined) return;
+        const p = [...path, pe];
+        walk(item, shape.items, p);
+        set.insert(p);
+      });
+      return;
+    }
+    for (const [k, child] of Object.entries(v as JsonMap)) {
+      const f = fieldSchema(shape, k);
+      const p = [...path, fieldElement(k)];
+      walk(child, f.schema, p);
+      if (child === null || (isMap(child) && Object.keys(child).length === 0) || !f.declared) set.insert(p);
+    }
+  };
+  if (isMap(value)) walk(value, schema, []);
+  return set;
+}
+
+/** What changed from one object to another: fields added, modified and removed. */
+export interface Comparison {
+  added: FieldSet;
+  modified: FieldSet;
+  removed: FieldSet;
+}
+
+/**
+ * Compares two objects field by field. A struct that appears is recorded as added only when
+ * nothing below it is (Kubernetes compares against the Go zero value, in which structs exist).
+ */
+export function compare(lhs: Json, rhs: Json, schema: SchemaObject | undefined, ctx: TypeContext): Comparison {
+  const c: Comparison = { added: FieldSet.empty(), modified: FieldSet.empty(), removed: FieldSet.empty() };
+  const empty = (v: Json): boolean => (Array.isArray(v) ? v.length === 0 : isMap(v) && Object.keys(v).length === 0);
+  const walk = (l: Json, r: Json, s: SchemaObject | undefined, path: PathElement[]): void => {
+    if (l === undefined && r === undefined) return;
+    if (l !== undefined && r !== undefined) {
+      // Equal subtrees hold no change (most of an update).
+      if (l === r || isDeepStrictEqual(l, r)) return;
+      const ls = shapeOf(s, l, ctx);
+      const rs = shapeOf(s, r, ctx);
+      if (ls.t !== rs.t || isLeaf(rs) || isLeaf(ls)) {
+        if (!isDeepStrictEqual(l, r)) c.modified.insert(path);
+        return;
+      }
+    }
+    const one = (r ?? l) as Json;
+    if (isLeaf(shapeOf(s, one, ctx))) {
+      (l === undefined ? c.added : c.removed).insert(path);
+      return;
+    }
+    if (l === undefined || r === undefined) {
+      if (empty(one) && path.length > 0) (l === undefined ? c.added : c.removed).insert(path);
+      if (l === undefined) l = Array.isArray(r) ? [] : {};
+      else r = Array.isArray(l) ? [] : {};
+    }
+    const rs = shapeOf(s, r, ctx);
+    if (rs.t === 'list') {
+      const li = new Map<PathElement, Json>();
+      (l as Json[]).forEach((item, i) => {
+        const pe = itemElement(rs, item, i, ctx);
+        if (pe !== undefined) li.set(pe, item);
+      });
+      const seen = new Set<PathElement>();
+      (r as Json[]).forEach((item, i) => {
+        const pe = itemElement(rs, item, i, ctx);
+        if (pe === undefined) return;
+        seen.add(pe);
+        const p = [...path, pe];
+        if (!li.has(pe)) c.added.insert(p);
+        walk(li.get(pe), item, rs.items, p);
+      });
+      for (const [pe, item] of li) {
+        if (seen.has(pe)) continue;
+        walk(item, undefined, rs.items, [...path, pe]);
+        c.removed.insert([...path, pe]);
+      }
+      return;
+    }
+    const lm = l as JsonMap;
+    const rm = r as JsonMap;
+    for (const k of new Set([...Object.keys(lm), ...Object.keys(rm)])) {
+      const f = fieldSchema(rs, k);
+      const p = [...path, fieldElement(k)];
+      const lv = hasOwn(lm, k) ? lm[k] : undefined;
+      const rv = hasOwn(rm, k) ? rm[k] : undefined;
+      walk(lv, rv, f.schema, p);
+      // A map entry (not a struct's field) that appears or goes is itself a member.
+      const childShape = rv !== undefined ? shapeOf(f.schema, rv, ctx) : lv !== undefined ? shapeOf(f.schema, lv, ctx) : undefined;
+      const granular = childShape && !isLeaf(childShape) && (childShape.t === 'map' || !f.declared);
+      if (granular && lv === undefined) c.added.insert(p);
+      if (granular && rv === undefined) c.removed.insert(p);
+    }
+  };
+  walk(isMap(lhs) ? lhs : {}, isMap(rhs) ? rhs : {}, schema, []);
+  return c;
+}
+
+/**
+ * Merges an applied configuration into a live object: leaves and atomic values take the
+ * configuration's value; structs and maps merge by field; list-map items merge by key and set
+ * members are united, the live order kept and new items placed as the configuration orders them.
+ */
+export function merge(live: Json, config: Json, schema: SchemaObject | undefined, ctx: TypeContext): Json {
+  if (live === undefined) return structuredClone(config);
+  if (config === undefined) return structuredClone(live);
+  const ls = shapeOf(schema, live, ctx);
+  const cs = shapeOf(schema, config, ctx);
+  if (ls.t !== cs.t || isLeaf(cs)) return structuredClone(config);
+  if (cs.t === 'list') {
+    const la = live as Json[];
+    const ca = config as Json[];
+    const lpe = la.map((item, i) => itemElement(cs, item, i, ctx));
+    const cpe = ca.map((item, i) => itemElement(cs, item, i, ctx));
+    const lIndex = new Map<PathElement, number>();
+    lpe.forEach((pe, i) => pe !== undefined && lIndex.set(pe, i));
+    const cIndex = new Map<PathElement, number>();
+    cpe.forEach((pe, i) => pe !== undefined && cIndex.set(pe, i));
+    const out: Json[] = [];
+    const doneL = new Set<number>();
+    let li = 0;
+    let ci = 0;
+    while (li < la.length || ci < ca.length) {
+      if (li < la.length && doneL.has(li)) {
+        li++;
+        continue;
+      }
+      if (li < la.length) {
+        const pe = lpe[li];
+        if (pe === undefined || !cIndex.has(pe)) {
+          out.push(structuredClone(la[li]));
+          li++;
+          continue;
+        }
+      }
+      if (ci < ca.length) {
+        const pe = cpe[ci];
+        const at = pe === undefined ? undefined : lIndex.get(pe);
+        if (at !== undefined && !doneL.has(at)) {
+          out.push(merge(la[at], ca[ci], cs.items, ctx));
+          doneL.add(at);
+        } else if (at === undefined) out.push(structuredClone(ca[ci]));
+        ci++;
+        continue;
+      }
+      li++;
+    }
+    return out;
+  }
+  const out: JsonMap = { ...(structuredClone(live) as JsonMap) };
+  for (const [k, v] of Object.entries(config as JsonMap)) {
+    out[k] = merge(hasOwn(out, k) ? out[k] : undefined, v, fieldSchema(cs, k).schema, ctx);
+  }
+  return out;
+}
+
+/** Removes the members of `set` from `obj` (in place). */
+export function removeFields(obj: Json, set: FieldSet, schema: SchemaObject | undefined, ctx: TypeContext): void {
+  for (const path of set.paths()) removePath(obj, path, schema, ctx);
+}
+
+function removePath(obj: Json, path: PathElement[], schema: SchemaObject | undefined, ctx: TypeContext): void {
+  let v = obj;
+  let s = schema;
+  for (let i = 0; i < path.length; i++) {
+    const pe = path[i]!;
+    const last = i === path.length - 1;
+    if (v === undefined || v === null || typeof v !== 'object') return;
+    const shape = shapeOf(s, v, ctx);
+    if (pe.startsWith('f:')) {
+      if (!isMap(v)) return;
+      const k = pe.slice(2);
+      if (!hasOwn(v, k)) return;
+      if (last) {
+        delete v[k];
+        return;
+      }
+      s = fieldSchema(shape, k).schema;
+      v = v[k];
+      continue;
+    }
+    if (!Array.isArray(v) || shape.t !== 'list') return;
+    const idx = v.findIndex((item, j) => itemElement(shape, item, j, ctx) === pe);
+    if (idx < 0) return;
+    if (last) {
+      v.splice(idx, 1);
+      return;
+    }
+    s = shape.items;
+    v = v[idx];
+  }
+}
