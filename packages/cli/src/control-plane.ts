@@ -2,7 +2,7 @@ import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { request } from 'node:https';
 import { stringify } from 'yaml';
-import type { RawRequest, RawResponse, UserInfo } from '@kplane/api';
+import type { RawRequest, RawResponse, Transport, UserInfo } from '@kplane/api';
 import { createBackend, type Backend } from '@kplane/storage';
 import {
   createApiServer,
@@ -33,6 +33,19 @@ import {
   type ControllerManagerOptions,
   type SecureServingOptions,
 } from '@kplane/controllers';
+
+/**
+ * The User-Agents of the in-process components: their first segment names their writes in
+ * managedFields (kube-controller-manager, kubelet, kube-scheduler), as on a real cluster.
+ */
+const CONTROLLER_MANAGER_AGENT = 'kube-controller-manager/kplane';
+const KUBELET_AGENT = 'kubelet/kplane';
+const SCHEDULER_AGENT = 'kube-scheduler/kplane';
+
+/** A transport whose requests carry this User-Agent. */
+function withAgent(transport: Transport, agent: string): Transport {
+  return (req) => transport({ ...req, headers: { ...req.headers, 'user-agent': agent } });
+}
 
 /** Options of startControlPlane. */
 export interface ControlPlaneOptions {
@@ -303,9 +316,9 @@ async function startNodes(apiServer: ApiServer, options: ControlPlaneOptions, st
     for (const role of policy.clusterRoles) await ensureClusterRole(admin, role);
     for (const binding of policy.clusterRoleBindings) await ensureClusterRoleBinding(admin, binding);
     const sim = await startSimulation({
-      client: createClient({ transport: apiServer.handle }),
-      schedulerClient: createClient({ transport: transportAs(apiServer.handle, SCHEDULER_USER) }),
-      clientFor: (node) => createClient({ transport: transportAs(apiServer.handle, nodeUser(node)) }),
+      client: createClient({ transport: withAgent(apiServer.handle, KUBELET_AGENT) }),
+      schedulerClient: createClient({ transport: withAgent(transportAs(apiServer.handle, SCHEDULER_USER), SCHEDULER_AGENT) }),
+      clientFor: (node) => createClient({ transport: withAgent(transportAs(apiServer.handle, nodeUser(node)), KUBELET_AGENT) }),
       nodes: options.nodes,
       config: options.kubeletConfig,
     });
@@ -325,8 +338,9 @@ async function startControllers(
   serviceAccountTokens: ControllerManagerOptions['serviceAccountTokens'],
   clusterSigning?: ControllerManagerOptions['clusterSigning'],
 ): Promise<ControllerManager> {
-  const client: Client = createClient({ transport: apiServer.handle });
-  const serviceAccountClients = options.useServiceAccountCredentials === false ? undefined : inProcessServiceAccountClients(apiServer.handle);
+  const transport = withAgent(apiServer.handle, CONTROLLER_MANAGER_AGENT);
+  const client: Client = createClient({ transport });
+  const serviceAccountClients = options.useServiceAccountCredentials === false ? undefined : inProcessServiceAccountClients(transport);
   try {
     return await startControllerManager({ client, serving, serviceAccountClients, serviceAccountTokens, clusterSigning });
   } catch (err) {
