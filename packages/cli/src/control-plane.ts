@@ -170,7 +170,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       tokens: [pki.adminToken],
     };
     try {
-      controllerManager = await startControllers(createClient({ transport: apiServer.handle }), serving);
+      controllerManager = await startControllers(createClient({ transport: apiServer.handle }), serving, pki.ca.cert);
     } catch (err) {
       await stop();
       throw err;
@@ -198,12 +198,12 @@ async function startNodes(apiServer: ApiServer, options: ControlPlaneOptions, st
 }
 
 /** Starts the controller manager; when its HTTPS port is taken, warns and runs without it. */
-async function startControllers(client: Client, serving?: SecureServingOptions): Promise<ControllerManager> {
+async function startControllers(client: Client, serving?: SecureServingOptions, rootCA?: string): Promise<ControllerManager> {
   try {
-    return await startControllerManager({ client, serving });
+    return await startControllerManager({ client, serving, rootCA });
   } catch (err) {
     if (!serving || (err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
     process.stderr.write(`kplane controller-manager: port ${serving.port} is in use; running without /metrics and /healthz\n`);
-    return startControllerManager({ client });
+    return startControllerManager({ client, rootCA });
   }
 }

@@ -16,6 +16,7 @@ import { createNamespaceController, type NamespaceControllerOptions } from './na
 import { createServiceAccountController } from './serviceaccount/index.js';
 import { createReplicaSetController } from './replicaset/index.js';
 import { createDeploymentController } from './deployment/index.js';
+import { createRootCACertPublisher } from './rootcacertpublisher/index.js';
 
 /** Canonical controller names, as kube-controller-manager names them. */
 export const CONTROLLER_NAMES = {
@@ -24,6 +25,7 @@ export const CONTROLLER_NAMES = {
   serviceAccount: 'serviceaccount-controller',
   replicaSet: 'replicaset-controller',
   deployment: 'deployment-controller',
+  rootCACertPublisher: 'root-ca-certificate-publisher-controller',
 } as const;
 
 /** Every controller this manager knows, by canonical name. */
@@ -32,6 +34,7 @@ export const KNOWN_CONTROLLERS: readonly string[] = [
   CONTROLLER_NAMES.garbageCollector,
   CONTROLLER_NAMES.namespace,
   CONTROLLER_NAMES.replicaSet,
+  CONTROLLER_NAMES.rootCACertPublisher,
   CONTROLLER_NAMES.serviceAccount,
 ];
 
@@ -42,6 +45,7 @@ export const CONTROLLER_ALIASES: Readonly<Record<string, string>> = {
   serviceaccount: CONTROLLER_NAMES.serviceAccount,
   replicaset: CONTROLLER_NAMES.replicaSet,
   deployment: CONTROLLER_NAMES.deployment,
+  'root-ca-cert-publisher': CONTROLLER_NAMES.rootCACertPublisher,
 };
 
 /** The Lease kube-controller-manager elects its leader with. */
@@ -115,6 +119,11 @@ export interface ControllerManagerOptions {
   namespaceController?: Omit<NamespaceControllerOptions, 'manager'>;
   /** Tuning of the garbage collector. */
   garbageCollector?: Omit<GarbageCollectorOptions, 'manager' | 'client' | 'clock' | 'metrics'>;
+  /**
+   * The cluster CA certificate (PEM) the root CA certificate publisher puts in each namespace's
+   * kube-root-ca.crt; absent: that controller does not run.
+   */
+  rootCA?: string;
   /** Log lines (default: stderr). */
   log?: (message: string) => void;
 }
@@ -220,6 +229,7 @@ export async function startControllerManager(options: ControllerManagerOptions):
     [CONTROLLER_NAMES.garbageCollector]: () => manager.add(createGarbageCollector({ ...options.garbageCollector, manager })),
     [CONTROLLER_NAMES.replicaSet]: () => createReplicaSetController(manager),
     [CONTROLLER_NAMES.deployment]: () => createDeploymentController(manager),
+    ...(options.rootCA !== undefined ? { [CONTROLLER_NAMES.rootCACertPublisher]: () => createRootCACertPublisher({ manager, rootCA: options.rootCA! }) } : {}),
   };
   for (const name of KNOWN_CONTROLLERS) {
     const start = starters[name];
