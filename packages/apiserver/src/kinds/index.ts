@@ -6,6 +6,7 @@
 import type { SchemaDefinitions } from '@kplane/api';
 import { toOpenApiV3 } from '@kplane/api/model';
 import type { KindBundle, ResourceType } from '../registry/resource.js';
+import { apiServiceResource } from './apiservice.js';
 import { deploymentResource, replicaSetResource } from './apps.js';
 import { configMapResource, secretResource } from './config.js';
 import { crdResource } from './crd.js';
@@ -37,6 +38,7 @@ export function builtinResources(): ResourceType[] {
     ingressResource(),
     crdResource(),
     ...rbacResources(),
+    apiServiceResource(),
   ];
 }
 

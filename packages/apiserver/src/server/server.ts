@@ -11,6 +11,7 @@ import type { KindBundle, StrategyContext } from '../registry/resource.js';
 import type { StoreDeps } from '../registry/store.js';
 import type { Timers } from '../registry/timers.js';
 import { createHandler, type OpenAPIProvider } from './handler.js';
+import { createAutoRegistration } from './autoregister.js';
 import { createHttpsServer } from './http.js';
 import { createClusterIPAllocator } from './ip-allocator.js';
 import type { ServerLimits } from './limits.js';
@@ -152,6 +153,8 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
 
   // Custom resources: a CRD becomes served ResourceTypes (and leaves again) at run time.
   const crdController = createCrdController({ registry, backend: options.backend, now });
+  // One Local APIService per served group/version, as kube-apiserver's autoregister controller.
+  const autoRegistration = createAutoRegistration(registry, (err) => console.error('kplane: APIService auto-registration:', err));
 
   // The OpenAPI documents, built on first use and again after the served resources change.
   let openapiCache: { docs: Map<string, object>; served: Map<string, ServedDocument>; root: ServedDocument } | undefined;
@@ -228,6 +231,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       }
       await followNamespaces();
       await crdController.start();
+      await autoRegistration.start();
       startMaintenance();
       ready = true;
     },
@@ -247,6 +251,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       await Promise.all(maintenance.splice(0).map((m) => m.stop()));
       stopNamespaceCache.abort();
       crdController.stop();
+      autoRegistration.stop();
       await Promise.all(
         servers.map(
           (s) =>
