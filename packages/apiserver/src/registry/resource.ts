@@ -38,6 +38,11 @@ export interface ResourceStrategy {
   defaults?(obj: KubeObject): void;
   /** Runs once before a create is stored (after defaults and validation), e.g. to allocate. */
   prepareForCreate?(obj: KubeObject, ctx: StrategyContext): void | Promise<void>;
+  /**
+   * Changes an update before it is validated, as kube-apiserver's mutating admission does on
+   * updates (pods keep the priority admission gave them); `old` is the stored object.
+   */
+  admitUpdate?(obj: KubeObject, old: KubeObject): void;
   /** Runs before an update is stored; `old` is the stored object. */
   prepareForUpdate?(obj: KubeObject, old: KubeObject, ctx: StrategyContext): void | Promise<void>;
   /** How metadata.name is checked (default: DNS-1123 subdomain). */

@@ -571,6 +571,7 @@ export class Store {
       if (cm.generation !== undefined) m.generation = cm.generation;
       else delete m.generation;
       this.type.strategy.defaults?.(obj);
+      this.type.strategy.admitUpdate?.(obj, current);
       if (cm.generation !== undefined && !isDeepStrictEqual(withoutMetaAndStatus(obj), withoutMetaAndStatus(current))) {
         m.generation = cm.generation + 1;
       }

@@ -79,6 +79,24 @@ describe('compatibility with kube-apiserver', () => {
     assert.deepEqual(r.body.details.causes, [{ reason: 'FieldValueInvalid', message: 'Invalid value: 0x0: must be specified for an update', field: 'metadata.resourceVersion' }]);
   });
 
+  it('replaces a pod from its manifest: defaults and update admission run before validation, as in kube-apiserver', async () => {
+    const POD = '/api/v1/namespaces/default/pods';
+    const manifest = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web' }, spec: { containers: [{ name: 'c', image: 'nginx:1' }] } };
+    const created = await t.call('POST', POD, manifest);
+    assert.equal(created.status, 201);
+    // The manifest as written, with only what admission chose at create that it never redoes on
+    // update (the service account), and a new image: priority and tolerations are kept.
+    const replaced = await t.call('PUT', `${POD}/web`, { ...manifest, spec: { serviceAccountName: 'default', containers: [{ name: 'c', image: 'nginx:2' }] } });
+    assert.equal(replaced.status, 200, JSON.stringify(replaced.body));
+    assert.equal(replaced.body.spec.containers[0].image, 'nginx:2');
+    for (const k of ['priority', 'preemptionPolicy', 'tolerations', 'serviceAccount', 'dnsPolicy', 'restartPolicy']) assert.deepEqual(replaced.body.spec[k], created.body.spec[k], k);
+    assert.equal(replaced.body.spec.containers[0].terminationMessagePath, '/dev/termination-log');
+    // Without the service account, as kube-apiserver: only the image and a few fields may change.
+    const bare = await t.call('PUT', `${POD}/web`, manifest);
+    assert.equal(bare.status, 422);
+    assert.match(bare.body.message, /pod updates may not change fields other than/);
+  });
+
   it('gives a created Service the defaulted status.loadBalancer', async () => {
     const r = await t.call('POST', '/api/v1/namespaces/default/services', { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web' }, spec: { ports: [{ port: 80 }] } });
     assert.equal(r.status, 201);
