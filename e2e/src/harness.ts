@@ -1,5 +1,5 @@
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -151,4 +151,23 @@ export async function eventually<T>(what: string, check: () => Promise<T | undef
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 150));
   }
+}
+
+/**
+ * Writes a kubeconfig for `kp`'s server that authenticates with a bearer token only (no client
+ * certificate: a certificate would win over the token, as in kube-apiserver); returns its path.
+ */
+export async function tokenKubeconfig(kp: KplaneProcess, token: string, name = 'token'): Promise<string> {
+  const ca = Buffer.from(await readFile(join(kp.dataDir, 'pki', 'ca.crt'))).toString('base64');
+  const path = join(kp.dataDir, `kubeconfig-${name}`);
+  const config = {
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: 'kplane', cluster: { server: kp.url, 'certificate-authority-data': ca } }],
+    users: [{ name, user: { token } }],
+    contexts: [{ name, context: { cluster: 'kplane', user: name, namespace: 'default' } }],
+    'current-context': name,
+  };
+  await writeFile(path, JSON.stringify(config), { mode: 0o600 });
+  return path;
 }

@@ -19,7 +19,7 @@ it('starts in-process on memory storage, without disk or network, and serves a c
 it('runs the controllers in process when asked, and stops them with the control plane', async () => {
   const cp = await startControlPlane({ storage: 'memory', listen: false, controllers: true });
   try {
-    assert.deepEqual(cp.controllerManager?.controllers, ['deployment-controller', 'garbage-collector-controller', 'namespace-controller', 'replicaset-controller', 'serviceaccount-controller']);
+    assert.deepEqual(cp.controllerManager?.controllers, ['deployment-controller', 'garbage-collector-controller', 'namespace-controller', 'replicaset-controller', 'serviceaccount-controller', 'serviceaccount-token-controller']);
     const sas = cp.client.resource({ group: '', version: 'v1', resource: 'serviceaccounts', namespaced: true });
     for (let i = 0; ; i++) {
       if ((await sas.list({ namespace: 'kube-system' })).items.some((s) => s.metadata?.name === 'default')) break;
@@ -81,7 +81,67 @@ it('keeps the data dir owner-only: 0700, and 0600 for the database, the keys and
       assert.equal(await mode(join(dataDir, 'kubeconfig')), 0o600);
       for (const db of ['state.db', 'state.db-wal', 'state.db-shm']) assert.equal(await mode(join(dataDir, db)), 0o600, db);
       assert.equal(await mode(join(dataDir, 'pki')), 0o700);
-      for (const secret of ['ca.key', 'serving.key', 'admin.key', 'admin.token']) assert.equal(await mode(join(dataDir, 'pki', secret)), 0o600, secret);
+      for (const secret of ['ca.key', 'serving.key', 'admin.key', 'admin.token', 'sa.key']) assert.equal(await mode(join(dataDir, 'pki', secret)), 0o600, secret);
+    } finally {
+      await cp.stop();
+    }
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+});
+
+it('authenticates HTTPS requests: static tokens, ServiceAccount tokens kept valid across a restart on the same key, anonymous only on public paths', async () => {
+  const { mkdtemp, rm, writeFile } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { request } = await import('node:https');
+  const root = await mkdtemp(join(tmpdir(), 'kplane-auth-'));
+  const tokenFile = join(root, 'tokens.csv');
+  await writeFile(tokenFile, 'alice-token,alice,alice-uid,"dev,ops"\n');
+  const call = (url: string, ca: string, method: string, path: string, token?: string, body?: unknown) =>
+    new Promise<{ status: number; body: any }>((resolve, reject) => {
+      const req = request(`${url}${path}`, { method, ca, headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) } }, (res) => {
+        let text = '';
+        res.on('data', (c) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode!, body: text.startsWith('{') ? JSON.parse(text) : text }));
+      });
+      req.on('error', reject);
+      req.end(body === undefined ? undefined : JSON.stringify(body));
+    });
+  const whoami = '/apis/authentication.k8s.io/v1/selfsubjectreviews';
+  try {
+    const start = () => startControlPlane({ dataDir: join(root, 'data'), port: 0, authentication: { tokenAuthFile: tokenFile } });
+    let cp = await start();
+    let token: string;
+    try {
+      const { readFile } = await import('node:fs/promises');
+      const ca = await readFile(join(root, 'data', 'pki', 'ca.crt'), 'utf8');
+      const me = await call(cp.url!, ca, 'POST', whoami, 'alice-token', {});
+      assert.equal(me.status, 201);
+      assert.deepEqual(me.body.status.userInfo, { username: 'alice', uid: 'alice-uid', groups: ['dev', 'ops', 'system:authenticated'] });
+      assert.equal((await call(cp.url!, ca, 'GET', '/api/v1/namespaces')).status, 401);
+      assert.equal((await call(cp.url!, ca, 'GET', '/healthz')).status, 200);
+      const bad = await call(cp.url!, ca, 'GET', '/healthz', 'wrong');
+      assert.equal(bad.status, 401);
+      assert.equal(bad.body.message, 'Unauthorized');
+      await cp.client.resource({ group: '', version: 'v1', resource: 'serviceaccounts', namespaced: true }).create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'robot' } });
+      const issued = await call(cp.url!, ca, 'POST', '/api/v1/namespaces/default/serviceaccounts/robot/token', 'alice-token', { spec: {} });
+      assert.equal(issued.status, 201);
+      token = issued.body.status.token;
+      assert.equal((await call(cp.url!, ca, 'POST', whoami, token, {})).body.status.userInfo.username, 'system:serviceaccount:default:robot');
+      // In process, a transport for a given identity.
+      const asRobot = await cp.transportFor({ username: 'system:serviceaccount:default:robot', groups: ['system:serviceaccounts'] })({ method: 'POST', path: whoami, headers: { 'content-type': 'application/json' }, body: Buffer.from('{}') });
+      assert.equal(JSON.parse(Buffer.from(asRobot.body!).toString()).status.userInfo.username, 'system:serviceaccount:default:robot');
+    } finally {
+      await cp.stop();
+    }
+    cp = await start();
+    try {
+      const { readFile } = await import('node:fs/promises');
+      const ca = await readFile(join(root, 'data', 'pki', 'ca.crt'), 'utf8');
+      assert.equal((await call(cp.url!, ca, 'POST', whoami, token, {})).status, 201);
+      const jwks = await call(cp.url!, ca, 'GET', '/openid/v1/jwks', token);
+      assert.equal(jwks.body.keys[0].alg, 'RS256');
     } finally {
       await cp.stop();
     }

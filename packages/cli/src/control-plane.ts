@@ -2,12 +2,23 @@ import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { request } from 'node:https';
 import { stringify } from 'yaml';
-import type { RawRequest, RawResponse } from '@kplane/api';
+import type { RawRequest, RawResponse, UserInfo } from '@kplane/api';
 import { createBackend, type Backend } from '@kplane/storage';
-import { createApiServer, ensurePki, type ApiServer } from '@kplane/apiserver';
+import {
+  createApiServer,
+  ensurePki,
+  ensureServiceAccountKeyFiles,
+  loadServiceAccountKeys,
+  loadTokenFile,
+  MASTERS_GROUP,
+  signLegacyToken,
+  type ApiServer,
+  type AuthenticationOptions,
+  type ServiceAccountKeys,
+} from '@kplane/apiserver';
 import { createClient, type Client } from '@kplane/client';
 import { startSimulation, type KubeletConfig, type Simulation } from '@kplane/kubelet';
-import { DEFAULT_SECURE_PORT, startControllerManager, type ControllerManager, type SecureServingOptions } from '@kplane/controllers';
+import { DEFAULT_SECURE_PORT, startControllerManager, type ControllerManager, type ControllerManagerOptions, type SecureServingOptions } from '@kplane/controllers';
 
 /** Options of startControlPlane. */
 export interface ControlPlaneOptions {
@@ -43,14 +54,37 @@ export interface ControlPlaneOptions {
   eventTTLSeconds?: number;
   /** Time between storage compactions in ms (default 5 minutes, as kube-apiserver); 0: never. */
   compactionIntervalMs?: number;
+  /** Authentication flags, as kube-apiserver's. */
+  authentication?: ControlPlaneAuthentication;
+}
+
+/** kube-apiserver's authentication flags. */
+export interface ControlPlaneAuthentication {
+  /** `--token-auth-file`: static tokens (CSV token,user,uid,"groups"). */
+  tokenAuthFile?: string;
+  /** `--service-account-signing-key-file` (default: `pki/sa.key`, made at first start). */
+  serviceAccountSigningKeyFile?: string;
+  /** `--service-account-key-file`: more public keys that verify tokens. */
+  serviceAccountKeyFiles?: string[];
+  /** `--service-account-issuer`: the first signs, all are accepted. */
+  serviceAccountIssuers?: string[];
+  /** `--api-audiences` (default: the first issuer). */
+  apiAudiences?: string[];
+  /** `--service-account-max-token-expiration` in seconds (0: no limit). */
+  serviceAccountMaxTokenExpirationSeconds?: number;
 }
 
 /** A running control plane. */
 export interface ControlPlane {
   readonly apiServer: ApiServer;
   readonly backend: Backend;
-  /** The in-process transport: call the API with no socket. */
+  /**
+   * The in-process transport: call the API with no socket, as the control plane's own admin
+   * (requests without `user` are trusted in-process code).
+   */
   readonly transport: (req: RawRequest) => Promise<RawResponse>;
+  /** An in-process transport that acts as `user` (a controller's ServiceAccount, a node), authorised as that user. */
+  transportFor(user: UserInfo): (req: RawRequest) => Promise<RawResponse>;
   /** A client over the in-process transport (namespace "default"). */
   readonly client: Client;
   /** https://127.0.0.1:PORT when listening. */
@@ -111,9 +145,12 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     await mkdir(dataDir, { recursive: true, mode: 0o700 });
     await chmod(dataDir, 0o700);
   }
+  const authentication = await authenticationOptions(options.authentication ?? {}, storage === 'sqlite' || listen ? join(dataDir, 'pki') : undefined);
   // The sqlite driver keeps the database and its WAL files owner-only (0600).
   const backend = await createBackend(storage === 'memory' ? 'memory://' : `sqlite://${join(dataDir, 'state.db')}`);
-  const apiServer = createApiServer({ backend, eventTTLSeconds: options.eventTTLSeconds, compactionIntervalMs: options.compactionIntervalMs });
+  const apiServer = createApiServer({ backend, eventTTLSeconds: options.eventTTLSeconds, compactionIntervalMs: options.compactionIntervalMs, authentication });
+  const tokenSigner = (rootCA: string) => ({ rootCA, generateToken: (c: Parameters<typeof signLegacyToken>[1]) => signLegacyToken(apiServer.serviceAccountKeys, c) });
+  const transportFor = (user: UserInfo) => apiServer.transportAs(user);
   try {
     await apiServer.start();
   } catch (err) {
@@ -135,14 +172,14 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   if (!listen) {
     if (options.controllers) {
       try {
-        controllerManager = await startControllers(createClient({ transport: apiServer.handle }));
+        controllerManager = await startControllers(createClient({ transport: apiServer.handle }), undefined, tokenSigner(''));
       } catch (err) {
         await stop();
         throw err;
       }
     }
     simulation = await startNodes(apiServer, options, stop);
-    return { apiServer, backend, transport: apiServer.handle, client, controllerManager, simulation, stop };
+    return { apiServer, backend, transport: apiServer.handle, transportFor, client, controllerManager, simulation, stop };
   }
   const pki = await ensurePki(join(dataDir, 'pki'));
   await ownerOnly(join(dataDir, 'pki'));
@@ -153,7 +190,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     cert: pki.serving.cert,
     key: pki.serving.key,
     clientCa: pki.ca.cert,
-    tokens: new Map([[pki.adminToken, 'kplane-admin']]),
+    tokens: new Map([[pki.adminToken, { username: 'kplane-admin', groups: [MASTERS_GROUP] }]]),
   });
   const url = `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
   const kubeconfigPath = join(dataDir, 'kubeconfig');
@@ -170,20 +207,44 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       tokens: [pki.adminToken],
     };
     try {
-      controllerManager = await startControllers(createClient({ transport: apiServer.handle }), serving, pki.ca.cert);
+      controllerManager = await startControllers(createClient({ transport: apiServer.handle }), serving, tokenSigner(pki.ca.cert), pki.ca.cert);
     } catch (err) {
       await stop();
       throw err;
     }
   }
   simulation = await startNodes(apiServer, options, stop);
-  return { apiServer, backend, transport: apiServer.handle, client, url, port, kubeconfigPath, controllerManager, simulation, stop };
+  return { apiServer, backend, transport: apiServer.handle, transportFor, client, url, port, kubeconfigPath, controllerManager, simulation, stop };
+}
+
+/**
+ * The API server's authentication options from the flags: static tokens from the token file;
+ * the ServiceAccount keys from the given files, else the key pair kept in `pkiDir` (made at
+ * first start), else (no data dir) a key made in memory.
+ */
+async function authenticationOptions(flags: ControlPlaneAuthentication, pkiDir: string | undefined): Promise<AuthenticationOptions> {
+  let keys: ServiceAccountKeys | undefined;
+  if (flags.serviceAccountSigningKeyFile) {
+    keys = await loadServiceAccountKeys(flags.serviceAccountSigningKeyFile, flags.serviceAccountKeyFiles);
+  } else if (flags.serviceAccountKeyFiles?.length) {
+    throw new Error('--service-account-signing-key-file is required with --service-account-key-file');
+  } else if (pkiDir) {
+    const files = await ensureServiceAccountKeyFiles(pkiDir);
+    keys = await loadServiceAccountKeys(files.keyFile, [files.publicKeyFile]);
+  }
+  return {
+    tokens: flags.tokenAuthFile ? await loadTokenFile(flags.tokenAuthFile, (w) => process.stderr.write(`kplane: ${w}\n`)) : undefined,
+    serviceAccountKeys: keys,
+    serviceAccountIssuers: flags.serviceAccountIssuers,
+    apiAudiences: flags.apiAudiences,
+    serviceAccountMaxTokenExpirationSeconds: flags.serviceAccountMaxTokenExpirationSeconds,
+  };
 }
 
 /** Makes the PKI folder owner-only and its private keys and token 0600 (files made by older versions included). */
 async function ownerOnly(pkiDir: string): Promise<void> {
   await chmod(pkiDir, 0o700);
-  for (const secret of ['ca.key', 'serving.key', 'admin.key', 'admin.token']) await chmod(join(pkiDir, secret), 0o600);
+  for (const secret of ['ca.key', 'serving.key', 'admin.key', 'admin.token', 'sa.key']) await chmod(join(pkiDir, secret), 0o600);
 }
 
 /** Starts the scheduler and simulated kubelet for `options.nodes` nodes on the in-process transport (none for 0). */
@@ -198,12 +259,12 @@ async function startNodes(apiServer: ApiServer, options: ControlPlaneOptions, st
 }
 
 /** Starts the controller manager; when its HTTPS port is taken, warns and runs without it. */
-async function startControllers(client: Client, serving?: SecureServingOptions, rootCA?: string): Promise<ControllerManager> {
+async function startControllers(client: Client, serving: SecureServingOptions | undefined, serviceAccountTokens: ControllerManagerOptions['serviceAccountTokens'], rootCA?: string): Promise<ControllerManager> {
   try {
-    return await startControllerManager({ client, serving, rootCA });
+    return await startControllerManager({ client, serving, serviceAccountTokens, rootCA });
   } catch (err) {
     if (!serving || (err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
     process.stderr.write(`kplane controller-manager: port ${serving.port} is in use; running without /metrics and /healthz\n`);
-    return startControllerManager({ client, rootCA });
+    return startControllerManager({ client, serviceAccountTokens, rootCA });
   }
 }

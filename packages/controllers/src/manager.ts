@@ -13,7 +13,7 @@ import type { Client } from '@kplane/client';
 import { createManager, type Clock, type Manager } from '@kplane/runtime';
 import { createGarbageCollector, type GarbageCollectorOptions } from './garbagecollector/index.js';
 import { createNamespaceController, type NamespaceControllerOptions } from './namespace/index.js';
-import { createServiceAccountController } from './serviceaccount/index.js';
+import { createServiceAccountController, createTokensController, type TokensControllerOptions } from './serviceaccount/index.js';
 import { createReplicaSetController } from './replicaset/index.js';
 import { createDeploymentController } from './deployment/index.js';
 import { createRootCACertPublisher } from './rootcacertpublisher/index.js';
@@ -23,6 +23,7 @@ export const CONTROLLER_NAMES = {
   garbageCollector: 'garbage-collector-controller',
   namespace: 'namespace-controller',
   serviceAccount: 'serviceaccount-controller',
+  serviceAccountToken: 'serviceaccount-token-controller',
   replicaSet: 'replicaset-controller',
   deployment: 'deployment-controller',
   rootCACertPublisher: 'root-ca-certificate-publisher-controller',
@@ -36,6 +37,7 @@ export const KNOWN_CONTROLLERS: readonly string[] = [
   CONTROLLER_NAMES.replicaSet,
   CONTROLLER_NAMES.rootCACertPublisher,
   CONTROLLER_NAMES.serviceAccount,
+  CONTROLLER_NAMES.serviceAccountToken,
 ];
 
 /** The older names --controllers also accepts, mapped to canonical names. */
@@ -43,6 +45,7 @@ export const CONTROLLER_ALIASES: Readonly<Record<string, string>> = {
   garbagecollector: CONTROLLER_NAMES.garbageCollector,
   namespace: CONTROLLER_NAMES.namespace,
   serviceaccount: CONTROLLER_NAMES.serviceAccount,
+  'serviceaccount-token': CONTROLLER_NAMES.serviceAccountToken,
   replicaset: CONTROLLER_NAMES.replicaSet,
   deployment: CONTROLLER_NAMES.deployment,
   'root-ca-cert-publisher': CONTROLLER_NAMES.rootCACertPublisher,
@@ -126,6 +129,11 @@ export interface ControllerManagerOptions {
   rootCA?: string;
   /** Log lines (default: stderr). */
   log?: (message: string) => void;
+  /**
+   * The token controller's signer and CA bundle (kube-controller-manager's
+   * --service-account-private-key-file and --root-ca-file); absent: that controller does not run.
+   */
+  serviceAccountTokens?: Omit<TokensControllerOptions, 'manager'>;
 }
 
 /** A running controller manager. */
@@ -226,6 +234,7 @@ export async function startControllerManager(options: ControllerManagerOptions):
   const starters: Record<string, () => void> = {
     [CONTROLLER_NAMES.namespace]: () => createNamespaceController({ ...options.namespaceController, manager }),
     [CONTROLLER_NAMES.serviceAccount]: () => createServiceAccountController({ manager }),
+    ...(options.serviceAccountTokens ? { [CONTROLLER_NAMES.serviceAccountToken]: () => createTokensController({ ...options.serviceAccountTokens!, manager }) } : {}),
     [CONTROLLER_NAMES.garbageCollector]: () => manager.add(createGarbageCollector({ ...options.garbageCollector, manager })),
     [CONTROLLER_NAMES.replicaSet]: () => createReplicaSetController(manager),
     [CONTROLLER_NAMES.deployment]: () => createDeploymentController(manager),

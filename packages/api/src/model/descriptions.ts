@@ -156,6 +156,81 @@ export const DESCRIPTIONS: Descriptions = {
       maxUnavailable: 'How many pods may be unavailable during the update, as a number or a percentage. Defaults to 25%.',
     },
   },
+  'io.k8s.api.authentication.v1.BoundObjectReference': {
+    type: 'The object a token is bound to: the token stops working when that object is deleted.',
+    fields: {
+      apiVersion: 'API version of the object (v1).',
+      kind: 'Kind of the object: Pod, Secret or Node.',
+      name: 'Name of the object.',
+      uid: 'UID of the object; when given, it must match the existing object.',
+    },
+  },
+  'io.k8s.api.authentication.v1.SelfSubjectReview': {
+    type: 'Asks the server who the requester is (kubectl auth whoami). Never stored.',
+    fields: {
+      status: 'Filled by the server with the requester\'s identity.',
+    },
+  },
+  'io.k8s.api.authentication.v1.SelfSubjectReviewStatus': {
+    type: 'The identity the server sees for the requester.',
+    fields: {
+      userInfo: 'User name, uid, groups and extra attributes of the requester.',
+    },
+  },
+  'io.k8s.api.authentication.v1.TokenRequest': {
+    type: 'Asks for a signed token of a service account (the serviceaccounts/token subresource).',
+    fields: {
+      spec: 'What the token is for: audiences, lifetime and the object it is bound to.',
+      status: 'The issued token and when it expires.',
+    },
+  },
+  'io.k8s.api.authentication.v1.TokenRequestSpec': {
+    type: 'The parameters of a requested token.',
+    fields: {
+      audiences: 'Who the token is meant for; empty means the API server itself.',
+      boundObjectRef: 'An object (Pod, Secret or Node) whose deletion invalidates the token.',
+      expirationSeconds: 'Requested lifetime in seconds: at least 600, 3600 by default; the server may shorten it.',
+    },
+  },
+  'io.k8s.api.authentication.v1.TokenRequestStatus': {
+    type: 'The result of a token request.',
+    fields: {
+      expirationTimestamp: 'When the token stops being valid.',
+      token: 'The signed token, to send as a bearer token.',
+    },
+  },
+  'io.k8s.api.authentication.v1.TokenReview': {
+    type: 'Asks the server whether a bearer token is valid and whose it is. Never stored.',
+    fields: {
+      spec: 'The token to check and the audiences it should be valid for.',
+      status: 'Filled by the server: whether the token authenticated, and as whom.',
+    },
+  },
+  'io.k8s.api.authentication.v1.TokenReviewSpec': {
+    type: 'The token to review.',
+    fields: {
+      audiences: 'Audiences the token must be valid for; empty means the API server\'s own.',
+      token: 'The bearer token.',
+    },
+  },
+  'io.k8s.api.authentication.v1.TokenReviewStatus': {
+    type: 'The outcome of a token review.',
+    fields: {
+      audiences: 'The requested audiences the token is valid for.',
+      authenticated: 'True when the token is valid.',
+      error: 'Why the token was not accepted.',
+      user: 'Whose token it is, when it is valid.',
+    },
+  },
+  'io.k8s.api.authentication.v1.UserInfo': {
+    type: 'An authenticated identity.',
+    fields: {
+      extra: 'Further attributes the authenticator attached (bound pod, node, credential id).',
+      groups: 'The groups the user belongs to.',
+      uid: 'A unique value that identifies the user across time.',
+      username: 'The name of the user.',
+    },
+  },
   'io.k8s.api.autoscaling.v1.Scale': {
     type: 'The scale subresource of a scalable resource.',
     fields: {

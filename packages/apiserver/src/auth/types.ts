@@ -21,6 +21,8 @@ export interface AuthenticationRequest {
   readonly headers: Readonly<Record<string, string>>;
   /** The client certificate chain the TLS handshake verified against the client CA (leaf first), if any. */
   readonly verifiedChain?: readonly X509Certificate[];
+  /** Set when the client sent a certificate that did not verify against the client CA (why). */
+  readonly certificateError?: string;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { KubeObject, NameValidator, SchemaDefinitions, StatusCause } from '@kplane/api';
+import type { KubeObject, NameValidator, SchemaDefinitions, StatusCause, UserInfo } from '@kplane/api';
 import type { Backend } from '@kplane/storage';
 
 /** A column of Table output (meta.k8s.io/v1 TableColumnDefinition). */
@@ -133,6 +133,22 @@ export interface ResourceType {
    * resources between their served and their storage version.
    */
   storage?(backend: Backend): Backend;
+  /**
+   * A create-only, never-stored resource (TokenReview, SubjectAccessReview, ...): POST on the
+   * collection answers the object with its status filled by this function; nothing is read or
+   * written in storage and no watch cache is kept. Made by `reviewResource` (server/reviews.ts).
+   */
+  review?(obj: KubeObject, ctx: ReviewContext): Promise<KubeObject> | KubeObject;
+}
+
+/** What a review resource learns of the request that creates it. */
+export interface ReviewContext {
+  /** Who asks (the in-process admin when the request came from trusted in-process code). */
+  readonly user: UserInfo;
+  /** The namespace of the path, for namespaced reviews (LocalSubjectAccessReview). */
+  readonly namespace?: string;
+  /** `dryRun=All` was asked: the answer must not change anything. */
+  readonly dryRun: boolean;
 }
 
 /** A group of built-in kinds with the schemas they reference. */

@@ -25,6 +25,7 @@ function subresources(s: Store): { name: string; kind: string; group?: string; v
   const t = s.type;
   const out: { name: string; kind: string; group?: string; version?: string; verbs: string[] }[] = [];
   if (t.group === '' && t.resource === 'pods') out.push({ name: 'binding', kind: 'Binding', verbs: ['create'] });
+  if (t.group === '' && t.resource === 'serviceaccounts') out.push({ name: 'token', kind: 'TokenRequest', group: 'authentication.k8s.io', version: 'v1', verbs: ['create'] });
   if (t.resource === 'namespaces') out.push({ name: 'finalize', kind: t.kind, verbs: ['update'] });
   if (t.subresources?.scale) out.push({ name: 'scale', kind: 'Scale', group: 'autoscaling', version: 'v1', verbs: SUB_VERBS });
   if (t.subresources?.status) out.push({ name: 'status', kind: t.kind, verbs: SUB_VERBS });

@@ -1,5 +1,6 @@
-import type { KubeObject, RawRequest, RawResponse, SchemaObject, Status } from '@kplane/api';
+import type { KubeObject, RawRequest, RawResponse, SchemaObject, Status, UserInfo } from '@kplane/api';
 import {
+  admitObject,
   ApiError,
   applyJsonPatch,
   applyMergePatch,
@@ -18,6 +19,8 @@ import { unstructuredList, unstructuredObject } from '../crd/unstructured.js';
 import type { Registry } from '../registry/registry.js';
 import type { Store, WriteOptions } from '../registry/store.js';
 import { bindPod } from './binding.js';
+import { serveReview } from './reviews.js';
+import { requestUser } from '../auth/identity.js';
 import { DEFAULT_LIMITS, parseBoolParam, parseGoDuration, type ServerLimits } from './limits.js';
 import { deleteOptions, listOptions, typedListQuery, writeOptions } from './options.js';
 import { checkPathSegmentName, classifyRequest, isNamespaceSubresource, parsePath, type ResourceRequestInfo } from './request-info.js';
@@ -56,6 +59,13 @@ export interface HandlerOptions {
   limits?: Partial<ServerLimits>;
   /** Timers of the request timeout and of watches (tests inject virtual ones). */
   timers?: Timers;
+  /**
+   * POST serviceaccounts/NAME/token (TokenRequest): issues a token for the body (already
+   * type-checked); absent, the subresource is not served.
+   */
+  tokenRequest?(namespace: string, name: string, body: KubeObject, ctx: { user: UserInfo; dryRun: boolean; warnings: string[] }): Promise<KubeObject>;
+  /** Non-resource paths served besides the built-in ones (the OIDC discovery documents), by exact path. */
+  paths?: Record<string, (method: string) => RawResponse>;
 }
 
 const JSON_TYPE = 'application/json';
@@ -172,6 +182,7 @@ const OBJECT_VERBS: Record<string, Record<string, string>> = {
   scale: { GET: 'get', PUT: 'update', PATCH: 'patch' },
   finalize: { PUT: 'update' },
   binding: { POST: 'create' },
+  token: { POST: 'create' },
 };
 
 /**
@@ -249,7 +260,8 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
     // A namespaced resource has no object paths outside a namespace.
     if (t.namespaced && info.namespace === undefined && info.name !== undefined) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     const sub = info.subresource ?? '';
-    if (sub && !['status', 'scale', 'finalize', 'binding'].includes(sub)) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+    if (sub && !['status', 'scale', 'finalize', 'binding', 'token'].includes(sub)) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+    if (sub === 'token' && !(t.group === '' && t.resource === 'serviceaccounts' && options.tokenRequest)) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     if (sub === 'binding' && !(t.group === '' && t.resource === 'pods')) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     if (sub === 'status' && !t.subresources?.status) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     if (sub === 'scale' && !t.subresources?.scale) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
@@ -262,15 +274,22 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
     const q = verb === 'list' || verb === 'watch' || verb === 'deletecollection' ? typedListQuery(req.query ?? {}) : (req.query ?? {});
     const ns = t.namespaced ? info.namespace : undefined;
     const rep = negotiate(req.headers?.accept);
-    const body = () => {
+    const body = (expected = { apiVersion: store.apiVersion, kind: t.kind }) => {
       const contentType = req.headers?.['content-type'] ?? JSON_TYPE;
       const bytes = req.body ?? new Uint8Array();
       // kubectl's typed clients (kubectl create <kind>) send protobuf bodies.
       if (contentType.split(';')[0]!.trim().toLowerCase() === KUBERNETES_PROTOBUF_MEDIA_TYPE) {
-        return decodeKubernetesProtobuf(bytes, { apiVersion: store.apiVersion, kind: t.kind });
+        return decodeKubernetesProtobuf(bytes, expected);
       }
       return decodeBody(bytes, contentType);
     };
+
+    // Create-only, never-stored kinds (TokenReview, SubjectAccessReview, ...): see reviews.ts.
+    if (t.review) {
+      const opts = writeOptions(q);
+      const { object, status } = await serveReview(store, registry.definitions, body(), { user: requestUser(req), namespace: ns, opts });
+      return jsonResponse(status, object, warningHeaders(opts));
+    }
 
     // Collection requests.
     if (info.name === undefined) {
@@ -330,6 +349,13 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
       if (method !== 'POST') throw routeMethodNotAllowed();
       await bindPod(store, ns!, name, body(), options.now, writeOptions(q).dryRun === true);
       return statusResponse(201, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
+    }
+    if (sub === 'token') {
+      if (method !== 'POST') throw routeMethodNotAllowed();
+      const opts = writeOptions(q);
+      const request = admitSubresourceBody(body({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest' }), 'authentication.k8s.io/v1', 'TokenRequest', 'io.k8s.api.authentication.v1.TokenRequest', opts);
+      const out = await options.tokenRequest!(ns!, name, request, { user: requestUser(req), dryRun: opts.dryRun === true, warnings: opts.warnings! });
+      return jsonResponse(201, out, warningHeaders(opts));
     }
     if (sub === 'scale') {
       if (method === 'GET') return jsonResponse(200, store.toScale(await store.get(ns, name, q.resourceVersion)));
@@ -393,6 +419,17 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
     throw routeMethodNotAllowed();
   }
 
+  /** Type-checks the body of a subresource whose kind is not the resource's (TokenRequest). */
+  function admitSubresourceBody(b: unknown, apiVersion: string, kind: string, schemaName: string, opts: WriteOptions): KubeObject {
+    const obj = asObject(b);
+    if (obj.kind !== undefined && obj.kind !== kind) throw badRequest(`the kind in the data (${String(obj.kind)}) does not match the expected kind (${kind})`);
+    if (obj.apiVersion !== undefined && obj.apiVersion !== apiVersion) throw badRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${apiVersion})`);
+    obj.kind = kind;
+    obj.apiVersion = apiVersion;
+    admitObject(obj, resolveSchema({ $ref: `#/components/schemas/${schemaName}` }, registry.definitions), registry.definitions, { kind, version: apiVersion.split('/').pop()!, fieldValidation: opts.fieldValidation, warnings: opts.warnings });
+    return obj;
+  }
+
   /** PUT /api/v1/namespaces/<name>/finalize: only spec.finalizers changes. */
   async function finalizeNamespace(store: Store, name: string, obj: KubeObject, opts: WriteOptions): Promise<KubeObject> {
     const finalizers = (obj.spec as { finalizers?: unknown } | undefined)?.finalizers;
@@ -413,6 +450,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
       return text(200, 'ok');
     }
     if (path === '/version' || path === '/version/') return jsonResponse(200, options.version);
+    if (options.paths && Object.hasOwn(options.paths, path)) return options.paths[path]!(method);
     if (path === '/openapi/v2') return serveOpenAPIV2(req, options.openapi.v2);
     if (path === '/openapi/v3' || path === '/openapi/v3/') return serveOpenAPIV3Root(req, options.openapi.root());
     if (path.startsWith('/openapi/v3/')) {

@@ -37,7 +37,7 @@ it('authenticates by client certificate or bearer token, and refuses bodies over
   try {
     await server.start();
     const pki = await ensurePki(dir);
-    const port = await server.listen({ port: 0, cert: pki.serving.cert, key: pki.serving.key, clientCa: pki.ca.cert, tokens: new Map([[pki.adminToken, 'admin']]) });
+    const port = await server.listen({ port: 0, cert: pki.serving.cert, key: pki.serving.key, clientCa: pki.ca.cert, tokens: new Map([[pki.adminToken, { username: 'admin', groups: ['system:masters'] }]]) });
     const ca = pki.ca.cert;
     assert.equal((await send(port, ca, '/api/v1/namespaces', {})).status, 401);
     assert.equal((await send(port, ca, '/api/v1/namespaces', { token: 'wrong' })).status, 401);
@@ -56,7 +56,6 @@ it('authenticates by client certificate or bearer token, and refuses bodies over
   } finally {
     await server.close();
     await backend.close();
-    await rm(dir, { recursive: true, force: true });
   }
 });
 
@@ -141,7 +140,7 @@ async function withServer(
   try {
     await server.start();
     const pki = await ensurePki(dir);
-    const port = await server.listen({ port: 0, cert: pki.serving.cert, key: pki.serving.key, clientCa: pki.ca.cert, tokens: new Map([[pki.adminToken, 'admin']]) });
+    const port = await server.listen({ port: 0, cert: pki.serving.cert, key: pki.serving.key, clientCa: pki.ca.cert, tokens: new Map([[pki.adminToken, { username: 'admin', groups: ['system:masters'] }]]) });
     const call = (method: string, path: string, body?: unknown) =>
       send(port, pki.ca.cert, path, { method, token: pki.adminToken, body: body === undefined ? undefined : Buffer.from(JSON.stringify(body)) });
     await fn({ port, ca: pki.ca.cert, token: pki.adminToken, call });
@@ -268,7 +267,7 @@ it('bounds requests in flight (read-only and mutating apart, watches not counted
   });
 });
 
-it('answers CONNECT (405 on resources, 401 without credentials) and never normalises paths over HTTPS', async () => {
+it('answers CONNECT and upgrade requests (405 on resources, 404 on exec, 401 without credentials) and never normalises paths over HTTPS', async () => {
   await withServer({}, async ({ port, ca, token, call }) => {
     const before = (await call('GET', '/api/v1/namespaces')).body;
     for (const path of [`${CMS}/x`, CMS, '/api/v1/namespaces/default/pods/p/status']) {
@@ -285,6 +284,11 @@ it('answers CONNECT (405 on resources, 401 without credentials) and never normal
     const anon = await rawRequest(port, ca, `CONNECT ${CMS} HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n`);
     assert.equal(anon.status, 401);
     assert.equal(JSON.parse(anon.body).reason, 'Unauthorized');
+    // Upgrade requests (kubectl exec over WebSocket) are authenticated and answered too.
+    const upgrade = (auth: string) => `GET /api/v1/namespaces/default/pods/p/exec?command=ls HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: Upgrade\r\nupgrade: websocket\r\nsec-websocket-version: 13\r\nsec-websocket-key: x3JJHMbDL1EzLkh9GBhXDw==\r\n${auth}\r\n`;
+    assert.equal((await rawRequest(port, ca, upgrade(''))).status, 401);
+    assert.equal((await rawRequest(port, ca, upgrade('authorization: Bearer wrong\r\n'))).status, 401);
+    assert.equal((await rawRequest(port, ca, upgrade(`authorization: Bearer ${token}\r\n`))).status, 404);
     // Dot segments reach the handler as they were sent.
     const dots = await call('DELETE', `${CMS}/%2e%2e`);
     assert.equal(dots.status, 400);
@@ -298,4 +302,35 @@ it('answers CONNECT (405 on resources, 401 without credentials) and never normal
     assert.equal((await call('DELETE', '/api/v1/secrets')).status, 405);
     assert.equal((await call('GET', '/api/v1/namespaces')).body, before);
   });
+});
+
+it('hands the handler the user the credentials name, never an identity the client claims', async () => {
+  const backend = createMemoryBackend();
+  const server = createApiServer({ backend, authentication: { tokens: new Map([['t-alice', { username: 'alice', uid: 'a', groups: ['dev'] }]]) } });
+  try {
+    await server.start();
+    const { createCa, issueCertificate } = await import('../auth/pki.js');
+    const kplaneCa = await createCa();
+    const serving = await issueCertificate(kplaneCa, { subject: 'CN=kplane-apiserver', usage: 'server', ipAddresses: ['127.0.0.1'] });
+    const carol = await issueCertificate(kplaneCa, { subject: 'CN=carol, O=qa, O=ops', usage: 'client' });
+    const stranger = await issueCertificate(await createCa('elsewhere'), { subject: 'CN=mallory, O=system:masters', usage: 'client' });
+    const port = await server.listen({ port: 0, cert: serving.cert, key: serving.key, clientCa: kplaneCa.pem.cert });
+    const ca = kplaneCa.pem.cert;
+    const whoami = async (opts: Parameters<typeof send>[3], headers: Record<string, string> = {}) => {
+      const r = await send(port, ca, '/apis/authentication.k8s.io/v1/selfsubjectreviews', { method: 'POST', body: Buffer.from(JSON.stringify({ metadata: {}, ...headers })), ...opts });
+      return { status: r.status, user: r.status === 201 ? JSON.parse(r.body).status.userInfo : JSON.parse(r.body) };
+    };
+    assert.deepEqual((await whoami({ cert: carol.cert, key: carol.key })).user, { username: 'carol', groups: ['qa', 'ops', 'system:authenticated'] });
+    assert.deepEqual((await whoami({ token: 't-alice' })).user, { username: 'alice', uid: 'a', groups: ['dev', 'system:authenticated'] });
+    // A certificate from another CA is an invalid credential: 401, even on a public path.
+    assert.equal((await whoami({ cert: stranger.cert, key: stranger.key })).status, 401);
+    assert.equal((await send(port, ca, '/healthz', { cert: stranger.cert, key: stranger.key })).status, 401);
+    assert.equal((await send(port, ca, '/healthz', {})).status, 200);
+    // A body naming a user changes nothing.
+    const claimed = await send(port, ca, '/apis/authentication.k8s.io/v1/selfsubjectreviews', { method: 'POST', body: Buffer.from('{"status":{"userInfo":{"username":"root"}}}'), token: 't-alice' });
+    assert.equal(JSON.parse(claimed.body).status.userInfo.username, 'alice');
+  } finally {
+    await server.close();
+    await backend.close();
+  }
 });

@@ -2,9 +2,11 @@ import { createServer, type Server } from 'node:https';
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
-import { timingSafeEqual } from 'node:crypto';
-import type { RawRequest, RawResponse } from '@kplane/api';
+import type { X509Certificate } from 'node:crypto';
+import type { RawRequest, RawResponse, UserInfo } from '@kplane/api';
 import { requestEntityTooLarge, unauthorized } from '@kplane/api';
+import type { Authenticator } from '../auth/types.js';
+import { ANONYMOUS, isAnonymous } from '../auth/identity.js';
 import { errorResponse } from './handler.js';
 import { DEFAULT_LIMITS, InFlightLimiter, resolveLimits, type ServerLimits } from './limits.js';
 import { classifyRequest } from './request-info.js';
@@ -12,7 +14,10 @@ import { classifyRequest } from './request-info.js';
 /** Largest request body accepted (kube-apiserver's limit for JSON bodies). */
 export const MAX_BODY_BYTES = DEFAULT_LIMITS.maxBodyBytes;
 
-/** Paths anyone may read without credentials (system:public-info-viewer). */
+/**
+ * Paths anonymous requests may reach (what system:public-info-viewer grants). Until the
+ * authorizer decides on anonymous requests, every other path answers them 401.
+ */
 const PUBLIC_PATHS = /^\/(healthz|livez|readyz|version)(\/.*)?$/;
 
 /** Options of createHttpsServer. */
@@ -23,39 +28,42 @@ export interface HttpsServerOptions {
   key: string;
   /** CA that signs client certificates (PEM). */
   clientCa: string;
-  /** Bearer tokens accepted, each mapped to a user name. */
-  tokens: Map<string, string>;
+  /** Turns each request's credentials (verified client certificate, bearer token) into a user. */
+  authenticator: Authenticator;
   /** Body size and in-flight limits; kube-apiserver's defaults otherwise. */
   limits?: Partial<ServerLimits>;
 }
 
-function tokenMatches(given: string, tokens: Map<string, string>): string | undefined {
-  const g = Buffer.from(given);
-  for (const [t, user] of tokens) {
-    const b = Buffer.from(t);
-    if (b.length === g.length && timingSafeEqual(b, g)) return user;
+/** The client certificate of each TLS connection, read once per connection. */
+const peerCertificates = new WeakMap<TLSSocket, { verified?: X509Certificate[]; error?: string }>();
+
+function peerCertificate(sock: TLSSocket): { verified?: X509Certificate[]; error?: string } {
+  let c = peerCertificates.get(sock);
+  if (!c) {
+    const cert = typeof sock.getPeerX509Certificate === 'function' ? sock.getPeerX509Certificate() : undefined;
+    c = !cert ? {} : sock.authorized ? { verified: [cert] } : { error: String(sock.authorizationError ?? 'certificate not verified') };
+    peerCertificates.set(sock, c);
   }
-  return undefined;
+  return c;
 }
 
-/** The client-certificate identity of each TLS connection, read once per connection. */
-const certIdentity = new WeakMap<TLSSocket, string | null>();
-
-/** Who made a request, or undefined when unauthenticated. */
-export function authenticate(req: IncomingMessage, tokens: Map<string, string>): string | undefined {
+/**
+ * Who sent a request: the user its credentials name (verified client certificate, else bearer
+ * token), or system:anonymous when it has none. Never read from anything else the client sends.
+ * Rejects with a 401 ApiError for credentials that are not valid, and for anonymous requests
+ * outside the public paths.
+ */
+export async function authenticate(req: IncomingMessage, authenticator: Authenticator, path: string): Promise<UserInfo> {
+  const cert = peerCertificate(req.socket as TLSSocket);
   const auth = req.headers.authorization;
-  if (auth && /^bearer /i.test(auth)) return tokenMatches(auth.slice(7).trim(), tokens);
-  const sock = req.socket as TLSSocket;
-  let user = certIdentity.get(sock);
-  if (user === undefined) {
-    user = null;
-    if (sock.authorized) {
-      const cn = sock.getPeerCertificate()?.subject?.CN;
-      if (cn) user = Array.isArray(cn) ? cn[0]! : cn;
-    }
-    certIdentity.set(sock, user);
-  }
-  return user ?? undefined;
+  const user =
+    (await authenticator.authenticate({
+      headers: auth === undefined ? {} : { authorization: auth },
+      verifiedChain: cert.verified,
+      certificateError: cert.error,
+    })) ?? ANONYMOUS;
+  if (isAnonymous(user) && !PUBLIC_PATHS.test(path)) throw unauthorized();
+  return user;
 }
 
 function send(res: ServerResponse, r: RawResponse): void {
@@ -151,9 +159,12 @@ function headersOf(req: IncomingMessage): Record<string, string> {
 /** Turns a node request into a RawRequest and writes the RawResponse back. */
 async function serve(options: HttpsServerOptions, limits: ServerLimits, limiter: InFlightLimiter, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const { path, search } = splitTarget(req.url ?? '/');
-  if (!PUBLIC_PATHS.test(path) && authenticate(req, options.tokens) === undefined) {
+  let user: UserInfo;
+  try {
+    user = await authenticate(req, options.authenticator, path);
+  } catch (err) {
     req.resume();
-    send(res, errorResponse(unauthorized()));
+    send(res, errorResponse(err));
     return;
   }
   const query = queryOf(search);
@@ -174,7 +185,7 @@ async function serve(options: HttpsServerOptions, limits: ServerLimits, limiter:
       send(res, errorResponse(requestEntityTooLarge(`Request entity too large: limit is ${limits.maxBodyBytes}`)));
       return;
     }
-    const raw: RawRequest = { method, path, query, headers: headersOf(req), body: read.body };
+    const raw: RawRequest = { method, path, query, headers: headersOf(req), body: read.body, user };
     if (requestClass === 'long-running') {
       // Only streams need to learn that the client went away.
       const abort = new AbortController();
@@ -234,17 +245,19 @@ function withRetryAfter(r: RawResponse): RawResponse {
 }
 
 /**
- * Answers a CONNECT request (node hands these to 'connect', not 'request'): authenticated like
- * any request, then routed by the handler, which refuses CONNECT where no connect subresource is
- * served; the answer is written on the raw socket, which is then closed.
+ * Answers a CONNECT request or an upgrade request (node hands these to 'connect' and 'upgrade',
+ * not 'request'): authenticated like any request, then routed by the handler, which refuses
+ * them where no connect subresource (exec, attach, port-forward) is served; the answer is
+ * written on the raw socket, which is then closed (no protocol is switched to).
  */
 async function serveConnect(options: HttpsServerOptions, req: IncomingMessage, socket: Duplex): Promise<void> {
   socket.on('error', () => {});
   let r: RawResponse;
   try {
     const { path, search } = splitTarget(req.url ?? '/');
-    if (!PUBLIC_PATHS.test(path) && authenticate(req, options.tokens) === undefined) r = errorResponse(unauthorized());
-    else r = await options.handler({ method: 'CONNECT', path, query: queryOf(search), headers: headersOf(req) });
+    const user = await authenticate(req, options.authenticator, path);
+    const method = req.method === 'CONNECT' ? 'CONNECT' : (req.method ?? 'GET');
+    r = await options.handler({ method, path, query: queryOf(search), headers: headersOf(req), user });
   } catch (err) {
     r = errorResponse(err);
   }
@@ -256,9 +269,10 @@ async function serveConnect(options: HttpsServerOptions, req: IncomingMessage, s
 }
 
 /**
- * An HTTPS server for the API: TLS with the serving certificate, clients authenticated by a
- * certificate signed by the client CA or by a bearer token; every path but /healthz, /livez,
- * /readyz and /version needs credentials (401 otherwise). Bodies over the limit get 413; past
+ * An HTTPS server for the API: TLS with the serving certificate, every request authenticated
+ * (a certificate signed by the client CA, a bearer token) and handed to the handler with its
+ * `user`; invalid credentials are 401 everywhere, no credentials 401 on every path but /healthz,
+ * /livez, /readyz and /version. Bodies over the limit get 413; past
  * the in-flight bounds requests get 429 (watches are not counted); CONNECT gets an answer too.
  */
 export function createHttpsServer(options: HttpsServerOptions): Server {
@@ -284,21 +298,28 @@ export function createHttpsServer(options: HttpsServerOptions): Server {
   // "Expect: 100-continue": a body that is refused anyway (no credentials, declared too large)
   // is refused before the client sends it.
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
-    const { path } = splitTarget(req.url ?? '/');
-    let refusal: RawResponse | undefined;
-    if (!PUBLIC_PATHS.test(path) && authenticate(req, options.tokens) === undefined) refusal = errorResponse(unauthorized());
-    else if (Number(req.headers['content-length'] ?? 0) > limits.maxBodyBytes) {
-      refusal = errorResponse(requestEntityTooLarge(`Request entity too large: limit is ${limits.maxBodyBytes}`));
-    }
-    if (refusal) {
-      res.setHeader('connection', 'close');
-      send(res, refusal);
-      return;
-    }
-    res.writeContinue();
-    onRequest(req, res);
+    void (async () => {
+      const { path } = splitTarget(req.url ?? '/');
+      let refusal: RawResponse | undefined;
+      try {
+        await authenticate(req, options.authenticator, path);
+        if (Number(req.headers['content-length'] ?? 0) > limits.maxBodyBytes) {
+          refusal = errorResponse(requestEntityTooLarge(`Request entity too large: limit is ${limits.maxBodyBytes}`));
+        }
+      } catch (err) {
+        refusal = errorResponse(err);
+      }
+      if (refusal) {
+        res.setHeader('connection', 'close');
+        send(res, refusal);
+        return;
+      }
+      res.writeContinue();
+      onRequest(req, res);
+    })();
   });
   server.on('connect', (req: IncomingMessage, socket: Duplex) => void serveConnect(options, req, socket));
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex) => void serveConnect(options, req, socket));
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 70_000;
   server.requestTimeout = 0;

@@ -1,6 +1,12 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:https';
-import type { KubeObject, RawRequest, RawResponse } from '@kplane/api';
+import type { KubeObject, RawRequest, RawResponse, UserInfo } from '@kplane/api';
+import { createRequestAuthenticator, type RequestAuthenticator } from '../auth/authenticator.js';
+import { generateServiceAccountKeys, type ServiceAccountKeys } from '../auth/keys.js';
+import { serviceAccountTokenAuthenticator, type ObjectLookup } from '../auth/serviceaccount.js';
+import { staticTokenAuthenticator } from '../auth/token-file.js';
+import { issueTokenRequest, oidcDiscovery, selfSubjectReview, tokenReview, type ServiceAccountIssuing } from './authentication.js';
+import { registerReview } from './reviews.js';
 import { ApiError, forbidden, notFound } from '@kplane/api';
 import { DEFAULT_COMPACTION_INTERVAL_MS, startCompactor, startExpirySweeper, systemClock, type Backend, type Clock, type Periodic } from '@kplane/storage';
 import { createCrdController } from '../crd/controller.js';
@@ -50,6 +56,28 @@ export interface ApiServerOptions {
   watchCache?: StoreDeps['watchCache'];
   /** Timers of request timeouts, watches and freshness waits (tests inject virtual ones). */
   timers?: Timers;
+  /** Who may come in: tokens, ServiceAccount keys, issuer and audiences. */
+  authentication?: AuthenticationOptions;
+}
+
+/** The ServiceAccount issuer when none is given (kubeadm's). */
+export const DEFAULT_SERVICE_ACCOUNT_ISSUER = 'https://kubernetes.default.svc.cluster.local';
+
+/** Authentication settings, as kube-apiserver's flags. */
+export interface AuthenticationOptions {
+  /** Static bearer tokens (`--token-auth-file`): token → user. */
+  tokens?: ReadonlyMap<string, UserInfo>;
+  /**
+   * The keys that sign and verify ServiceAccount tokens (`--service-account-signing-key-file`,
+   * `--service-account-key-file`); default: a key made in memory at creation.
+   */
+  serviceAccountKeys?: ServiceAccountKeys;
+  /** `--service-account-issuer`: the first signs, all are accepted (default kubeadm's issuer). */
+  serviceAccountIssuers?: readonly string[];
+  /** `--api-audiences` (default: the first issuer). */
+  apiAudiences?: readonly string[];
+  /** `--service-account-max-token-expiration` in seconds (default 0: no limit). */
+  serviceAccountMaxTokenExpirationSeconds?: number;
 }
 
 /** TLS and credentials for listen(). */
@@ -59,8 +87,8 @@ export interface ListenOptions {
   cert: string;
   key: string;
   clientCa: string;
-  /** Bearer token → user name. */
-  tokens: Map<string, string>;
+  /** More static bearer tokens (token → user), besides those of the authentication options. */
+  tokens?: ReadonlyMap<string, UserInfo>;
 }
 
 /** A running API server. */
@@ -74,6 +102,19 @@ export interface ApiServer {
   listen(options: ListenOptions): Promise<number>;
   /** Stops serving and the caches (the backend is the caller's to close). */
   close(): Promise<void>;
+  /** The request authenticator of the HTTPS server (certificates, static and ServiceAccount tokens). */
+  readonly authenticator: RequestAuthenticator;
+  /** The keys that sign ServiceAccount tokens (the token controller signs legacy tokens with them). */
+  readonly serviceAccountKeys: ServiceAccountKeys;
+  /** The issuer of bound ServiceAccount tokens. */
+  readonly serviceAccountIssuer: string;
+  /** The API audiences (a token's default audiences). */
+  readonly apiAudiences: readonly string[];
+  /**
+   * An in-process transport that acts as `user` (a controller's ServiceAccount, a node): the
+   * handler sees it as if it had authenticated as that user.
+   */
+  transportAs(user: UserInfo): (req: RawRequest) => Promise<RawResponse>;
 }
 
 /** Creates an API server over a storage backend. */
@@ -192,6 +233,36 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     },
   };
 
+  // Authentication: static tokens, then ServiceAccount tokens (x509 comes first in the union).
+  const auth = options.authentication ?? {};
+  const saKeys = auth.serviceAccountKeys ?? generateServiceAccountKeys();
+  const issuers = auth.serviceAccountIssuers?.length ? auth.serviceAccountIssuers : [DEFAULT_SERVICE_ACCOUNT_ISSUER];
+  const apiAudiences = auth.apiAudiences?.length ? auth.apiAudiences : [issuers[0]!];
+  const lookup: ObjectLookup = async (resource, namespace, name) => {
+    const store = registry.get('', 'v1', resource);
+    if (!store) return undefined;
+    try {
+      return await store.get(namespace, name);
+    } catch (err) {
+      if (err instanceof ApiError && err.code === 404) return undefined;
+      throw err;
+    }
+  };
+  const saAuthenticator = serviceAccountTokenAuthenticator({ keys: () => saKeys, issuers, apiAudiences, lookup, now });
+  let staticTokens = new Map(auth.tokens ?? []);
+  const makeAuthenticator = () => createRequestAuthenticator({ tokens: [staticTokenAuthenticator(staticTokens, apiAudiences), saAuthenticator] });
+  let authenticator = makeAuthenticator();
+  const issuing: ServiceAccountIssuing = {
+    keys: () => saKeys,
+    issuer: issuers[0]!,
+    apiAudiences,
+    maxExpirationSeconds: auth.serviceAccountMaxTokenExpirationSeconds ?? 0,
+    lookup,
+    now,
+  };
+  registerReview(registry, tokenReview(() => authenticator));
+  registerReview(registry, selfSubjectReview(now));
+
   let ready = false;
   let address = '127.0.0.1:6443';
   const handle = createHandler({
@@ -212,6 +283,8 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     bookmarkIntervalMs: options.bookmarkIntervalMs,
     limits: options.limits,
     timers: options.timers,
+    tokenRequest: (namespace, name, body, ctx) => issueTokenRequest(issuing, namespace, name, body, ctx.warnings),
+    paths: oidcDiscovery(issuing, () => `https://${address}`),
   });
 
   const servers: Server[] = [];
@@ -219,6 +292,13 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   return {
     registry,
     handle,
+    get authenticator() {
+      return authenticator;
+    },
+    serviceAccountKeys: saKeys,
+    serviceAccountIssuer: issuers[0]!,
+    apiAudiences,
+    transportAs: (user) => (req) => handle({ ...req, user }),
     async start() {
       await registry.start();
       const namespaces = registry.get('', 'v1', 'namespaces')!;
@@ -236,7 +316,11 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       ready = true;
     },
     async listen(l) {
-      const server = createHttpsServer({ handler: handle, cert: l.cert, key: l.key, clientCa: l.clientCa, tokens: l.tokens, limits: options.limits });
+      if (l.tokens?.size) {
+        staticTokens = new Map([...staticTokens, ...l.tokens]);
+        authenticator = makeAuthenticator();
+      }
+      const server = createHttpsServer({ handler: handle, cert: l.cert, key: l.key, clientCa: l.clientCa, authenticator: { authenticate: (r) => authenticator.authenticate(r) }, limits: options.limits });
       servers.push(server);
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);

@@ -32,7 +32,7 @@ async function watchOverHttps(options: Omit<ApiServerOptions, 'backend'>, big: s
   try {
     await server.start();
     const pki = await ensurePki(dir);
-    const port = await server.listen({ port: 0, cert: pki.serving.cert, key: pki.serving.key, clientCa: pki.ca.cert, tokens: new Map([[pki.adminToken, 'admin']]) });
+    const port = await server.listen({ port: 0, cert: pki.serving.cert, key: pki.serving.key, clientCa: pki.ca.cert, tokens: new Map([[pki.adminToken, { username: 'admin', groups: ['system:masters'] }]]) });
     assert.equal((await call('POST', CM, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'big' }, data: { v: big } })).status, 201);
     const start = await backend.currentRevision();
     const res = await new Promise<IncomingMessage>((resolve, reject) => {

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { clientFromKubeconfig, loadKubeconfig } from '@kplane/client';
-import { createCa, issueCertificate } from '@kplane/apiserver';
+import { createCa, issueCertificate, serviceAccountKeys, signingKeyFromPem, signLegacyToken } from '@kplane/apiserver';
 import { DEFAULT_SECURE_PORT, KNOWN_CONTROLLERS, startControllerManager } from '@kplane/controllers';
 import { stopOnSignals } from './up.js';
 
@@ -24,6 +24,13 @@ Flags:
                                 (default: the cluster CA of the kubeconfig)
   --admin-token-file FILE       a bearer token allowed to read /metrics (besides the kubeconfig's
                                 own token, if it has one)
+  --service-account-private-key-file FILE
+                                key that signs the tokens of kubernetes.io/service-account-token
+                                Secrets (the API server's signing key); without it the
+                                serviceaccount-token controller does not run
+  --root-ca-file FILE           CA bundle written to those Secrets' ca.crt and to each
+                                namespace's kube-root-ca.crt ConfigMap (default: the
+                                kubeconfig's cluster CA)
 `;
 
 /** Normalises the bare boolean `--leader-elect` to `--leader-elect=true` so parseArgs can read it as a string. */
@@ -45,6 +52,8 @@ export async function controllerManager(args: string[]): Promise<void> {
       'tls-private-key-file': { type: 'string' },
       'client-ca-file': { type: 'string' },
       'admin-token-file': { type: 'string' },
+      'service-account-private-key-file': { type: 'string' },
+      'root-ca-file': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -81,7 +90,13 @@ export async function controllerManager(args: string[]): Promise<void> {
   if (kubeconfig.transportOptions.token) tokens.push(kubeconfig.transportOptions.token);
   if (values['admin-token-file']) tokens.push((await readFile(values['admin-token-file'], 'utf8')).trim());
 
+  const saKeyFile = values['service-account-private-key-file'];
+  const saKeys = saKeyFile ? serviceAccountKeys(signingKeyFromPem(await readFile(saKeyFile, 'utf8'), saKeyFile)) : undefined;
+  const rootCA = values['root-ca-file'] ? await readFile(values['root-ca-file'], 'utf8') : (kubeCa === undefined ? '' : typeof kubeCa === 'string' ? kubeCa : Buffer.from(kubeCa).toString('utf8'));
+
   const cm = await startControllerManager({
+    serviceAccountTokens: saKeys ? { rootCA, generateToken: (c) => signLegacyToken(saKeys, c) } : undefined,
+    rootCA: rootCA || undefined,
     client,
     controllers: values.controllers!.split(',').map((s) => s.trim()).filter(Boolean),
     leaderElect: leaderElect === 'true',

@@ -24,6 +24,21 @@ Flags:
   --compaction-interval DURATION
                           how often storage history is compacted (default 5m; 0: never)
 
+Authentication (as kube-apiserver's flags):
+  --token-auth-file FILE  static bearer tokens: CSV lines token,user,uid,"group1,group2"
+  --service-account-signing-key-file FILE
+                          private key that signs ServiceAccount tokens (default: pki/sa.key
+                          in the data dir, made at first start)
+  --service-account-key-file FILE
+                          more public keys (or private keys, certificates) that verify
+                          ServiceAccount tokens; repeatable
+  --service-account-issuer URL
+                          issuer of ServiceAccount tokens; the first signs, all are accepted;
+                          repeatable (default https://kubernetes.default.svc.cluster.local)
+  --api-audiences A,B     audiences of the API (default: the first issuer)
+  --service-account-max-token-expiration DURATION
+                          longest token a TokenRequest gets (default: no limit)
+
 The data dir is made owner-only (0700); the database, the private keys and the kubeconfig are
 0600.
 `;
@@ -42,6 +57,12 @@ export async function up(args: string[]): Promise<void> {
       'kubelet-config': { type: 'string' },
       'event-ttl': { type: 'string', default: '1h' },
       'compaction-interval': { type: 'string', default: '5m' },
+      'token-auth-file': { type: 'string' },
+      'service-account-signing-key-file': { type: 'string' },
+      'service-account-key-file': { type: 'string', multiple: true },
+      'service-account-issuer': { type: 'string', multiple: true },
+      'api-audiences': { type: 'string' },
+      'service-account-max-token-expiration': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -65,6 +86,9 @@ export async function up(args: string[]): Promise<void> {
   if (eventTTLMs < 1000) throw new Error(`--event-ttl: must be at least 1s, not ${values['event-ttl']}`);
   const compactionIntervalMs = parseDuration('--compaction-interval', values['compaction-interval']);
   const kubeletConfig = values['kubelet-config'] ? await loadKubeletConfig(values['kubelet-config']) : undefined;
+  const maxExpiration = values['service-account-max-token-expiration'];
+  const maxExpirationMs = maxExpiration === undefined ? 0 : parseDuration('--service-account-max-token-expiration', maxExpiration);
+  if (maxExpiration !== undefined && maxExpirationMs < 600_000) throw new Error(`--service-account-max-token-expiration: must be at least 10m, not ${maxExpiration}`);
   const cp = await startControlPlane({
     dataDir: values['data-dir'],
     port,
@@ -75,6 +99,14 @@ export async function up(args: string[]): Promise<void> {
     kubeletConfig,
     eventTTLSeconds: Math.floor(eventTTLMs / 1000),
     compactionIntervalMs,
+    authentication: {
+      tokenAuthFile: values['token-auth-file'],
+      serviceAccountSigningKeyFile: values['service-account-signing-key-file'],
+      serviceAccountKeyFiles: values['service-account-key-file'],
+      serviceAccountIssuers: values['service-account-issuer'],
+      apiAudiences: values['api-audiences']?.split(',').map((a) => a.trim()).filter(Boolean),
+      serviceAccountMaxTokenExpirationSeconds: Math.floor(maxExpirationMs / 1000),
+    },
   });
   process.stdout.write(`kubeconfig: ${cp.kubeconfigPath}\nready: ${cp.url}\nexport KUBECONFIG=${cp.kubeconfigPath}\n`);
   stopOnSignals(() => cp.stop());

@@ -2,6 +2,7 @@
  * The manager: one client, one shared informer factory, metrics, optional leader election, and
  * every controller and runnable of a process, started and stopped together with one signal.
  */
+import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Client } from '@kplane/client';
@@ -138,6 +139,8 @@ export function createManager(options: ManagerOptions): Manager {
     async start(signal) {
       if (running) throw new Error('the manager is already started');
       running = { signal, tasks: [] };
+      // Every informer's watch and every runnable listens on this one signal.
+      setMaxListeners(0, signal);
       healthy = true;
       try {
         factory.start(signal);
