@@ -1,6 +1,6 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { kubectl, kubectlOk, removeDir, startKplane, tempDir, type KplaneProcess } from './harness.js';
+import { eventually, kubectl, kubectlOk, removeDir, startKplane, tempDir, type KplaneProcess } from './harness.js';
 
 /** The CRD chapter's Greeting CustomResourceDefinition, as the reader applies it. */
 const GREETING_CRD = `apiVersion: apiextensions.k8s.io/v1
@@ -239,5 +239,81 @@ describe('the CRD chapter with kubectl against kplane up', () => {
     assert.match(await k('delete', 'crd', 'greetings.demo.example.com'), /customresourcedefinition\.apiextensions\.k8s\.io "greetings\.demo\.example\.com" deleted/);
     assert.doesNotMatch(await k('api-resources', '--api-group=demo.example.com'), /greetings/);
     assert.match(await kFail(undefined, 'get', 'crd', 'greetings.demo.example.com'), /NotFound/);
+  });
+  it('a kind the server does not serve (absent from /openapi/v3 too): kubectl says no matches for kind, as against kube-apiserver', async () => {
+    const widgetCrd = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.demo.example.com
+spec:
+  group: demo.example.com
+  scope: Namespaced
+  names: {kind: Widget, plural: widgets, singular: widget, listKind: WidgetList}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec: {type: object, x-kubernetes-preserve-unknown-fields: true}
+`;
+    const widget = 'apiVersion: demo.example.com/v1\nkind: Widget\nmetadata:\n  name: w\n  namespace: demo\nspec: {size: 1}\n';
+    const missing = await kubectl(kp.kubeconfig, ['apply', '-f', '-'], 'apiVersion: apps/v1\nkind: Widget\nmetadata:\n  name: w\n  namespace: demo\n');
+    assert.equal(missing.stderr, 'error: resource mapping not found for name: "w" namespace: "demo" from "STDIN": no matches for kind "Widget" in version "apps/v1"\nensure CRDs are installed first\n');
+    // The CRD and an object of its kind in one manifest: the kind is not known when kubectl maps the manifest.
+    const both = await kubectl(kp.kubeconfig, ['apply', '-f', '-'], `${widgetCrd}---\n${widget}`);
+    assert.equal(both.stdout, 'customresourcedefinition.apiextensions.k8s.io/widgets.demo.example.com created\n');
+    assert.equal(both.stderr, 'error: resource mapping not found for name: "w" namespace: "demo" from "STDIN": no matches for kind "Widget" in version "demo.example.com/v1"\nensure CRDs are installed first\n');
+    await eventually('the Widget is served', async () => (await kubectl(kp.kubeconfig, ['-n', 'demo', 'get', 'widgets'])).code === 0);
+    assert.equal(await kIn(`${widgetCrd}---\n${widget}`, 'apply', '-f', '-'), 'customresourcedefinition.apiextensions.k8s.io/widgets.demo.example.com unchanged\nwidget.demo.example.com/w created\n');
+    await k('delete', 'crd', 'widgets.demo.example.com');
+  });
+  it("installs a CRD as operators write them: escaped property names in rules, metadata required at the root, RE2 patterns", async () => {
+    const routeCrd = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: routes.demo.example.com
+spec:
+  group: demo.example.com
+  scope: Namespaced
+  names: {kind: Route, plural: routes, singular: route, listKind: RouteList}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        required: [metadata, spec]
+        properties:
+          spec:
+            type: object
+            properties:
+              scheme: {type: string, pattern: '(?i)^https?$'}
+              parentRefs:
+                type: array
+                maxItems: 32
+                items:
+                  type: object
+                  required: [name]
+                  properties:
+                    name: {type: string, maxLength: 253}
+                    namespace: {type: string, maxLength: 63}
+                x-kubernetes-validations:
+                - message: parentRefs must be unique
+                  rule: "self.all(p1, self.exists_one(p2, p1.name == p2.name && (has(p1.__namespace__) ? p1.__namespace__ : '') == (has(p2.__namespace__) ? p2.__namespace__ : '')))"
+`;
+    const route = (name: string, spec: string) => `apiVersion: demo.example.com/v1\nkind: Route\nmetadata:\n  name: ${name}\n  namespace: demo\nspec:\n${spec}`;
+    assert.equal(await kIn(routeCrd, 'apply', '-f', '-'), 'customresourcedefinition.apiextensions.k8s.io/routes.demo.example.com created\n');
+    await eventually('the Route is served', async () => (await kubectl(kp.kubeconfig, ['-n', 'demo', 'get', 'routes'])).code === 0);
+    const ok = route('r', '  scheme: HTTPS\n  parentRefs:\n  - {name: gw, namespace: infra}\n  - {name: gw}\n');
+    assert.equal(await kIn(ok, 'apply', '-f', '-'), 'route.demo.example.com/r created\n');
+    const dup = await kFail(route('dup', '  parentRefs:\n  - {name: gw, namespace: infra}\n  - {name: gw, namespace: infra}\n'), 'apply', '-f', '-');
+    assert.match(dup, /^The Route "dup" is invalid: spec\.parentRefs: Invalid value: .*parentRefs must be unique\n$/);
+    const ftp = await kFail(route('ftp', '  scheme: ftp\n'), 'apply', '-f', '-');
+    assert.match(ftp, /spec\.scheme: Invalid value: "ftp": spec\.scheme in body should match '\(\?i\)\^https\?\$'/);
+    await k('delete', 'crd', 'routes.demo.example.com');
   });
 });

@@ -178,3 +178,69 @@ test('updates: group and plural never change, scope and kind not once establishe
     'status.storedVersions[0]: Invalid value: "v1": missing from spec.versions; v1 was previously a storage version, and must remain in spec.versions until a storage migration ensures no data remains persisted in v1 and removes v1 from status.storedVersions',
   ]);
 });
+
+test('cost limits as kube-apiserver applies them: just under 10,000,000 per rule is accepted, just over refused', () => {
+  // self.matches('^[a-z]+$') on a string of maxLength L costs 1 + ceil((4L + 1) / 10) × 2.
+  const rule = { rule: "self.matches('^[a-z]+$')" };
+  const withLength = (maxLength: number) => withSchema({ type: 'object', properties: { spec: { type: 'object', properties: { s: { type: 'string', maxLength, 'x-kubernetes-validations': [rule] } } } } });
+  assert.deepEqual(validate(withLength(12_499_997)), [], 'estimated 9,999,999');
+  assert.deepEqual(validate(withLength(12_499_998)), [
+    'spec.validation.openAPIV3Schema.properties[spec].properties[s].x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget by factor of 1.000000x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)',
+  ]);
+});
+
+test('cost: a rule runs as often as its node can occur: maxItems, or what fits in a request when unbounded', () => {
+  const item = (extra: SchemaObject) => ({ type: 'object', required: ['name'], properties: { name: { type: 'string', maxLength: 63 } }, 'x-kubernetes-validations': [{ rule: "self.name.startsWith('a')" }], ...extra }) as SchemaObject;
+  const list = (maxItems?: number) => withSchema({ type: 'object', properties: { spec: { type: 'object', properties: { items: { type: 'array', ...(maxItems === undefined ? {} : { maxItems }), items: item({}) } } } } });
+  // The rule costs 3; bounded by maxItems it runs at most 3,333,333 times (9,999,999).
+  assert.deepEqual(validate(list(3_333_333)), []);
+  assert.equal(validate(list(3_333_334)).length, 1);
+  // Unbounded: an item is at least 12 bytes ({"name":""}), so 3 MiB / 13 = 241,979 of them (725,937).
+  assert.deepEqual(validate(list()), []);
+  const prop = (): SchemaObject => ({ type: 'string', maxLength: 12_499_997, 'x-kubernetes-validations': [{ rule: "self.matches('^[a-z]+$')" }] });
+  const props = Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`p${i}`, prop()]));
+  const errs = validate(withSchema({ type: 'object', properties: { spec: { type: 'object', properties: props } } }));
+  assert.equal(errs.length, 5, errs.join('\n'));
+  assert.equal(
+    errs[4],
+    'spec.validation.openAPIV3Schema: Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of 1.100000x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)',
+  );
+  assert.match(errs[0]!, /x-kubernetes-validations\[0\]\.rule: Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema$/);
+});
+
+test("cost: the cases of Kubernetes' CRD validation tests refuse and accept the same schemas, with the same fields", () => {
+  const fields = (spec: Record<string, SchemaObject>) =>
+    validate(withSchema({ type: 'object', properties: spec }))
+      .map((e) => `${e.split(': ')[0]}: ${e.includes('contributed') ? 'contributed' : e.includes('total for entire') ? 'total' : e.includes('estimated rule cost exceeds') ? 'rule' : e}`)
+      .sort();
+  const P = 'spec.validation.openAPIV3Schema';
+  const nested = (rule: string, key: SchemaObject, maxItems?: number, maxProperties?: number): Record<string, SchemaObject> => ({
+    value: {
+      type: 'array',
+      ...(maxItems === undefined ? {} : { maxItems }),
+      items: { type: 'object', ...(maxProperties === undefined ? {} : { maxProperties }), additionalProperties: { type: 'object', required: ['key'], properties: { key } } },
+      'x-kubernetes-validations': [{ rule }],
+    },
+  });
+  const rule = 'self.all(x, x.all(y, x[y].key == x[y].key))';
+  const refused = [`${P}.properties[value].x-kubernetes-validations[0].rule: contributed`, `${P}.properties[value].x-kubernetes-validations[0].rule: rule`, `${P}: total`];
+  assert.deepEqual(fields(nested(rule, { type: 'string' })), refused, 'no limit set');
+  assert.deepEqual(fields(nested(rule, { type: 'string', maxLength: 10 })), refused, 'one limit set');
+  assert.deepEqual(fields(nested(rule, { type: 'string', maxLength: 10 }, 10, 10)), [], 'three limits set');
+  assert.deepEqual(fields(nested(rule, { type: 'number' }, 4)), [], 'one limit set on the outermost array');
+  const keyword = (): SchemaObject => ({ type: 'string', maxLength: 5000, 'x-kubernetes-validations': [{ rule: "self.contains('keyword')" }] });
+  assert.deepEqual(
+    fields({
+      list: { type: 'array', maxItems: 100_000, items: keyword() },
+      map: { type: 'object', maxProperties: 1000, additionalProperties: keyword() },
+      field: { type: 'integer', 'x-kubernetes-validations': [{ rule: 'self > 50 && self < 100' }] },
+    }),
+    [
+      `${P}.properties[list].items.x-kubernetes-validations[0].rule: contributed`,
+      `${P}.properties[list].items.x-kubernetes-validations[0].rule: rule`,
+      `${P}.properties[map].additionalProperties.x-kubernetes-validations[0].rule: contributed`,
+      `${P}: total`,
+    ],
+    'the total over 100,000,000; the map rule (2,001,000) contributes without exceeding its own limit',
+  );
+});

@@ -66,6 +66,8 @@ function validator(schema: SchemaObject | undefined): (obj: KubeObject, old?: Ku
   delete root.properties!.metadata;
   delete root.properties!.apiVersion;
   delete root.properties!.kind;
+  // Every stored object has them, as kube-apiserver sees it: listing them as required is harmless.
+  if (root.required) root.required = root.required.filter((r) => r !== 'metadata' && r !== 'apiVersion' && r !== 'kind');
   return (obj, old, warnings) => {
     const body: Obj = { ...obj };
     delete body.metadata;

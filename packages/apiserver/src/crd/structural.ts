@@ -11,7 +11,8 @@ import { child, key } from './crd-types.js';
 import { regexSyntaxError } from './regex.js';
 import { validateValue } from './schema-values.js';
 import { compileRules, type ValidationRule } from './cel/rules.js';
-import { costErrorMessage, maxElements, STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT } from './cel/cost.js';
+import { costErrorMessage, MAX_COST, STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT } from './cel/cost.js';
+import { unboundedCardinality } from './cel/decl.js';
 
 type Raw = Record<string, unknown>;
 const isObj = (v: unknown): v is Raw => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -201,14 +202,19 @@ interface WalkState {
   insideMeta: boolean;
   /** Path of the first ancestor oldSelf cannot correlate through, if any. */
   uncorrelatable?: string;
-  /** Times the node can occur in one object (for rule costs); null: unbounded. */
-  cardinality: number;
+  /** Times the node can occur in one object (for rule costs); undefined: some ancestor is unbounded. */
+  cardinality: number | undefined;
 }
 
 /** One expression's estimated cost, for the CRD total. */
 interface CostEntry {
   path: string;
   cost: number;
+}
+
+/** The cardinality of a list's items or a map's values: bounded while every ancestor is. */
+function bounded(parent: number | undefined, max: unknown): number | undefined {
+  return parent === undefined || typeof max !== 'number' ? undefined : parent * Math.max(0, max);
 }
 
 function walkSchema(s: Raw, path: string, st: WalkState, isRoot: boolean, cel: boolean, costs: CostEntry[]): { schema: StatusCause[]; cel: StatusCause[] } {
@@ -237,7 +243,7 @@ function walkSchema(s: Raw, path: string, st: WalkState, isRoot: boolean, cel: b
       errs.push(fieldForbidden(child(path, 'additionalProperties'), 'additionalProperties and properties are mutual exclusive'));
     }
     if (isObj(s.additionalProperties)) {
-      const next: WalkState = { ...st, cardinality: st.cardinality * maxElements(s as SchemaObject) };
+      const next: WalkState = { ...st, cardinality: bounded(st.cardinality, s.maxProperties) };
       if (st.insideMeta) Object.assign(next, { allowDefaults: false, defaultsReason: 'inside additionalProperties applying to object metadata' });
       if (s['x-kubernetes-map-type'] === 'atomic') next.uncorrelatable ??= path;
       sub(walkSchema(s.additionalProperties, child(path, 'additionalProperties'), next, false, cel, costs));
@@ -257,7 +263,7 @@ function walkSchema(s: Raw, path: string, st: WalkState, isRoot: boolean, cel: b
   if (s.not !== undefined) noCel(s.not, child(path, 'not'));
   for (const name of ['allOf', 'oneOf', 'anyOf']) if (Array.isArray(s[name])) (s[name] as unknown[]).forEach((x, i) => noCel(x, key(child(path, name), i)));
   if (isObj(s.items)) {
-    const next: WalkState = { ...st, cardinality: st.cardinality * maxElements(s as SchemaObject) };
+    const next: WalkState = { ...st, cardinality: bounded(st.cardinality, s.maxItems) };
     if (s['x-kubernetes-list-type'] !== 'map') next.uncorrelatable ??= path;
     sub(walkSchema(s.items, child(path, 'items'), next, false, cel, costs));
   }
@@ -348,7 +354,10 @@ function celChecks(schema: SchemaObject, rules: ValidationRule[], path: string, 
     const p = key(child(path, 'x-kubernetes-validations'), i);
     const r = rules[i]!;
     if (r.fieldPath && r.fieldPath.trim() && cr.fieldPath === undefined) errs.push(fieldInvalid(child(p, 'fieldPath'), r.fieldPath, 'fieldPath must be a valid path'));
-    const cost = Math.min(cr.maxCost * st.cardinality, Number.MAX_VALUE);
+    // As Kubernetes: the rule's cost times how often it can run (bounded by the ancestors'
+    // maxItems/maxProperties, or else by how many of the node fit in a request).
+    const cardinality = st.cardinality ?? unboundedCardinality(schema, resourceRoot);
+    const cost = cr.maxCost === 0 ? 0 : Math.min(cr.maxCost * cardinality, MAX_COST);
     if (cost > STATIC_ESTIMATED_COST_LIMIT) errs.push(fieldForbidden(child(p, 'rule'), costErrorMessage('estimated rule cost', cost, STATIC_ESTIMATED_COST_LIMIT)));
     costs.push({ path: child(p, 'rule'), cost });
     if (cr.error) {

@@ -1,19 +1,22 @@
 /**
- * Static worst-case cost estimation of CEL expressions, following cel-go's checker cost model
- * and Kubernetes' library estimates: identifiers and selections cost 1, most calls 1 plus their
- * arguments, string operations a tenth of the string length, comprehensions the loop body times
- * the largest possible list. Sizes come from the schema (maxLength, maxItems, maxProperties) or,
- * when unbounded, from the largest request kube-apiserver accepts (3 MiB).
+ * Static worst-case cost estimation of CEL expressions, as kube-apiserver computes it when a
+ * CRD is written: cel-go's checker cost model (identifiers and selections 1, `has` 0, literals
+ * 0, list and map literals 10 and 30, comprehensions their range times condition plus step,
+ * string operations a tenth of the length they traverse), Kubernetes' library cost functions,
+ * and sizes from the schema as Kubernetes' declared types bound them (`maxLength` × 4 bytes,
+ * `maxItems`, `maxProperties`, enums, formats, or what fits in a 3 MiB request).
  */
 import type { SchemaObject } from '@kplane/api';
 import type { ASTNode } from '@marcbachmann/cel-js';
+import { decl, type Decl } from './decl.js';
+
+export { maxElements } from './decl.js';
 
 /** The largest uint64 (as cel-go saturates). */
 export const MAX_COST = 18446744073709551615;
-/** Largest request body kube-apiserver accepts: bounds unbounded strings and lists. */
-const MAX_REQUEST_BYTES = 3 * 1024 * 1024;
 const STRING_TRAVERSAL = 0.1;
 const REGEX_LENGTH = 0.25;
+const ACCUMULATOR = '__result__';
 
 /** A [min, max] estimate. */
 export interface Range {
@@ -21,351 +24,427 @@ export interface Range {
   max: number;
 }
 
-/** What the estimator knows about an expression. */
+/** What the estimator knows about an expression (cel-go's AstNode). */
 interface Info {
   cost: Range;
+  /** CEL type kind: int, uint, double, bool, string, bytes, timestamp, duration, list, map, object, optional, dyn. */
   type: string;
-  size?: Range;
-  schema?: SchemaObject;
-  /** Element of a list / value of a map. */
+  /** The field path from a variable (cel-go's exprPath), which sizes come from. */
+  path?: string[];
+  /** A size known from the expression itself (literals, derived results). */
+  computed?: Range;
+  /** The declared type, for selections and elements. */
+  decl?: Decl;
+  /** The element type of a list (or value type of a map) that is not declared. */
   elem?: Info;
+  /** The value of a literal. */
+  lit?: unknown;
 }
 
-const SCALARS = new Set(['int', 'uint', 'double', 'bool', 'null', 'timestamp', 'duration', 'type']);
-
-function sat(n: number): number {
-  return n > MAX_COST ? MAX_COST : n;
-}
-function add(a: Range, b: Range): Range {
-  return { min: sat(a.min + b.min), max: sat(a.max + b.max) };
-}
-function factor(r: Range, f: number): Range {
-  return { min: Math.ceil(r.min * f), max: sat(Math.ceil(r.max * f)) };
-}
-function times(a: Range, b: Range): Range {
-  return { min: sat(a.min * b.min), max: sat(a.max * b.max) };
-}
-function union(a: Range, b: Range): Range {
-  return { min: Math.min(a.min, b.min), max: Math.max(a.max, b.max) };
-}
-const ONE: Range = { min: 1, max: 1 };
-const ZERO: Range = { min: 0, max: 0 };
+const sat = (n: number): number => (n > MAX_COST ? MAX_COST : n);
+const add = (a: Range, b: Range): Range => ({ min: sat(a.min + b.min), max: sat(a.max + b.max) });
+const mul = (a: Range, b: Range): Range => ({ min: sat(a.min * b.min), max: sat(a.max * b.max) });
+const factor = (r: Range, f: number): Range => ({ min: sat(Math.ceil(r.min * f)), max: sat(Math.ceil(r.max * f)) });
+const union = (a: Range, b: Range): Range => ({ min: Math.min(a.min, b.min), max: Math.max(a.max, b.max) });
+const fixed = (n: number): Range => ({ min: n, max: n });
+const ZERO = fixed(0);
+const ONE = fixed(1);
 const UNBOUNDED: Range = { min: 0, max: MAX_COST };
+const SCALARS = new Set(['bool', 'double', 'duration', 'int', 'timestamp', 'uint']);
 
-/** The smallest JSON encoding of a value of this schema (Kubernetes' estimateMinSizeJSON). */
-function minJsonSize(s: SchemaObject | undefined): number {
-  if (!s) return 0;
-  if (s['x-kubernetes-int-or-string']) return 1;
-  switch (s.type) {
-    case 'boolean':
-      return 4;
-    case 'number':
-    case 'integer':
-      return 1;
-    case 'string':
-      return 2;
-    case 'array':
-      return 2;
-    case 'object': {
-      let size = 2;
-      for (const r of s.required ?? []) size += r.length + 4 + minJsonSize(s.properties?.[r]);
-      return size;
-    }
-    default:
-      return 0;
+/** One estimation: the declared type of the rule's node, and the variables in scope. */
+interface Ctx {
+  root: Decl | undefined;
+  /** Comprehension variables: the path of their range and whether it is a map (keys) or a list (items). */
+  iter: Map<string, { rangePath: string[] | undefined; map: boolean; elem: Info }>;
+  /** Variables bound by cel.bind (or self, oldSelf): their type. */
+  vars: Map<string, Info>;
+}
+
+/** cel-go's sizeEstimator: the declared type at a path, as Kubernetes bounds it (Min 0). */
+function pathSize(ctx: Ctx, path: string[] | undefined): Range | undefined {
+  if (!path || path.length === 0 || path[0] === ACCUMULATOR) return undefined;
+  let node = ctx.root;
+  for (const name of path.slice(1)) {
+    if (!node) return undefined;
+    node = name === '@items' || name === '@values' ? node.elem : name === '@keys' ? node.key : node.fields?.get(name);
   }
+  return node ? { min: 0, max: node.maxElements } : undefined;
 }
 
-/** Largest element count of a list or map schema. */
-export function maxElements(s: SchemaObject): number {
-  if (s.type === 'array') return s.maxItems ?? Math.floor((MAX_REQUEST_BYTES - 2) / (minJsonSize(s.items) + 1));
-  if (s.type === 'object' && typeof s.additionalProperties === 'object') {
-    return s.maxProperties ?? Math.floor((MAX_REQUEST_BYTES - 2) / (minJsonSize(s.additionalProperties) + 6));
+/** cel-go's coster.sizeEstimate: computed, from the path, 1 for scalars, else unbounded. */
+function size(ctx: Ctx, i: Info): Range {
+  return i.computed ?? pathSize(ctx, i.path) ?? (SCALARS.has(i.type) ? ONE : UNBOUNDED);
+}
+
+/** Kubernetes' library CostEstimator.sizeEstimate (no scalar default). */
+function libSize(ctx: Ctx, i: Info): Range {
+  return i.computed ?? pathSize(ctx, i.path) ?? UNBOUNDED;
+}
+
+function fromDecl(d: Decl | undefined, path: string[] | undefined): Info {
+  return { cost: ONE, type: d?.type ?? 'dyn', path, decl: d };
+}
+
+function elementOf(ctx: Ctx, list: Info, suffix: '@items' | '@values'): Info {
+  const path = [...(list.path ?? []), suffix];
+  if (list.decl?.elem) return fromDecl(list.decl.elem, path);
+  return { ...(list.elem ?? { type: 'dyn', cost: ONE }), cost: ONE, path };
+}
+
+function literal(v: unknown): Info {
+  if (typeof v === 'string') return { cost: ZERO, type: 'string', computed: fixed([...v].length) };
+  if (v instanceof Uint8Array || (v !== null && typeof v === 'object' && '0' in (v as object))) {
+    const n = v instanceof Uint8Array ? v.length : Object.keys(v as object).length;
+    return { cost: ZERO, type: 'bytes', computed: fixed(n) };
   }
-  return s.maxProperties ?? Object.keys(s.properties ?? {}).length;
+  const type = typeof v === 'bigint' ? 'int' : typeof v === 'number' ? 'double' : typeof v === 'boolean' ? 'bool' : v === null ? 'null' : 'uint';
+  return { cost: ZERO, type, computed: ONE, lit: v };
 }
 
-function maxStringLength(s: SchemaObject): number {
-  if (s.maxLength !== undefined) return s.maxLength;
-  if (s.format === 'duration') return 32;
-  if (s.format === 'date') return 12;
-  if (s.format === 'date-time') return 34;
-  return MAX_REQUEST_BYTES - 2;
-}
+type Node = { op: string; args: unknown };
 
-/** The CEL type name and size of values of a schema. */
-export function schemaInfo(s: SchemaObject | undefined, cost: Range = ONE): Info {
-  if (!s) return { cost, type: 'dyn' };
-  if (s['x-kubernetes-int-or-string']) return { cost, type: 'dyn', schema: s, size: { min: 0, max: MAX_REQUEST_BYTES - 2 } };
-  switch (s.type) {
-    case 'integer':
-      return { cost, type: 'int', schema: s };
-    case 'number':
-      return { cost, type: 'double', schema: s };
-    case 'boolean':
-      return { cost, type: 'bool', schema: s };
-    case 'string':
-      if (s.format === 'date-time') return { cost, type: 'timestamp', schema: s };
-      if (s.format === 'duration') return { cost, type: 'duration', schema: s };
-      return { cost, type: s.format === 'byte' ? 'bytes' : 'string', schema: s, size: { min: s.minLength ?? 0, max: maxStringLength(s) } };
-    case 'array':
-      return { cost, type: 'list', schema: s, size: { min: s.minItems ?? 0, max: maxElements(s) }, elem: schemaInfo(s.items) };
-    case 'object': {
-      const additional = typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined;
-      const elem = additional ? schemaInfo(additional) : s['x-kubernetes-preserve-unknown-fields'] && !s.properties ? { cost: ONE, type: 'dyn' } : undefined;
-      return { cost, type: 'map', schema: s, size: { min: s.minProperties ?? 0, max: maxElements(s) }, elem };
-    }
-    default:
-      return { cost, type: 'dyn', schema: s };
-  }
-}
-
-function sizeOf(i: Info): Range {
-  if (i.size) return i.size;
-  if (SCALARS.has(i.type)) return ONE;
-  return UNBOUNDED;
-}
-
-function childInfo(parent: Info, field: string | undefined): Info {
-  const s = parent.schema;
-  if (!s) return { cost: ONE, type: 'dyn' };
-  if (s.type === 'array') return schemaInfo(s.items);
-  if (field !== undefined && s.properties?.[field]) return schemaInfo(s.properties[field]);
-  if (typeof s.additionalProperties === 'object') return schemaInfo(s.additionalProperties);
-  if (field === 'metadata' || field === 'apiVersion' || field === 'kind') return field === 'metadata' ? { cost: ONE, type: 'map' } : { cost: ONE, type: 'string', size: { min: 0, max: MAX_REQUEST_BYTES - 2 } };
-  return { cost: ONE, type: 'dyn' };
-}
-
-/** Variables in scope while estimating. */
-export type Scope = Map<string, Info>;
-
-/** A scope with `self` (and `oldSelf`) typed by a schema. */
-export function ruleScope(schema: SchemaObject): Scope {
-  const self = schemaInfo(schema);
-  return new Map([
-    ['self', self],
-    ['oldSelf', self],
-  ]);
-}
-
-const literalInfo = (v: unknown): Info => {
-  if (typeof v === 'string') return { cost: ZERO, type: 'string', size: { min: [...v].length, max: [...v].length } };
-  if (typeof v === 'bigint') return { cost: ZERO, type: 'int' };
-  if (typeof v === 'number') return { cost: ZERO, type: 'double' };
-  if (typeof v === 'boolean') return { cost: ZERO, type: 'bool' };
-  if (v === null) return { cost: ZERO, type: 'null' };
-  if (v instanceof Uint8Array) return { cost: ZERO, type: 'bytes', size: { min: v.length, max: v.length } };
-  return { cost: ZERO, type: 'dyn' };
-};
-
-/** Estimates an expression's cost (and type/size) in a scope. */
-export function estimate(node: ASTNode, scope: Scope): Info {
-  const n = node as unknown as { op: string; args: unknown };
+/** Estimates an expression's cost (and type and size). */
+function estimate(node: ASTNode, ctx: Ctx): Info {
+  const n = node as unknown as Node;
   const a = n.args as unknown[];
   switch (n.op) {
     case 'value':
-      return literalInfo(n.args);
+      return literal(n.args);
     case 'id':
-      return { ...(scope.get(n.args as string) ?? { type: 'dyn' }), cost: ONE };
-    case '.':
+      return ident(n.args as string, ctx);
+    case '.': {
+      const target = estimate(a[0] as ASTNode, ctx);
+      const field = a[1] as string;
+      const path = [...(target.path ?? []), field];
+      const d = target.decl?.fields?.get(field) ?? (target.decl?.type === 'map' ? target.decl.elem : undefined);
+      const selectCost = target.type === 'dyn' && !target.decl ? ZERO : ONE;
+      return { ...fromDecl(d, path), cost: add(target.cost, selectCost) };
+    }
     case '.?': {
-      const target = estimate(a[0] as ASTNode, scope);
-      const c = childInfo(target, a[1] as string);
-      return { ...c, cost: add(target.cost, ONE), type: n.op === '.?' ? 'optional' : c.type };
+      // _?._(target, "field"): a call, 1 plus its arguments.
+      const target = estimate(a[0] as ASTNode, ctx);
+      const d = target.decl?.fields?.get(a[1] as string) ?? (target.decl?.type === 'map' ? target.decl.elem : undefined);
+      return { cost: add(target.cost, ONE), type: 'optional', decl: d };
     }
     case '[]':
     case '[?]': {
-      const target = estimate(a[0] as ASTNode, scope);
-      const idx = estimate(a[1] as ASTNode, scope);
-      const lit = (a[1] as { op: string; args: unknown }).op === 'value' ? String((a[1] as { args: unknown }).args) : undefined;
-      const c = target.type === 'list' || target.type === 'map' ? (target.elem ?? childInfo(target, lit)) : childInfo(target, lit);
-      return { ...c, cost: add(add(target.cost, idx.cost), ONE) };
+      const target = estimate(a[0] as ASTNode, ctx);
+      const idx = estimate(a[1] as ASTNode, ctx);
+      const cost = add(add(target.cost, idx.cost), ONE);
+      if (n.op === '[?]') return { cost, type: 'optional' };
+      if (target.type === 'list') return { ...elementOf(ctx, target, '@items'), cost };
+      if (target.type === 'map' || target.type === 'object') return { ...elementOf(ctx, target, '@values'), cost };
+      return { cost, type: 'dyn' };
     }
     case '!_':
     case '-_': {
-      const x = estimate(n.args as ASTNode, scope);
+      const operand = n.args as unknown as Node;
+      // CEL's parser reads a minus sign before a number as a negative literal.
+      if (n.op === '-_' && operand.op === 'value' && (typeof operand.args === 'bigint' || typeof operand.args === 'number')) return literal(operand.args);
+      const x = estimate(n.args as ASTNode, ctx);
       return { cost: add(x.cost, ONE), type: n.op === '!_' ? 'bool' : x.type };
     }
     case '&&':
     case '||': {
-      const l = estimate(a[0] as ASTNode, scope);
-      const r = estimate(a[1] as ASTNode, scope);
+      const l = estimate(a[0] as ASTNode, ctx);
+      const r = estimate(a[1] as ASTNode, ctx);
       return { cost: { min: l.cost.min, max: sat(l.cost.max + r.cost.max) }, type: 'bool' };
     }
     case '?:': {
-      const c = estimate(a[0] as ASTNode, scope);
-      const t = estimate(a[1] as ASTNode, scope);
-      const f = estimate(a[2] as ASTNode, scope);
-      return { cost: add(c.cost, union(t.cost, f.cost)), type: t.type === f.type ? t.type : 'dyn', size: union(sizeOf(t), sizeOf(f)), schema: t.schema ?? f.schema, elem: t.elem ?? f.elem };
+      const c = estimate(a[0] as ASTNode, ctx);
+      const t = estimate(a[1] as ASTNode, ctx);
+      const f = estimate(a[2] as ASTNode, ctx);
+      const type = t.type === f.type ? t.type : t.type === 'dyn' ? f.type : t.type;
+      return { cost: add(c.cost, union(t.cost, f.cost)), type, computed: union(size(ctx, t), size(ctx, f)), decl: t.decl ?? f.decl, elem: t.elem ?? f.elem };
     }
     case 'list': {
-      const items = (n.args as ASTNode[]).map((x) => estimate(x, scope));
-      const cost = items.reduce((s, i) => add(s, i.cost), { min: 10, max: 10 });
-      return { cost, type: 'list', size: { min: items.length, max: items.length }, elem: items[0] };
+      const items = (n.args as ASTNode[]).map((x) => estimate(x, ctx));
+      const cost = items.reduce((s, i) => add(s, i.cost), fixed(10));
+      return { cost, type: 'list', computed: fixed(items.length), elem: items[0] };
     }
     case 'map': {
       const entries = n.args as [ASTNode, ASTNode][];
-      let cost: Range = { min: 30, max: 30 };
-      for (const [k, v] of entries) cost = add(cost, add(estimate(k, scope).cost, estimate(v, scope).cost));
-      return { cost, type: 'map', size: { min: entries.length, max: entries.length } };
+      let cost = fixed(30);
+      let elem: Info | undefined;
+      for (const [k, v] of entries) {
+        const vi = estimate(v, ctx);
+        elem ??= vi;
+        cost = add(cost, add(estimate(k, ctx).cost, vi.cost));
+      }
+      return { cost, type: 'map', computed: fixed(entries.length), elem };
     }
     case 'call':
-      return estimateCall(a[0] as string, undefined, a[1] as ASTNode[], scope);
+      return call(a[0] as string, undefined, a[1] as ASTNode[], ctx);
     case 'rcall':
-      return estimateCall(a[0] as string, a[1] as ASTNode, a[2] as ASTNode[], scope);
+      return call(a[0] as string, a[1] as ASTNode, a[2] as ASTNode[], ctx);
     default:
-      return estimateOperator(n.op, a as ASTNode[], scope);
+      return operator(n.op, a as ASTNode[], ctx);
   }
+}
+
+function ident(name: string, ctx: Ctx): Info {
+  const it = ctx.iter.get(name);
+  if (it) return { ...it.elem, cost: ONE, path: [...(it.rangePath ?? []), it.map ? '@keys' : '@items'] };
+  const v = ctx.vars.get(name);
+  return { ...(v ?? { type: 'dyn' }), cost: ONE, path: [name], computed: undefined };
 }
 
 function argSum(infos: Info[]): Range {
   return infos.reduce((s, i) => add(s, i.cost), ZERO);
 }
 
-function estimateOperator(op: string, args: ASTNode[], scope: Scope): Info {
-  const [l, r] = args.map((x) => estimate(x, scope)) as [Info, Info];
+/** cel-go's size-based cost of ==, != and string/bytes ordering. */
+function compareCost(ctx: Ctx, l: Info, r: Info): Range {
+  const smallest = Math.min(size(ctx, l).max, size(ctx, r).max);
+  return factor({ min: smallest > 0 ? 1 : 0, max: smallest }, STRING_TRAVERSAL);
+}
+
+function operator(op: string, args: ASTNode[], ctx: Ctx): Info {
+  const [l, r] = args.map((x) => estimate(x, ctx)) as [Info, Info];
   const base = add(l.cost, r.cost);
-  const textual = (i: Info) => i.type === 'string' || i.type === 'bytes' || i.type === 'list';
   switch (op) {
-    case '+':
-      if (textual(l) || textual(r)) {
-        const size = add(sizeOf(l), sizeOf(r));
-        return { cost: add(factor(size, STRING_TRAVERSAL), base), type: l.type === 'dyn' ? r.type : l.type, size, elem: l.elem ?? r.elem };
+    case '+': {
+      const kind = l.type === 'dyn' ? r.type : l.type;
+      if (kind === 'string' || kind === 'bytes' || kind === 'list') {
+        const result = add(size(ctx, l), size(ctx, r));
+        const cost = kind === 'list' ? add(ONE, base) : add(factor(result, STRING_TRAVERSAL), base);
+        return { cost, type: kind, computed: result, elem: l.elem ?? r.elem, decl: kind === 'list' ? (l.decl ?? r.decl) : undefined };
       }
-      return { cost: add(base, ONE), type: l.type };
+      return { cost: add(base, ONE), type: kind };
+    }
     case '==':
+      // Kubernetes prices == on its own types: quantities 1, URLs a tenth of the right side's size.
+      if (l.type === 'Quantity' && r.type === 'Quantity') return { cost: add(ONE, base), type: 'bool' };
+      if (l.type === 'URL' && r.type === 'URL') return { cost: add(factor({ min: 1, max: r.computed?.max ?? 1 }, STRING_TRAVERSAL), base), type: 'bool' };
+      return { cost: add(compareCost(ctx, l, r), base), type: 'bool' };
     case '!=':
+      return { cost: add(compareCost(ctx, l, r), base), type: 'bool' };
     case '<':
     case '<=':
     case '>':
-    case '>=': {
-      if (op !== '==' && op !== '!=' && !(l.type === 'string' || l.type === 'bytes')) return { cost: add(base, ONE), type: 'bool' };
-      const smallest = Math.min(sizeOf(l).max, sizeOf(r).max);
-      return { cost: add(factor({ min: smallest > 0 ? 1 : 0, max: smallest }, STRING_TRAVERSAL), base), type: 'bool' };
-    }
+    case '>=':
+      if (l.type === 'string' || l.type === 'bytes') return { cost: add(compareCost(ctx, l, r), base), type: 'bool' };
+      return { cost: add(base, ONE), type: 'bool' };
     case 'in':
-      return { cost: add(sizeOf(r), base), type: 'bool' };
+      if (r.type === 'list') return { cost: add(size(ctx, r), base), type: 'bool' };
+      return { cost: add(base, ONE), type: 'bool' };
     default:
-      return { cost: add(base, ONE), type: l.type };
+      return { cost: add(base, ONE), type: l.type === 'dyn' ? r.type : l.type };
   }
+}
+
+/** A comprehension: range, init and result once, condition and step once per element. */
+function comprehension(name: string, target: Info, args: ASTNode[], ctx: Ctx): Info {
+  const varName = (args[0] as unknown as { args: string }).args;
+  const map = target.type === 'map' || target.type === 'object';
+  const elem: Info = map ? { cost: ONE, type: 'string', decl: target.decl?.key } : elementOf(ctx, target, '@items');
+  const inner: Ctx = { ...ctx, iter: new Map(ctx.iter).set(varName, { rangePath: target.path, map, elem: { ...elem, path: undefined } }) };
+  const bodies = args.slice(1).map((x) => estimate(x, inner));
+  const p = bodies[bodies.length - 1]!.cost;
+  const n = size(ctx, target);
+  // init + result, and condition + step, of cel-go's macro expansions.
+  let once: Range;
+  let each: Range;
+  switch (name) {
+    case 'all': // init true; cond @not_strictly_false(accu); step accu && p; result accu
+      [once, each] = [ONE, add(fixed(3), p)];
+      break;
+    case 'exists': // init false; cond @not_strictly_false(!accu); step accu || p
+      [once, each] = [ONE, add(fixed(4), p)];
+      break;
+    case 'exists_one': // init 0; cond true; step p ? accu + 1 : accu; result accu == 1
+      [once, each] = [fixed(2), add(fixed(2), p)];
+      break;
+    case 'map': // init []; cond true; step [filter ?] accu + [f] [: accu]; result accu
+      [once, each] = [fixed(11), add(fixed(12), bodies.length === 2 ? add(bodies[0]!.cost, p) : p)];
+      break;
+    default: // filter: step p ? accu + [x] : accu
+      [once, each] = [fixed(11), add(fixed(13), p)];
+  }
+  const cost = add(add(target.cost, once), mul(n, each));
+  if (name === 'map') return { cost, type: 'list', computed: n, elem: bodies[bodies.length - 1] };
+  if (name === 'filter') return { cost, type: 'list', computed: n, decl: target.decl, elem: target.elem };
+  return { cost, type: 'bool', computed: n };
 }
 
 const MACROS = new Set(['all', 'exists', 'exists_one', 'map', 'filter']);
 
-function estimateMacro(name: string, range: Info, args: ASTNode[], scope: Scope): Info {
-  const varName = (args[0] as unknown as { args: string }).args;
-  const inner = new Map(scope);
-  const elem = range.type === 'map' ? { cost: ONE, type: 'string', size: UNBOUNDED } : (range.elem ?? { cost: ONE, type: 'dyn' });
-  inner.set(varName, elem);
-  const bodies = args.slice(1).map((x) => estimate(x, inner));
-  const body = argSum(bodies);
-  const n = sizeOf(range);
-  const loop = (perIteration: number, fixed: number): Range => add(add(range.cost, { min: fixed, max: fixed }), times(n, add(body, { min: perIteration, max: perIteration })));
-  switch (name) {
-    case 'all':
-      return { cost: loop(3, 1), type: 'bool' };
-    case 'exists':
-      return { cost: loop(4, 1), type: 'bool' };
-    case 'exists_one':
-      return { cost: loop(2, 2), type: 'bool' };
-    case 'map':
-      return { cost: loop(13, 11), type: 'list', size: n, elem: bodies[bodies.length - 1] };
-    default:
-      return { cost: loop(14, 11), type: 'list', size: { min: 0, max: n.max }, elem };
+function call(name: string, targetNode: ASTNode | undefined, args: ASTNode[], ctx: Ctx): Info {
+  if (name === 'has' && !targetNode) {
+    // A presence test costs its operand only (Kubernetes keeps has() free).
+    const sel = args[0] as unknown as { op: string; args: [ASTNode, string] };
+    return { cost: sel.op === '.' ? estimate(sel.args[0], ctx).cost : estimate(args[0]!, ctx).cost, type: 'bool' };
   }
+  const tn = targetNode as unknown as Node | undefined;
+  if (tn?.op === 'id' && tn.args === 'cel' && name === 'bind') {
+    // A comprehension over [] (10) whose accumulator is the variable.
+    const varName = (args[0] as unknown as { args: string }).args;
+    const init = estimate(args[1]!, ctx);
+    const inner: Ctx = { ...ctx, vars: new Map(ctx.vars).set(varName, { ...init, path: undefined }) };
+    const iter = new Map(ctx.iter);
+    iter.delete(varName);
+    inner.iter = iter;
+    const body = estimate(args[2]!, inner);
+    return { ...body, cost: add(add(fixed(10), init.cost), body.cost) };
+  }
+  const target = targetNode ? estimate(targetNode, ctx) : undefined;
+  if (target && MACROS.has(name)) return comprehension(name, target, args, ctx);
+  const infos = args.map((x) => estimate(x, ctx));
+  const sum = add(argSum(infos), target?.cost ?? ZERO);
+  const out = (cost: Range, type: string, extra: Partial<Info> = {}): Info => ({ cost: add(cost, sum), type, ...extra });
+  const lib = library(name, target, infos, ctx);
+  if (lib) return out(lib.cost, lib.type, lib.extra);
+  return out(ONE, resultType(name, target, infos));
 }
 
-function estimateCall(name: string, target: ASTNode | undefined, args: ASTNode[], scope: Scope): Info {
-  if (name === 'has') {
-    const sel = args[0] as unknown as { args: [ASTNode, string] };
-    const t = estimate(sel.args[0], scope);
-    return { cost: add(t.cost, ONE), type: 'bool' };
-  }
-  if (target && (target as unknown as { op: string; args: unknown }).op === 'id' && (target as unknown as { args: string }).args === 'cel' && name === 'bind') {
-    const varName = (args[0] as unknown as { args: string }).args;
-    const init = estimate(args[1]!, scope);
-    const inner = new Map(scope);
-    inner.set(varName, { ...init, cost: ONE });
-    const body = estimate(args[2]!, inner);
-    return { ...body, cost: add(init.cost, body.cost) };
-  }
-  const t = target ? estimate(target, scope) : undefined;
-  if (t && MACROS.has(name)) return estimateMacro(name, t, args, scope);
-  const infos = args.map((x) => estimate(x, scope));
-  const sum = add(argSum(infos), t?.cost ?? ZERO);
-  const recv = t ?? infos[0];
-  const with_ = (cost: Range, type: string, extra: Partial<Info> = {}): Info => ({ cost: add(cost, sum), type, ...extra });
+/** Kubernetes' CostEstimator.EstimateCallCost and cel-go's per-overload estimates. */
+function library(name: string, t: Info | undefined, args: Info[], ctx: Ctx): { cost: Range; type: string; extra?: Partial<Info> } | undefined {
   switch (name) {
-    case 'size':
-      return with_(ONE, 'int');
-    case 'startsWith':
-    case 'endsWith':
-      return with_(factor(sizeOf(infos[0]!), STRING_TRAVERSAL), 'bool');
-    case 'contains':
-      return with_(times(factor(sizeOf(recv!), STRING_TRAVERSAL), factor(sizeOf(infos[t ? 0 : 1]!), STRING_TRAVERSAL)), 'bool');
-    case 'matches':
-    case 'find':
-    case 'findAll': {
-      const str = t ? recv! : infos[0]!;
-      const re = t ? infos[0]! : infos[1]!;
-      const c = times(factor(add(sizeOf(str), ONE), STRING_TRAVERSAL), factor(sizeOf(re), REGEX_LENGTH));
-      return with_(c, name === 'matches' ? 'bool' : name === 'find' ? 'string' : 'list', name === 'matches' ? {} : { size: { min: 0, max: sizeOf(str).max } });
-    }
-    case 'lowerAscii':
-    case 'upperAscii':
-    case 'trim':
-    case 'substring':
-    case 'reverse':
-      return with_(factor(sizeOf(recv!), STRING_TRAVERSAL), 'string', { size: sizeOf(recv!) });
-    case 'replace':
-      return with_(factor(sizeOf(recv!), 2 * STRING_TRAVERSAL), 'string', { size: UNBOUNDED });
-    case 'split':
-      return with_(factor(sizeOf(recv!), 2 * STRING_TRAVERSAL), 'list', { size: { min: 0, max: sizeOf(recv!).max }, elem: { cost: ONE, type: 'string', size: sizeOf(recv!) } });
-    case 'join': {
-      const size = times(sizeOf(recv!), sizeOf(recv!.elem ?? { cost: ONE, type: 'dyn' }));
-      return with_(factor(size, STRING_TRAVERSAL), 'string', { size });
-    }
-    case 'format':
-      return with_(factor(sizeOf(recv!), STRING_TRAVERSAL), 'string');
-    case 'url':
-    case 'quantity':
-    case 'isURL':
-    case 'isQuantity':
-      return with_(factor(sizeOf(infos[0]!), STRING_TRAVERSAL), name.startsWith('is') ? 'bool' : name);
-    case 'indexOf':
-    case 'lastIndexOf':
-      if (recv?.type === 'list') return with_(times(sizeOf(recv), elementCost(recv)), 'int');
-      return with_(factor(sizeOf(recv!), STRING_TRAVERSAL), 'int');
     case 'isSorted':
     case 'sum':
     case 'min':
     case 'max':
-      return with_(times(sizeOf(recv!), elementCost(recv!)), name === 'isSorted' ? 'bool' : (recv!.elem?.type ?? 'dyn'));
-    case 'string':
-      return with_(ONE, 'string', infos[0]?.type === 'string' ? { size: sizeOf(infos[0]) } : {});
-    case 'int':
-    case 'uint':
-    case 'double':
-    case 'bool':
-    case 'timestamp':
-    case 'duration':
-      return with_(ONE, name);
-    case 'dyn':
-      return { ...infos[0]!, cost: add(infos[0]!.cost, ONE) };
-    default:
-      return with_(ONE, 'dyn');
+    case 'indexOf':
+    case 'lastIndexOf': {
+      if (!t) return undefined;
+      const type = name === 'isSorted' ? 'bool' : name === 'indexOf' || name === 'lastIndexOf' ? 'int' : 'dyn';
+      if (t.type === 'list') {
+        const el = elementOf(ctx, t, '@items');
+        let elCost = ONE;
+        if (el.type === 'string' || el.type === 'bytes') elCost = add(elCost, factor(libSize(ctx, el), STRING_TRAVERSAL));
+        return { cost: mul(libSize(ctx, t), elCost), type: type === 'dyn' ? el.type : type };
+      }
+      return { cost: factor(libSize(ctx, t), STRING_TRAVERSAL), type };
+    }
+    case 'url':
+      if (args.length !== 1) return undefined;
+      return { cost: factor(libSize(ctx, args[0]!), STRING_TRAVERSAL), type: 'URL', extra: { computed: libSize(ctx, args[0]!) } };
+    case 'lowerAscii':
+    case 'upperAscii':
+    case 'substring':
+    case 'trim': {
+      if (!t) return undefined;
+      const sz = libSize(ctx, t);
+      return { cost: factor(sz, STRING_TRAVERSAL), type: 'string', extra: { computed: sz } };
+    }
+    case 'replace':
+      if (!t || args.length < 2) return undefined;
+      return { cost: factor(libSize(ctx, t), 2 * STRING_TRAVERSAL), type: 'string', extra: { computed: replaceSize(libSize(ctx, t), libSize(ctx, args[0]!), libSize(ctx, args[1]!)) } };
+    case 'split': {
+      if (!t) return undefined;
+      const sz = libSize(ctx, t);
+      const limit = args[1] ? literalInt(args[1]) : undefined;
+      return { cost: factor(sz, 2 * STRING_TRAVERSAL), type: 'list', extra: { computed: { min: 0, max: limit ?? sz.max }, elem: { cost: ONE, type: 'string' } } };
+    }
+    case 'join': {
+      if (!t) return undefined;
+      const listSize = libSize(ctx, t);
+      let sz = t.type === 'list' ? mul(listSize, libSize(ctx, elementOf(ctx, t, '@items'))) : ZERO;
+      if (args.length > 0) sz = add(sz, mul(libSize(ctx, args[0]!), { min: listSize.min > 0 ? listSize.min - 1 : 0, max: listSize.max > 0 ? listSize.max - 1 : 0 }));
+      return { cost: factor(sz, STRING_TRAVERSAL), type: 'string', extra: { computed: sz } };
+    }
+    case 'find':
+    case 'findAll': {
+      if (!t || args.length < 1) return undefined;
+      const sz = libSize(ctx, t);
+      const cost = mul(factor(add(sz, ONE), STRING_TRAVERSAL), factor(libSize(ctx, args[0]!), REGEX_LENGTH));
+      return { cost, type: name === 'find' ? 'string' : 'list', extra: { computed: { min: 0, max: sz.max }, ...(name === 'findAll' ? { elem: { cost: ONE, type: 'string' } } : {}) } };
+    }
+    case 'sign':
+    case 'asInteger':
+    case 'isInteger':
+    case 'asApproximateFloat':
+    case 'isGreaterThan':
+    case 'isLessThan':
+    case 'compareTo':
+    case 'add':
+    case 'sub':
+    case 'getScheme':
+    case 'getHostname':
+    case 'getHost':
+    case 'getPort':
+    case 'getEscapedPath':
+    case 'getQuery':
+      return { cost: ONE, type: resultType(name, t, args) };
   }
+  // cel-go's own estimates, by overload.
+  switch (name) {
+    case 'format':
+      if (t) return { cost: factor(size(ctx, t), STRING_TRAVERSAL), type: 'string' };
+      return undefined;
+    case 'bytes':
+      if (args.length === 1 && args[0]!.type === 'string') {
+        const sz = size(ctx, args[0]!);
+        return { cost: factor(sz, STRING_TRAVERSAL), type: 'bytes', extra: { computed: { min: sz.min, max: sat(sz.max * 4) } } };
+      }
+      return undefined;
+    case 'string':
+      if (args.length === 1 && args[0]!.type === 'bytes') {
+        const sz = size(ctx, args[0]!);
+        return { cost: factor(sz, STRING_TRAVERSAL), type: 'string', extra: { computed: { min: Math.floor(sz.min / 4), max: sz.max } } };
+      }
+      return undefined;
+    case 'startsWith':
+    case 'endsWith':
+      if (t && args.length === 1) return { cost: factor(size(ctx, args[0]!), STRING_TRAVERSAL), type: 'bool' };
+      return undefined;
+    case 'matches':
+      if (t && args.length === 1) return { cost: mul(factor(add(size(ctx, t), ONE), STRING_TRAVERSAL), factor(size(ctx, args[0]!), REGEX_LENGTH)), type: 'bool' };
+      return undefined;
+    case 'contains':
+      if (t && args.length === 1) return { cost: mul(factor(size(ctx, t), STRING_TRAVERSAL), factor(size(ctx, args[0]!), STRING_TRAVERSAL)), type: 'bool' };
+      return undefined;
+  }
+  return undefined;
 }
 
-function elementCost(list: Info): Range {
-  const el = list.elem;
-  if (el && (el.type === 'string' || el.type === 'bytes')) return add(ONE, factor(sizeOf(el), STRING_TRAVERSAL));
-  return ONE;
+function literalInt(i: Info): number | undefined {
+  if (typeof i.lit !== 'bigint') return undefined;
+  return i.lit < 0n ? MAX_COST : Number(i.lit);
 }
 
-/** The worst-case cost of a parsed expression with `self` typed by `schema`. */
-export function estimateCost(ast: ASTNode, schema: SchemaObject): number {
-  return estimate(ast, ruleScope(schema)).cost.max;
+/** Kubernetes' estimate of the size of replace()'s result. */
+function replaceSize(sz: Range, toReplace: Range, replaceWith: Range): Range {
+  const count: Range = { min: 0, max: 0 };
+  const retained: Range = { min: 0, max: 0 };
+  if (toReplace.min === 0) {
+    count.max = sz.max < MAX_COST ? sz.max + 1 : sz.max;
+    retained.max = sz.max;
+  } else if (replaceWith.max <= toReplace.min) retained.max = sz.max;
+  else count.max = Math.ceil(sz.max / toReplace.min);
+  if (toReplace.max === 0) {
+    count.min = sz.min < MAX_COST ? sz.min + 1 : sz.min;
+    retained.min = sz.min;
+  } else if (toReplace.max <= replaceWith.min) retained.min = sz.min;
+  else count.min = Math.ceil(sz.min / toReplace.max);
+  return add(mul(count, replaceWith), retained);
+}
+
+const RESULT_TYPES: Record<string, string> = {
+  size: 'int', int: 'int', uint: 'uint', double: 'double', string: 'string', bool: 'bool', bytes: 'bytes', timestamp: 'timestamp', duration: 'duration',
+  startsWith: 'bool', endsWith: 'bool', contains: 'bool', matches: 'bool', isURL: 'bool', isQuantity: 'bool', quantity: 'Quantity', charAt: 'string',
+  sign: 'int', asInteger: 'int', isInteger: 'bool', asApproximateFloat: 'double', isGreaterThan: 'bool', isLessThan: 'bool', compareTo: 'int',
+  add: 'Quantity', sub: 'Quantity', getScheme: 'string', getHostname: 'string', getHost: 'string', getPort: 'string', getEscapedPath: 'string', getQuery: 'map',
+  hasValue: 'bool', reverse: 'string', getFullYear: 'int', getMonth: 'int', getDayOfMonth: 'int', getDayOfWeek: 'int', getDayOfYear: 'int', getDate: 'int',
+  getHours: 'int', getMinutes: 'int', getSeconds: 'int', getMilliseconds: 'int', type: 'type',
+};
+
+function resultType(name: string, t: Info | undefined, args: Info[]): string {
+  if (name === 'orValue' || name === 'value') return t?.decl?.type ?? args[0]?.type ?? 'dyn';
+  if (name === 'dyn') return args[0]?.type ?? 'dyn';
+  return RESULT_TYPES[name] ?? 'dyn';
+}
+
+/**
+ * The worst-case cost of a parsed expression with `self` (and `oldSelf`) typed by `schema`
+ * (`resourceRoot`: the schema of a resource, which rules see with apiVersion, kind and metadata).
+ */
+export function estimateCost(ast: ASTNode, schema: SchemaObject, resourceRoot = false): number {
+  const root = decl(schema, resourceRoot);
+  const self: Info = fromDecl(root, undefined);
+  const ctx: Ctx = { root, iter: new Map(), vars: new Map([['self', self], ['oldSelf', self]]) };
+  return estimate(ast, ctx).cost.max;
 }
 
 /**

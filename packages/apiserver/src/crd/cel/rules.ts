@@ -14,6 +14,7 @@ import { estimateCost } from './cost.js';
 import { checkRegexCalls, publicFunctionNames, useRe2Matches } from './regex-calls.js';
 import { COST_LIMIT_EXCEEDED, metered, PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET } from './runtime-cost.js';
 import { celEnvironment } from './library.js';
+import { celEscape, propertyOf } from './escaping.js';
 
 /** One x-kubernetes-validations entry. */
 export interface ValidationRule {
@@ -70,7 +71,8 @@ function usesIdent(node: unknown, name: string): boolean {
 function fieldSchema(s: SchemaObject | undefined, field: string, root: boolean): SchemaObject | null | undefined {
   if (!s) return null;
   if (root && (field === 'apiVersion' || field === 'kind' || field === 'metadata')) return s.properties?.[field] ?? null;
-  if (s.properties?.[field]) return s.properties[field];
+  const prop = propertyOf(s, field);
+  if (prop !== undefined) return s.properties![prop];
   if (typeof s.additionalProperties === 'object') return s.additionalProperties;
   if (s['x-kubernetes-preserve-unknown-fields'] || s.additionalProperties === true || !s.properties || s.type !== 'object') return null;
   return undefined;
@@ -155,7 +157,7 @@ function compileExpression(src: string, schema: SchemaObject, resourceRoot: bool
   const regex = checkRegexCalls(program.ast);
   if (regex.issues.length) return { error: `compilation failed: ${regex.issues.map((i) => celIssue(src, i.offset, i.message)).join('\n')}`, cost: 0 };
   if (regex.instantiation) return { error: regex.instantiation, cost: 0 };
-  const cost = estimateCost(program.ast, schema);
+  const cost = estimateCost(program.ast, schema, resourceRoot);
   useRe2Matches(program.ast);
   return { program, cost };
 }
@@ -240,7 +242,17 @@ export function toCel(value: unknown, schema: SchemaObject | undefined): unknown
   if (isObj(value)) {
     const out: Obj = {};
     const additional = typeof schema?.additionalProperties === 'object' ? schema.additionalProperties : undefined;
-    for (const [k, v] of Object.entries(value)) out[k] = toCel(v, schema?.properties?.[k] ?? additional);
+    const props = schema?.properties;
+    for (const [k, v] of Object.entries(value)) {
+      const prop = props && Object.prototype.hasOwnProperty.call(props, k) ? props[k] : undefined;
+      if (!prop) {
+        out[k] = toCel(v, additional);
+        continue;
+      }
+      // Properties are named as rules name them (`namespace` is `__namespace__`).
+      const name = celEscape(k);
+      if (name !== undefined) out[name] = toCel(v, prop);
+    }
     return out;
   }
   return value;
