@@ -21,7 +21,7 @@ describe('kubectl against kplane up: what kube-apiserver and kube-controller-man
     assert.match(out, /^NAME\s+SERVICE\s+AVAILABLE\s+AGE$/m);
     assert.match(out, /^v1\.\s+Local\s+True\s+\S+$/m);
     assert.match(out, /^v1\.apps\s+Local\s+True\s+\S+$/m);
-    assert.match(out, /^v1\.apiregistration\.k8s\.io\s+Local\s+True\s+\S+$/m);
+    assert.match(out, /^v1\.rbac\.authorization\.k8s\.io\s+Local\s+True\s+\S+$/m);
   });
 
   it('publishes kube-root-ca.crt with the cluster CA in every namespace, and again once deleted', async () => {

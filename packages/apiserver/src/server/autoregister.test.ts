@@ -40,7 +40,9 @@ describe('APIServices', () => {
     const r = await t.call('GET', APISERVICES);
     assert.equal(r.status, 200);
     const byName = new Map((r.body.items as any[]).map((o) => [o.metadata.name, o]));
-    for (const name of ['v1.', 'v1.apps', 'v1.coordination.k8s.io', 'v1.rbac.authorization.k8s.io', 'v1.apiextensions.k8s.io', 'v1.apiregistration.k8s.io']) assert.ok(byName.has(name), name);
+    for (const name of ['v1.', 'v1.apps', 'v1.coordination.k8s.io', 'v1.rbac.authorization.k8s.io', 'v1.apiextensions.k8s.io']) assert.ok(byName.has(name), name);
+    // As kube-apiserver: none for the aggregator's own group.
+    assert.equal(byName.has('v1.apiregistration.k8s.io'), false);
     const apps = byName.get('v1.apps');
     assert.deepEqual(apps.metadata.labels, { 'kube-aggregator.kubernetes.io/automanaged': 'onstart' });
     assert.deepEqual(apps.spec, { group: 'apps', version: 'v1', groupPriorityMinimum: 17800, versionPriority: 15 });

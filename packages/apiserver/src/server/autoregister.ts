@@ -15,11 +15,11 @@ export const AUTOMANAGED_LABEL = 'kube-aggregator.kubernetes.io/automanaged';
 
 /**
  * kube-apiserver's group and version priorities of the built-in group/versions kplane serves
- * (group/version → [groupPriorityMinimum, versionPriority]).
+ * (group/version → [groupPriorityMinimum, versionPriority]). apiregistration.k8s.io is not
+ * listed: kube-apiserver registers no APIService for the aggregator's own group.
  */
 export const BUILTIN_PRIORITIES: Readonly<Record<string, readonly [number, number]>> = {
   v1: [18000, 1],
-  'apiregistration.k8s.io/v1': [18000, 15],
   'apps/v1': [17800, 15],
   'events.k8s.io/v1': [17750, 15],
   'authentication.k8s.io/v1': [17700, 15],

@@ -113,6 +113,8 @@ describe('compatibility with kube-apiserver', () => {
     assert.equal(core.find((r) => r.name === 'events')?.storageVersionHash, 'r2yiGXH7wu8=');
     assert.equal(core.find((r) => r.name === 'pods/status')?.storageVersionHash, undefined);
     for (const r of core.filter((x) => !x.name.includes('/'))) assert.match(r.storageVersionHash ?? '', /^[A-Za-z0-9+/]{11}=$/, r.name);
+    const apiservices = (await t.call('GET', '/apis/apiregistration.k8s.io/v1')).body.resources as { name: string; storageVersionHash?: string }[];
+    assert.equal(apiservices.find((r) => r.name === 'apiservices')?.storageVersionHash, 'InPBPD7+PqM=');
     const events = (await t.call('GET', '/apis/events.k8s.io/v1')).body.resources as { name: string; storageVersionHash?: string }[];
     // events.k8s.io/v1 Events are stored as core/v1 Events.
     assert.equal(events.find((r) => r.name === 'events')?.storageVersionHash, 'r2yiGXH7wu8=');
