@@ -46,6 +46,7 @@ import { formatGarbageCollector, garbageCollectorInChild } from './gc-bench.js';
 import { deploymentInChild } from './deployment-child.js';
 import { formatPods, podsReadyInChild, type PodsRows } from './pods-bench.js';
 import { formatWorkqueue, type WorkqueueRow } from './workqueue-bench.js';
+import { formatAuthorization, type AuthzRow } from './authz-bench.js';
 import { benchSafety, formatSafety, type SafetyBenchResult } from './safety-bench.js';
 import type { FuzzRunResult } from './probe-fuzz.js';
 
@@ -61,6 +62,7 @@ const { values: flags } = parseArgs({
     'informer-runs': { type: 'string', default: '3' },
     'informer-paged': { type: 'string', default: '1' },
     workqueue: { type: 'string', default: '1' },
+    authz: { type: 'string', default: '2000' },
     startup: { type: 'string', default: '5' },
     crd: { type: 'string', default: '1000' },
     gc: { type: 'string', default: '10000' },
@@ -277,6 +279,7 @@ async function main(): Promise<void> {
     // catching up with the objects created so far) must not compete with them for the CPU.
     await stopServers();
     const workqueue = flags.workqueue !== '0' ? (console.log('workqueue ...'), await runInChild<WorkqueueRow[]>(new URL('./probe-workqueue.js', import.meta.url))) : undefined;
+    const authz = flags.authz !== '0' ? (console.log('authorization ...'), await runInChild<AuthzRow[]>(new URL('./probe-authz.js', import.meta.url), [flags.authz!])) : undefined;
     const startup = startupProcesses > 0 ? (console.log('startup ...'), await benchStartup(startupProcesses, 3)) : undefined;
     const gc = gcDependents > 0 ? (console.log('garbage collector ...'), await garbageCollectorInChild(gcDependents)) : undefined;
     const pods: PodsRows = {};
@@ -323,6 +326,10 @@ async function main(): Promise<void> {
           `memory after a forced GC (filled in ${(informers.fillMs / 1000).toFixed(1)} s, ${((informerCount * 1000) / informers.fillMs).toFixed(0)} creates/s)\n`,
       );
       console.log(formatInformers(informers.kplane, informers.clientNode, INFORMER_TARGETS, informers.extra));
+    }
+    if (authz) {
+      console.log(`\nAuthorization: GET of one ConfigMap by a user bound through a RoleBinding, in-process, RBAC (${flags.authz} RoleBindings of other users) against AlwaysAllow, 5 interleaved rounds\n`);
+      console.log(formatAuthorization(authz));
     }
     if (workqueue) {
       console.log(`\nWorkqueue: createWorkqueue() from @kplane/runtime, in a fresh process; add, get and done each count as one operation\n`);

@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
+import { request } from 'node:https';
+import { loadKubeconfig } from '@kplane/client';
 
 const require = createRequire(import.meta.url);
 
@@ -115,8 +117,12 @@ export interface ControllerManagerProcess {
  * Starts `kplane controller-manager --kubeconfig F --secure-port 0` and waits until its output
  * matches `ready` (default: it holds the Lease and started its controllers).
  */
-export async function startControllerManager(kubeconfig: string, ready = /successfully acquired lease kube-system\/kube-controller-manager as \S+; started /): Promise<ControllerManagerProcess> {
-  const child = spawn(process.execPath, [KPLANE_MAIN, 'controller-manager', '--kubeconfig', kubeconfig, '--secure-port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+export async function startControllerManager(
+  kubeconfig: string,
+  ready = /successfully acquired lease kube-system\/kube-controller-manager as \S+; started /,
+  extraArgs: string[] = [],
+): Promise<ControllerManagerProcess> {
+  const child = spawn(process.execPath, [KPLANE_MAIN, 'controller-manager', '--kubeconfig', kubeconfig, '--secure-port', '0', ...extraArgs], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (c) => (out += c));
   child.stderr!.on('data', (c) => (out += c));
@@ -151,6 +157,28 @@ export async function eventually<T>(what: string, check: () => Promise<T | undef
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 150));
   }
+}
+
+/**
+ * GET over HTTPS (the server's certificate not checked) with the kubeconfig's client
+ * certificate when `withCert`, and a bearer token when given.
+ */
+export function httpsGet(url: string, kubeconfig: string, withCert: boolean, token?: string): Promise<{ status: number; body: string }> {
+  const t = loadKubeconfig(kubeconfig).transportOptions;
+  const pem = (v: string | Uint8Array | undefined) => (v === undefined ? undefined : Buffer.from(v));
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      { rejectUnauthorized: false, ...(withCert ? { cert: pem(t.cert), key: pem(t.key) } : {}), headers: token ? { authorization: `Bearer ${token}` } : {} },
+      (res) => {
+        let body = '';
+        res.on('data', (c) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
 }
 
 /**

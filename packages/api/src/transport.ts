@@ -20,6 +20,8 @@ export interface RawRequest {
    * identity (a controller's ServiceAccount, a node). See the API server's auth README.
    */
   user?: UserInfo;
+  /** The client's address, as the HTTPS server saw the connection (audit's sourceIPs); absent in-process. */
+  remoteAddress?: string;
 }
 
 /**

@@ -19,7 +19,7 @@ it('starts in-process on memory storage, without disk or network, and serves a c
 it('runs the controllers in process when asked, and stops them with the control plane', async () => {
   const cp = await startControlPlane({ storage: 'memory', listen: false, controllers: true });
   try {
-    assert.deepEqual(cp.controllerManager?.controllers, ['deployment-controller', 'garbage-collector-controller', 'namespace-controller', 'replicaset-controller', 'serviceaccount-controller', 'serviceaccount-token-controller']);
+    assert.deepEqual(cp.controllerManager?.controllers, ['clusterrole-aggregation-controller', 'deployment-controller', 'garbage-collector-controller', 'namespace-controller', 'replicaset-controller', 'serviceaccount-controller', 'serviceaccount-token-controller']);
     const sas = cp.client.resource({ group: '', version: 'v1', resource: 'serviceaccounts', namespaced: true });
     for (let i = 0; ; i++) {
       if ((await sas.list({ namespace: 'kube-system' })).items.some((s) => s.metadata?.name === 'default')) break;
@@ -125,12 +125,17 @@ it('authenticates HTTPS requests: static tokens, ServiceAccount tokens kept vali
       assert.equal(bad.status, 401);
       assert.equal(bad.body.message, 'Unauthorized');
       await cp.client.resource({ group: '', version: 'v1', resource: 'serviceaccounts', namespaced: true }).create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'robot' } });
+      // RBAC: alice may ask tokens of default's ServiceAccounts.
+      const rbac = (resource: string) => cp!.client.resource({ group: 'rbac.authorization.k8s.io', version: 'v1', resource, namespaced: true });
+      await rbac('roles').create({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'tokens', namespace: 'default' }, rules: [{ apiGroups: [''], resources: ['serviceaccounts/token'], verbs: ['create'] }] } as never);
+      const rb = await rbac('rolebindings').create({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: 'alice-tokens', namespace: 'default' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'tokens' }, subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'alice' }] } as never);
+      await cp.apiServer.rbacSynced('rolebindings', rb.metadata!.resourceVersion!);
       const issued = await call(cp.url!, ca, 'POST', '/api/v1/namespaces/default/serviceaccounts/robot/token', 'alice-token', { spec: {} });
       assert.equal(issued.status, 201);
       token = issued.body.status.token;
       assert.equal((await call(cp.url!, ca, 'POST', whoami, token, {})).body.status.userInfo.username, 'system:serviceaccount:default:robot');
       // In process, a transport for a given identity.
-      const asRobot = await cp.transportFor({ username: 'system:serviceaccount:default:robot', groups: ['system:serviceaccounts'] })({ method: 'POST', path: whoami, headers: { 'content-type': 'application/json' }, body: Buffer.from('{}') });
+      const asRobot = await cp.transportFor({ username: 'system:serviceaccount:default:robot', groups: ['system:serviceaccounts', 'system:authenticated'] })({ method: 'POST', path: whoami, headers: { 'content-type': 'application/json' }, body: Buffer.from('{}') });
       assert.equal(JSON.parse(Buffer.from(asRobot.body!).toString()).status.userInfo.username, 'system:serviceaccount:default:robot');
     } finally {
       await cp.stop();
@@ -147,5 +152,29 @@ it('authenticates HTTPS requests: static tokens, ServiceAccount tokens kept vali
     }
   } finally {
     await rm(root, { recursive: true, force: true });
+  }
+});
+
+it('writes the audit log asked for, in-process requests included, owner-only', async () => {
+  const { mkdtemp, readFile, rm, stat } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const dir = await mkdtemp(join(tmpdir(), 'kplane-audit-'));
+  const path = join(dir, 'audit.log');
+  try {
+    const cp = await startControlPlane({ storage: 'memory', listen: false, auditLogPath: path });
+    try {
+      const r = await cp.transport({ method: 'GET', path: '/api/v1/namespaces/kube-system/configmaps/absent', user: { username: 'u', groups: ['system:masters', 'system:authenticated'] } });
+      assert.equal(r.status, 404);
+      assert.ok(r.headers['audit-id']);
+    } finally {
+      await cp.stop();
+    }
+    const events = (await readFile(path, 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    const e = events.find((x) => x.auditID === events.at(-1).auditID);
+    assert.deepEqual([e.verb, e.user, e.objectRef, e.responseStatus.code], ['get', { username: 'u', groups: ['system:masters', 'system:authenticated'] }, { resource: 'configmaps', namespace: 'kube-system', name: 'absent', apiGroup: '', apiVersion: 'v1' }, 404]);
+    assert.equal((await stat(path)).mode & 0o777, 0o600);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
   }
 });

@@ -6,6 +6,8 @@ import type { RawRequest, RawResponse, UserInfo } from '@kplane/api';
 import { createBackend, type Backend } from '@kplane/storage';
 import {
   createApiServer,
+  createAuditLog,
+  type AuditLog,
   ensurePki,
   ensureServiceAccountKeyFiles,
   loadServiceAccountKeys,
@@ -13,12 +15,23 @@ import {
   MASTERS_GROUP,
   signLegacyToken,
   type ApiServer,
+  type LocalStreams,
   type AuthenticationOptions,
   type ServiceAccountKeys,
 } from '@kplane/apiserver';
 import { createClient, type Client } from '@kplane/client';
-import { startSimulation, type KubeletConfig, type Simulation } from '@kplane/kubelet';
-import { DEFAULT_SECURE_PORT, startControllerManager, type ControllerManager, type ControllerManagerOptions, type SecureServingOptions } from '@kplane/controllers';
+import { nodeUser, SCHEDULER_USER, simulationPolicy, startSimulation, type KubeletConfig, type Simulation } from '@kplane/kubelet';
+import {
+  DEFAULT_SECURE_PORT,
+  ensureClusterRole,
+  ensureClusterRoleBinding,
+  inProcessServiceAccountClients,
+  startControllerManager,
+  transportAs,
+  type ControllerManager,
+  type ControllerManagerOptions,
+  type SecureServingOptions,
+} from '@kplane/controllers';
 
 /** Options of startControlPlane. */
 export interface ControlPlaneOptions {
@@ -44,6 +57,13 @@ export interface ControlPlaneOptions {
    */
   controllerManagerPort?: number;
   /**
+   * Each controller acts as its own ServiceAccount `kube-system/<name>-controller` bound to its
+   * least-privilege ClusterRole (kube-controller-manager's --use-service-account-credentials;
+   * default true). The scheduler always acts as system:kube-scheduler and each simulated node
+   * as system:node:NAME.
+   */
+  useServiceAccountCredentials?: boolean;
+  /**
    * Simulated nodes (kwok-style) with a scheduler and kubelet in this process (default 0: none,
    * pods stay Pending; `kplane up` asks for 3 unless --nodes says otherwise).
    */
@@ -54,6 +74,13 @@ export interface ControlPlaneOptions {
   eventTTLSeconds?: number;
   /** Time between storage compactions in ms (default 5 minutes, as kube-apiserver); 0: never. */
   compactionIntervalMs?: number;
+  /** What pods/exec and pods/portforward do for simulated containers (`--exec-local`, `--port-forward`; default: a clear error). */
+  localStreams?: LocalStreams;
+  /**
+   * Append one audit.k8s.io/v1 Event (level Metadata) per request to this file, as JSON lines
+   * (kube-apiserver's --audit-log-path); created 0600. In-process requests are audited too.
+   */
+  auditLogPath?: string;
   /** Authentication flags, as kube-apiserver's. */
   authentication?: ControlPlaneAuthentication;
 }
@@ -148,13 +175,21 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   const authentication = await authenticationOptions(options.authentication ?? {}, storage === 'sqlite' || listen ? join(dataDir, 'pki') : undefined);
   // The sqlite driver keeps the database and its WAL files owner-only (0600).
   const backend = await createBackend(storage === 'memory' ? 'memory://' : `sqlite://${join(dataDir, 'state.db')}`);
-  const apiServer = createApiServer({ backend, eventTTLSeconds: options.eventTTLSeconds, compactionIntervalMs: options.compactionIntervalMs, authentication });
+  let audit: AuditLog | undefined;
+  try {
+    audit = options.auditLogPath ? await createAuditLog({ path: resolve(options.auditLogPath) }) : undefined;
+  } catch (err) {
+    await backend.close();
+    throw err;
+  }
+  const apiServer = createApiServer({ backend, eventTTLSeconds: options.eventTTLSeconds, compactionIntervalMs: options.compactionIntervalMs, authentication, audit, localStreams: options.localStreams });
   const tokenSigner = (rootCA: string) => ({ rootCA, generateToken: (c: Parameters<typeof signLegacyToken>[1]) => signLegacyToken(apiServer.serviceAccountKeys, c) });
   const transportFor = (user: UserInfo) => apiServer.transportAs(user);
   try {
     await apiServer.start();
   } catch (err) {
     await backend.close();
+    await audit?.close();
     throw err;
   }
   let controllerManager: ControllerManager | undefined;
@@ -166,13 +201,14 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     } finally {
       await apiServer.close();
       await backend.close();
+      await audit?.close();
     }
   };
   const client = createClient({ transport: apiServer.handle, defaultNamespace: 'default' });
   if (!listen) {
     if (options.controllers) {
       try {
-        controllerManager = await startControllers(createClient({ transport: apiServer.handle }), undefined, tokenSigner(''));
+        controllerManager = await startControllers(apiServer, options, undefined, tokenSigner(''));
       } catch (err) {
         await stop();
         throw err;
@@ -204,10 +240,9 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       cert: pki.serving.cert,
       key: pki.serving.key,
       clientCa: pki.ca.cert,
-      tokens: [pki.adminToken],
     };
     try {
-      controllerManager = await startControllers(createClient({ transport: apiServer.handle }), serving, tokenSigner(pki.ca.cert), pki.ca.cert);
+      controllerManager = await startControllers(apiServer, options, serving, tokenSigner(pki.ca.cert), pki.ca.cert);
     } catch (err) {
       await stop();
       throw err;
@@ -247,11 +282,27 @@ async function ownerOnly(pkiDir: string): Promise<void> {
   for (const secret of ['ca.key', 'serving.key', 'admin.key', 'admin.token', 'sa.key']) await chmod(join(pkiDir, secret), 0o600);
 }
 
-/** Starts the scheduler and simulated kubelet for `options.nodes` nodes on the in-process transport (none for 0). */
+/**
+ * Starts the scheduler and simulated kubelet for `options.nodes` nodes on the in-process
+ * transport (none for 0); the API server reads their containers' logs directly.
+ */
 async function startNodes(apiServer: ApiServer, options: ControlPlaneOptions, stop: () => Promise<void>): Promise<Simulation | undefined> {
   if (!options.nodes) return undefined;
   try {
-    return await startSimulation({ client: createClient({ transport: apiServer.handle }), nodes: options.nodes, config: options.kubeletConfig });
+    // The roles of the scheduler's and the nodes' identities (system:kube-scheduler, system:node).
+    const admin = createClient({ transport: apiServer.handle });
+    const policy = simulationPolicy();
+    for (const role of policy.clusterRoles) await ensureClusterRole(admin, role);
+    for (const binding of policy.clusterRoleBindings) await ensureClusterRoleBinding(admin, binding);
+    const sim = await startSimulation({
+      client: createClient({ transport: apiServer.handle }),
+      schedulerClient: createClient({ transport: transportAs(apiServer.handle, SCHEDULER_USER) }),
+      clientFor: (node) => createClient({ transport: transportAs(apiServer.handle, nodeUser(node)) }),
+      nodes: options.nodes,
+      config: options.kubeletConfig,
+    });
+    apiServer.nodes.register(sim.kubelet.nodeNames, sim.kubelet.logs);
+    return sim;
   } catch (err) {
     await stop();
     throw err;
@@ -259,12 +310,14 @@ async function startNodes(apiServer: ApiServer, options: ControlPlaneOptions, st
 }
 
 /** Starts the controller manager; when its HTTPS port is taken, warns and runs without it. */
-async function startControllers(client: Client, serving: SecureServingOptions | undefined, serviceAccountTokens: ControllerManagerOptions['serviceAccountTokens'], rootCA?: string): Promise<ControllerManager> {
+async function startControllers(apiServer: ApiServer, options: ControlPlaneOptions, serving: SecureServingOptions | undefined, serviceAccountTokens: ControllerManagerOptions['serviceAccountTokens'], rootCA?: string): Promise<ControllerManager> {
+  const client: Client = createClient({ transport: apiServer.handle });
+  const serviceAccountClients = options.useServiceAccountCredentials === false ? undefined : inProcessServiceAccountClients(apiServer.handle);
   try {
-    return await startControllerManager({ client, serving, serviceAccountTokens, rootCA });
+    return await startControllerManager({ client, serving, serviceAccountClients, serviceAccountTokens, rootCA });
   } catch (err) {
     if (!serving || (err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
     process.stderr.write(`kplane controller-manager: port ${serving.port} is in use; running without /metrics and /healthz\n`);
-    return startControllerManager({ client, serviceAccountTokens, rootCA });
+    return startControllerManager({ client, serviceAccountClients, serviceAccountTokens, rootCA });
   }
 }

@@ -4,6 +4,7 @@ export * from './serviceaccount/index.js';
 export * from './rootcacertpublisher/index.js';
 export * from './manager.js';
 export * from './garbagecollector/index.js';
+export * from './clusterrole-aggregation/index.js';
 export {
   BURST_REPLICAS,
   POD_BATCH_WINDOW_MS,
@@ -25,3 +26,6 @@ export {
   createDeploymentController,
   type DeploymentControllerOptions,
 } from './deployment/index.js';
+export * from './identity/policy.js';
+export * from './identity/reconcile.js';
+export * from './identity/token-clients.js';

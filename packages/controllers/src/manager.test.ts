@@ -64,15 +64,33 @@ it('leads on the kube-controller-manager Lease, serves metrics to the admin cred
   const timing = { leaseDurationMs: 1000, renewDeadlineMs: 800, retryPeriodMs: 100 };
   const logs: string[] = [];
   let second: ControllerManager | undefined;
+  // The API server's answers to the delegated TokenReview and SubjectAccessReview: token
+  // "s3cret" is the user "lecteur", the only one allowed to get /metrics; "curieux" is known but not allowed.
+  const reviews: string[] = [];
+  const client = kp.clientWith(async (req, next) => {
+    const body = req.body ? JSON.parse(Buffer.from(req.body).toString('utf8')) : undefined;
+    const answer = (status: unknown) => ({ status: 201, headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify({ ...body, status })) });
+    if (req.method === 'POST' && req.path === '/apis/authentication.k8s.io/v1/tokenreviews') {
+      reviews.push(`token ${body.spec.token}`);
+      const users: Record<string, string> = { s3cret: 'lecteur', curious: 'curieux' };
+      const username = users[body.spec.token];
+      return answer(username ? { authenticated: true, user: { username, groups: ['system:authenticated'] } } : { authenticated: false });
+    }
+    if (req.method === 'POST' && req.path === '/apis/authorization.k8s.io/v1/subjectaccessreviews') {
+      reviews.push(`sar ${body.spec.user} ${body.spec.nonResourceAttributes.verb} ${body.spec.nonResourceAttributes.path}`);
+      return answer({ allowed: body.spec.user === 'lecteur' && body.spec.nonResourceAttributes.path === '/metrics' });
+    }
+    return next(req);
+  });
   const first = await startControllerManager({
-    client: kp.client,
+    client,
     leaderElection: { identity: 'first', ...timing },
-    serving: { port: 0, cert: serving.cert, key: serving.key, clientCa: ca.pem.cert, tokens: ['s3cret'] },
+    serving: { port: 0, cert: serving.cert, key: serving.key, clientCa: ca.pem.cert },
     namespaceController: { deletionGracePeriodMs: 0 },
     log: (m) => logs.push(m),
   });
   try {
-    assert.deepEqual(first.controllers, ['deployment-controller', 'garbage-collector-controller', 'namespace-controller', 'replicaset-controller', 'serviceaccount-controller']);
+    assert.deepEqual(first.controllers, ['clusterrole-aggregation-controller', 'deployment-controller', 'garbage-collector-controller', 'namespace-controller', 'replicaset-controller', 'serviceaccount-controller']);
     const lease = await eventually('the Lease', async () => {
       const l = await kp.client.resource(Leases).get(CONTROLLER_MANAGER_LEASE.name, { namespace: CONTROLLER_MANAGER_LEASE.namespace });
       return l.spec?.holderIdentity ? l : undefined;
@@ -97,11 +115,17 @@ it('leads on the kube-controller-manager Lease, serves metrics to the admin cred
     assert.match(base, /^https:\/\/127\.0\.0\.1:\d+$/);
     const health = await get(`${base}/healthz`, { ca: ca.pem.cert });
     assert.deepEqual([health.status, health.body], [200, 'ok']);
+    // As kube-controller-manager: no credentials is system:anonymous, refused by the SubjectAccessReview.
     const anonymous = await get(`${base}/metrics`, { ca: ca.pem.cert });
-    assert.equal(anonymous.status, 401);
-    assert.equal(JSON.parse(anonymous.body).reason, 'Unauthorized');
-    assert.equal((await get(`${base}/metrics`, { ca: ca.pem.cert, token: 'wrong' })).status, 401);
-    assert.equal((await get(`${base}/metrics`, { ca: ca.pem.cert, cert: stranger.cert, key: stranger.key })).status, 401);
+    assert.equal(anonymous.status, 403);
+    assert.deepEqual(JSON.parse(anonymous.body), {
+      kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'forbidden: User "system:anonymous" cannot get path "/metrics"', reason: 'Forbidden', details: {}, code: 403,
+    });
+    const wrong = await get(`${base}/metrics`, { ca: ca.pem.cert, token: 'wrong' });
+    assert.deepEqual([wrong.status, JSON.parse(wrong.body).reason, JSON.parse(wrong.body).message], [401, 'Unauthorized', 'Unauthorized']);
+    assert.equal((await get(`${base}/metrics`, { ca: ca.pem.cert, cert: stranger.cert, key: stranger.key })).status, 403, 'a certificate of another CA names no one');
+    const curious = await get(`${base}/metrics`, { ca: ca.pem.cert, token: 'curious' });
+    assert.deepEqual([curious.status, JSON.parse(curious.body).message], [403, 'forbidden: User "curieux" cannot get path "/metrics"']);
     const byToken = await get(`${base}/metrics`, { ca: ca.pem.cert, token: 's3cret' });
     assert.equal(byToken.status, 200);
     assert.match(byToken.type ?? '', /^text\/plain/);
@@ -109,8 +133,18 @@ it('leads on the kube-controller-manager Lease, serves metrics to the admin cred
     assert.match(byToken.body, /^workqueue_depth\{name="serviceaccount"\} \d+/m);
     assert.match(byToken.body, /^leader_election_master_status\{name="kube-controller-manager"\} 1/m);
     const byCert = await get(`${base}/metrics`, { ca: ca.pem.cert, cert: admin.cert, key: admin.key });
-    assert.equal(byCert.status, 200);
-    assert.equal((await get(`${base}/nope`, { ca: ca.pem.cert })).status, 404);
+    assert.equal(byCert.status, 200, 'system:masters needs no review');
+    assert.equal((await get(`${base}/metrics`, { ca: ca.pem.cert, token: 's3cret' })).status, 200);
+    assert.deepEqual(reviews, [
+      'sar system:anonymous get /metrics',
+      'token wrong',
+      'token curious',
+      'sar curieux get /metrics',
+      'token s3cret',
+      'sar lecteur get /metrics',
+    ], 'the stranger and the second reads were answered from the caches');
+    assert.equal((await get(`${base}/nope`, { ca: ca.pem.cert })).status, 403, 'authorised before routing');
+    assert.equal((await get(`${base}/healthz`, { ca: ca.pem.cert, token: 'wrong' })).status, 200, 'health is never checked');
 
     // A second manager waits for the Lease, and takes over once the first stops.
     second = await startControllerManager({ client: kp.client, leaderElection: { identity: 'second', ...timing }, log: () => {} });

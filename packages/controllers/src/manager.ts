@@ -3,20 +3,19 @@
  * in one runtime manager (shared informers, one Lease for leader election) and serves their
  * metrics and health over HTTPS.
  */
-import { createServer, type Server } from 'node:https';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { TLSSocket } from 'node:tls';
-import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
-import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Client } from '@kplane/client';
-import { createManager, type Clock, type Manager } from '@kplane/runtime';
+import { createDelegatedAuth, createManager, serveMetrics, type Clock, type DelegatedAuthOptions, type Manager } from '@kplane/runtime';
 import { createGarbageCollector, type GarbageCollectorOptions } from './garbagecollector/index.js';
 import { createNamespaceController, type NamespaceControllerOptions } from './namespace/index.js';
 import { createServiceAccountController, createTokensController, type TokensControllerOptions } from './serviceaccount/index.js';
 import { createReplicaSetController } from './replicaset/index.js';
 import { createDeploymentController } from './deployment/index.js';
 import { createRootCACertPublisher } from './rootcacertpublisher/index.js';
+import { controllerIdentity } from './identity/policy.js';
+import { ensureControllerIdentity, type ServiceAccountClientFactory } from './identity/reconcile.js';
+import { createClusterRoleAggregationController } from './clusterrole-aggregation/index.js';
 
 /** Canonical controller names, as kube-controller-manager names them. */
 export const CONTROLLER_NAMES = {
@@ -26,11 +25,13 @@ export const CONTROLLER_NAMES = {
   serviceAccountToken: 'serviceaccount-token-controller',
   replicaSet: 'replicaset-controller',
   deployment: 'deployment-controller',
+  clusterRoleAggregation: 'clusterrole-aggregation-controller',
   rootCACertPublisher: 'root-ca-certificate-publisher-controller',
 } as const;
 
 /** Every controller this manager knows, by canonical name. */
 export const KNOWN_CONTROLLERS: readonly string[] = [
+  CONTROLLER_NAMES.clusterRoleAggregation,
   CONTROLLER_NAMES.deployment,
   CONTROLLER_NAMES.garbageCollector,
   CONTROLLER_NAMES.namespace,
@@ -48,6 +49,7 @@ export const CONTROLLER_ALIASES: Readonly<Record<string, string>> = {
   'serviceaccount-token': CONTROLLER_NAMES.serviceAccountToken,
   replicaset: CONTROLLER_NAMES.replicaSet,
   deployment: CONTROLLER_NAMES.deployment,
+  'clusterrole-aggregation': CONTROLLER_NAMES.clusterRoleAggregation,
   'root-ca-cert-publisher': CONTROLLER_NAMES.rootCACertPublisher,
 };
 
@@ -99,10 +101,15 @@ export interface SecureServingOptions {
   /** Serving certificate and key (PEM). */
   cert: string;
   key: string;
-  /** CA whose client certificates are accepted for /metrics (PEM). */
+  /** CA whose client certificates name a user (CN) and groups (O) for /metrics (PEM). */
   clientCa?: string;
-  /** Bearer tokens accepted for /metrics. */
-  tokens?: Iterable<string>;
+  /**
+   * Delegated authentication and authorization of /metrics (kube-controller-manager's
+   * --authentication-* / --authorization-* flags): TokenReview and SubjectAccessReview through
+   * the manager's client, cached 10 s; system:masters always allowed; /healthz, /livez and
+   * /readyz open to all.
+   */
+  delegation?: Omit<DelegatedAuthOptions, 'client' | 'clock'>;
 }
 
 /** Options of startControllerManager. */
@@ -130,6 +137,14 @@ export interface ControllerManagerOptions {
   /** Log lines (default: stderr). */
   log?: (message: string) => void;
   /**
+   * Run each controller as its own ServiceAccount (kube-controller-manager's
+   * --use-service-account-credentials): at start the accounts `kube-system/<name>-controller`,
+   * their ClusterRoles and bindings are created or reconciled through `client`, and each
+   * controller's writes go through the client this factory builds for its account. The shared
+   * caches and leader election keep using `client`. Absent: every controller uses `client`.
+   */
+  serviceAccountClients?: ServiceAccountClientFactory;
+  /**
    * The token controller's signer and CA bundle (kube-controller-manager's
    * --service-account-private-key-file and --root-ca-file); absent: that controller does not run.
    */
@@ -152,58 +167,25 @@ export interface ControllerManager {
   stop(): Promise<void>;
 }
 
-function bearerMatches(header: string | undefined, tokens: Buffer[]): boolean {
-  if (!header || !/^bearer /i.test(header)) return false;
-  const given = Buffer.from(header.slice(7).trim());
-  return tokens.some((t) => t.length === given.length && timingSafeEqual(t, given));
-}
-
-function unauthorizedStatus(res: ServerResponse): void {
-  const body = JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 });
-  res.writeHead(401, { 'content-type': 'application/json', 'cache-control': 'no-cache, private' });
-  res.end(body);
-}
-
-function text(res: ServerResponse, status: number, body: string, contentType = 'text/plain; charset=utf-8'): void {
-  res.writeHead(status, { 'content-type': contentType, 'x-content-type-options': 'nosniff' });
-  res.end(body);
-}
-
-/** Serves /metrics (authenticated) and /healthz, /livez, /readyz (public). */
-async function serve(options: SecureServingOptions, manager: Manager): Promise<{ server: Server; port: number; url: string }> {
-  const tokens = [...(options.tokens ?? [])].filter(Boolean).map((t) => Buffer.from(t));
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const path = new URL(req.url ?? '/', 'https://localhost').pathname;
-    if (req.method !== 'GET' && req.method !== 'HEAD') return text(res, 405, 'Method Not Allowed\n');
-    if (/^\/(healthz|livez|readyz)(\/.*)?$/.test(path)) {
-      return manager.healthy() ? text(res, 200, 'ok') : text(res, 500, '[-]manager failed: not running\nhealthz check failed\n');
+/**
+ * The manager a controller is registered on: the shared one, or, with service account
+ * credentials, a view of it whose client acts as the controller's account (same caches,
+ * metrics, clock and runnables).
+ */
+async function managerFor(controller: string, manager: Manager, options: ControllerManagerOptions, log: (m: string) => void): Promise<Manager> {
+  const id = controllerIdentity(controller);
+  if (!options.serviceAccountClients || !id) return manager;
+  // The API server may still be starting (a separate controller manager): try again a few times.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const account = await ensureControllerIdentity(options.client, id);
+      return { ...manager, client: await options.serviceAccountClients(account) };
+    } catch (err) {
+      if (attempt >= 5) throw err;
+      log(`creating the identity of ${controller} failed (retrying): ${err instanceof Error ? err.message : String(err)}`);
+      await manager.clock.sleep(Math.min(500 * 2 ** attempt, 8000));
     }
-    if (path !== '/metrics') return text(res, 404, '404 page not found\n');
-    const certOk = (req.socket as TLSSocket).authorized === true;
-    if (!certOk && !bearerMatches(req.headers.authorization, tokens)) return unauthorizedStatus(res);
-    text(res, 200, await manager.metrics.metricsText(), manager.metrics.contentType);
-  };
-  const server = createServer(
-    { cert: options.cert, key: options.key, ...(options.clientCa ? { ca: options.clientCa, requestCert: true } : {}), rejectUnauthorized: false },
-    (req, res) => {
-      handle(req, res).catch((err) => {
-        if (!res.headersSent) text(res, 500, `${err instanceof Error ? err.message : String(err)}\n`);
-        else res.destroy();
-      });
-    },
-  );
-  const host = options.host ?? '127.0.0.1';
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? DEFAULT_SECURE_PORT, host, () => {
-      server.off('error', reject);
-      // Once serving, a socket-level error is logged: it must not end the process.
-      server.on('error', (err) => console.error('kplane: controller manager metrics server:', err));
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
-  return { server, port, url: `https://${host.includes(':') ? `[${host}]` : host}:${port}` };
+  }
 }
 
 /**
@@ -231,19 +213,20 @@ export async function startControllerManager(options: ControllerManagerOptions):
   });
 
   const enabled: string[] = [];
-  const starters: Record<string, () => void> = {
-    [CONTROLLER_NAMES.namespace]: () => createNamespaceController({ ...options.namespaceController, manager }),
-    [CONTROLLER_NAMES.serviceAccount]: () => createServiceAccountController({ manager }),
-    ...(options.serviceAccountTokens ? { [CONTROLLER_NAMES.serviceAccountToken]: () => createTokensController({ ...options.serviceAccountTokens!, manager }) } : {}),
-    [CONTROLLER_NAMES.garbageCollector]: () => manager.add(createGarbageCollector({ ...options.garbageCollector, manager })),
-    [CONTROLLER_NAMES.replicaSet]: () => createReplicaSetController(manager),
-    [CONTROLLER_NAMES.deployment]: () => createDeploymentController(manager),
-    ...(options.rootCA !== undefined ? { [CONTROLLER_NAMES.rootCACertPublisher]: () => createRootCACertPublisher({ manager, rootCA: options.rootCA! }) } : {}),
+  const starters: Record<string, (m: Manager) => void> = {
+    [CONTROLLER_NAMES.namespace]: (m) => createNamespaceController({ ...options.namespaceController, manager: m }),
+    [CONTROLLER_NAMES.serviceAccount]: (m) => createServiceAccountController({ manager: m }),
+    ...(options.serviceAccountTokens ? { [CONTROLLER_NAMES.serviceAccountToken]: (m: Manager) => createTokensController({ ...options.serviceAccountTokens!, manager: m }) } : {}),
+    [CONTROLLER_NAMES.garbageCollector]: (m) => m.add(createGarbageCollector({ ...options.garbageCollector, manager: m })),
+    [CONTROLLER_NAMES.replicaSet]: (m) => createReplicaSetController(m),
+    [CONTROLLER_NAMES.deployment]: (m) => createDeploymentController(m),
+    [CONTROLLER_NAMES.clusterRoleAggregation]: (m) => createClusterRoleAggregationController({ manager: m }),
+    ...(options.rootCA !== undefined ? { [CONTROLLER_NAMES.rootCACertPublisher]: (m: Manager) => createRootCACertPublisher({ manager: m, rootCA: options.rootCA! }) } : {}),
   };
   for (const name of KNOWN_CONTROLLERS) {
     const start = starters[name];
     if (!start || !isControllerEnabled(name, selectors)) continue;
-    start();
+    start(await managerFor(name, manager, options, log));
     enabled.push(name);
   }
   if (leaderElect) {
@@ -256,7 +239,17 @@ export async function startControllerManager(options: ControllerManagerOptions):
     });
   }
 
-  const served = options.serving ? await serve(options.serving, manager) : undefined;
+  const serving = options.serving;
+  const served = serving
+    ? await serveMetrics({
+        ...serving,
+        port: serving.port ?? DEFAULT_SECURE_PORT,
+        metrics: manager.metrics,
+        healthy: () => manager.healthy(),
+        auth: createDelegatedAuth({ ...serving.delegation, client: options.client, clock: options.clock }),
+        onError: (err) => log(`metrics server: ${err instanceof Error ? err.message : String(err)}`),
+      })
+    : undefined;
   if (served) log(`serving securely on ${served.url}`);
   if (leaderElect) log(`attempting to acquire leader lease ${lease}...`);
   else log(`leader election disabled; starting ${enabled.join(', ') || 'no controllers'}`);
@@ -278,11 +271,7 @@ export async function startControllerManager(options: ControllerManagerOptions):
         try {
           await done;
         } finally {
-          if (served) {
-            const closed = new Promise<void>((resolve) => served.server.close(() => resolve()));
-            served.server.closeAllConnections();
-            await closed;
-          }
+          await served?.close();
         }
       })();
       return stopping;

@@ -5,7 +5,7 @@
  */
 export { createKubelet, type Kubelet, type KubeletOptions } from './kubelet.js';
 export { createScheduler, type Scheduler, type SchedulerOptions } from './scheduler.js';
-export { startSimulation, type Simulation, type SimulationOptions } from './simulation.js';
+export { nodeUser, SCHEDULER_USER, startSimulation, type Simulation, type SimulationOptions } from './simulation.js';
 export {
   ANNOTATION_PREFIX,
   BEHAVIOR_ANNOTATIONS,
@@ -34,3 +34,6 @@ export {
 export { normalizeImage, restartBackoffMs, simulatePod, stoppedPodStatus, type PodRecord, type SimulatedStatus } from './pod-status.js';
 export { filterNode, fitErrorMessage, podRequests, tolerates, NO_NODES_MESSAGE, type FilterFailure, type NodeUsage, type PodRequests } from './predicates.js';
 export { benchPodsReady, formatPodBench, type PodBenchOptions, type PodBenchResult } from './bench.js';
+export { ContainerLogs, DEFAULT_MAX_LOG_LINES, logTimestamp, type LogLine, type LogUnavailable, type ReadLogOptions } from './container-log.js';
+export { LOG_ANNOTATION, LOG_ANNOTATION_PREFIX, annotatedLines } from './pod-log.js';
+export { NODE_RULES, SCHEDULER_RULES, simulationPolicy, type PolicyRule as SimulationPolicyRule } from './policy.js';

@@ -21,14 +21,21 @@ import {
   type Workqueue,
   type kinds,
 } from '@kplane/runtime';
+import { ContainerLogs, DEFAULT_MAX_LOG_LINES } from './container-log.js';
 import { createIpPool, type IpPool } from './ip-pool.js';
 import { buildNode, buildNodeLease, healthyNodeConditions, nodeInternalIp, nodeName, podCidrBase, POD_IPS_PER_NODE, type NodeTemplateOptions } from './node-template.js';
 import { rfc3339, simulatePod, stoppedPodStatus, type PodRecord } from './pod-status.js';
+import { logStopping, logTransitions, type PodLogState } from './pod-log.js';
 import { compileKubeletConfig, planFor, type CompiledConfig, type KubeletConfig } from './profile.js';
 
 /** Options of createKubelet. Durations in milliseconds. */
 export interface KubeletOptions extends NodeTemplateOptions {
   client: Client;
+  /**
+   * The client each node acts through (its own identity, `system:node:<name>` in group
+   * `system:nodes`, as a kubelet's credentials); default `client` for every node.
+   */
+  clientFor?: (nodeName: string) => Client;
   /** Number of nodes this kubelet runs (default 3). */
   nodes?: number;
   /** Index of its first node (default 0): nodes are `<prefix><first>` … */
@@ -50,6 +57,8 @@ export interface KubeletOptions extends NodeTemplateOptions {
   events?: boolean;
   /** Told about API failures (they are retried). Default: ignore. */
   onError?: (err: unknown) => void;
+  /** Log lines kept per container instance (default 1000). */
+  maxLogLines?: number;
 }
 
 /** A running simulated kubelet. */
@@ -62,6 +71,8 @@ export interface Kubelet {
   stop(): Promise<void>;
   /** Pods currently tracked on all nodes. */
   trackedPods(): number;
+  /** The logs of the containers on its nodes (read by the API server's `pods/log`). */
+  readonly logs: ContainerLogs;
 }
 
 interface Stop {
@@ -78,6 +89,8 @@ interface Rec extends PodRecord {
   latest?: kinds.Pod;
   finished?: boolean;
   stop?: Stop;
+  /** What has been written to its containers' logs. */
+  logged: PodLogState;
 }
 
 interface SimNode {
@@ -92,6 +105,8 @@ interface SimNode {
   /** uids the kubelet deleted, until the informer reports them gone. */
   removed: Set<string>;
   recorder?: EventRecorder;
+  /** The node's own API clients. */
+  api: { pods: ResourceClient<kinds.Pod>; nodes: ResourceClient<kinds.Node>; leases: ResourceClient<kinds.Lease> };
 }
 
 const rvNum = (o: kinds.Pod | undefined): number => Number(o?.metadata?.resourceVersion ?? 0) || 0;
@@ -120,16 +135,16 @@ export function createKubelet(options: KubeletOptions): Kubelet {
   const reportMs = options.nodeStatusReportIntervalMs ?? 300_000;
   const leaseSeconds = options.leaseDurationSeconds ?? 40;
   const onError = options.onError ?? (() => {});
-  const pods: ResourceClient<kinds.Pod> = options.client.resource(Pods);
-  const nodesApi: ResourceClient<kinds.Node> = options.client.resource(Nodes);
-  const leases: ResourceClient<kinds.Lease> = options.client.resource(Leases);
   if (!Number.isInteger(count) || count < 0) throw new RangeError(`nodes must be a whole number >= 0, got ${count}`);
   if ((options.maxPods ?? 0) > POD_IPS_PER_NODE) throw new RangeError(`maxPods must be at most ${POD_IPS_PER_NODE} (the pod CIDR of a node)`);
 
+  const logs = new ContainerLogs(options.maxLogLines ?? DEFAULT_MAX_LOG_LINES);
   const nodes: SimNode[] = [];
   for (let i = first; i < first + count; i++) {
     const name = nodeName(i, options.namePrefix);
-    const informer = createInformer<kinds.Pod>({ api: pods, fieldSelector: `spec.nodeName=${name}`, clock, onError });
+    const client = options.clientFor?.(name) ?? options.client;
+    const api = { pods: client.resource(Pods), nodes: client.resource(Nodes), leases: client.resource(Leases) };
+    const informer = createInformer<kinds.Pod>({ api: api.pods, fieldSelector: `spec.nodeName=${name}`, clock, onError });
     const n: SimNode = {
       index: i,
       name,
@@ -140,7 +155,8 @@ export function createKubelet(options: KubeletOptions): Kubelet {
       queue: createWorkqueue({ clock, rateLimiter: itemExponentialFailureRateLimiter(5, 30_000) }),
       records: new Map(),
       removed: new Set(),
-      recorder: options.events === false ? undefined : createEventRecorder({ client: options.client, component: 'kubelet', host: name, clock }),
+      recorder: options.events === false ? undefined : createEventRecorder({ client, component: 'kubelet', host: name, clock }),
+      api,
     };
     informer.addEventHandler({
       onAdd: (p) => n.queue.add(keyOf(p.metadata?.namespace, p.metadata?.name)),
@@ -160,6 +176,7 @@ export function createKubelet(options: KubeletOptions): Kubelet {
 
   const forget = (n: SimNode, key: string, rec: Rec): void => {
     if (rec.podIP) n.pool.release(rec.podIP);
+    logs.remove(rec.uid);
     n.records.delete(key);
   };
 
@@ -169,7 +186,7 @@ export function createKubelet(options: KubeletOptions): Kubelet {
   const newRecord = (n: SimNode, pod: kinds.Pod): Rec => {
     const now = clock.now();
     const plan = planFor(pod, config, random);
-    const rec: Rec = { uid: pod.metadata!.uid!, seenAt: now, plan, hostIP: n.hostIP };
+    const rec: Rec = { uid: pod.metadata!.uid!, seenAt: now, plan, hostIP: n.hostIP, logged: new Map() };
     const st = pod.status;
     if (st?.podIP && st.phase !== 'Succeeded' && st.phase !== 'Failed' && n.pool.reserve(st.podIP)) rec.podIP = st.podIP;
     if (st?.phase === 'Running' || rec.podIP) {
@@ -189,7 +206,7 @@ export function createKubelet(options: KubeletOptions): Kubelet {
     const base = latestOf(pod, rec);
     const body: kinds.Pod = { apiVersion: 'v1', kind: 'Pod', metadata: base.metadata, spec: base.spec, status };
     try {
-      rec.latest = await pods.updateStatus(body, { namespace: base.metadata?.namespace });
+      rec.latest = await n.api.pods.updateStatus(body, { namespace: base.metadata?.namespace });
     } catch (err) {
       rec.latest = undefined;
       throw err;
@@ -205,6 +222,7 @@ export function createKubelet(options: KubeletOptions): Kubelet {
       let preStopMs = 0;
       for (const c of pod.spec?.containers ?? []) preStopMs = Math.max(preStopMs, (c.lifecycle?.preStop?.sleep?.seconds ?? 0) * 1000);
       rec.stop = { since: now, needMs: started ? preStopMs + rec.plan.stopAfterMs : 0, started };
+      if (started) logStopping(logs, rec.logged, pod, rec.uid, graceMs / 1000, now);
       if (started && n.recorder) {
         const ref = { ...pod, apiVersion: 'v1', kind: 'Pod' };
         for (const c of pod.spec?.containers ?? []) void n.recorder.event(ref, 'Normal', 'Killing', `Stopping container ${c.name}`);
@@ -217,11 +235,13 @@ export function createKubelet(options: KubeletOptions): Kubelet {
       return;
     }
     if (stop.started && !stop.statusWritten) {
-      await writeStatus(n, pod, rec, stoppedPodStatus(latestOf(pod, rec), rec, now, stop.needMs > graceMs));
+      const stopped = stoppedPodStatus(latestOf(pod, rec), rec, now, stop.needMs > graceMs);
+      await writeStatus(n, pod, rec, stopped);
       stop.statusWritten = true;
+      logTransitions(logs, rec.logged, pod, rec.uid, stopped, now);
     }
     try {
-      await pods.delete(m.name!, { namespace: m.namespace, gracePeriodSeconds: 0, preconditions: { uid: rec.uid } });
+      await n.api.pods.delete(m.name!, { namespace: m.namespace, gracePeriodSeconds: 0, preconditions: { uid: rec.uid } });
     } catch (err) {
       if (!is(err, 404) && !is(err, 409)) throw err;
     }
@@ -257,6 +277,7 @@ export function createKubelet(options: KubeletOptions): Kubelet {
     if (rec.finished) return;
     const now = clock.now();
     const sim = simulatePod(latestOf(pod, rec), rec, now);
+    logTransitions(logs, rec.logged, pod, rec.uid, sim.status, now);
     if (sim.stage !== rec.written || latestOf(pod, rec).status?.phase !== sim.status.phase) {
       await writeStatus(n, pod, rec, sim.status);
       rec.written = sim.stage;
@@ -297,19 +318,19 @@ export function createKubelet(options: KubeletOptions): Kubelet {
     const time = rfc3339(clock.now());
     const desired = buildNode(n.index, time, options);
     try {
-      n.node = await nodesApi.create(desired);
+      n.node = await n.api.nodes.create(desired);
     } catch (err) {
       if (!is(err, 409)) throw err;
       // Registered before: report it healthy again, keep what users changed (labels, cordon, taints).
-      const cur = await nodesApi.get(n.name);
-      n.node = await nodesApi.updateStatus({ ...cur, status: { ...cur.status, ...desired.status } });
+      const cur = await n.api.nodes.get(n.name);
+      n.node = await n.api.nodes.updateStatus({ ...cur, status: { ...cur.status, ...desired.status } });
     }
     const lease = buildNodeLease(n.node, formatMicroTime(clock.now()), leaseSeconds);
     try {
-      await leases.create(lease);
+      await n.api.leases.create(lease);
     } catch (err) {
       if (!is(err, 409)) throw err;
-      await leases.patch(n.name, { metadata: { ownerReferences: lease.metadata?.ownerReferences }, spec: lease.spec }, 'merge', { namespace: 'kube-node-lease' });
+      await n.api.leases.patch(n.name, { metadata: { ownerReferences: lease.metadata?.ownerReferences }, spec: lease.spec }, 'merge', { namespace: 'kube-node-lease' });
     }
   };
 
@@ -320,17 +341,17 @@ export function createKubelet(options: KubeletOptions): Kubelet {
     await Promise.all(
       nodes.map(async (n) => {
         try {
-          await leases.patch(n.name, { spec: { holderIdentity: n.name, leaseDurationSeconds: leaseSeconds, renewTime: formatMicroTime(now) } }, 'merge', { namespace: 'kube-node-lease' });
+          await n.api.leases.patch(n.name, { spec: { holderIdentity: n.name, leaseDurationSeconds: leaseSeconds, renewTime: formatMicroTime(now) } }, 'merge', { namespace: 'kube-node-lease' });
         } catch (err) {
-          if (is(err, 404) && n.node) await leases.create(buildNodeLease(n.node, formatMicroTime(now), leaseSeconds)).catch(onError);
+          if (is(err, 404) && n.node) await n.api.leases.create(buildNodeLease(n.node, formatMicroTime(now), leaseSeconds)).catch(onError);
           else onError(err);
         }
         if (!report) return;
         try {
-          const cur = await nodesApi.get(n.name);
+          const cur = await n.api.nodes.get(n.name);
           const time = rfc3339(now);
           const conditions = (cur.status?.conditions ?? healthyNodeConditions(time)).map((c) => ({ ...c, lastHeartbeatTime: time }));
-          await nodesApi.patch(n.name, { status: { conditions } }, 'strategic', { subresource: 'status' });
+          await n.api.nodes.patch(n.name, { status: { conditions } }, 'strategic', { subresource: 'status' });
         } catch (err) {
           onError(err);
         }
@@ -365,9 +386,11 @@ export function createKubelet(options: KubeletOptions): Kubelet {
       abort.abort();
       if (timer !== undefined) clock.clearTimeout(timer);
       for (const n of nodes) n.queue.shutDown();
+      logs.stopAll();
       await Promise.allSettled(loops);
       await Promise.all(nodes.map((n) => n.recorder?.flush()));
     },
     trackedPods: () => nodes.reduce((sum, n) => sum + n.records.size, 0),
+    logs,
   };
 }

@@ -1,10 +1,22 @@
 /** The scheduler and the simulated kubelet together: what `kplane up --nodes N` runs. */
+import type { UserInfo } from '@kplane/api';
+import type { Client } from '@kplane/client';
 import { createKubelet, type Kubelet, type KubeletOptions } from './kubelet.js';
 import { createScheduler, type Scheduler, type SchedulerOptions } from './scheduler.js';
 
 /** Options of startSimulation: the kubelet's, plus the scheduler's (false: no scheduler). */
 export interface SimulationOptions extends KubeletOptions {
   scheduler?: false | Omit<SchedulerOptions, 'client' | 'clock'>;
+  /** The scheduler's client (its own identity, `system:kube-scheduler`); default `client`. */
+  schedulerClient?: Client;
+}
+
+/** The user a scheduler authenticates as (kube-scheduler's identity, bound to the ClusterRole system:kube-scheduler). */
+export const SCHEDULER_USER: UserInfo = { username: 'system:kube-scheduler', groups: ['system:authenticated'] };
+
+/** The user a node's kubelet authenticates as: `system:node:<name>` in group `system:nodes` (bound to the ClusterRole system:node). */
+export function nodeUser(nodeName: string): UserInfo {
+  return { username: `system:node:${nodeName}`, groups: ['system:nodes', 'system:authenticated'] };
 }
 
 /** A running simulation. */
@@ -22,7 +34,7 @@ export interface Simulation {
 export async function startSimulation(options: SimulationOptions): Promise<Simulation> {
   const kubelet = createKubelet(options);
   if ((options.nodes ?? 3) === 0) return { kubelet, stop: async () => {} };
-  const scheduler = options.scheduler === false ? undefined : createScheduler({ ...options.scheduler, client: options.client, clock: options.clock, onError: options.scheduler?.onError ?? options.onError });
+  const scheduler = options.scheduler === false ? undefined : createScheduler({ ...options.scheduler, client: options.schedulerClient ?? options.client, clock: options.clock, onError: options.scheduler?.onError ?? options.onError });
   await kubelet.start();
   try {
     await scheduler?.start();

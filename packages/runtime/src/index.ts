@@ -24,3 +24,14 @@ export * as kinds from './kinds/index.js';
 // Names both the kinds and older modules export: the flat export keeps the older module's.
 export type { Condition, ObjectReference } from './helpers/index.js';
 export type { Lease } from './leader/index.js';
+export {
+  UnauthorizedError,
+  certificateUser,
+  createDelegatedAuth,
+  nonResourceVerb,
+  type DelegatedAuth,
+  type DelegatedAuthOptions,
+  type DelegatedDecision,
+  type DelegatedRequest,
+} from './auth/delegated.js';
+export { serveManagerMetrics, serveMetrics, type ManagerMetricsOptions, type MetricsServer, type MetricsServerOptions } from './auth/metrics-server.js';

@@ -1,6 +1,10 @@
 /** rbac.authorization.k8s.io/v1 roles, clusterroles, rolebindings and clusterrolebindings. */
-import { fieldInvalid, fieldNotSupported, fieldRequired, goQuote, isDNS1123Subdomain, nameIsPathSegment, type KubeObject, type StatusCause } from '@kplane/api';
-import type { ResourceType, TableSpec } from '../registry/resource.js';
+import { ApiError, fieldInvalid, fieldNotSupported, fieldRequired, goQuote, isDNS1123Subdomain, nameIsPathSegment, type KubeObject, type StatusCause } from '@kplane/api';
+import type { ResourceType, StrategyContext, TableSpec } from '../registry/resource.js';
+import type { UserInfo } from '../auth/types.js';
+import { MASTERS_GROUP } from '../auth/types.js';
+import { rulesOf } from '../auth/rbac/authorizer.js';
+import { escalationMessage } from '../auth/rbac/escalation.js';
 import { translateTimestampSince } from './age.js';
 import { CREATED_AT_TABLE } from './crd.js';
 import { AGE_COLUMN, NAME_COLUMN } from './pod.js';
@@ -79,6 +83,79 @@ function defaultBinding(obj: KubeObject): void {
   }
 }
 
+/** Only ownerReferences or finalizers changed (the garbage collector's writes are never escalations). */
+function onlyGCFieldsChanged(obj: KubeObject, old: KubeObject | undefined): boolean {
+  if (!old) return false;
+  const strip = (o: KubeObject) => {
+    const { ownerReferences: _o, finalizers: _f, resourceVersion: _r, managedFields: _m, ...m } = (o.metadata ?? {}) as Record<string, unknown>;
+    return { ...o, metadata: m };
+  };
+  return semanticEqual(strip(obj), strip(old));
+}
+
+const FULL_AUTHORITY = [
+  { verbs: ['*'], apiGroups: ['*'], resources: ['*'] },
+  { verbs: ['*'], nonResourceURLs: ['*'] },
+];
+
+function escalationForbidden(resource: string, name: string, message: string): ApiError {
+  return new ApiError(403, 'Forbidden', `${resource}.${RBAC_GROUP} ${goQuote(name)} is forbidden: ${message}`, { name: name || undefined, group: RBAC_GROUP, kind: resource });
+}
+
+/**
+ * kube-apiserver's escalation check of a Role or ClusterRole write: allowed to system:masters,
+ * to whoever holds `escalate` on it, or when the writer already holds every rule it grants.
+ */
+function admitRole(resource: 'roles' | 'clusterroles') {
+  return (obj: KubeObject, old: KubeObject | undefined, user: UserInfo | undefined, ctx: StrategyContext): void => {
+    const policy = ctx.policy;
+    if (!policy || !user || user.groups.includes(MASTERS_GROUP) || onlyGCFieldsChanged(obj, old)) return;
+    const name = obj.metadata?.name ?? '';
+    const namespace = resource === 'roles' ? obj.metadata?.namespace : undefined;
+    const escalate = policy.authorize({ user, verb: 'escalate', resourceRequest: true, apiGroup: RBAC_GROUP, apiVersion: 'v1', resource, namespace, name: old ? name : '' });
+    if (escalate.allowed) return;
+    const owned = policy.rulesFor(user, namespace);
+    const msg = escalationMessage(user, owned.rules, rulesOf(obj), owned.errors);
+    if (msg) throw escalationForbidden(resource, name, msg);
+    // An aggregationRule can gather anything: setting one takes every right.
+    const aggregation = (obj as Obj).aggregationRule;
+    if (aggregation !== undefined && aggregation !== null && !(old && semanticEqual(aggregation, (old as Obj).aggregationRule))) {
+      if (escalationMessage(user, owned.rules, FULL_AUTHORITY, owned.errors)) throw escalationForbidden(resource, name, 'must have cluster-admin privileges to use the aggregationRule');
+    }
+  };
+}
+
+/**
+ * kube-apiserver's check of a RoleBinding or ClusterRoleBinding write: allowed to
+ * system:masters, to whoever holds `bind` on the referenced role, or when the writer already
+ * holds every rule of that role.
+ */
+function admitBinding(resource: 'rolebindings' | 'clusterrolebindings') {
+  return (obj: KubeObject, old: KubeObject | undefined, user: UserInfo | undefined, ctx: StrategyContext): void => {
+    const policy = ctx.policy;
+    if (!policy || !user || user.groups.includes(MASTERS_GROUP) || onlyGCFieldsChanged(obj, old)) return;
+    const ref = roleRef(obj);
+    const refKind = str(ref.kind);
+    const namespace = resource === 'rolebindings' ? obj.metadata?.namespace : undefined;
+    const bindName = obj.metadata?.name ?? '';
+    const bind = policy.authorize({
+      user,
+      verb: 'bind',
+      resourceRequest: true,
+      apiGroup: RBAC_GROUP,
+      resource: refKind === 'ClusterRole' ? 'clusterroles' : 'roles',
+      namespace,
+      name: str(ref.name),
+    });
+    if (bind.allowed) return;
+    const rules = policy.roleRules({ apiGroup: str(ref.apiGroup), kind: refKind, name: str(ref.name) }, namespace);
+    if (typeof rules === 'string') throw escalationForbidden(resource, bindName, rules);
+    const owned = policy.rulesFor(user, namespace);
+    const msg = escalationMessage(user, owned.rules, rules, owned.errors);
+    if (msg) throw escalationForbidden(resource, bindName, msg);
+  };
+}
+
 /** rbac.SubjectsStrings: users, groups and "namespace/name" service accounts. */
 function subjectsCells(obj: KubeObject): [string, string, string] {
   const subjects = objs((obj as Obj).subjects);
@@ -122,11 +199,17 @@ function rbacType(resource: string, kind: string, namespaced: boolean, strategy:
 /** The four RBAC resources. */
 export function rbacResources(): ResourceType[] {
   return [
-    rbacType('roles', 'Role', true, { validate: (o) => validateRules(o, true), table: CREATED_AT_TABLE }),
-    rbacType('clusterroles', 'ClusterRole', false, { validate: (o) => validateRules(o, false), table: CREATED_AT_TABLE }),
-    rbacType('rolebindings', 'RoleBinding', true, { defaults: defaultBinding, validate: (o, old) => validateBinding(o, old, true), table: bindingTable('roleBinding') }),
+    rbacType('roles', 'Role', true, { validate: (o) => validateRules(o, true), admit: admitRole('roles'), table: CREATED_AT_TABLE }),
+    rbacType('clusterroles', 'ClusterRole', false, { validate: (o) => validateRules(o, false), admit: admitRole('clusterroles'), table: CREATED_AT_TABLE }),
+    rbacType('rolebindings', 'RoleBinding', true, {
+      defaults: defaultBinding,
+      validate: (o, old) => validateBinding(o, old, true),
+      admit: admitBinding('rolebindings'),
+      table: bindingTable('roleBinding'),
+    }),
     rbacType('clusterrolebindings', 'ClusterRoleBinding', false, {
       defaults: defaultBinding,
+      admit: admitBinding('clusterrolebindings'),
       validate: (o, old) => validateBinding(o, old, false),
       table: bindingTable('clusterRoleBinding'),
     }),

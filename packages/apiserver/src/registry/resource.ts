@@ -1,5 +1,7 @@
 import type { KubeObject, NameValidator, SchemaDefinitions, StatusCause, UserInfo } from '@kplane/api';
 import type { Backend } from '@kplane/storage';
+import type { AuthorizationAttributes, AuthorizationDecision } from '../auth/types.js';
+import type { PolicyRule, RoleRef } from '../auth/rbac/rules.js';
 
 /** A column of Table output (meta.k8s.io/v1 TableColumnDefinition). */
 export interface TableColumn {
@@ -27,6 +29,17 @@ export interface StrategyContext {
   releaseClusterIP?(ip: string): Promise<void>;
   /** How long Events live after their last write, in seconds (kube-apiserver's --event-ttl). */
   eventTTLSeconds?: number;
+  /** The authorization policy, for the RBAC kinds' escalation checks (absent: no checks). */
+  policy?: AccessPolicy;
+}
+
+/** What the RBAC kinds ask of the authorizer when they are written. */
+export interface AccessPolicy {
+  authorize(attrs: AuthorizationAttributes): AuthorizationDecision;
+  /** Every rule the user holds in `namespace` (cluster-wide ones included), and the errors met. */
+  rulesFor(user: UserInfo, namespace: string | undefined): { rules: PolicyRule[]; errors: string[] };
+  /** The rules a role reference names, or the not-found message. */
+  roleRules(ref: RoleRef, namespace: string | undefined): readonly PolicyRule[] | string;
 }
 
 /**
@@ -36,6 +49,12 @@ export interface StrategyContext {
 export interface ResourceStrategy {
   /** Applies Kubernetes' defaults to a new or updated object (mutates it). */
   defaults?(obj: KubeObject): void;
+  /**
+   * Decides whether the requester may write the object (RBAC's escalation prevention); throws
+   * a 403 ApiError when not. `old` is the stored object on updates; `user` is undefined for
+   * in-process trusted callers.
+   */
+  admit?(obj: KubeObject, old: KubeObject | undefined, user: UserInfo | undefined, ctx: StrategyContext): void;
   /** Runs once before a create is stored (after defaults and validation), e.g. to allocate. */
   prepareForCreate?(obj: KubeObject, ctx: StrategyContext): void | Promise<void>;
   /**

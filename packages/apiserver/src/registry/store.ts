@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import type { KubeList, KubeObject, ObjectMeta, SchemaDefinitions, StatusCause } from '@kplane/api';
+import type { KubeList, KubeObject, ObjectMeta, SchemaDefinitions, StatusCause, UserInfo } from '@kplane/api';
 import {
   ApiError,
   alreadyExists,
@@ -39,6 +39,8 @@ export interface WriteOptions {
   fieldValidation?: FieldValidation;
   /** Filled with warnings to send back as `Warning` headers. */
   warnings?: string[];
+  /** Who writes (for strategies that decide on it, RBAC's escalation checks); undefined: in-process trusted code. */
+  user?: UserInfo;
 }
 
 /** metav1.DeleteOptions (the fields kplane honours). */
@@ -411,6 +413,7 @@ export class Store {
     if (this.type.subresources?.status && this.type.strategy.resetStatusOnCreate !== false) delete obj.status;
     for (const k of ['uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation', 'selfLink']) delete m[k];
     this.type.strategy.defaults?.(obj);
+    this.type.strategy.admit?.(obj, undefined, opts.user, this.deps.context);
     this.validate(obj, undefined, opts.warnings);
     if (this.type.namespaced && this.deps.checkNamespace) await this.deps.checkNamespace(m.namespace!, this.type.group, this.type.resource, m.name!);
     m.uid = randomUUID();
@@ -580,6 +583,7 @@ export class Store {
     om.resourceVersion = cm.resourceVersion;
     this.validate(obj, current, opts.warnings);
     if (isDeepStrictEqual(obj, current)) return current;
+    this.type.strategy.admit?.(obj, current, opts.user, this.deps.context);
     await this.type.strategy.prepareForUpdate?.(obj, current, this.deps.context);
     return obj;
   }

@@ -24,7 +24,10 @@ const SUB_VERBS = ['get', 'patch', 'update'];
 function subresources(s: Store): { name: string; kind: string; group?: string; version?: string; verbs: string[] }[] {
   const t = s.type;
   const out: { name: string; kind: string; group?: string; version?: string; verbs: string[] }[] = [];
-  if (t.group === '' && t.resource === 'pods') out.push({ name: 'binding', kind: 'Binding', verbs: ['create'] });
+  if (t.group === '' && t.resource === 'pods') {
+    const connect = ['create', 'get'];
+    out.push({ name: 'attach', kind: 'PodAttachOptions', verbs: connect }, { name: 'binding', kind: 'Binding', verbs: ['create'] }, { name: 'exec', kind: 'PodExecOptions', verbs: connect }, { name: 'log', kind: 'Pod', verbs: ['get'] }, { name: 'portforward', kind: 'PodPortForwardOptions', verbs: connect });
+  }
   if (t.group === '' && t.resource === 'serviceaccounts') out.push({ name: 'token', kind: 'TokenRequest', group: 'authentication.k8s.io', version: 'v1', verbs: ['create'] });
   if (t.resource === 'namespaces') out.push({ name: 'finalize', kind: t.kind, verbs: ['update'] });
   if (t.subresources?.scale) out.push({ name: 'scale', kind: 'Scale', group: 'autoscaling', version: 'v1', verbs: SUB_VERBS });

@@ -1,4 +1,6 @@
 import type { KubeObject, RawRequest, RawResponse, SchemaObject, Status, UserInfo } from '@kplane/api';
+import type { Authorizer } from '../auth/types.js';
+import { authorizeOrThrow, impersonate, requestAttributes, wantsImpersonation } from './authorize.js';
 import {
   admitObject,
   ApiError,
@@ -19,6 +21,9 @@ import { unstructuredList, unstructuredObject } from '../crd/unstructured.js';
 import type { Registry } from '../registry/registry.js';
 import type { Store, WriteOptions } from '../registry/store.js';
 import { bindPod } from './binding.js';
+import { createNodeConnections, type NodeConnections } from './nodes.js';
+import { servePodLog } from './pod-log.js';
+import { checkStreamTarget, STREAM_SUBRESOURCES } from './pod-stream.js';
 import { serveReview } from './reviews.js';
 import { requestUser } from '../auth/identity.js';
 import { DEFAULT_LIMITS, parseBoolParam, parseGoDuration, type ServerLimits } from './limits.js';
@@ -59,6 +64,13 @@ export interface HandlerOptions {
   limits?: Partial<ServerLimits>;
   /** Timers of the request timeout and of watches (tests inject virtual ones). */
   timers?: Timers;
+  /** The kubelets that serve `pods/log` (none: logs answer 500). */
+  nodes?: NodeConnections;
+  /**
+   * Decides every request that carries a user (RawRequest.user) after impersonation; absent:
+   * no authorization. A request without a user is in-process trusted code.
+   */
+  authorizer?: Authorizer;
   /**
    * POST serviceaccounts/NAME/token (TokenRequest): issues a token for the body (already
    * type-checked); absent, the subresource is not served.
@@ -182,6 +194,10 @@ const OBJECT_VERBS: Record<string, Record<string, string>> = {
   scale: { GET: 'get', PUT: 'update', PATCH: 'patch' },
   finalize: { PUT: 'update' },
   binding: { POST: 'create' },
+  log: { GET: 'get' },
+  exec: { GET: 'create', POST: 'create' },
+  attach: { GET: 'create', POST: 'create' },
+  portforward: { GET: 'create', POST: 'create' },
   token: { POST: 'create' },
 };
 
@@ -190,7 +206,8 @@ const OBJECT_VERBS: Record<string, Record<string, string>> = {
  * it: collection paths of the resource's own scope serve list, watch, create and
  * deletecollection; the cluster-wide path of a namespaced resource serves list and watch only;
  * /watch/ paths serve GET only; object paths serve get, update, patch and delete; subresources
- * their own verbs. Anything else (CONNECT included: no connect subresource is served) is 405.
+ * their own verbs (log GET; exec, attach and portforward GET and POST, served on upgrades). Anything
+ * else (CONNECT included) is 405.
  */
 export function routeVerb(method: string, info: ResourceRequestInfo, namespaced: boolean, q: Record<string, string>): string {
   const m = method.toUpperCase();
@@ -233,6 +250,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
   const isNamespaceSub = isNamespaceSubresource;
   const timeoutMaxMs = options.limits?.requestTimeoutMs ?? DEFAULT_LIMITS.requestTimeoutMs;
   const timers = options.timers ?? realTimers;
+  const nodes = options.nodes ?? createNodeConnections();
 
   function render(store: Store, rep: Representation, obj: KubeObject, q: Record<string, string>, status = 200, headers: Record<string, string> = {}): RawResponse {
     if (rep === 'table') {
@@ -260,9 +278,9 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
     // A namespaced resource has no object paths outside a namespace.
     if (t.namespaced && info.namespace === undefined && info.name !== undefined) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     const sub = info.subresource ?? '';
-    if (sub && !['status', 'scale', 'finalize', 'binding', 'token'].includes(sub)) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+    if (sub && !['status', 'scale', 'finalize', 'binding', 'token', 'log', ...STREAM_SUBRESOURCES].includes(sub)) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     if (sub === 'token' && !(t.group === '' && t.resource === 'serviceaccounts' && options.tokenRequest)) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
-    if (sub === 'binding' && !(t.group === '' && t.resource === 'pods')) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+    if ((sub === 'binding' || sub === 'log' || STREAM_SUBRESOURCES.includes(sub)) && !(t.group === '' && t.resource === 'pods')) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     if (sub === 'status' && !t.subresources?.status) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     if (sub === 'scale' && !t.subresources?.scale) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     if (sub === 'finalize' && t.resource !== 'namespaces') throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
@@ -323,7 +341,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
         return jsonResponse(200, t.customResource ? unstructuredList(list) : list);
       }
       if (method === 'POST') {
-        const opts = writeOptions(q);
+        const opts = { ...writeOptions(q), user: req.user };
         const created = await store.create(ns, asObject(body()), opts);
         return render(store, rep, created, q, 201, warningHeaders(opts));
       }
@@ -345,6 +363,9 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
         timers: options.timers,
       });
     }
+    if (sub === 'log') return servePodLog(store, ns!, name, q, req.signal, nodes, options.now().getTime());
+    // pods/exec, attach and portforward are served on protocol upgrades (pod-stream.ts).
+    if (STREAM_SUBRESOURCES.includes(sub)) return checkStreamTarget(store, ns!, name, sub, q);
     if (sub === 'binding') {
       if (method !== 'POST') throw routeMethodNotAllowed();
       await bindPod(store, ns!, name, body(), options.now, writeOptions(q).dryRun === true);
@@ -360,13 +381,13 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
     if (sub === 'scale') {
       if (method === 'GET') return jsonResponse(200, store.toScale(await store.get(ns, name, q.resourceVersion)));
       if (method === 'PUT') {
-        const opts = writeOptions(q);
+        const opts = { ...writeOptions(q), user: req.user };
         const incoming = asObject(body());
         const scale = await store.updateScale(ns, name, () => structuredClone(incoming), opts);
         return jsonResponse(200, scale, warningHeaders(opts));
       }
       if (method === 'PATCH') {
-        const opts = writeOptions(q);
+        const opts = { ...writeOptions(q), user: req.user };
         const patch = body();
         const schema = resolveSchema({ $ref: '#/components/schemas/io.k8s.api.autoscaling.v1.Scale' }, registry.definitions);
         const scale = await store.updateScale(ns, name, (s) => patchCurrent(req.headers?.['content-type'] ?? '', s, patch, schema, registry), opts);
@@ -379,7 +400,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
       return render(store, rep, await store.get(ns, name, q.resourceVersion), q);
     }
     if (method === 'PUT') {
-      const opts = writeOptions(q);
+      const opts = { ...writeOptions(q), user: req.user };
       const obj = asObject(body());
       const updated =
         sub === 'finalize'
@@ -393,7 +414,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
         // kube-apiserver has no strategic merge patch for custom resources.
         throw new ApiError(415, 'UnsupportedMediaType', 'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml');
       }
-      const opts = writeOptions(q);
+      const opts = { ...writeOptions(q), user: req.user };
       const patch = body();
       const schema = resolveSchema({ $ref: `#/components/schemas/${t.schemaName}` }, registry.definitions);
       const updated = await store.guaranteedUpdate(ns, name, (current) => patchCurrent(req.headers?.['content-type'] ?? '', current, patch, schema, registry), {
@@ -521,9 +542,26 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
     });
   }
 
+  /** Impersonation, then authorization of the request's attributes (403 when refused). */
+  function authorize(req: RawRequest): RawRequest {
+    const authorizer = options.authorizer;
+    if (!authorizer) return req;
+    if (wantsImpersonation(req.headers)) req = impersonate(req, req.user, authorizer);
+    if (req.user) {
+      const attrs = requestAttributes(req, req.user);
+      authorizeOrThrow(authorizer, attrs);
+      // As kube-apiserver 1.32 (AuthorizePodWebsocketUpgradeCreatePermission): a websocket GET of
+      // exec, attach or portforward also needs create, the verb of the same call over POST.
+      if (attrs.verb === 'get' && attrs.resource === 'pods' && attrs.apiGroup === '' && (attrs.subresource === 'exec' || attrs.subresource === 'attach' || attrs.subresource === 'portforward')) {
+        authorizeOrThrow(authorizer, { ...attrs, verb: 'create' });
+      }
+    }
+    return req;
+  }
+
   return async (req) => {
     try {
-      return await withDeadline(req);
+      return await withDeadline(authorize(req));
     } catch (err) {
       if (!(err instanceof ApiError)) console.error('kplane: internal error serving', req.method, req.path, err);
       return errorResponse(err);

@@ -278,9 +278,9 @@ it('answers CONNECT and upgrade requests (405 on resources, 404 on exec, 401 wit
       assert.equal(status.reason, 'MethodNotAllowed');
       assert.equal(status.message, 'the server does not allow this method on the requested resource');
     }
-    // kplane serves no connect subresource (exec, attach, portforward, proxy) yet: those are 404.
+    // pods/exec is served on GET and POST (upgrades) only, as kube-apiserver's connecter: CONNECT is 405.
     const exec = await rawRequest(port, ca, `CONNECT /api/v1/namespaces/default/pods/p/exec HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${token}\r\n\r\n`);
-    assert.equal(exec.status, 404);
+    assert.equal(exec.status, 405);
     const anon = await rawRequest(port, ca, `CONNECT ${CMS} HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n`);
     assert.equal(anon.status, 401);
     assert.equal(JSON.parse(anon.body).reason, 'Unauthorized');

@@ -32,6 +32,8 @@ export interface HttpsServerOptions {
   authenticator: Authenticator;
   /** Body size and in-flight limits; kube-apiserver's defaults otherwise. */
   limits?: Partial<ServerLimits>;
+  /** Serves authenticated protocol upgrades (websocket, SPDY: pods/exec, attach, portforward); the socket is its own. */
+  upgrade?: (raw: RawRequest, req: IncomingMessage, socket: Duplex, head: Buffer) => void;
 }
 
 /** The client certificate of each TLS connection, read once per connection. */
@@ -185,7 +187,7 @@ async function serve(options: HttpsServerOptions, limits: ServerLimits, limiter:
       send(res, errorResponse(requestEntityTooLarge(`Request entity too large: limit is ${limits.maxBodyBytes}`)));
       return;
     }
-    const raw: RawRequest = { method, path, query, headers: headersOf(req), body: read.body, user };
+    const raw: RawRequest = { method, path, query, headers: headersOf(req), body: read.body, user, remoteAddress: req.socket.remoteAddress };
     if (requestClass === 'long-running') {
       // Only streams need to learn that the client went away.
       const abort = new AbortController();
@@ -269,6 +271,25 @@ async function serveConnect(options: HttpsServerOptions, req: IncomingMessage, s
 }
 
 /**
+ * Answers an upgrade request: authenticated like any request (a refusal is written on the raw
+ * socket), then handed with its `user` to `options.upgrade`, which owns the socket.
+ */
+async function serveUpgrade(options: HttpsServerOptions, req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+  socket.on('error', () => {});
+  const { path, search } = splitTarget(req.url ?? '/');
+  let user: UserInfo;
+  try {
+    user = await authenticate(req, options.authenticator, path);
+  } catch (err) {
+    const r = errorResponse(err);
+    const body = Buffer.from(r.body ?? []);
+    socket.end(Buffer.concat([Buffer.from(`HTTP/1.1 ${r.status} ${STATUS_CODES[r.status] ?? ''}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n`, 'latin1'), body]));
+    return;
+  }
+  options.upgrade!({ method: req.method ?? 'GET', path, query: queryOf(search), headers: headersOf(req), user }, req, socket, head);
+}
+
+/**
  * An HTTPS server for the API: TLS with the serving certificate, every request authenticated
  * (a certificate signed by the client CA, a bearer token) and handed to the handler with its
  * `user`; invalid credentials are 401 everywhere, no credentials 401 on every path but /healthz,
@@ -319,7 +340,7 @@ export function createHttpsServer(options: HttpsServerOptions): Server {
     })();
   });
   server.on('connect', (req: IncomingMessage, socket: Duplex) => void serveConnect(options, req, socket));
-  server.on('upgrade', (req: IncomingMessage, socket: Duplex) => void serveConnect(options, req, socket));
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => void (options.upgrade ? serveUpgrade(options, req, socket, head) : serveConnect(options, req, socket)));
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 70_000;
   server.requestTimeout = 0;

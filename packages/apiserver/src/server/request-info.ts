@@ -121,7 +121,8 @@ export function parsePath(path: string, isNamespaceSub: (group: string, version:
 
 /**
  * Classifies a request for the in-flight bound and the request timeout, as kube-apiserver's
- * filters do from its verb: watches are long-running; get and list are read-only; anything else
+ * filters do from its verb: watches and GETs of the log, exec, attach, portforward and proxy
+ * subresources are long-running; get and list are read-only; anything else
  * (create, update, patch, delete, deletecollection, connect, unknown) is mutating.
  */
 export function classifyRequest(method: string, path: string, query: Record<string, string> | undefined): RequestClass {
@@ -135,6 +136,8 @@ export function classifyRequest(method: string, path: string, query: Record<stri
   }
   if (parsed.kind !== 'resource') return 'read-only';
   const info = parsed.info;
+  // As kube-apiserver's long-running subresources: logs and streams are not bounded by the request timeout.
+  if (info.subresource !== undefined && ['log', 'exec', 'attach', 'portforward', 'proxy'].includes(info.subresource)) return 'long-running';
   if (m === 'GET' && (info.watchPath || (info.name === undefined && query?.watch !== undefined && parseBoolParam(query.watch)))) return 'long-running';
   return 'read-only';
 }

@@ -16,8 +16,15 @@ import { Registry } from '../registry/registry.js';
 import type { KindBundle, StrategyContext } from '../registry/resource.js';
 import type { StoreDeps } from '../registry/store.js';
 import type { Timers } from '../registry/timers.js';
+import { withAudit, type AuditSink } from '../auth/audit.js';
 import { createHandler, type OpenAPIProvider } from './handler.js';
 import { createAutoRegistration } from './autoregister.js';
+import { RbacAuthorizer } from '../auth/rbac/authorizer.js';
+import { ensureBootstrapPolicy, type BootstrapPolicy } from '../auth/rbac/bootstrap.js';
+import { startRbacFeed, type RbacFeed, type RbacResource } from '../auth/rbac/feed.js';
+import { accessReviews } from '../auth/rbac/reviews.js';
+import { createNodeConnections, type NodeConnections } from './nodes.js';
+import { createStreamUpgrade, type LocalStreams } from './pod-stream.js';
 import { createHttpsServer } from './http.js';
 import { createClusterIPAllocator } from './ip-allocator.js';
 import type { ServerLimits } from './limits.js';
@@ -56,6 +63,17 @@ export interface ApiServerOptions {
   watchCache?: StoreDeps['watchCache'];
   /** Timers of request timeouts, watches and freshness waits (tests inject virtual ones). */
   timers?: Timers;
+  /**
+   * kube-apiserver's --authorization-mode: `RBAC` (default) decides every request that carries
+   * a user; `AlwaysAllow` lets every user do everything.
+   */
+  authorizationMode?: 'RBAC' | 'AlwaysAllow';
+  /** ClusterRoles and ClusterRoleBindings created or reconciled at start beside the bootstrap policy (kplane's own components). */
+  bootstrapPolicy?: Partial<BootstrapPolicy>;
+  /** What pods/exec and pods/portforward do for simulated containers (default: a clear error). */
+  localStreams?: LocalStreams;
+  /** Where the audit event of every request goes (in-process requests included); absent: no audit. */
+  audit?: AuditSink;
   /** Who may come in: tokens, ServiceAccount keys, issuer and audiences. */
   authentication?: AuthenticationOptions;
 }
@@ -94,6 +112,8 @@ export interface ListenOptions {
 /** A running API server. */
 export interface ApiServer {
   readonly registry: Registry;
+  /** The kubelets that serve `pods/log`: a simulated kubelet in this process registers its nodes here. */
+  readonly nodes: NodeConnections;
   /** The request handler: the in-process transport of @kplane/client uses it directly. */
   readonly handle: (req: RawRequest) => Promise<RawResponse>;
   /** Creates the system namespaces and starts the watch caches. */
@@ -102,6 +122,10 @@ export interface ApiServer {
   listen(options: ListenOptions): Promise<number>;
   /** Stops serving and the caches (the backend is the caller's to close). */
   close(): Promise<void>;
+  /** The RBAC authorizer (absent with authorizationMode AlwaysAllow). */
+  readonly rbac?: RbacAuthorizer;
+  /** Resolves once the RBAC index has applied `resource`'s changes up to `resourceVersion`. */
+  rbacSynced(resource: RbacResource, resourceVersion: string | number): Promise<void>;
   /** The request authenticator of the HTTPS server (certificates, static and ServiceAccount tokens). */
   readonly authenticator: RequestAuthenticator;
   /** The keys that sign ServiceAccount tokens (the token controller signs legacy tokens with them). */
@@ -117,9 +141,17 @@ export interface ApiServer {
   transportAs(user: UserInfo): (req: RawRequest) => Promise<RawResponse>;
 }
 
+/** The authorizer of authorizationMode AlwaysAllow. */
+const allowAll = {
+  authorize: () => ({ allowed: true, reason: '' }),
+  rulesFor: () => ({ rules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }, { verbs: ['*'], nonResourceURLs: ['*'] }], errors: [] }),
+};
+
 /** Creates an API server over a storage backend. */
 export function createApiServer(options: ApiServerOptions): ApiServer {
   const now = options.now ?? (() => new Date());
+  const rbac = options.authorizationMode === 'AlwaysAllow' ? undefined : new RbacAuthorizer();
+  let rbacFeed: RbacFeed | undefined;
   const bundles = [builtinKinds(), ...(options.kinds ?? [])];
   const definitions = Object.assign({}, ...bundles.map((b) => b.definitions));
   let registry!: Registry;
@@ -136,6 +168,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     allocateClusterIP: () => allocator.allocate(),
     releaseClusterIP: async (ip) => allocator.release(ip),
     eventTTLSeconds: options.eventTTLSeconds ?? 3600,
+    policy: rbac,
   };
   // Storage upkeep, as kube-apiserver's compactor and etcd's lease expiry: started with the server.
   const maintenance: Periodic[] = [];
@@ -233,6 +266,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     },
   };
 
+  const nodes = createNodeConnections();
   // Authentication: static tokens, then ServiceAccount tokens (x509 comes first in the union).
   const auth = options.authentication ?? {};
   const saKeys = auth.serviceAccountKeys ?? generateServiceAccountKeys();
@@ -262,10 +296,11 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   };
   registerReview(registry, tokenReview(() => authenticator));
   registerReview(registry, selfSubjectReview(now));
+  for (const review of accessReviews(rbac ?? allowAll)) registerReview(registry, review);
 
   let ready = false;
   let address = '127.0.0.1:6443';
-  const handle = createHandler({
+  const handleRequest = createHandler({
     registry,
     openapi,
     now,
@@ -283,15 +318,23 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     bookmarkIntervalMs: options.bookmarkIntervalMs,
     limits: options.limits,
     timers: options.timers,
+    authorizer: rbac,
+    nodes,
     tokenRequest: (namespace, name, body, ctx) => issueTokenRequest(issuing, namespace, name, body, ctx.warnings),
     paths: oidcDiscovery(issuing, () => `https://${address}`),
   });
+  const handle = options.audit ? withAudit(handleRequest, { sink: options.audit, now }) : handleRequest;
 
   const servers: Server[] = [];
 
   return {
     registry,
     handle,
+    rbac,
+    async rbacSynced(resource, resourceVersion) {
+      await rbacFeed?.waitFor(resource, Number(resourceVersion));
+    },
+    nodes,
     get authenticator() {
       return authenticator;
     },
@@ -310,6 +353,9 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
         }
       }
       await followNamespaces();
+      // kube-apiserver's rbac/bootstrap-roles post-start hook, then the index follows the RBAC objects.
+      await ensureBootstrapPolicy(registry, options.bootstrapPolicy);
+      if (rbac) rbacFeed = await startRbacFeed(registry, rbac);
       await crdController.start();
       await autoRegistration.start();
       startMaintenance();
@@ -320,7 +366,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
         staticTokens = new Map([...staticTokens, ...l.tokens]);
         authenticator = makeAuthenticator();
       }
-      const server = createHttpsServer({ handler: handle, cert: l.cert, key: l.key, clientCa: l.clientCa, authenticator: { authenticate: (r) => authenticator.authenticate(r) }, limits: options.limits });
+      const server = createHttpsServer({ handler: handle, cert: l.cert, key: l.key, clientCa: l.clientCa, authenticator: { authenticate: (r) => authenticator.authenticate(r) }, limits: options.limits, upgrade: createStreamUpgrade({ handler: handle, pods: () => registry.get('', 'v1', 'pods'), local: options.localStreams }) });
       servers.push(server);
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
@@ -334,6 +380,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       ready = false;
       await Promise.all(maintenance.splice(0).map((m) => m.stop()));
       stopNamespaceCache.abort();
+      rbacFeed?.stop();
       crdController.stop();
       autoRegistration.stop();
       await Promise.all(

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { clientFromKubeconfig, loadKubeconfig } from '@kplane/client';
 import { createCa, issueCertificate, serviceAccountKeys, signingKeyFromPem, signLegacyToken } from '@kplane/apiserver';
-import { DEFAULT_SECURE_PORT, KNOWN_CONTROLLERS, startControllerManager } from '@kplane/controllers';
+import { DEFAULT_SECURE_PORT, KNOWN_CONTROLLERS, startControllerManager, tokenRequestServiceAccountClients } from '@kplane/controllers';
 import { stopOnSignals } from './up.js';
 
 /** Help of `kplane controller-manager`. */
@@ -16,14 +16,16 @@ Flags:
                                 disable (default "*"); known: ${KNOWN_CONTROLLERS.join(', ')}
   --leader-elect=true|false     elect a leader on the Lease kube-system/kube-controller-manager
                                 (default true)
+  --use-service-account-credentials=true|false
+                                run each controller as its own ServiceAccount
+                                kube-system/<name>-controller, with a token from the TokenRequest
+                                API (default false, as kube-controller-manager; kplane up: true)
   --secure-port N               HTTPS port of /metrics and /healthz, 0 picks a free one (default ${DEFAULT_SECURE_PORT})
   --bind-address ADDR           address of that port (default 127.0.0.1)
   --tls-cert-file FILE          serving certificate (default: a self-signed one, in memory)
   --tls-private-key-file FILE   its key
-  --client-ca-file FILE         CA of the client certificates allowed to read /metrics
-                                (default: the cluster CA of the kubeconfig)
-  --admin-token-file FILE       a bearer token allowed to read /metrics (besides the kubeconfig's
-                                own token, if it has one)
+  --client-ca-file FILE         CA of the client certificates that name a user (CN) and groups (O)
+                                on /metrics (default: the cluster CA of the kubeconfig)
   --service-account-private-key-file FILE
                                 key that signs the tokens of kubernetes.io/service-account-token
                                 Secrets (the API server's signing key); without it the
@@ -31,11 +33,15 @@ Flags:
   --root-ca-file FILE           CA bundle written to those Secrets' ca.crt and to each
                                 namespace's kube-root-ca.crt ConfigMap (default: the
                                 kubeconfig's cluster CA)
+
+/metrics is served to a user the API server allows "get" on the non-resource URL /metrics: a
+bearer token is checked with a TokenReview, the permission with a SubjectAccessReview (answers
+cached 10s); system:masters is always allowed; /healthz, /livez and /readyz are open.
 `;
 
-/** Normalises the bare boolean `--leader-elect` to `--leader-elect=true` so parseArgs can read it as a string. */
+/** Normalises the bare booleans (`--leader-elect`, `--use-service-account-credentials`) to `=true` so parseArgs can read them as strings. */
 function normaliseBooleans(args: string[]): string[] {
-  return args.map((a) => (a === '--leader-elect' ? '--leader-elect=true' : a));
+  return args.map((a) => (a === '--leader-elect' || a === '--use-service-account-credentials' ? `${a}=true` : a));
 }
 
 /** `kplane controller-manager`: runs until SIGINT or SIGTERM. */
@@ -46,12 +52,12 @@ export async function controllerManager(args: string[]): Promise<void> {
       kubeconfig: { type: 'string' },
       controllers: { type: 'string', default: '*' },
       'leader-elect': { type: 'string', default: 'true' },
+      'use-service-account-credentials': { type: 'string', default: 'false' },
       'secure-port': { type: 'string', default: String(DEFAULT_SECURE_PORT) },
       'bind-address': { type: 'string', default: '127.0.0.1' },
       'tls-cert-file': { type: 'string' },
       'tls-private-key-file': { type: 'string' },
       'client-ca-file': { type: 'string' },
-      'admin-token-file': { type: 'string' },
       'service-account-private-key-file': { type: 'string' },
       'root-ca-file': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -64,6 +70,8 @@ export async function controllerManager(args: string[]): Promise<void> {
   }
   const leaderElect = values['leader-elect'];
   if (leaderElect !== 'true' && leaderElect !== 'false') throw new Error(`--leader-elect: must be true or false, not ${leaderElect}`);
+  const useSACredentials = values['use-service-account-credentials'];
+  if (useSACredentials !== 'true' && useSACredentials !== 'false') throw new Error(`--use-service-account-credentials: must be true or false, not ${useSACredentials}`);
   const port = Number(values['secure-port']);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--secure-port: not a port number: ${values['secure-port']}`);
   if (Boolean(values['tls-cert-file']) !== Boolean(values['tls-private-key-file'])) {
@@ -86,27 +94,28 @@ export async function controllerManager(args: string[]): Promise<void> {
   const clientCa = values['client-ca-file']
     ? await readFile(values['client-ca-file'], 'utf8')
     : kubeCa === undefined ? undefined : typeof kubeCa === 'string' ? kubeCa : Buffer.from(kubeCa).toString('utf8');
-  const tokens: string[] = [];
-  if (kubeconfig.transportOptions.token) tokens.push(kubeconfig.transportOptions.token);
-  if (values['admin-token-file']) tokens.push((await readFile(values['admin-token-file'], 'utf8')).trim());
 
   const saKeyFile = values['service-account-private-key-file'];
   const saKeys = saKeyFile ? serviceAccountKeys(signingKeyFromPem(await readFile(saKeyFile, 'utf8'), saKeyFile)) : undefined;
   const rootCA = values['root-ca-file'] ? await readFile(values['root-ca-file'], 'utf8') : (kubeCa === undefined ? '' : typeof kubeCa === 'string' ? kubeCa : Buffer.from(kubeCa).toString('utf8'));
 
+  const serviceAccountClients =
+    useSACredentials === 'true' ? tokenRequestServiceAccountClients(client, kubeconfig.transportOptions, { userAgent: 'kplane-controller-manager' }) : undefined;
   const cm = await startControllerManager({
     serviceAccountTokens: saKeys ? { rootCA, generateToken: (c) => signLegacyToken(saKeys, c) } : undefined,
     rootCA: rootCA || undefined,
     client,
+    serviceAccountClients,
     controllers: values.controllers!.split(',').map((s) => s.trim()).filter(Boolean),
     leaderElect: leaderElect === 'true',
-    serving: { host: values['bind-address'], port, cert, key, clientCa, tokens },
+    serving: { host: values['bind-address'], port, cert, key, clientCa },
   });
   let stopping = false;
   stopOnSignals(async () => {
     stopping = true;
     await cm.stop();
     client.transport.close();
+    serviceAccountClients?.close();
   });
   await cm.done;
   if (!stopping) {

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { startControlPlane } from '../control-plane.js';
 import { parseDuration } from './duration.js';
+import type { ForwardTarget } from '@kplane/apiserver';
 import { loadKubeletConfig } from './kubelet.js';
 
 /** Help of `kplane up`. */
@@ -23,6 +24,13 @@ Flags:
   --event-ttl DURATION    how long Events are kept after their last write (default 1h)
   --compaction-interval DURATION
                           how often storage history is compacted (default 5m; 0: never)
+  --exec-local            "kubectl exec" into a simulated container runs the command as a local
+                          process of this user, in the current folder (default: a clear error)
+  --port-forward POD_PORT=HOST:PORT[,...]
+                          forward these pod ports to local addresses, for every pod (websocket
+                          clients; default: a clear error)
+  --audit-log PATH        append one audit.k8s.io/v1 Event (level Metadata) per request to PATH,
+                          as JSON lines (created 0600)
 
 Authentication (as kube-apiserver's flags):
   --token-auth-file FILE  static bearer tokens: CSV lines token,user,uid,"group1,group2"
@@ -57,12 +65,15 @@ export async function up(args: string[]): Promise<void> {
       'kubelet-config': { type: 'string' },
       'event-ttl': { type: 'string', default: '1h' },
       'compaction-interval': { type: 'string', default: '5m' },
+      'exec-local': { type: 'boolean', default: false },
+      'port-forward': { type: 'string', multiple: true },
       'token-auth-file': { type: 'string' },
       'service-account-signing-key-file': { type: 'string' },
       'service-account-key-file': { type: 'string', multiple: true },
       'service-account-issuer': { type: 'string', multiple: true },
       'api-audiences': { type: 'string' },
       'service-account-max-token-expiration': { type: 'string' },
+      'audit-log': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -99,6 +110,10 @@ export async function up(args: string[]): Promise<void> {
     kubeletConfig,
     eventTTLSeconds: Math.floor(eventTTLMs / 1000),
     compactionIntervalMs,
+    localStreams: {
+      execDir: values['exec-local'] ? process.cwd() : undefined,
+      portForward: parsePortForwards(values['port-forward'] ?? []),
+    },
     authentication: {
       tokenAuthFile: values['token-auth-file'],
       serviceAccountSigningKeyFile: values['service-account-signing-key-file'],
@@ -107,9 +122,26 @@ export async function up(args: string[]): Promise<void> {
       apiAudiences: values['api-audiences']?.split(',').map((a) => a.trim()).filter(Boolean),
       serviceAccountMaxTokenExpirationSeconds: Math.floor(maxExpirationMs / 1000),
     },
+    auditLogPath: values['audit-log'],
   });
   process.stdout.write(`kubeconfig: ${cp.kubeconfigPath}\nready: ${cp.url}\nexport KUBECONFIG=${cp.kubeconfigPath}\n`);
   stopOnSignals(() => cp.stop());
+}
+
+/** Parses `--port-forward` values: `POD_PORT=HOST:PORT` (or `=PORT` for 127.0.0.1), comma-separated or repeated. */
+export function parsePortForwards(values: string[]): Map<number, ForwardTarget> {
+  const out = new Map<number, ForwardTarget>();
+  const port = (s: string | undefined, what: string) => {
+    const n = Number(s);
+    if (!s || !Number.isInteger(n) || n < 1 || n > 65535) throw new Error(`--port-forward: ${what} is not a port number in "${s}"`);
+    return n;
+  };
+  for (const item of values.flatMap((v) => v.split(',')).filter(Boolean)) {
+    const m = /^(\d+)=(?:(.*):)?(\d+)$/.exec(item);
+    if (!m) throw new Error(`--port-forward: expected POD_PORT=HOST:PORT, not "${item}"`);
+    out.set(port(m[1], 'the pod port'), { host: m[2]?.replace(/^\[(.*)\]$/, '$1') || '127.0.0.1', port: port(m[3], 'the local port') });
+  }
+  return out;
 }
 
 /** Calls `stop` once on SIGINT or SIGTERM, then exits 0 (1 if stopping failed). */

@@ -90,12 +90,16 @@ export function createDeploymentSync(deps: SyncDeps): DeploymentSync {
     deps.wrote?.(written, base);
   };
 
-  /** The revision annotation lives in metadata, which the status subresource does not write: patch it. */
+  /**
+   * The revision annotation lives in metadata, which the status subresource does not write: an
+   * update of the Deployment (pinned to the version read, as kube's controller does; its role
+   * grants update, not patch, on deployments).
+   */
   const setDeploymentRevision = async (d: Deployment, revision: string | undefined): Promise<void> => {
     if (revision === undefined || d.metadata?.annotations?.[REVISION_ANNOTATION] === revision) return;
-    const written = await deployApi.patch(d.metadata!.name!, { metadata: { annotations: { [REVISION_ANNOTATION]: revision } } }, 'merge', {
-      namespace: d.metadata?.namespace,
-    });
+    const copy = structuredClone(d);
+    (copy.metadata!.annotations ??= {})[REVISION_ANNOTATION] = revision;
+    const written = await deployApi.update(copy, { namespace: d.metadata?.namespace });
     (d.metadata!.annotations ??= {})[REVISION_ANNOTATION] = revision;
     deps.wrote?.(written, d.metadata?.resourceVersion);
     d.metadata!.resourceVersion = written.metadata?.resourceVersion;

@@ -1,0 +1,177 @@
+/**
+ * Authorization of a request, as kube-apiserver's WithImpersonation and WithAuthorization
+ * filters: the request's attributes (its RequestInfo: verb, group, resource, subresource,
+ * namespace, name, or a non-resource path), the switch to an impersonated user, and the 403
+ * when the authorizer refuses.
+ */
+import type { RawRequest, UserInfo } from '@kplane/api';
+import { ApiError, parseFieldSelector } from '@kplane/api';
+import { forbiddenError, serviceAccountUsername, splitServiceAccountUsername } from '../auth/rbac/rules.js';
+import { ANONYMOUS_USER, AUTHENTICATED_GROUP, SERVICE_ACCOUNTS_GROUP, UNAUTHENTICATED_GROUP, type AuthorizationAttributes, type Authorizer } from '../auth/types.js';
+import { parseBoolParam } from './limits.js';
+import { isNamespaceSubresource, parsePath, pathSegmentNameErrors, type ParsedPath } from './request-info.js';
+
+const METHOD_VERBS: Record<string, string> = { POST: 'create', GET: 'get', HEAD: 'get', PUT: 'update', PATCH: 'patch', DELETE: 'delete' };
+
+/** Parsed paths by path: clients read the same few paths over and over (bounded, dropped whole when full). */
+const parsedPaths = new Map<string, ParsedPath | undefined>();
+const PARSED_PATHS_MAX = 4096;
+
+/** parsePath, remembered; undefined for a path that does not parse (400 later, in routing). */
+function parsedPath(path: string): ParsedPath | undefined {
+  if (parsedPaths.has(path)) return parsedPaths.get(path);
+  let parsed: ParsedPath | undefined;
+  try {
+    parsed = parsePath(path, isNamespaceSubresource);
+  } catch {
+    parsed = undefined;
+  }
+  if (parsedPaths.size >= PARSED_PATHS_MAX) parsedPaths.clear();
+  parsedPaths.set(path, parsed);
+  return parsed;
+}
+
+/** The name an exact `metadata.name` term of a field selector names (kube's RequiresExactMatch), if any. */
+function fieldSelectorName(selector: string | undefined): string | undefined {
+  if (!selector) return undefined;
+  try {
+    const term = parseFieldSelector(selector).requirements.find((r) => r.field === 'metadata.name' && r.operator !== '!=');
+    return term && pathSegmentNameErrors(term.value).length === 0 ? term.value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The attributes kube-apiserver authorizes a request with, from its method and path alone
+ * (before routing: a request for an unknown resource is authorized first). Resource paths get
+ * the verb from the method (a GET without a name is list or watch, a DELETE without one
+ * deletecollection; an exact `metadata.name` field selector names the object); other paths
+ * (discovery, /healthz, /version, /openapi) are non-resource requests with the lower-case method.
+ */
+export function requestAttributes(req: RawRequest, user: UserInfo): AuthorizationAttributes {
+  const method = req.method.toUpperCase();
+  const parsed = parsedPath(req.path);
+  if (!parsed || parsed.kind !== 'resource') return { user, verb: method.toLowerCase(), resourceRequest: false, path: req.path };
+  const info = parsed.info;
+  const q = req.query ?? {};
+  let verb = info.watchPath ? 'watch' : (METHOD_VERBS[method] ?? '');
+  let name = info.name;
+  if (name === undefined && verb === 'get') {
+    verb = q.watch !== undefined && safeBool(q.watch) ? 'watch' : 'list';
+    name = fieldSelectorName(q.fieldSelector);
+  }
+  if (name === undefined && verb === 'delete') verb = 'deletecollection';
+  // The namespace of a namespace's own paths is the namespace itself.
+  const namespace = info.namespace ?? (info.resource === 'namespaces' && info.name !== undefined ? info.name : undefined);
+  return {
+    user,
+    verb,
+    resourceRequest: true,
+    apiGroup: info.group,
+    apiVersion: info.version,
+    resource: info.resource,
+    subresource: info.subresource,
+    namespace,
+    name,
+  };
+}
+
+function safeBool(v: string): boolean {
+  try {
+    return parseBoolParam(v);
+  } catch {
+    return v.toLowerCase() !== 'false' && v !== '0';
+  }
+}
+
+/** Throws kube-apiserver's 403 unless the authorizer allows the attributes. */
+export function authorizeOrThrow(authorizer: Authorizer, attrs: AuthorizationAttributes): void {
+  const d = authorizer.authorize(attrs);
+  if (!d.allowed) throw forbiddenError(attrs, d.reason);
+}
+
+/** The impersonation headers. */
+const USER_HEADER = 'impersonate-user';
+const GROUP_HEADER = 'impersonate-group';
+const UID_HEADER = 'impersonate-uid';
+const EXTRA_PREFIX = 'impersonate-extra-';
+
+function headerValues(v: string | undefined): string[] {
+  // Repeated headers arrive joined by ", " (node:http); kubectl sends one group per header.
+  if (v === undefined || v === '') return [];
+  return v.split(',').map((s) => s.trim()).filter((s) => s !== '');
+}
+
+/** Is the request asking to act as someone else? */
+export function wantsImpersonation(headers: Record<string, string> | undefined): boolean {
+  if (!headers) return false;
+  for (const k of Object.keys(headers)) if (k.startsWith('impersonate-')) return true;
+  return false;
+}
+
+/**
+ * kube-apiserver's impersonation: every requested identity (user or ServiceAccount, each
+ * group, the uid, each extra value) is authorized with the `impersonate` verb for the
+ * requester (users, serviceaccounts, groups; uids and userextras/<key> in
+ * authentication.k8s.io); then the request runs as the impersonated user, with
+ * system:authenticated added (system:unauthenticated for system:anonymous) and a
+ * ServiceAccount's groups when no group was asked for. `requester` undefined is in-process
+ * trusted code, allowed everything. Returns the request without the impersonation headers.
+ */
+export function impersonate(req: RawRequest, requester: UserInfo | undefined, authorizer: Authorizer | undefined): RawRequest {
+  const headers = req.headers ?? {};
+  const requestedUser = headers[USER_HEADER] ?? '';
+  const groupsAsked = headerValues(headers[GROUP_HEADER]);
+  const uid = headers[UID_HEADER] ?? '';
+  const extras: [string, string[]][] = [];
+  for (const [k, v] of Object.entries(headers)) {
+    if (!k.startsWith(EXTRA_PREFIX)) continue;
+    let key = k.slice(EXTRA_PREFIX.length);
+    try {
+      key = decodeURIComponent(key);
+    } catch {
+      /* kept as sent */
+    }
+    extras.push([key, headerValues(v)]);
+  }
+  if (!requestedUser) {
+    if (groupsAsked.length || extras.length || uid) {
+      throw new ApiError(500, 'InternalError', 'Internal error occurred: requested impersonation of groups, uid or extra without impersonating a user');
+    }
+    return req;
+  }
+  const check = (attrs: Omit<AuthorizationAttributes, 'user' | 'verb' | 'resourceRequest'>) => {
+    if (!requester || !authorizer) return;
+    authorizeOrThrow(authorizer, { user: requester, verb: 'impersonate', resourceRequest: true, ...attrs });
+  };
+  let username: string;
+  let groups: string[] = [];
+  const sa = splitServiceAccountUsername(requestedUser);
+  if (sa) {
+    check({ apiGroup: '', resource: 'serviceaccounts', namespace: sa.namespace, name: sa.name });
+    username = serviceAccountUsername(sa.namespace, sa.name);
+    if (groupsAsked.length === 0) groups = [SERVICE_ACCOUNTS_GROUP, `${SERVICE_ACCOUNTS_GROUP}:${sa.namespace}`];
+  } else {
+    check({ apiGroup: '', resource: 'users', name: requestedUser });
+    username = requestedUser;
+  }
+  for (const g of groupsAsked) {
+    check({ apiGroup: '', resource: 'groups', name: g });
+    groups.push(g);
+  }
+  const extra: Record<string, string[]> = {};
+  for (const [key, values] of extras) {
+    for (const v of values) {
+      check({ apiGroup: 'authentication.k8s.io', resource: 'userextras', subresource: key, name: v });
+      (extra[key] ??= []).push(v);
+    }
+  }
+  if (uid) check({ apiGroup: 'authentication.k8s.io', resource: 'uids', name: uid });
+  if (username !== ANONYMOUS_USER) {
+    if (!groups.includes(AUTHENTICATED_GROUP) && !groups.includes(UNAUTHENTICATED_GROUP)) groups.push(AUTHENTICATED_GROUP);
+  } else if (!groups.includes(UNAUTHENTICATED_GROUP)) groups.push(UNAUTHENTICATED_GROUP);
+  const user: UserInfo = { username, groups, ...(uid ? { uid } : {}), ...(Object.keys(extra).length ? { extra } : {}) };
+  const rest = Object.fromEntries(Object.entries(headers).filter(([k]) => !k.startsWith('impersonate-')));
+  return { ...req, headers: rest, user };
+}

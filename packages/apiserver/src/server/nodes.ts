@@ -1,0 +1,47 @@
+/**
+ * How the API server reaches the containers of a node: kube-apiserver dials the kubelet's port
+ * (Node status.daemonEndpoints); kplane's simulated kubelets register here, in the process that
+ * runs both, and the `pods/log` handler reads their logs directly.
+ */
+
+/** How to read a container's log (the checked query of `pods/log`). */
+export interface ContainerLogQuery {
+  previous?: boolean;
+  follow?: boolean;
+  timestamps?: boolean;
+  tailLines?: number;
+  /** Clock ms: only lines at or after it. */
+  sinceMs?: number;
+  signal?: AbortSignal;
+}
+
+/** The containers of the nodes a kubelet runs, as the API server sees them. */
+export interface NodeContainers {
+  /**
+   * The log of a container of the pod with this uid: text chunks, or why there is none
+   * (`NoContainer`: the container has not started on this node; `NoPrevious`: it never restarted).
+   */
+  read(podUid: string, container: string, query: ContainerLogQuery): AsyncIterable<string> | { reason: 'NoContainer' | 'NoPrevious' };
+}
+
+/** The kubelets this API server can reach, by node name. */
+export interface NodeConnections {
+  /** Serves the containers of `nodes` from `source`; returns the function that unregisters them. */
+  register(nodes: readonly string[], source: NodeContainers): () => void;
+  /** The kubelet of a node, if one registered. */
+  get(node: string): NodeContainers | undefined;
+}
+
+/** An empty set of node connections. */
+export function createNodeConnections(): NodeConnections {
+  const byNode = new Map<string, NodeContainers>();
+  return {
+    register(nodes, source) {
+      for (const n of nodes) byNode.set(n, source);
+      return () => {
+        for (const n of nodes) if (byNode.get(n) === source) byNode.delete(n);
+      };
+    },
+    get: (node) => byNode.get(node),
+  };
+}

@@ -1,0 +1,157 @@
+/**
+ * The least-privilege identities of the built-in controllers, as kube-controller-manager 1.32
+ * runs them with --use-service-account-credentials: each controller acts as the ServiceAccount
+ * `kube-system/<account>`, bound by a ClusterRoleBinding to the ClusterRole
+ * `system:controller:<account>` holding the rules of Kubernetes' controller policy.
+ */
+
+/** A PolicyRule of rbac.authorization.k8s.io/v1. */
+export interface PolicyRule {
+  readonly verbs: readonly string[];
+  readonly apiGroups?: readonly string[];
+  readonly resources?: readonly string[];
+  readonly resourceNames?: readonly string[];
+  readonly nonResourceURLs?: readonly string[];
+}
+
+/** The identity and role of one controller. */
+export interface ControllerIdentity {
+  /** Canonical controller name (as --controllers names it). */
+  readonly controller: string;
+  /** ServiceAccount name in kube-system; the ClusterRole and binding are `system:controller:<account>`. */
+  readonly account: string;
+  readonly rules: readonly PolicyRule[];
+}
+
+/** The namespace of the controllers' ServiceAccounts. */
+export const CONTROLLER_ACCOUNT_NAMESPACE = 'kube-system';
+/** Prefix of the controllers' ClusterRoles and ClusterRoleBindings. */
+export const CONTROLLER_ROLE_PREFIX = 'system:controller:';
+/** The label every bootstrap role and binding carries. */
+export const BOOTSTRAP_LABEL = { 'kubernetes.io/bootstrapping': 'rbac-defaults' } as const;
+/** The annotation that lets a start reconcile a bootstrap role ("false": left as the admin set it). */
+export const AUTOUPDATE_ANNOTATION = 'rbac.authorization.kubernetes.io/autoupdate';
+
+const rule = (verbs: string[], apiGroups: string[], resources: string[], resourceNames?: string[]): PolicyRule =>
+  resourceNames ? { verbs, apiGroups, resources, resourceNames } : { verbs, apiGroups, resources };
+
+/** Events, in both groups (the controller policy's eventsRule). */
+const events = rule(['create', 'update', 'patch'], ['', 'events.k8s.io'], ['events']);
+
+/** The certificate controllers' account (signing, approving and cleaning share it, as in kube-controller-manager). */
+const certificateRules: readonly PolicyRule[] = [
+  rule(['get', 'list', 'watch', 'delete'], ['certificates.k8s.io'], ['certificatesigningrequests']),
+  rule(['update'], ['certificates.k8s.io'], ['certificatesigningrequests/status', 'certificatesigningrequests/approval']),
+  rule(['approve'], ['certificates.k8s.io'], ['signers'], ['kubernetes.io/kube-apiserver-client-kubelet']),
+  rule(['sign'], ['certificates.k8s.io'], ['signers'], ['kubernetes.io/legacy-unknown', 'kubernetes.io/kube-apiserver-client', 'kubernetes.io/kube-apiserver-client-kubelet', 'kubernetes.io/kubelet-serving']),
+  rule(['create'], ['authorization.k8s.io'], ['subjectaccessreviews']),
+  events,
+];
+
+/**
+ * The controllers kplane runs (or will run), with the rules Kubernetes' controller policy gives their accounts.
+ * Reads the controllers make through the controller manager's shared informers are not theirs:
+ * those run as the controller manager itself (`system:kube-controller-manager`).
+ */
+export const CONTROLLER_IDENTITIES: readonly ControllerIdentity[] = [
+  {
+    controller: 'certificatesigningrequest-cleaner-controller',
+    account: 'certificate-controller',
+    rules: certificateRules,
+  },
+  {
+    controller: 'certificatesigningrequest-signing-controller',
+    account: 'certificate-controller',
+    rules: certificateRules,
+  },
+  {
+    controller: 'clusterrole-aggregation-controller',
+    account: 'clusterrole-aggregation-controller',
+    // Full power over ClusterRoles, escalate included, to write any aggregated rule.
+    rules: [rule(['escalate', 'get', 'list', 'watch', 'update', 'patch'], ['rbac.authorization.k8s.io'], ['clusterroles'])],
+  },
+  {
+    controller: 'deployment-controller',
+    account: 'deployment-controller',
+    rules: [
+      rule(['get', 'list', 'watch', 'update'], ['extensions', 'apps'], ['deployments']),
+      rule(['update'], ['extensions', 'apps'], ['deployments/status']),
+      rule(['update'], ['extensions', 'apps'], ['deployments/finalizers']),
+      rule(['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'], ['apps', 'extensions'], ['replicasets']),
+      rule(['get', 'list', 'watch', 'update'], [''], ['pods']),
+      events,
+    ],
+  },
+  {
+    controller: 'garbage-collector-controller',
+    account: 'generic-garbage-collector',
+    rules: [rule(['get', 'list', 'watch', 'patch', 'update', 'delete'], ['*'], ['*']), events],
+  },
+  {
+    controller: 'namespace-controller',
+    account: 'namespace-controller',
+    rules: [
+      rule(['get', 'list', 'watch', 'delete'], [''], ['namespaces']),
+      rule(['update'], [''], ['namespaces/finalize', 'namespaces/status']),
+      rule(['get', 'list', 'watch', 'delete', 'deletecollection'], ['*'], ['*']),
+    ],
+  },
+  {
+    controller: 'replicaset-controller',
+    account: 'replicaset-controller',
+    rules: [
+      rule(['get', 'list', 'watch', 'update'], ['apps', 'extensions'], ['replicasets']),
+      rule(['update'], ['apps', 'extensions'], ['replicasets/status']),
+      rule(['update'], ['apps', 'extensions'], ['replicasets/finalizers']),
+      rule(['list', 'watch', 'patch', 'create', 'delete'], [''], ['pods']),
+      events,
+    ],
+  },
+  {
+    controller: 'root-ca-certificate-publisher-controller',
+    account: 'root-ca-cert-publisher',
+    rules: [rule(['create', 'update'], [''], ['configmaps']), events],
+  },
+  {
+    controller: 'serviceaccount-controller',
+    account: 'service-account-controller',
+    rules: [rule(['create'], [''], ['serviceaccounts']), events],
+  },
+];
+
+/** The identity of a controller by canonical name, if it has one. */
+export function controllerIdentity(controller: string): ControllerIdentity | undefined {
+  return CONTROLLER_IDENTITIES.find((i) => i.controller === controller);
+}
+
+/** The user name a ServiceAccount authenticates as. */
+export function serviceAccountUsername(namespace: string, name: string): string {
+  return `system:serviceaccount:${namespace}:${name}`;
+}
+
+/** The groups a ServiceAccount authenticates with. */
+export function serviceAccountGroups(namespace: string): string[] {
+  return ['system:serviceaccounts', `system:serviceaccounts:${namespace}`, 'system:authenticated'];
+}
+
+/** The ClusterRole of a controller identity. */
+export function controllerClusterRole(id: ControllerIdentity): Record<string, unknown> {
+  return {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRole',
+    metadata: { name: CONTROLLER_ROLE_PREFIX + id.account, labels: { ...BOOTSTRAP_LABEL }, annotations: { [AUTOUPDATE_ANNOTATION]: 'true' } },
+    rules: id.rules.map((r) => ({ ...r })),
+  };
+}
+
+/** The ClusterRoleBinding of a controller identity to its ServiceAccount. */
+export function controllerClusterRoleBinding(id: ControllerIdentity): Record<string, unknown> {
+  const name = CONTROLLER_ROLE_PREFIX + id.account;
+  return {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRoleBinding',
+    metadata: { name, labels: { ...BOOTSTRAP_LABEL }, annotations: { [AUTOUPDATE_ANNOTATION]: 'true' } },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
+    subjects: [{ kind: 'ServiceAccount', apiGroup: '', name: id.account, namespace: CONTROLLER_ACCOUNT_NAMESPACE }],
+  };
+}
