@@ -23,6 +23,7 @@ import { createClient, type Client } from '@kplane/client';
 import { nodeUser, SCHEDULER_USER, simulationPolicy, startSimulation, type KubeletConfig, type Simulation } from '@kplane/kubelet';
 import {
   DEFAULT_SECURE_PORT,
+  loadSigningCa,
   ensureClusterRole,
   ensureClusterRoleBinding,
   inProcessServiceAccountClients,
@@ -74,6 +75,12 @@ export interface ControlPlaneOptions {
   eventTTLSeconds?: number;
   /** Time between storage compactions in ms (default 5 minutes, as kube-apiserver); 0: never. */
   compactionIntervalMs?: number;
+  /**
+   * Longest validity of a certificate the CSR signer issues, in ms (kube-controller-manager's
+   * --cluster-signing-duration, default one year). The signer signs with the data dir's CA and
+   * runs only when listening (the in-memory control plane has no CA).
+   */
+  clusterSigningDurationMs?: number;
   /** What pods/exec and pods/portforward do for simulated containers (`--exec-local`, `--port-forward`; default: a clear error). */
   localStreams?: LocalStreams;
   /**
@@ -242,7 +249,8 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       clientCa: pki.ca.cert,
     };
     try {
-      controllerManager = await startControllers(apiServer, options, serving, tokenSigner(pki.ca.cert), pki.ca.cert);
+      const clusterSigning = { ca: await loadSigningCa(pki.ca.cert, pki.ca.key), durationMs: options.clusterSigningDurationMs };
+      controllerManager = await startControllers(apiServer, options, serving, tokenSigner(pki.ca.cert), clusterSigning, pki.ca.cert);
     } catch (err) {
       await stop();
       throw err;
@@ -310,14 +318,21 @@ async function startNodes(apiServer: ApiServer, options: ControlPlaneOptions, st
 }
 
 /** Starts the controller manager; when its HTTPS port is taken, warns and runs without it. */
-async function startControllers(apiServer: ApiServer, options: ControlPlaneOptions, serving: SecureServingOptions | undefined, serviceAccountTokens: ControllerManagerOptions['serviceAccountTokens'], rootCA?: string): Promise<ControllerManager> {
+async function startControllers(
+  apiServer: ApiServer,
+  options: ControlPlaneOptions,
+  serving: SecureServingOptions | undefined,
+  serviceAccountTokens: ControllerManagerOptions['serviceAccountTokens'],
+  clusterSigning?: ControllerManagerOptions['clusterSigning'],
+  rootCA?: string,
+): Promise<ControllerManager> {
   const client: Client = createClient({ transport: apiServer.handle });
   const serviceAccountClients = options.useServiceAccountCredentials === false ? undefined : inProcessServiceAccountClients(apiServer.handle);
   try {
-    return await startControllerManager({ client, serving, serviceAccountClients, serviceAccountTokens, rootCA });
+    return await startControllerManager({ client, serving, serviceAccountClients, serviceAccountTokens, clusterSigning, rootCA });
   } catch (err) {
     if (!serving || (err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
     process.stderr.write(`kplane controller-manager: port ${serving.port} is in use; running without /metrics and /healthz\n`);
-    return startControllerManager({ client, serviceAccountClients, serviceAccountTokens, rootCA });
+    return startControllerManager({ client, serviceAccountClients, serviceAccountTokens, clusterSigning, rootCA });
   }
 }

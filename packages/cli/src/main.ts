@@ -2,12 +2,14 @@
 import { up } from './commands/up.js';
 import { controllerManager } from './commands/controller-manager.js';
 import { kubelet } from './commands/kubelet.js';
+import { kubeconfig } from './commands/kubeconfig.js';
 
 /** Every command: name → [one-line summary, run]. Each command lives in src/commands/. */
 const COMMANDS: Record<string, [string, (args: string[]) => Promise<void>]> = {
   up: ['Start a control plane (API server on embedded storage).', up],
   'controller-manager': ["Run kplane's controllers against an API server (kube-controller-manager).", controllerManager],
   kubelet: ['Run simulated nodes and a scheduler against an API server (kwok-style kubelet).', kubelet],
+  kubeconfig: ["Write a kubeconfig for a new user, its certificate signed by the cluster's CA.", kubeconfig],
 };
 
 function usage(): string {

@@ -29,3 +29,4 @@ export {
 export * from './identity/policy.js';
 export * from './identity/reconcile.js';
 export * from './identity/token-clients.js';
+export * from './certificates/index.js';

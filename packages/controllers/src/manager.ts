@@ -16,6 +16,8 @@ import { createRootCACertPublisher } from './rootcacertpublisher/index.js';
 import { controllerIdentity } from './identity/policy.js';
 import { ensureControllerIdentity, type ServiceAccountClientFactory } from './identity/reconcile.js';
 import { createClusterRoleAggregationController } from './clusterrole-aggregation/index.js';
+import { createCsrCleanerController, createCsrSigningController } from './certificates/index.js';
+import type { SigningCa } from './certificates/sign.js';
 
 /** Canonical controller names, as kube-controller-manager names them. */
 export const CONTROLLER_NAMES = {
@@ -26,11 +28,15 @@ export const CONTROLLER_NAMES = {
   replicaSet: 'replicaset-controller',
   deployment: 'deployment-controller',
   clusterRoleAggregation: 'clusterrole-aggregation-controller',
+  csrSigning: 'certificatesigningrequest-signing-controller',
+  csrCleaner: 'certificatesigningrequest-cleaner-controller',
   rootCACertPublisher: 'root-ca-certificate-publisher-controller',
 } as const;
 
 /** Every controller this manager knows, by canonical name. */
 export const KNOWN_CONTROLLERS: readonly string[] = [
+  CONTROLLER_NAMES.csrCleaner,
+  CONTROLLER_NAMES.csrSigning,
   CONTROLLER_NAMES.clusterRoleAggregation,
   CONTROLLER_NAMES.deployment,
   CONTROLLER_NAMES.garbageCollector,
@@ -50,6 +56,8 @@ export const CONTROLLER_ALIASES: Readonly<Record<string, string>> = {
   replicaset: CONTROLLER_NAMES.replicaSet,
   deployment: CONTROLLER_NAMES.deployment,
   'clusterrole-aggregation': CONTROLLER_NAMES.clusterRoleAggregation,
+  csrsigning: CONTROLLER_NAMES.csrSigning,
+  csrcleaner: CONTROLLER_NAMES.csrCleaner,
   'root-ca-cert-publisher': CONTROLLER_NAMES.rootCACertPublisher,
 };
 
@@ -145,6 +153,11 @@ export interface ControllerManagerOptions {
    */
   serviceAccountClients?: ServiceAccountClientFactory;
   /**
+   * The CA the CSR signer signs with (--cluster-signing-cert-file / --cluster-signing-key-file);
+   * absent: the signing controller is not started.
+   */
+  clusterSigning?: { ca: SigningCa; durationMs?: number };
+  /**
    * The token controller's signer and CA bundle (kube-controller-manager's
    * --service-account-private-key-file and --root-ca-file); absent: that controller does not run.
    */
@@ -221,8 +234,11 @@ export async function startControllerManager(options: ControllerManagerOptions):
     [CONTROLLER_NAMES.replicaSet]: (m) => createReplicaSetController(m),
     [CONTROLLER_NAMES.deployment]: (m) => createDeploymentController(m),
     [CONTROLLER_NAMES.clusterRoleAggregation]: (m) => createClusterRoleAggregationController({ manager: m }),
+    [CONTROLLER_NAMES.csrCleaner]: (m) => createCsrCleanerController({ manager: m }),
     ...(options.rootCA !== undefined ? { [CONTROLLER_NAMES.rootCACertPublisher]: (m: Manager) => createRootCACertPublisher({ manager: m, rootCA: options.rootCA! }) } : {}),
   };
+  const signing = options.clusterSigning;
+  if (signing) starters[CONTROLLER_NAMES.csrSigning] = (m) => createCsrSigningController({ manager: m, ca: signing.ca, durationMs: signing.durationMs });
   for (const name of KNOWN_CONTROLLERS) {
     const start = starters[name];
     if (!start || !isControllerEnabled(name, selectors)) continue;

@@ -251,6 +251,44 @@ export const DESCRIPTIONS: Descriptions = {
       selector: 'The label query over the scaled pods, in string form.',
     },
   },
+  'io.k8s.api.certificates.v1.CertificateSigningRequest': {
+    type: 'A request for an X.509 certificate from a signer, approved or denied by an authorised user and then issued by the signer.',
+    fields: {
+      spec: 'The certificate request and the identity of who made it. Immutable.',
+      status: 'Approval conditions and, once issued, the certificate.',
+    },
+  },
+  'io.k8s.api.certificates.v1.CertificateSigningRequestCondition': {
+    type: 'A condition of a certificate signing request.',
+    fields: {
+      lastTransitionTime: 'When the condition last changed status.',
+      lastUpdateTime: 'When the condition was last written.',
+      message: 'A human-readable explanation.',
+      reason: 'A short machine-readable reason.',
+      status: 'True, False or Unknown; Approved, Denied and Failed are only True.',
+      type: 'Approved, Denied, Failed, or another type.',
+    },
+  },
+  'io.k8s.api.certificates.v1.CertificateSigningRequestSpec': {
+    type: 'The certificate request, the signer asked for, and who asked.',
+    fields: {
+      expirationSeconds: 'The requested validity of the certificate, in seconds (at least 600); the signer may give less.',
+      extra: 'Extra attributes of the requesting user. Set by the API server.',
+      groups: 'Groups of the requesting user. Set by the API server.',
+      request: 'A PEM "CERTIFICATE REQUEST" block (PKCS#10), base64 in JSON.',
+      signerName: 'The signer asked to sign, a qualified name such as kubernetes.io/kube-apiserver-client.',
+      uid: 'The uid of the requesting user. Set by the API server.',
+      usages: 'The key usages and extended key usages asked for, e.g. "client auth".',
+      username: 'The name of the requesting user. Set by the API server.',
+    },
+  },
+  'io.k8s.api.certificates.v1.CertificateSigningRequestStatus': {
+    type: 'What became of a certificate signing request.',
+    fields: {
+      certificate: 'The issued certificate as PEM "CERTIFICATE" blocks, set by the signer once approved.',
+      conditions: 'Approved, Denied and Failed conditions.',
+    },
+  },
   'io.k8s.api.coordination.v1.Lease': {
     type: 'A lease: a lock with a holder and a duration, used for leader election and node heartbeats.',
     fields: {

@@ -8,6 +8,7 @@ import { toOpenApiV3 } from '@kplane/api/model';
 import type { KindBundle, ResourceType } from '../registry/resource.js';
 import { apiServiceResource } from './apiservice.js';
 import { deploymentResource, replicaSetResource } from './apps.js';
+import { certificateSigningRequestResource } from './certificates.js';
 import { configMapResource, secretResource } from './config.js';
 import { crdResource } from './crd.js';
 import { eventResource, eventsV1Resource } from './events.js';
@@ -38,6 +39,7 @@ export function builtinResources(): ResourceType[] {
     ingressResource(),
     crdResource(),
     ...rbacResources(),
+    certificateSigningRequestResource(),
     apiServiceResource(),
   ];
 }
@@ -68,6 +70,8 @@ export function builtinKinds(): KindBundle {
 }
 
 export { humanDuration, translateTimestampSince } from './age.js';
+export { CERTIFICATES_GROUP, KEY_USAGES, certificateSigningRequestResource, csrCondition } from './certificates.js';
+export { certificateError, checkCsrSignature, parseCsrPem, pemBlocks, type ParsedCsr, type PemBlock } from './csr-request.js';
 export { coreToEventsV1, eventsV1ToCore } from './events.js';
 export { defaultPodSpec, podQOSClass } from './pod-defaults.js';
 export { validatePodSpec } from './pod-validation.js';

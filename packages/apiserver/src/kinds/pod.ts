@@ -171,8 +171,8 @@ export function podResource(): ResourceType {
       prepareForCreate(obj) {
         admitNewPod(obj as Obj);
       },
-      admitUpdate(obj, old) {
-        admitPodUpdate(obj as Obj, old as Obj);
+      admitUpdate(obj, old, req) {
+        if (!req.subresource) admitPodUpdate(obj as Obj, old as Obj);
       },
       validate(obj, old): StatusCause[] {
         const out = validatePodSpec(podSpec(obj), 'spec');

@@ -1,6 +1,6 @@
 import type { KubeObject, NameValidator, SchemaDefinitions, StatusCause, UserInfo } from '@kplane/api';
 import type { Backend } from '@kplane/storage';
-import type { AuthorizationAttributes, AuthorizationDecision } from '../auth/types.js';
+import type { AuthorizationAttributes, AuthorizationDecision, Authorizer } from '../auth/types.js';
 import type { PolicyRule, RoleRef } from '../auth/rbac/rules.js';
 
 /** A column of Table output (meta.k8s.io/v1 TableColumnDefinition). */
@@ -42,6 +42,21 @@ export interface AccessPolicy {
   roleRules(ref: RoleRef, namespace: string | undefined): readonly PolicyRule[] | string;
 }
 
+/** What a strategy's write hooks learn of the request that writes. */
+export interface WriteRequest {
+  /** Who asks; absent for trusted in-process code acting as the cluster's admin. */
+  readonly user?: UserInfo;
+  /** '' for the object itself, else the subresource written ("status", "approval"). */
+  readonly subresource: string;
+  /** The store's clock. */
+  readonly now: Date;
+  /**
+   * Decides the special verbs a kind checks itself (a CSR's approve and sign on `signers`, as
+   * kube-apiserver's CertificateApproval and CertificateSigning admission); absent: allowed.
+   */
+  readonly authorizer?: Authorizer;
+}
+
 /**
  * What makes one kind different from another. The generic store does everything else
  * (metadata, resourceVersion, generation, finalizers, status/scale subresources, watch).
@@ -58,10 +73,16 @@ export interface ResourceStrategy {
   /** Runs once before a create is stored (after defaults and validation), e.g. to allocate. */
   prepareForCreate?(obj: KubeObject, ctx: StrategyContext): void | Promise<void>;
   /**
-   * Changes an update before it is validated, as kube-apiserver's mutating admission does on
-   * updates (pods keep the priority admission gave them); `old` is the stored object.
+   * Runs on create after `defaults` and before validation, with the request: for fields the
+   * requester's identity decides (a CertificateSigningRequest's spec.username).
    */
-  admitUpdate?(obj: KubeObject, old: KubeObject): void;
+  admitCreate?(obj: KubeObject, req: WriteRequest): void;
+  /**
+   * Runs on an update of the object or of one of its subresources, after the store's own update
+   * rules and before validation: what the kind keeps from `old` (a CSR's spec), or takes from
+   * the body (its approval conditions).
+   */
+  admitUpdate?(obj: KubeObject, old: KubeObject, req: WriteRequest): void;
   /** Runs before an update is stored; `old` is the stored object. */
   prepareForUpdate?(obj: KubeObject, old: KubeObject, ctx: StrategyContext): void | Promise<void>;
   /** How metadata.name is checked (default: DNS-1123 subdomain). */
@@ -73,7 +94,7 @@ export interface ResourceStrategy {
    * generically. `warnings` (when given) collects messages to return as Warning headers, e.g.
    * errors a custom resource's unchanged fields are excused from (ratcheting).
    */
-  validate?(obj: KubeObject, old?: KubeObject, warnings?: string[]): StatusCause[];
+  validate?(obj: KubeObject, old?: KubeObject, warnings?: string[], req?: WriteRequest): StatusCause[];
   /** Changes every object read from storage before it is served (custom resources: defaults on read). */
   decode?(obj: KubeObject): void;
   /** Table output; absent: NAME and AGE only. */
@@ -130,7 +151,16 @@ export interface ResourceType {
   namespaced: boolean;
   /** Verbs served on the main resource (discovery). */
   verbs: string[];
-  subresources?: { status?: boolean; scale?: ScaleSpec };
+  subresources?: {
+    status?: boolean;
+    scale?: ScaleSpec;
+    /**
+     * Further subresources served like status (GET, PUT, PATCH on the whole object; the store
+     * keeps the spec and takes the status), e.g. a CSR's "approval"; the strategy's
+     * admitUpdate and validate see which one is written.
+     */
+    extra?: readonly string[];
+  };
   /**
    * The group, version and kind objects are stored as, when not this resource's own (as
    * events.k8s.io/v1 events are stored as core v1 Events, or a CRD's non-storage versions):

@@ -21,7 +21,8 @@ import {
 } from '@kplane/api';
 import type { Backend, KeyValue, WriteOptions as StorageWriteOptions } from '@kplane/storage';
 import { CompactedError, FutureRevisionError, KeyExistsError, KeyNotFoundError, RevisionMismatchError, ValueTooLargeError } from '@kplane/storage';
-import type { ResourceType, StrategyContext } from './resource.js';
+import type { ResourceType, StrategyContext, WriteRequest } from './resource.js';
+import type { Authorizer } from '../auth/types.js';
 import { WatchCache, tooLargeResourceVersion, type WatchCacheOptions } from './watch-cache.js';
 import type { Timers } from './timers.js';
 import { decodeContinue, encodeContinue, parseResourceVersion, validateListOptions } from './read-options.js';
@@ -35,6 +36,8 @@ export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 
 /** Options shared by create and update. */
 export interface WriteOptions {
+  /** Decides the special verbs a strategy checks itself (WriteRequest.authorizer; default: the context's policy). */
+  authorizer?: Authorizer;
   dryRun?: boolean;
   fieldValidation?: FieldValidation;
   /** Filled with warnings to send back as `Warning` headers. */
@@ -382,14 +385,14 @@ export class Store {
     });
   }
 
-  private validate(obj: KubeObject, old: KubeObject | undefined, warnings?: string[]): void {
+  private validate(obj: KubeObject, old: KubeObject | undefined, warnings?: string[], req?: WriteRequest): void {
     const m = meta(obj);
     const nameValidator = this.type.strategy.nameValidator;
     const customResource = this.type.customResource;
     const causes: StatusCause[] = old
       ? [...validateObjectMeta(m, { namespaced: this.type.namespaced, isCreate: false, nameValidator, customResource }), ...validateObjectMetaUpdate(m, meta(old))]
       : validateObjectMeta(m, { namespaced: this.type.namespaced, isCreate: true, nameValidator, customResource });
-    causes.push(...(this.type.strategy.validate?.(obj, old, warnings) ?? []));
+    causes.push(...(this.type.strategy.validate?.(obj, old, warnings, req) ?? []));
     if (causes.length) throw invalid(this.type.group, this.type.kind, m.name ?? m.generateName ?? '', causes);
   }
 
@@ -414,7 +417,9 @@ export class Store {
     for (const k of ['uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation', 'selfLink']) delete m[k];
     this.type.strategy.defaults?.(obj);
     this.type.strategy.admit?.(obj, undefined, opts.user, this.deps.context);
-    this.validate(obj, undefined, opts.warnings);
+    const req: WriteRequest = { user: opts.user, subresource: '', now: this.deps.now(), authorizer: opts.authorizer ?? this.deps.context.policy };
+    this.type.strategy.admitCreate?.(obj, req);
+    this.validate(obj, undefined, opts.warnings, req);
     if (this.type.namespaced && this.deps.checkNamespace) await this.deps.checkNamespace(m.namespace!, this.type.group, this.type.resource, m.name!);
     m.uid = randomUUID();
     m.creationTimestamp = rfc3339(this.deps.now());
@@ -454,7 +459,7 @@ export class Store {
     namespace: string | undefined,
     name: string,
     mutate: (current: KubeObject) => KubeObject | Promise<KubeObject>,
-    opts: WriteOptions & { subresource?: 'status' | 'scale' | '' } = {},
+    opts: WriteOptions & { subresource?: string } = {},
   ): Promise<KubeObject> {
     const key = this.key(namespace, name);
     for (let attempt = 0; ; attempt++) {
@@ -547,7 +552,8 @@ export class Store {
       throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
     }
     let obj = next;
-    if (opts.subresource === 'status') {
+    const sub = opts.subresource ?? '';
+    if (sub === 'status' || (sub && this.type.subresources?.extra?.includes(sub))) {
       obj = { ...fresh(), status: next.status };
       if (next.status === undefined) delete obj.status;
     } else {
@@ -574,14 +580,15 @@ export class Store {
       if (cm.generation !== undefined) m.generation = cm.generation;
       else delete m.generation;
       this.type.strategy.defaults?.(obj);
-      this.type.strategy.admitUpdate?.(obj, current);
       if (cm.generation !== undefined && !isDeepStrictEqual(withoutMetaAndStatus(obj), withoutMetaAndStatus(current))) {
         m.generation = cm.generation + 1;
       }
     }
     const om = meta(obj);
     om.resourceVersion = cm.resourceVersion;
-    this.validate(obj, current, opts.warnings);
+    const req: WriteRequest = { user: opts.user, subresource: sub, now: this.deps.now(), authorizer: opts.authorizer ?? this.deps.context.policy };
+    this.type.strategy.admitUpdate?.(obj, current, req);
+    this.validate(obj, current, opts.warnings, req);
     if (isDeepStrictEqual(obj, current)) return current;
     this.type.strategy.admit?.(obj, current, opts.user, this.deps.context);
     await this.type.strategy.prepareForUpdate?.(obj, current, this.deps.context);
@@ -612,7 +619,7 @@ export class Store {
   }
 
   /** Replaces an object (PUT); `subresource` "status" writes only the status. */
-  async update(namespace: string | undefined, name: string, obj: KubeObject, opts: WriteOptions & { subresource?: 'status' | '' } = {}): Promise<KubeObject> {
+  async update(namespace: string | undefined, name: string, obj: KubeObject, opts: WriteOptions & { subresource?: string } = {}): Promise<KubeObject> {
     if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) throw badRequest('the body of the request must be a JSON object');
     const bodyName = obj.metadata?.name;
     if (bodyName !== undefined && bodyName !== name) {

@@ -32,7 +32,8 @@ function subresources(s: Store): { name: string; kind: string; group?: string; v
   if (t.resource === 'namespaces') out.push({ name: 'finalize', kind: t.kind, verbs: ['update'] });
   if (t.subresources?.scale) out.push({ name: 'scale', kind: 'Scale', group: 'autoscaling', version: 'v1', verbs: SUB_VERBS });
   if (t.subresources?.status) out.push({ name: 'status', kind: t.kind, verbs: SUB_VERBS });
-  return out;
+  for (const name of t.subresources?.extra ?? []) out.push({ name, kind: t.kind, verbs: SUB_VERBS });
+  return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
 /** /api/v1 or /apis/<g>/<v>: the legacy APIResourceList. */

@@ -191,6 +191,7 @@ function patchCurrent(contentType: string, current: KubeObject, patch: unknown, 
 const OBJECT_VERBS: Record<string, Record<string, string>> = {
   '': { GET: 'get', PUT: 'update', PATCH: 'patch', DELETE: 'delete' },
   status: { GET: 'get', PUT: 'update', PATCH: 'patch' },
+  approval: { GET: 'get', PUT: 'update', PATCH: 'patch' },
   scale: { GET: 'get', PUT: 'update', PATCH: 'patch' },
   finalize: { PUT: 'update' },
   binding: { POST: 'create' },
@@ -278,7 +279,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
     // A namespaced resource has no object paths outside a namespace.
     if (t.namespaced && info.namespace === undefined && info.name !== undefined) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     const sub = info.subresource ?? '';
-    if (sub && !['status', 'scale', 'finalize', 'binding', 'token', 'log', ...STREAM_SUBRESOURCES].includes(sub)) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+    if (sub && !['status', 'scale', 'finalize', 'binding', 'token', 'log', ...STREAM_SUBRESOURCES].includes(sub) && !t.subresources?.extra?.includes(sub)) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     if (sub === 'token' && !(t.group === '' && t.resource === 'serviceaccounts' && options.tokenRequest)) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     if ((sub === 'binding' || sub === 'log' || STREAM_SUBRESOURCES.includes(sub)) && !(t.group === '' && t.resource === 'pods')) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     if (sub === 'status' && !t.subresources?.status) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
@@ -405,7 +406,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
       const updated =
         sub === 'finalize'
           ? await finalizeNamespace(store, name, obj, opts)
-          : await store.update(ns, name, obj, { ...opts, subresource: sub === 'status' ? 'status' : '' });
+          : await store.update(ns, name, obj, { ...opts, subresource: sub });
       return render(store, rep, updated, q, 200, warningHeaders(opts));
     }
     if (method === 'PATCH') {
@@ -419,7 +420,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
       const schema = resolveSchema({ $ref: `#/components/schemas/${t.schemaName}` }, registry.definitions);
       const updated = await store.guaranteedUpdate(ns, name, (current) => patchCurrent(req.headers?.['content-type'] ?? '', current, patch, schema, registry), {
         ...opts,
-        subresource: sub === 'status' ? 'status' : '',
+        subresource: sub,
       });
       return render(store, rep, updated, q, 200, warningHeaders(opts));
     }

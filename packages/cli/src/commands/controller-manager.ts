@@ -2,7 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { clientFromKubeconfig, loadKubeconfig } from '@kplane/client';
 import { createCa, issueCertificate, serviceAccountKeys, signingKeyFromPem, signLegacyToken } from '@kplane/apiserver';
-import { DEFAULT_SECURE_PORT, KNOWN_CONTROLLERS, startControllerManager, tokenRequestServiceAccountClients } from '@kplane/controllers';
+import { DEFAULT_SECURE_PORT, KNOWN_CONTROLLERS, loadSigningCa, startControllerManager, tokenRequestServiceAccountClients } from '@kplane/controllers';
+import { parseDuration } from './duration.js';
 import { stopOnSignals } from './up.js';
 
 /** Help of `kplane controller-manager`. */
@@ -26,6 +27,14 @@ Flags:
   --tls-private-key-file FILE   its key
   --client-ca-file FILE         CA of the client certificates that name a user (CN) and groups (O)
                                 on /metrics (default: the cluster CA of the kubeconfig)
+  --cluster-signing-cert-file FILE
+                                CA certificate that signs approved CertificateSigningRequests of
+                                kubernetes.io/kube-apiserver-client (without it and the key file,
+                                the signing controller does not run)
+  --cluster-signing-key-file FILE
+                                its private key (PEM: PKCS#8, PKCS#1 or SEC1; EC or RSA)
+  --cluster-signing-duration DURATION
+                                longest validity of a signed certificate (default 8760h)
   --service-account-private-key-file FILE
                                 key that signs the tokens of kubernetes.io/service-account-token
                                 Secrets (the API server's signing key); without it the
@@ -58,6 +67,9 @@ export async function controllerManager(args: string[]): Promise<void> {
       'tls-cert-file': { type: 'string' },
       'tls-private-key-file': { type: 'string' },
       'client-ca-file': { type: 'string' },
+      'cluster-signing-cert-file': { type: 'string' },
+      'cluster-signing-key-file': { type: 'string' },
+      'cluster-signing-duration': { type: 'string', default: '8760h' },
       'service-account-private-key-file': { type: 'string' },
       'root-ca-file': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -77,6 +89,16 @@ export async function controllerManager(args: string[]): Promise<void> {
   if (Boolean(values['tls-cert-file']) !== Boolean(values['tls-private-key-file'])) {
     throw new Error('--tls-cert-file and --tls-private-key-file must be given together');
   }
+  if (Boolean(values['cluster-signing-cert-file']) !== Boolean(values['cluster-signing-key-file'])) {
+    throw new Error('--cluster-signing-cert-file and --cluster-signing-key-file must be given together');
+  }
+  const signingDurationMs = parseDuration('--cluster-signing-duration', values['cluster-signing-duration']!);
+  const clusterSigning = values['cluster-signing-cert-file']
+    ? {
+        ca: await loadSigningCa(await readFile(values['cluster-signing-cert-file'], 'utf8'), await readFile(values['cluster-signing-key-file']!, 'utf8')),
+        durationMs: signingDurationMs,
+      }
+    : undefined;
   const kubeconfig = loadKubeconfig(values.kubeconfig);
   const client = clientFromKubeconfig(values.kubeconfig, { userAgent: 'kplane-controller-manager' });
 
@@ -109,6 +131,7 @@ export async function controllerManager(args: string[]): Promise<void> {
     controllers: values.controllers!.split(',').map((s) => s.trim()).filter(Boolean),
     leaderElect: leaderElect === 'true',
     serving: { host: values['bind-address'], port, cert, key, clientCa },
+    clusterSigning,
   });
   let stopping = false;
   stopOnSignals(async () => {

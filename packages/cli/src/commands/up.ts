@@ -24,6 +24,9 @@ Flags:
   --event-ttl DURATION    how long Events are kept after their last write (default 1h)
   --compaction-interval DURATION
                           how often storage history is compacted (default 5m; 0: never)
+  --cluster-signing-duration DURATION
+                          longest validity of a certificate signed for a
+                          CertificateSigningRequest, with the data dir's CA (default 8760h)
   --exec-local            "kubectl exec" into a simulated container runs the command as a local
                           process of this user, in the current folder (default: a clear error)
   --port-forward POD_PORT=HOST:PORT[,...]
@@ -65,6 +68,7 @@ export async function up(args: string[]): Promise<void> {
       'kubelet-config': { type: 'string' },
       'event-ttl': { type: 'string', default: '1h' },
       'compaction-interval': { type: 'string', default: '5m' },
+      'cluster-signing-duration': { type: 'string', default: '8760h' },
       'exec-local': { type: 'boolean', default: false },
       'port-forward': { type: 'string', multiple: true },
       'token-auth-file': { type: 'string' },
@@ -96,6 +100,7 @@ export async function up(args: string[]): Promise<void> {
   const eventTTLMs = parseDuration('--event-ttl', values['event-ttl']);
   if (eventTTLMs < 1000) throw new Error(`--event-ttl: must be at least 1s, not ${values['event-ttl']}`);
   const compactionIntervalMs = parseDuration('--compaction-interval', values['compaction-interval']);
+  const clusterSigningDurationMs = parseDuration('--cluster-signing-duration', values['cluster-signing-duration']);
   const kubeletConfig = values['kubelet-config'] ? await loadKubeletConfig(values['kubelet-config']) : undefined;
   const maxExpiration = values['service-account-max-token-expiration'];
   const maxExpirationMs = maxExpiration === undefined ? 0 : parseDuration('--service-account-max-token-expiration', maxExpiration);
@@ -110,6 +115,7 @@ export async function up(args: string[]): Promise<void> {
     kubeletConfig,
     eventTTLSeconds: Math.floor(eventTTLMs / 1000),
     compactionIntervalMs,
+    clusterSigningDurationMs,
     localStreams: {
       execDir: values['exec-local'] ? process.cwd() : undefined,
       portForward: parsePortForwards(values['port-forward'] ?? []),
