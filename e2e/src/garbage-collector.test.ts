@@ -75,11 +75,13 @@ async function ownerRefsOf(kubeconfig: string, namespace: string, ref: string): 
 /**
  * Reads objects with one `kubectl get <args> -o json` and describes each as `Kind/name` →
  * `"deleting <finalizers>"` (its deletionTimestamp checked to be RFC 3339) or `"live <finalizers>"`.
+ * The namespace's kube-root-ca.crt (the root CA certificate publisher's) is left out.
  */
 async function deletionStates(kubeconfig: string, namespace: string, args: string[]): Promise<Record<string, string>> {
   const got = JSON.parse(await kubectlOk(kubeconfig, ['-n', namespace, 'get', ...args, '-o', 'json'])) as KubeObject & { items?: KubeObject[] };
   const states: Record<string, string> = {};
   for (const o of got.items ?? [got]) {
+    if (o.kind === 'ConfigMap' && o.metadata?.name === 'kube-root-ca.crt') continue;
     const ts = o.metadata?.deletionTimestamp as string | undefined;
     const state = ts === undefined ? 'live' : RFC3339.test(ts) ? 'deleting' : `deletionTimestamp ${ts}`;
     states[`${o.kind}/${o.metadata?.name}`] = `${state} ${JSON.stringify(o.metadata?.finalizers ?? [])}`;
@@ -170,7 +172,7 @@ describe('garbage collector with the real kubectl', { concurrency: true }, () =>
 
       assert.match(await k(...n, 'patch', 'cm', 'feuille', '--type=json', '-p', REMOVE_FINALIZERS), /configmap\/feuille patched/);
       await eventually('the whole chain to go', () => allGone(c, ConfigMaps, 'premier-plan', CHAIN), 10_000);
-      assert.equal(await k(...n, 'get', 'cm', '-o', 'name'), '');
+      assert.equal(await k(...n, 'get', 'cm', '--field-selector', 'metadata.name!=kube-root-ca.crt', '-o', 'name'), '');
     });
 
     it('--cascade=foreground on a Deployment: the ReplicaSet waits on its held pods, the Deployment on the ReplicaSet', async () => {
@@ -206,7 +208,7 @@ describe('garbage collector with the real kubectl', { concurrency: true }, () =>
       await createChain(kp.kubeconfig, 'arriere-plan');
       assert.match(await k(...n, 'delete', 'cm', 'racine', '--cascade=background'), /configmap "racine" deleted/);
       await eventually('milieu and feuille to go', () => allGone(c, ConfigMaps, 'arriere-plan', CHAIN), 10_000);
-      assert.equal(await k(...n, 'get', 'cm', '-o', 'name'), '');
+      assert.equal(await k(...n, 'get', 'cm', '--field-selector', 'metadata.name!=kube-root-ca.crt', '-o', 'name'), '');
 
       await k(...n, 'create', 'deployment', 'vitrine', `--image=${AGNHOST}`, '--replicas=2', '--', '/agnhost', 'netexec');
       await k(...n, 'rollout', 'status', 'deploy/vitrine', '--timeout=30s');
@@ -280,7 +282,7 @@ describe('garbage collector with the real kubectl', { concurrency: true }, () =>
       // One chain per propagation policy: bg-racine ← bg-milieu ← bg-feuille, fg-…, or-….
       await Promise.all(['bg', 'fg', 'or'].map(async (prefix) => (uids[prefix] = await createChain(kp.kubeconfig, 'niveau', { prefix: `${prefix}-` }))));
       await new Promise((r) => setTimeout(r, 500));
-      assert.equal((await k(...n, 'get', 'cm', '-o', 'name')).trim().split('\n').length, 9);
+      assert.equal((await k(...n, 'get', 'cm', '--field-selector', 'metadata.name!=kube-root-ca.crt', '-o', 'name')).trim().split('\n').length, 9);
     });
 
     it('stopped: deletions only set state (nothing collects, nothing finalizes)', async () => {
@@ -311,7 +313,7 @@ describe('garbage collector with the real kubectl', { concurrency: true }, () =>
       await eventually('the background and foreground chains to go', async () =>
         (await allGone(c, ConfigMaps, 'niveau', ['bg-milieu', 'bg-feuille'])) && (await allGone(c, ConfigMaps, 'niveau', ['fg-racine', 'fg-milieu', 'fg-feuille'])));
       await eventually('the orphaning owner to go', async () => (await read(c, ConfigMaps, 'niveau', 'or-racine')) === undefined);
-      assert.equal(await k(...n, 'get', 'cm', '-o', 'name'), 'configmap/or-feuille\nconfigmap/or-milieu\n');
+      assert.equal(await k(...n, 'get', 'cm', '--field-selector', 'metadata.name!=kube-root-ca.crt', '-o', 'name'), 'configmap/or-feuille\nconfigmap/or-milieu\n');
       assert.deepEqual(await ownerRefsOf(kp.kubeconfig, 'niveau', 'cm/or-milieu') ?? [], []);
       assert.equal(await k(...n, 'get', 'cm', 'or-feuille', '-o', 'jsonpath={.metadata.ownerReferences[*].uid}'), uids.or!.milieu);
     });

@@ -67,7 +67,8 @@ describe('kubectl against kplane up', () => {
     assert.match(wide, /^vitrine\s+1\s+/m);
     const labels = await k('-n', 'ch36', 'get', 'cm', '-l', 'app=vitrine', '-o', 'name');
     assert.equal(labels.trim(), 'configmap/vitrine');
-    assert.equal((await k('-n', 'ch36', 'get', 'cm', '-l', 'app!=vitrine', '-o', 'name')).trim(), '');
+    // Every namespace also holds kube-root-ca.crt (the root CA certificate publisher's), as in Kubernetes.
+    assert.equal((await k('-n', 'ch36', 'get', 'cm', '-l', 'app!=vitrine', '-o', 'name')).trim(), 'configmap/kube-root-ca.crt');
   });
 
   it('explains fields and lists api-resources', async () => {

@@ -28,6 +28,8 @@ export class ApiError extends Error {
 
   /** The meta/v1 Status object for this error. */
   toStatus(): Status {
+    // Fields in the order kube-apiserver's JSON serializer writes them (meta/v1 Status's
+    // declaration order): details comes before code, and details' own fields in theirs.
     const s: Status = {
       kind: 'Status',
       apiVersion: 'v1',
@@ -35,11 +37,23 @@ export class ApiError extends Error {
       status: 'Failure',
       message: this.message,
       reason: this.reason,
-      code: this.code,
-    };
-    if (this.details && Object.keys(this.details).length > 0) s.details = { ...this.details };
+    } as Status;
+    if (this.details && Object.keys(this.details).length > 0) s.details = orderedDetails(this.details);
+    s.code = this.code;
     return s;
   }
+}
+
+/** Status details with their fields in meta/v1 StatusDetails' declaration order. */
+function orderedDetails(d: ApiErrorDetails): NonNullable<Status['details']> {
+  const out: NonNullable<Status['details']> = {};
+  if (d.name !== undefined) out.name = d.name;
+  if (d.group !== undefined) out.group = d.group;
+  if (d.kind !== undefined) out.kind = d.kind;
+  if (d.uid !== undefined) out.uid = d.uid;
+  if (d.causes !== undefined) out.causes = d.causes.map((c) => ({ ...(c.reason !== undefined ? { reason: c.reason } : {}), ...(c.message !== undefined ? { message: c.message } : {}), ...(c.field !== undefined ? { field: c.field } : {}) }));
+  if (d.retryAfterSeconds !== undefined) out.retryAfterSeconds = d.retryAfterSeconds;
+  return out;
 }
 
 /** Formats a group-qualified resource the way kube-apiserver's messages do: "deployments.apps". */

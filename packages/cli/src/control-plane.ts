@@ -263,7 +263,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     };
     try {
       const clusterSigning = { ca: await loadSigningCa(pki.ca.cert, pki.ca.key), durationMs: options.clusterSigningDurationMs };
-      controllerManager = await startControllers(apiServer, options, serving, tokenSigner(pki.ca.cert), clusterSigning);
+      controllerManager = await startControllers(apiServer, options, serving, tokenSigner(pki.ca.cert), clusterSigning, pki.ca.cert);
     } catch (err) {
       await stop();
       throw err;
@@ -337,15 +337,16 @@ async function startControllers(
   serving: SecureServingOptions | undefined,
   serviceAccountTokens: ControllerManagerOptions['serviceAccountTokens'],
   clusterSigning?: ControllerManagerOptions['clusterSigning'],
+  rootCA?: string,
 ): Promise<ControllerManager> {
   const transport = withAgent(apiServer.handle, CONTROLLER_MANAGER_AGENT);
   const client: Client = createClient({ transport });
   const serviceAccountClients = options.useServiceAccountCredentials === false ? undefined : inProcessServiceAccountClients(transport);
   try {
-    return await startControllerManager({ client, serving, serviceAccountClients, serviceAccountTokens, clusterSigning });
+    return await startControllerManager({ client, serving, serviceAccountClients, serviceAccountTokens, clusterSigning, rootCA });
   } catch (err) {
     if (!serving || (err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
     process.stderr.write(`kplane controller-manager: port ${serving.port} is in use; running without /metrics and /healthz\n`);
-    return startControllerManager({ client, serviceAccountClients, serviceAccountTokens, clusterSigning });
+    return startControllerManager({ client, serviceAccountClients, serviceAccountTokens, clusterSigning, rootCA });
   }
 }

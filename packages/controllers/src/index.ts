@@ -1,6 +1,7 @@
 /** @kplane/controllers — kplane's built-in controllers and the controller manager that runs them. */
 export * from './namespace/index.js';
 export * from './serviceaccount/index.js';
+export * from './rootcacertpublisher/index.js';
 export * from './manager.js';
 export * from './garbagecollector/index.js';
 export * from './clusterrole-aggregation/index.js';

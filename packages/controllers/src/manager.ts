@@ -12,6 +12,7 @@ import { createNamespaceController, type NamespaceControllerOptions } from './na
 import { createServiceAccountController, createTokensController, type TokensControllerOptions } from './serviceaccount/index.js';
 import { createReplicaSetController } from './replicaset/index.js';
 import { createDeploymentController } from './deployment/index.js';
+import { createRootCACertPublisher } from './rootcacertpublisher/index.js';
 import { controllerIdentity } from './identity/policy.js';
 import { ensureControllerIdentity, type ServiceAccountClientFactory } from './identity/reconcile.js';
 import { createClusterRoleAggregationController } from './clusterrole-aggregation/index.js';
@@ -29,6 +30,7 @@ export const CONTROLLER_NAMES = {
   clusterRoleAggregation: 'clusterrole-aggregation-controller',
   csrSigning: 'certificatesigningrequest-signing-controller',
   csrCleaner: 'certificatesigningrequest-cleaner-controller',
+  rootCACertPublisher: 'root-ca-certificate-publisher-controller',
 } as const;
 
 /** Every controller this manager knows, by canonical name. */
@@ -40,6 +42,7 @@ export const KNOWN_CONTROLLERS: readonly string[] = [
   CONTROLLER_NAMES.garbageCollector,
   CONTROLLER_NAMES.namespace,
   CONTROLLER_NAMES.replicaSet,
+  CONTROLLER_NAMES.rootCACertPublisher,
   CONTROLLER_NAMES.serviceAccount,
   CONTROLLER_NAMES.serviceAccountToken,
 ];
@@ -55,6 +58,7 @@ export const CONTROLLER_ALIASES: Readonly<Record<string, string>> = {
   'clusterrole-aggregation': CONTROLLER_NAMES.clusterRoleAggregation,
   csrsigning: CONTROLLER_NAMES.csrSigning,
   csrcleaner: CONTROLLER_NAMES.csrCleaner,
+  'root-ca-cert-publisher': CONTROLLER_NAMES.rootCACertPublisher,
 };
 
 /** The Lease kube-controller-manager elects its leader with. */
@@ -133,6 +137,11 @@ export interface ControllerManagerOptions {
   namespaceController?: Omit<NamespaceControllerOptions, 'manager'>;
   /** Tuning of the garbage collector. */
   garbageCollector?: Omit<GarbageCollectorOptions, 'manager' | 'client' | 'clock' | 'metrics'>;
+  /**
+   * The cluster CA certificate (PEM) the root CA certificate publisher puts in each namespace's
+   * kube-root-ca.crt; absent: that controller does not run.
+   */
+  rootCA?: string;
   /** Log lines (default: stderr). */
   log?: (message: string) => void;
   /**
@@ -226,6 +235,7 @@ export async function startControllerManager(options: ControllerManagerOptions):
     [CONTROLLER_NAMES.deployment]: (m) => createDeploymentController(m),
     [CONTROLLER_NAMES.clusterRoleAggregation]: (m) => createClusterRoleAggregationController({ manager: m }),
     [CONTROLLER_NAMES.csrCleaner]: (m) => createCsrCleanerController({ manager: m }),
+    ...(options.rootCA !== undefined ? { [CONTROLLER_NAMES.rootCACertPublisher]: (m: Manager) => createRootCACertPublisher({ manager: m, rootCA: options.rootCA! }) } : {}),
   };
   const signing = options.clusterSigning;
   if (signing) starters[CONTROLLER_NAMES.csrSigning] = (m) => createCsrSigningController({ manager: m, ca: signing.ca, durationMs: signing.durationMs });

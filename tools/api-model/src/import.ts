@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
- * The import CLI: reads Kubernetes' swagger.json and the k8s.io/api, apimachinery and
- * apiextensions-apiserver source trees, writes the model's data files. See README.md.
+ * The import CLI: reads Kubernetes' swagger.json and the k8s.io/api, apimachinery,
+ * apiextensions-apiserver and kube-aggregator source trees, writes the model's data files. See README.md.
  */
 import { readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -14,7 +14,7 @@ import type { SwaggerDocument } from './swagger.js';
 const GENERATED_OPENAPI = 'pkg/generated/openapi/zz_generated.openapi.go';
 
 const USAGE =
-  'usage: import --swagger FILE --api DIR --apimachinery DIR --apiextensions DIR [--out DIR]';
+  'usage: import --swagger FILE --api DIR --apimachinery DIR --apiextensions DIR --aggregator DIR [--out DIR]';
 
 /** The Go sources of a package directory that declare its types (tests and generated code left out). */
 export function goSourceFiles(dir: string): string[] {
@@ -49,16 +49,17 @@ function main(): void {
       api: { type: 'string' },
       apimachinery: { type: 'string' },
       apiextensions: { type: 'string' },
+      aggregator: { type: 'string' },
       out: { type: 'string', default: 'packages/api/src/model/gv' },
     },
   });
-  if (!values.swagger || !values.api || !values.apimachinery || !values.apiextensions) {
+  if (!values.swagger || !values.api || !values.apimachinery || !values.apiextensions || !values.aggregator) {
     console.error(USAGE);
     process.exit(2);
   }
   const inputs = readInputs(
     values.swagger,
-    { api: values.api, apimachinery: values.apimachinery, apiextensions: values.apiextensions },
+    { api: values.api, apimachinery: values.apimachinery, apiextensions: values.apiextensions, aggregator: values.aggregator },
     PACKAGE_SPECS,
   );
   const files = renderModel(buildModel(inputs, PACKAGE_SPECS), PACKAGE_SPECS);

@@ -1,7 +1,7 @@
 /** The Go API packages the model covers, and where their sources live in the input trees. */
 
 /** Which input tree a package comes from. */
-export type SourceTree = 'api' | 'apimachinery' | 'apiextensions';
+export type SourceTree = 'api' | 'apimachinery' | 'apiextensions' | 'aggregator';
 
 /** One Go API package of the model. */
 export interface PackageSpec {
@@ -59,6 +59,13 @@ export const PACKAGE_SPECS: readonly PackageSpec[] = [
     dir: 'pkg/apis/apiextensions/v1',
     proto: true,
   },
+  {
+    file: 'apiregistration-v1',
+    schemaPrefix: 'io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.',
+    tree: 'aggregator',
+    dir: 'pkg/apis/apiregistration/v1',
+    proto: true,
+  },
 ];
 
 /** Go packages read only to resolve the types the model's packages use (types.UID). */
@@ -68,7 +75,7 @@ export const GO_ONLY_PACKAGES: readonly { readonly tree: SourceTree; readonly di
 
 /** The Go import path of a package directory in one of the input trees. */
 export function importPath(tree: SourceTree, dir: string): string {
-  const root = tree === 'api' ? 'k8s.io/api' : tree === 'apimachinery' ? 'k8s.io/apimachinery' : 'k8s.io/apiextensions-apiserver';
+  const root = { api: 'k8s.io/api', apimachinery: 'k8s.io/apimachinery', apiextensions: 'k8s.io/apiextensions-apiserver', aggregator: 'k8s.io/kube-aggregator' }[tree];
   return `${root}/${dir}`;
 }
 

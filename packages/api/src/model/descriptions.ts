@@ -2062,4 +2062,47 @@ export const DESCRIPTIONS: Descriptions = {
   'io.k8s.apimachinery.pkg.util.intstr.IntOrString': {
     type: 'Either an integer or a string, e.g. a port number or a port name, or a count or a percentage.',
   },
+  'io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIService': {
+    type: 'An API group/version the API server serves: locally, or through a service it proxies to. Named <version>.<group>.',
+    fields: {
+      spec: 'Which group/version, where it is served and how it is ordered in discovery.',
+      status: 'Whether the group/version is available.',
+    },
+  },
+  'io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIServiceCondition': {
+    type: 'One observation of an APIService.',
+    fields: {
+      lastTransitionTime: 'When the status last changed.',
+      message: 'Human-readable details.',
+      reason: 'A one-word CamelCase reason for the status.',
+      status: 'True, False or Unknown.',
+      type: 'The condition (Available).',
+    },
+  },
+  'io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIServiceSpec': {
+    type: 'Where and how an API group/version is served.',
+    fields: {
+      caBundle: 'PEM CA bundle that verifies the serving certificate of the service.',
+      group: 'The API group (empty for the core group).',
+      groupPriorityMinimum: 'The lowest priority of the group: higher groups come first in discovery.',
+      insecureSkipTLSVerify: 'Skip verifying the serving certificate of the service (discouraged).',
+      service: 'The service that serves the group/version; absent for groups served by the API server itself.',
+      version: 'The API version.',
+      versionPriority: 'Order of this version within its group: higher versions come first.',
+    },
+  },
+  'io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIServiceStatus': {
+    type: 'The observed state of an APIService.',
+    fields: {
+      conditions: 'The current conditions (Available).',
+    },
+  },
+  'io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.ServiceReference': {
+    type: 'A reference to a service by namespace, name and port.',
+    fields: {
+      name: 'Name of the service.',
+      namespace: 'Namespace of the service.',
+      port: 'Port of the service (default 443).',
+    },
+  },
 };

@@ -139,6 +139,7 @@ export function customResourceType(crd: CustomResourceDefinition, version: CRDVe
     schemaName,
     strategy: strategyFor(version),
     customResource: true,
+    ...(storage ? { storageVersion: { group: spec.group, version: storage.name, kind: names.kind } } : {}),
   };
   if (spec.versions.length > 1 && storage) {
     const converter = createConverter({ conversion: spec.conversion, group: spec.group, kind: names.kind });

@@ -54,6 +54,7 @@ export function crdResource(): ResourceType {
     storagePrefix: '/registry/apiextensions.k8s.io/customresourcedefinitions',
     schemaName: 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition',
     strategy: {
+      allowUnconditionalUpdate: false,
       generation: true,
       defaults(obj) {
         const spec = child(obj as Obj, 'spec');

@@ -162,6 +162,8 @@ export function eventsV1Resource(): ResourceType {
     namespaced: true,
     verbs: STANDARD_VERBS,
     storagePrefix: '/registry/events',
+    // Stored as core/v1 Events: discovery's storageVersionHash is theirs, as in Kubernetes.
+    storageVersion: { group: '', version: 'v1', kind: 'Event' },
     storage: (backend) =>
       convertingBackend(
         backend,

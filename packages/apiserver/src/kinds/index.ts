@@ -6,6 +6,7 @@
 import type { SchemaDefinitions } from '@kplane/api';
 import { toOpenApiV3 } from '@kplane/api/model';
 import type { KindBundle, ResourceType } from '../registry/resource.js';
+import { apiServiceResource } from './apiservice.js';
 import { deploymentResource, replicaSetResource } from './apps.js';
 import { certificateSigningRequestResource } from './certificates.js';
 import { configMapResource, secretResource } from './config.js';
@@ -39,6 +40,7 @@ export function builtinResources(): ResourceType[] {
     crdResource(),
     ...rbacResources(),
     certificateSigningRequestResource(),
+    apiServiceResource(),
   ];
 }
 

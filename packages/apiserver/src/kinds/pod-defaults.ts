@@ -156,12 +156,37 @@ export function admitNewPod(pod: Obj): void {
   spec.serviceAccount = sa;
   if (spec.priority === undefined && !spec.priorityClassName) spec.priority = 0;
   setDefault(spec, 'preemptionPolicy', 'PreemptLowerPriority');
+  addDefaultTolerations(spec);
+}
+
+/** DefaultTolerationSeconds admission (create and update): tolerate not-ready and unreachable nodes for 300s. */
+function addDefaultTolerations(spec: Obj): void {
   const tolerations = objs(spec.tolerations);
   const added: Obj[] = [];
   for (const key of [NOT_READY, UNREACHABLE]) {
     if (!tolerates(tolerations, key)) added.push({ key, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 });
   }
   if (added.length) spec.tolerations = [...(Array.isArray(spec.tolerations) ? spec.tolerations : []), ...added];
+}
+
+/**
+ * What kube-apiserver's admission does to an updated pod: the priority and preemption policy
+ * given at create stay when the update leaves them out (Priority admission), the not-ready and
+ * unreachable tolerations are added again (DefaultTolerationSeconds), and the service account is
+ * read from either of its two fields (serviceAccount is the deprecated spelling of
+ * serviceAccountName; both are written). The service account itself is never defaulted on update.
+ */
+export function admitPodUpdate(pod: Obj, old: Obj): void {
+  const spec = child(pod, 'spec');
+  const oldSpec = asObj(old.spec) ?? {};
+  if (spec.priority === undefined && oldSpec.priority !== undefined) spec.priority = oldSpec.priority;
+  if (spec.preemptionPolicy === undefined && oldSpec.preemptionPolicy !== undefined) spec.preemptionPolicy = oldSpec.preemptionPolicy;
+  const sa = str(spec.serviceAccountName) || str(spec.serviceAccount);
+  if (sa) {
+    spec.serviceAccountName = sa;
+    spec.serviceAccount = sa;
+  }
+  addDefaultTolerations(spec);
 }
 
 /** The status a new pod starts with: Pending, its QoS class, and SchedulingGated when gated. */

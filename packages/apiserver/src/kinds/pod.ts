@@ -2,7 +2,7 @@
 import type { KubeObject, StatusCause } from '@kplane/api';
 import type { ResourceType, TableSpec } from '../registry/resource.js';
 import { translateTimestampSince } from './age.js';
-import { admitNewPod, defaultPod, initialPodStatus } from './pod-defaults.js';
+import { admitNewPod, admitPodUpdate, defaultPod, initialPodStatus } from './pod-defaults.js';
 import { validatePodSpec, validatePodSpecUpdate } from './pod-validation.js';
 import { STANDARD_VERBS, asObj, objs, str, type Obj } from './util.js';
 
@@ -170,6 +170,9 @@ export function podResource(): ResourceType {
       },
       prepareForCreate(obj) {
         admitNewPod(obj as Obj);
+      },
+      admitUpdate(obj, old, req) {
+        if (!req.subresource) admitPodUpdate(obj as Obj, old as Obj);
       },
       validate(obj, old): StatusCause[] {
         const out = validatePodSpec(podSpec(obj), 'spec');

@@ -47,6 +47,8 @@ export function defaultService(obj: KubeObject): void {
   }
   if (spec.type === 'NodePort' || spec.type === 'LoadBalancer') setDefault(spec, 'externalTrafficPolicy', 'Cluster');
   if (spec.type === 'LoadBalancer') setDefault(spec, 'allocateLoadBalancerNodePorts', true);
+  // status.loadBalancer is a struct, not a pointer, in Kubernetes: every Service shows it.
+  child(child(obj as Obj, 'status'), 'loadBalancer');
 }
 
 function randomNodePort(used: Set<number>): number {

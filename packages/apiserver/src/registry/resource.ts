@@ -101,6 +101,11 @@ export interface ResourceStrategy {
   table?: TableSpec;
   /** Field selectors beyond metadata.name / metadata.namespace: field path → value getter. */
   fieldSelectors?: Record<string, (obj: KubeObject) => string | undefined>;
+  /**
+   * May an update without a resourceVersion (or with "0") overwrite the stored object
+   * (kube's AllowUnconditionalUpdate)? Default: yes; custom resources never.
+   */
+  allowUnconditionalUpdate?: boolean;
   /** Does this kind bump metadata.generation on spec changes? (default: yes when the object has a spec). */
   generation?: boolean;
   /** Is the object's status reset on create when the kind has a status subresource? (default true) */
@@ -156,6 +161,12 @@ export interface ResourceType {
      */
     extra?: readonly string[];
   };
+  /**
+   * The group, version and kind objects are stored as, when not this resource's own (as
+   * events.k8s.io/v1 events are stored as core v1 Events, or a CRD's non-storage versions):
+   * discovery's storageVersionHash is computed from it.
+   */
+  storageVersion?: { group: string; version: string; kind: string };
   /** Storage key prefix; default `/registry/<resource>` (or `/registry/<group>/<resource>` for CRDs). */
   storagePrefix?: string;
   /** Name of the kind's schema in `definitions` (e.g. "io.k8s.api.core.v1.ConfigMap"). */

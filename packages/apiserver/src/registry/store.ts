@@ -18,6 +18,7 @@ import {
   admitObject,
   cloneBody,
   pruneUnknownFields,
+  CauseType,
 } from '@kplane/api';
 import { FieldSet, applyConfiguration, conflictError, decodeManagedFields, encodeManagedFields, managedForUpdate, managerKey, recordUpdate, type FieldManagerContext } from '@kplane/api';
 import type { Backend, KeyValue, WriteOptions as StorageWriteOptions } from '@kplane/storage';
@@ -737,9 +738,20 @@ export class Store {
     if (bodyName !== undefined && bodyName !== name) {
       throw badRequest(`the name of the object (${bodyName}) does not match the name on the URL (${name})`);
     }
-    // An update without a resourceVersion is unconditional (kube-apiserver allows it for built-in
-    // kinds) and retried on conflicts, each attempt on a copy of the body; a pinned one is tried once.
-    const pinned = !!obj.metadata?.resourceVersion;
+    // An update without a resourceVersion (or with "0") is unconditional where the kind's strategy
+    // allows it, as kube-apiserver's does for most built-in kinds, and retried on conflicts, each
+    // attempt on a copy of the body; elsewhere it is refused as kube-apiserver does. A pinned one
+    // is tried once.
+    const rv = obj.metadata?.resourceVersion;
+    const pinned = !!rv && rv !== '0';
+    if (!pinned) {
+      if (!allowsUnconditionalUpdate(this.type)) {
+        throw invalid(this.type.group, this.type.resource, name, [
+          { reason: CauseType.Invalid, message: 'Invalid value: 0x0: must be specified for an update', field: 'metadata.resourceVersion' },
+        ]);
+      }
+      if (rv === '0') obj = { ...obj, metadata: { ...obj.metadata, resourceVersion: undefined } };
+    }
     return this.guaranteedUpdate(namespace, name, () => (pinned ? obj : cloneBody(obj)), opts);
   }
 
@@ -920,3 +932,12 @@ export class Store {
   }
 }
 
+/**
+ * Does an update without a resourceVersion (or with "0") go through unconditionally? As
+ * kube-apiserver's strategies answer AllowUnconditionalUpdate: yes for most built-in kinds; no
+ * for custom resources, CustomResourceDefinitions and the kinds whose strategy says so.
+ */
+export function allowsUnconditionalUpdate(type: ResourceType): boolean {
+  if (type.customResource) return false;
+  return type.strategy.allowUnconditionalUpdate ?? true;
+}

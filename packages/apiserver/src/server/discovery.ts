@@ -1,5 +1,23 @@
+import { createHash } from 'node:crypto';
 import type { Registry } from '../registry/registry.js';
+import type { ResourceType } from '../registry/resource.js';
 import type { Store } from '../registry/store.js';
+
+/**
+ * kube-apiserver's storageVersionHash of a kind stored as group/version/kind: the first 8 bytes
+ * of the SHA-256 of "<group>/<version>/<kind>", in standard base64 ("/v1/ConfigMap" gives
+ * "qFsyl6wFWjQ=").
+ */
+export function storageVersionHash(group: string, version: string, kind: string): string {
+  if (!kind) return '';
+  return createHash('sha256').update(`${group}/${version}/${kind}`).digest().subarray(0, 8).toString('base64');
+}
+
+/** The storageVersionHash discovery shows for a resource (from the version it is stored as). */
+function hashOf(t: ResourceType): string {
+  const sv = t.storageVersion ?? { group: t.group, version: t.version, kind: t.kind };
+  return storageVersionHash(sv.group, sv.version, sv.kind);
+}
 
 const SUB_VERBS = ['get', 'patch', 'update'];
 
@@ -33,6 +51,7 @@ export function apiResourceList(registry: Registry, group: string, version: stri
       verbs: t.verbs,
       ...(t.shortNames?.length ? { shortNames: t.shortNames } : {}),
       ...(t.categories?.length ? { categories: t.categories } : {}),
+      storageVersionHash: hashOf(t),
     });
     for (const sub of subresources(s)) {
       resources.push({

@@ -480,7 +480,8 @@ describe('request edge: paths, verbs and typed parameters', () => {
     // Values a timer cannot hold are cut to the longest it can (about 24.8 days), not wrapped.
     assert.equal(typedListQuery({ timeoutSeconds: '9223372036854775807' }).timeoutSeconds, '2147483');
     assert.equal(typedListQuery({ timeoutSeconds: '30', limit: '-7', watch: '0', allowWatchBookmarks: '1' }).timeoutSeconds, '30');
-    assert.deepEqual(typedListQuery({ limit: '-7', watch: '0', allowWatchBookmarks: 'True', sendInitialEvents: '' }), { limit: '0', watch: 'false', allowWatchBookmarks: 'true', sendInitialEvents: 'false' });
+    assert.deepEqual(typedListQuery({ limit: '-7', watch: '0', allowWatchBookmarks: 'True', sendInitialEvents: '' }), { limit: '0', watch: 'false', allowWatchBookmarks: 'true', sendInitialEvents: 'true' });
+    assert.deepEqual(typedListQuery({ watch: 'FALSE', allowWatchBookmarks: 't', force: 'yes' }), { watch: 'false', allowWatchBookmarks: 'true', force: 'true' });
     // watch=0 / watch=false list; any other value watches.
     assert.equal((await t.call('GET', `${L}?watch=0`)).body.kind, 'ConfigMapList');
     assert.equal((await t.call('GET', `${L}?watch=FALSE`)).body.kind, 'ConfigMapList');

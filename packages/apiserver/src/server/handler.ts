@@ -1,4 +1,4 @@
-import type { KubeObject, RawRequest, RawResponse, SchemaObject, UserInfo } from '@kplane/api';
+import type { KubeObject, RawRequest, RawResponse, SchemaObject, Status, UserInfo } from '@kplane/api';
 import type { Authorizer } from '../auth/types.js';
 import { authorizeOrThrow, impersonate, requestAttributes, wantsImpersonation } from './authorize.js';
 import {
@@ -98,7 +98,12 @@ export function errorResponse(err: unknown): RawResponse {
   const e = toApiError(err);
   // As kube-apiserver: a Status that says when to retry says it in Retry-After too.
   const retry = e.details?.retryAfterSeconds;
-  return jsonResponse(e.code, e.toStatus(), retry ? { 'retry-after': String(retry) } : {});
+  return statusResponse(e.code, e.toStatus(), retry ? { 'retry-after': String(retry) } : {});
+}
+
+/** A meta/v1 Status response, written as kube-apiserver's JSON encoder does (trailing newline). */
+export function statusResponse(code: number, status: Status, headers: Record<string, string> = {}): RawResponse {
+  return { status: code, headers: { 'content-type': JSON_TYPE, ...headers }, body: Buffer.from(JSON.stringify(status) + '\n') };
 }
 
 function text(status: number, body: string): RawResponse {
@@ -366,7 +371,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
     if (sub === 'binding') {
       if (method !== 'POST') throw routeMethodNotAllowed();
       await bindPod(store, ns!, name, body(), options.now, writeOptions(q).dryRun === true);
-      return jsonResponse(201, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
+      return statusResponse(201, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
     }
     if (sub === 'token') {
       if (method !== 'POST') throw routeMethodNotAllowed();
@@ -433,13 +438,13 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
       const result = await store.delete(ns, name, deleteOptions(b, q));
       if (!result.deleted) return render(store, rep, result.object, q, 202);
       if (t.strategy.returnDeletedObject) return render(store, rep, result.object, q, 200);
-      return jsonResponse(200, {
+      return statusResponse(200, {
         kind: 'Status',
         apiVersion: 'v1',
         metadata: {},
         status: 'Success',
         details: { name, ...(t.group ? { group: t.group } : {}), kind: t.resource, uid: result.object.metadata?.uid },
-      });
+      } as Status);
     }
     throw routeMethodNotAllowed();
   }

@@ -57,9 +57,13 @@ export function parseInt64Param(value: string): number {
   return Number(n);
 }
 
-/** A query parameter as kube-apiserver reads a bool: "", "0" and "false" (any case) are false. */
+/**
+ * A query parameter as kube-apiserver converts it to a bool: only "0" and "false" (any case)
+ * are false; anything else, the empty value ("?watch") included, is true. A parameter that is
+ * absent is false, which callers handle before calling this.
+ */
 export function parseBoolParam(value: string): boolean {
-  return !(value === '' || value === '0' || value.toLowerCase() === 'false');
+  return !(value === '0' || value.toLowerCase() === 'false');
 }
 
 const UNIT_NS: Record<string, number> = { ns: 1, us: 1e3, 'µs': 1e3, 'μs': 1e3, ms: 1e6, s: 1e9, m: 60e9, h: 3600e9 };

@@ -1,7 +1,7 @@
 /**
  * Query parameters and DeleteOptions bodies, type-checked as kube-apiserver converts them:
  * int64 fields must be decimal integers within int64 (400 otherwise), bools are read leniently
- * ("", "0", "false" are false), and every DeleteOptions body field must have its declared type.
+ * (only "0" and "false", in any case, are false: "True", "1", "t" and even "" are true), and every DeleteOptions body field must have its declared type.
  */
 import type { StatusCause } from '@kplane/api';
 import { badRequest, CauseType, invalid } from '@kplane/api';

@@ -18,6 +18,7 @@ import type { StoreDeps } from '../registry/store.js';
 import type { Timers } from '../registry/timers.js';
 import { withAudit, type AuditSink } from '../auth/audit.js';
 import { createHandler, type OpenAPIProvider } from './handler.js';
+import { createAutoRegistration } from './autoregister.js';
 import { RbacAuthorizer } from '../auth/rbac/authorizer.js';
 import { ensureBootstrapPolicy, type BootstrapPolicy } from '../auth/rbac/bootstrap.js';
 import { startRbacFeed, type RbacFeed, type RbacResource } from '../auth/rbac/feed.js';
@@ -226,6 +227,8 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
 
   // Custom resources: a CRD becomes served ResourceTypes (and leaves again) at run time.
   const crdController = createCrdController({ registry, backend: options.backend, now });
+  // One Local APIService per served group/version, as kube-apiserver's autoregister controller.
+  const autoRegistration = createAutoRegistration(registry, (err) => console.error('kplane: APIService auto-registration:', err));
 
   // The OpenAPI documents, built on first use and again after the served resources change.
   let openapiCache: { docs: Map<string, object>; served: Map<string, ServedDocument>; root: ServedDocument } | undefined;
@@ -354,6 +357,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       await ensureBootstrapPolicy(registry, options.bootstrapPolicy);
       if (rbac) rbacFeed = await startRbacFeed(registry, rbac);
       await crdController.start();
+      await autoRegistration.start();
       startMaintenance();
       ready = true;
     },
@@ -378,6 +382,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       stopNamespaceCache.abort();
       rbacFeed?.stop();
       crdController.stop();
+      autoRegistration.stop();
       await Promise.all(
         servers.map(
           (s) =>

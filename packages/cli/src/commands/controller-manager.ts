@@ -39,7 +39,8 @@ Flags:
                                 key that signs the tokens of kubernetes.io/service-account-token
                                 Secrets (the API server's signing key); without it the
                                 serviceaccount-token controller does not run
-  --root-ca-file FILE           CA bundle written to those Secrets' ca.crt (default: the
+  --root-ca-file FILE           CA bundle written to those Secrets' ca.crt and to each
+                                namespace's kube-root-ca.crt ConfigMap (default: the
                                 kubeconfig's cluster CA)
 
 /metrics is served to a user the API server allows "get" on the non-resource URL /metrics: a
@@ -124,6 +125,7 @@ export async function controllerManager(args: string[]): Promise<void> {
     useSACredentials === 'true' ? tokenRequestServiceAccountClients(client, kubeconfig.transportOptions, { userAgent: 'kplane-controller-manager' }) : undefined;
   const cm = await startControllerManager({
     serviceAccountTokens: saKeys ? { rootCA, generateToken: (c) => signLegacyToken(saKeys, c) } : undefined,
+    rootCA: rootCA || undefined,
     client,
     serviceAccountClients,
     controllers: values.controllers!.split(',').map((s) => s.trim()).filter(Boolean),

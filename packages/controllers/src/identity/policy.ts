@@ -108,6 +108,11 @@ export const CONTROLLER_IDENTITIES: readonly ControllerIdentity[] = [
     ],
   },
   {
+    controller: 'root-ca-certificate-publisher-controller',
+    account: 'root-ca-cert-publisher',
+    rules: [rule(['create', 'update'], [''], ['configmaps']), events],
+  },
+  {
     controller: 'serviceaccount-controller',
     account: 'service-account-controller',
     rules: [rule(['create'], [''], ['serviceaccounts']), events],

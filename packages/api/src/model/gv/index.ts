@@ -25,6 +25,7 @@ import { rbacV1 } from './rbac-v1.js';
 import { schedulingV1 } from './scheduling-v1.js';
 import { storageV1 } from './storage-v1.js';
 import { apiextensionsV1 } from './apiextensions-v1.js';
+import { apiregistrationV1 } from './apiregistration-v1.js';
 
 /** Every package of the model. */
 export const PACKAGES: readonly ApiPackageModel[] = [
@@ -53,4 +54,5 @@ export const PACKAGES: readonly ApiPackageModel[] = [
   schedulingV1,
   storageV1,
   apiextensionsV1,
+  apiregistrationV1,
 ];

@@ -2545,6 +2545,55 @@ export interface WebhookConversion {
   conversionReviewVersions: string[];
 }
 
+/** apiregistration.k8s.io/v1 APIService. */
+export interface APIService extends KubeObject {
+  apiVersion?: 'apiregistration.k8s.io/v1';
+  kind?: 'APIService';
+  metadata?: ObjectMeta;
+  spec?: APIServiceSpec;
+  status?: APIServiceStatus;
+}
+
+/** apiregistration.k8s.io/v1 APIServiceCondition. */
+export interface APIServiceCondition {
+  lastTransitionTime?: Time;
+  message?: string;
+  reason?: string;
+  status: string;
+  type: string;
+}
+
+/** apiregistration.k8s.io/v1 APIServiceList. */
+export interface APIServiceList {
+  apiVersion?: 'apiregistration.k8s.io/v1';
+  items: APIService[];
+  kind?: 'APIServiceList';
+  metadata?: ListMeta;
+}
+
+/** apiregistration.k8s.io/v1 APIServiceSpec. */
+export interface APIServiceSpec {
+  caBundle?: string;
+  group?: string;
+  groupPriorityMinimum: number;
+  insecureSkipTLSVerify?: boolean;
+  service?: ApiregistrationV1ServiceReference;
+  version?: string;
+  versionPriority: number;
+}
+
+/** apiregistration.k8s.io/v1 APIServiceStatus. */
+export interface APIServiceStatus {
+  conditions?: APIServiceCondition[];
+}
+
+/** apiregistration.k8s.io/v1 ServiceReference. */
+export interface ApiregistrationV1ServiceReference {
+  name?: string;
+  namespace?: string;
+  port?: number;
+}
+
 /** apps/v1 ControllerRevision. */
 export interface ControllerRevision extends KubeObject {
   apiVersion?: 'apps/v1';

@@ -1,0 +1,60 @@
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { HERE, removeDir, startKplane, tempDir, type KplaneProcess } from './harness.js';
+
+const SCRIPT = join(HERE, '..', 'python', 'watch_configmaps.py');
+
+/** Runs a Python interpreter; resolves with its stdout, rejects with its stderr. */
+function run(interpreter: string, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(interpreter, args, { timeout: 60_000 }, (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout)));
+  });
+}
+
+/**
+ * The first Python that imports the client: $PYTHON, python3 on the PATH, or the system's
+ * (where Debian's python3-kubernetes installs it). Fails, naming the package, when none does.
+ */
+async function pythonWithClient(): Promise<string> {
+  for (const candidate of [process.env.PYTHON, 'python3', '/usr/bin/python3']) {
+    if (!candidate) continue;
+    try {
+      await run(candidate, ['-c', 'import kubernetes']);
+      return candidate;
+    } catch {
+      /* try the next one */
+    }
+  }
+  throw new Error('no python3 with the kubernetes client: install python3-kubernetes (.ci/run does)');
+}
+
+describe('the Kubernetes Python client against kplane up', () => {
+  let kp: KplaneProcess;
+  let dir: string;
+
+  before(async () => {
+    dir = await tempDir();
+    kp = await startKplane(dir, ['--storage', 'memory']);
+  });
+
+  after(async () => {
+    await kp?.stop();
+    await removeDir(dir);
+  });
+
+  it('lists, then watches with Watch().stream (watch=True) and sees ADDED, MODIFIED and DELETED', async () => {
+    const lines = (await run(await pythonWithClient(), [SCRIPT, kp.kubeconfig, 'py-watch'])).trim().split('\n').map((l) => JSON.parse(l));
+    assert.ok(!lines[0].list.includes('py'));
+    assert.match(lines[0].resourceVersion, /^\d+$/);
+    assert.deepEqual(
+      lines.slice(1).filter((e) => e.name === 'py'),
+      [
+        { type: 'ADDED', name: 'py', data: { k: '1' } },
+        { type: 'MODIFIED', name: 'py', data: { k: '2' } },
+        { type: 'DELETED', name: 'py', data: { k: '2' } },
+      ],
+    );
+  });
+});
