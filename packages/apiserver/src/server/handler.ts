@@ -392,7 +392,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
         const apply = isApplyPatch(req);
         const opts = { ...writeOptions(q), user: req.user, fieldManager: fieldManager(req, 'PatchOptions', apply) };
         const patch = body();
-        if (apply) return jsonResponse(200, await store.applyScale(ns, name, asObject(patch), { ...opts, force: parseBoolParam(q.force ?? '') }), warningHeaders(opts));
+        if (apply) return jsonResponse(200, await store.applyScale(ns, name, asObject(patch), { ...opts, force: q.force !== undefined && parseBoolParam(q.force) }), warningHeaders(opts));
         const schema = resolveSchema({ $ref: '#/components/schemas/io.k8s.api.autoscaling.v1.Scale' }, registry.definitions);
         const scale = await store.updateScale(ns, name, (s) => patchCurrent(req.headers?.['content-type'] ?? '', s, patch, schema, registry), opts);
         return jsonResponse(200, scale, warningHeaders(opts));
@@ -422,7 +422,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
       const opts = { ...writeOptions(q), user: req.user, fieldManager: fieldManager(req, 'PatchOptions', apply) };
       const patch = body();
       if (apply) {
-        const r = await store.apply(ns, name, asObject(patch), { ...opts, force: parseBoolParam(q.force ?? ''), subresource: sub === 'status' ? 'status' : '' });
+        const r = await store.apply(ns, name, asObject(patch), { ...opts, force: q.force !== undefined && parseBoolParam(q.force), subresource: sub === 'status' ? 'status' : '' });
         return render(store, rep, r.object, q, r.created ? 201 : 200, warningHeaders(opts));
       }
       const schema = resolveSchema({ $ref: `#/components/schemas/${t.schemaName}` }, registry.definitions);
