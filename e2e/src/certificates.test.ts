@@ -1,4 +1,4 @@
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
@@ -6,7 +6,7 @@ import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { loadKubeconfig } from '@kplane/client';
-import { KPLANE_MAIN, eventually, kubectl, kubectlOk, removeDir, startKplane, tempDir, type KplaneProcess } from './harness.js';
+import { KPLANE_MAIN, eventually, kubectl, kubectlOk, useKplane } from './harness.js';
 
 const run = promisify(execFile);
 
@@ -55,88 +55,79 @@ async function whoami(kubeconfig: string): Promise<string> {
 }
 
 describe('certificates', () => {
-  let kp: KplaneProcess;
-  let dir: string;
-  before(async () => {
-    dir = await tempDir();
-    kp = await startKplane(dir, ['--nodes', '0']);
-  });
-  after(async () => {
-    await kp?.stop();
-    await removeDir(dir);
-  });
+  const suite = useKplane();
 
   it('a user sends a CSR, the admin approves it with kubectl certificate approve, and the signed certificate logs the user in', async () => {
-    const { key, csr } = await userRequest(dir, 'bob', '/CN=bob/O=devs/O=testers');
-    assert.match(await kubectlOk(kp.kubeconfig, ['create', '-f', '-'], csrManifest('bob', csr, 3600)), /certificatesigningrequest.certificates.k8s.io\/bob created/);
-    assert.match(await kubectlOk(kp.kubeconfig, ['get', 'csr', 'bob']), /^bob\s+\S+\s+kubernetes.io\/kube-apiserver-client\s+\S+\s+60m\s+Pending$/m);
+    const { key, csr } = await userRequest(suite.dir, 'bob', '/CN=bob/O=devs/O=testers');
+    assert.match(await kubectlOk(suite.kp.kubeconfig, ['create', '-f', '-'], csrManifest('bob', csr, 3600)), /certificatesigningrequest.certificates.k8s.io\/bob created/);
+    assert.match(await kubectlOk(suite.kp.kubeconfig, ['get', 'csr', 'bob']), /^bob\s+\S+\s+kubernetes.io\/kube-apiserver-client\s+\S+\s+60m\s+Pending$/m);
 
-    assert.equal(await kubectlOk(kp.kubeconfig, ['certificate', 'approve', 'bob']), 'certificatesigningrequest.certificates.k8s.io/bob approved\n');
-    const b64 = await eventually('the certificate', async () => (await kubectlOk(kp.kubeconfig, ['get', 'csr', 'bob', '-o', 'jsonpath={.status.certificate}'])) || undefined);
-    assert.match(await kubectlOk(kp.kubeconfig, ['get', 'csr', 'bob']), /\s60m\s+Approved,Issued$/m);
-    const conditions = JSON.parse(await kubectlOk(kp.kubeconfig, ['get', 'csr', 'bob', '-o', 'jsonpath={.status.conditions}']));
+    assert.equal(await kubectlOk(suite.kp.kubeconfig, ['certificate', 'approve', 'bob']), 'certificatesigningrequest.certificates.k8s.io/bob approved\n');
+    const b64 = await eventually('the certificate', async () => (await kubectlOk(suite.kp.kubeconfig, ['get', 'csr', 'bob', '-o', 'jsonpath={.status.certificate}'])) || undefined);
+    assert.match(await kubectlOk(suite.kp.kubeconfig, ['get', 'csr', 'bob']), /\s60m\s+Approved,Issued$/m);
+    const conditions = JSON.parse(await kubectlOk(suite.kp.kubeconfig, ['get', 'csr', 'bob', '-o', 'jsonpath={.status.conditions}']));
     assert.equal(conditions[0].type, 'Approved');
     assert.equal(conditions[0].reason, 'KubectlApprove');
 
     const certPem = Buffer.from(b64, 'base64').toString();
     const cert = new X509Certificate(certPem);
-    const ca = new X509Certificate(await readFile(join(dir, 'pki', 'ca.crt')));
+    const ca = new X509Certificate(await readFile(join(suite.dir, 'pki', 'ca.crt')));
     assert.ok(cert.verify(ca.publicKey));
     assert.equal(cert.subject, 'CN=bob\nO=devs\nO=testers');
     assert.deepEqual(cert.keyUsage, ['1.3.6.1.5.5.7.3.2']);
     const hours = (new Date(cert.validTo).getTime() - Date.now()) / 3600_000;
     assert.ok(hours > 0.9 && hours <= 1, String(hours));
 
-    const bob = await userKubeconfig(kp.kubeconfig, join(dir, 'bob.kubeconfig'), 'bob', certPem, await readFile(key, 'utf8'));
+    const bob = await userKubeconfig(suite.kp.kubeconfig, join(suite.dir, 'bob.kubeconfig'), 'bob', certPem, await readFile(key, 'utf8'));
     assert.equal(await whoami(bob), 'bob ["devs","testers","system:authenticated"]');
     // The CSR records who asked for it: the admin, who created it.
-    assert.equal(await kubectlOk(kp.kubeconfig, ['get', 'csr', 'bob', '-o', 'jsonpath={.spec.username} {.spec.groups}']), 'kplane-admin ["system:masters","system:authenticated"]');
+    assert.equal(await kubectlOk(suite.kp.kubeconfig, ['get', 'csr', 'bob', '-o', 'jsonpath={.spec.username} {.spec.groups}']), 'kplane-admin ["system:masters","system:authenticated"]');
 
     // Approving again changes nothing; the request cannot be changed.
-    assert.equal(await kubectlOk(kp.kubeconfig, ['certificate', 'approve', 'bob']), 'certificatesigningrequest.certificates.k8s.io/bob approved\n');
-    const deny = await kubectl(kp.kubeconfig, ['certificate', 'deny', 'bob']);
+    assert.equal(await kubectlOk(suite.kp.kubeconfig, ['certificate', 'approve', 'bob']), 'certificatesigningrequest.certificates.k8s.io/bob approved\n');
+    const deny = await kubectl(suite.kp.kubeconfig, ['certificate', 'deny', 'bob']);
     assert.equal(deny.stderr, 'error: certificate signing request "bob" is already Approved\n');
     // Sent anyway, the API server refuses to add Denied to Approved.
-    const current = JSON.parse(await kubectlOk(kp.kubeconfig, ['get', 'csr', 'bob', '-o', 'json']));
+    const current = JSON.parse(await kubectlOk(suite.kp.kubeconfig, ['get', 'csr', 'bob', '-o', 'json']));
     current.status.conditions.push({ type: 'Denied', status: 'True', reason: 'KubectlDeny' });
-    const forced = await kubectl(kp.kubeconfig, ['replace', '--raw', '/apis/certificates.k8s.io/v1/certificatesigningrequests/bob/approval', '-f', '-'], JSON.stringify(current));
+    const forced = await kubectl(suite.kp.kubeconfig, ['replace', '--raw', '/apis/certificates.k8s.io/v1/certificatesigningrequests/bob/approval', '-f', '-'], JSON.stringify(current));
     assert.notEqual(forced.code, 0);
     assert.match(forced.stderr, /status.conditions\[1\].type: Invalid value: "Denied": Approved and Denied conditions are mutually exclusive/);
   });
 
   it('a denied CSR gets no certificate; system:masters and a request that is not a CSR are refused as kube-apiserver refuses them', async () => {
-    const { csr } = await userRequest(dir, 'dan', '/CN=dan/O=devs');
-    await kubectlOk(kp.kubeconfig, ['create', '-f', '-'], csrManifest('dan', csr));
-    assert.equal(await kubectlOk(kp.kubeconfig, ['certificate', 'deny', 'dan']), 'certificatesigningrequest.certificates.k8s.io/dan denied\n');
-    assert.match(await kubectlOk(kp.kubeconfig, ['get', 'csr', 'dan']), /\s<none>\s+Denied$/m);
+    const { csr } = await userRequest(suite.dir, 'dan', '/CN=dan/O=devs');
+    await kubectlOk(suite.kp.kubeconfig, ['create', '-f', '-'], csrManifest('dan', csr));
+    assert.equal(await kubectlOk(suite.kp.kubeconfig, ['certificate', 'deny', 'dan']), 'certificatesigningrequest.certificates.k8s.io/dan denied\n');
+    assert.match(await kubectlOk(suite.kp.kubeconfig, ['get', 'csr', 'dan']), /\s<none>\s+Denied$/m);
     await new Promise((r) => setTimeout(r, 500));
-    assert.equal(await kubectlOk(kp.kubeconfig, ['get', 'csr', 'dan', '-o', 'jsonpath={.status.certificate}']), '');
+    assert.equal(await kubectlOk(suite.kp.kubeconfig, ['get', 'csr', 'dan', '-o', 'jsonpath={.status.certificate}']), '');
 
-    const masters = await userRequest(dir, 'eve', '/CN=eve/O=system:masters');
-    const refused = await kubectl(kp.kubeconfig, ['create', '-f', '-'], csrManifest('eve', masters.csr));
+    const masters = await userRequest(suite.dir, 'eve', '/CN=eve/O=system:masters');
+    const refused = await kubectl(suite.kp.kubeconfig, ['create', '-f', '-'], csrManifest('eve', masters.csr));
     assert.notEqual(refused.code, 0);
     assert.match(refused.stderr, /Error from server \(Forbidden\): .*certificatesigningrequests.certificates.k8s.io "eve" is forbidden: use of kubernetes.io\/kube-apiserver-client signer with system:masters group is not allowed/);
 
-    const bad = await kubectl(kp.kubeconfig, ['create', '-f', '-'], csrManifest('junk', 'not a request'));
+    const bad = await kubectl(suite.kp.kubeconfig, ['create', '-f', '-'], csrManifest('junk', 'not a request'));
     assert.notEqual(bad.code, 0);
     assert.match(bad.stderr, /The CertificateSigningRequest "junk" is invalid: spec.request: Invalid value: \[\]byte\{.*\}: PEM block type must be CERTIFICATE REQUEST/);
   });
 
   it('kplane kubeconfig --user writes a 0600 kubeconfig that logs the user in with its groups', async () => {
-    const out = join(dir, 'carol.kubeconfig');
-    await run(process.execPath, [KPLANE_MAIN, 'kubeconfig', '--data-dir', dir, '--user', 'carol', '--group', 'ops', '--out', out]);
+    const out = join(suite.dir, 'carol.kubeconfig');
+    await run(process.execPath, [KPLANE_MAIN, 'kubeconfig', '--data-dir', suite.dir, '--user', 'carol', '--group', 'ops', '--out', out]);
     assert.equal((await stat(out)).mode & 0o777, 0o600);
     assert.equal(await whoami(out), 'carol ["ops","system:authenticated"]');
   });
 
   it('a user made through a CSR and one made by kplane kubeconfig may do what their Role allows and nothing more', async (t) => {
-    const probe = await kubectl(join(dir, 'bob.kubeconfig'), ['get', 'secrets', '-n', 'default']);
+    const probe = await kubectl(join(suite.dir, 'bob.kubeconfig'), ['get', 'secrets', '-n', 'default']);
     assert.notEqual(probe.code, 0, 'bob, bound to no Role yet, may not list secrets');
-    await kubectlOk(kp.kubeconfig, ['create', 'namespace', 'equipe']);
-    await kubectlOk(kp.kubeconfig, ['-n', 'equipe', 'create', 'configmap', 'c', '--from-literal=a=1']);
-    await kubectlOk(kp.kubeconfig, ['-n', 'equipe', 'create', 'role', 'lecteur', '--verb=get,list', '--resource=configmaps']);
-    await kubectlOk(kp.kubeconfig, ['-n', 'equipe', 'create', 'rolebinding', 'lecteurs', '--role=lecteur', '--user=bob', '--group=ops']);
-    for (const [user, kubeconfig] of [['bob', join(dir, 'bob.kubeconfig')], ['carol', join(dir, 'carol.kubeconfig')]] as const) {
+    await kubectlOk(suite.kp.kubeconfig, ['create', 'namespace', 'equipe']);
+    await kubectlOk(suite.kp.kubeconfig, ['-n', 'equipe', 'create', 'configmap', 'c', '--from-literal=a=1']);
+    await kubectlOk(suite.kp.kubeconfig, ['-n', 'equipe', 'create', 'role', 'lecteur', '--verb=get,list', '--resource=configmaps']);
+    await kubectlOk(suite.kp.kubeconfig, ['-n', 'equipe', 'create', 'rolebinding', 'lecteurs', '--role=lecteur', '--user=bob', '--group=ops']);
+    for (const [user, kubeconfig] of [['bob', join(suite.dir, 'bob.kubeconfig')], ['carol', join(suite.dir, 'carol.kubeconfig')]] as const) {
       assert.match(await kubectlOk(kubeconfig, ['-n', 'equipe', 'get', 'configmaps', '-o', 'name']), /^configmap\/c$/m, user);
       const secrets = await kubectl(kubeconfig, ['-n', 'equipe', 'get', 'secrets']);
       assert.match(secrets.stderr, new RegExp(`secrets is forbidden: User "${user}" cannot list resource "secrets" in API group "" in the namespace "equipe"`), user);
@@ -147,26 +138,26 @@ describe('certificates', () => {
     }
 
     // Approving takes update on certificatesigningrequests/approval and approve on the signer.
-    const carol = join(dir, 'carol.kubeconfig');
-    const { csr } = await userRequest(dir, 'erin', '/CN=erin');
-    await kubectlOk(kp.kubeconfig, ['create', '-f', '-'], csrManifest('erin', csr));
-    await kubectlOk(kp.kubeconfig, ['create', 'clusterrole', 'csr-approver', '--verb=get,list,watch', '--resource=certificatesigningrequests']);
-    await kubectlOk(kp.kubeconfig, ['create', 'clusterrolebinding', 'csr-approvers', '--clusterrole=csr-approver', '--group=ops']);
+    const carol = join(suite.dir, 'carol.kubeconfig');
+    const { csr } = await userRequest(suite.dir, 'erin', '/CN=erin');
+    await kubectlOk(suite.kp.kubeconfig, ['create', '-f', '-'], csrManifest('erin', csr));
+    await kubectlOk(suite.kp.kubeconfig, ['create', 'clusterrole', 'csr-approver', '--verb=get,list,watch', '--resource=certificatesigningrequests']);
+    await kubectlOk(suite.kp.kubeconfig, ['create', 'clusterrolebinding', 'csr-approvers', '--clusterrole=csr-approver', '--group=ops']);
     const noUpdate = await kubectl(carol, ['certificate', 'approve', 'erin']);
     assert.match(noUpdate.stderr, /certificatesigningrequests.certificates.k8s.io "erin" is forbidden: User "carol" cannot update resource "certificatesigningrequests\/approval" in API group "certificates.k8s.io" at the cluster scope/);
     const approval = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'csr-approver' }, rules: [
       { apiGroups: ['certificates.k8s.io'], resources: ['certificatesigningrequests'], verbs: ['get', 'list', 'watch'] },
       { apiGroups: ['certificates.k8s.io'], resources: ['certificatesigningrequests/approval'], verbs: ['update'] },
     ] };
-    await kubectlOk(kp.kubeconfig, ['apply', '-f', '-'], JSON.stringify(approval));
+    await kubectlOk(suite.kp.kubeconfig, ['apply', '-f', '-'], JSON.stringify(approval));
     const noSigner = await eventually('the approval rule in force', async () => {
       const r = await kubectl(carol, ['certificate', 'approve', 'erin']);
       return /cannot update/.test(r.stderr) ? undefined : r;
     });
     assert.match(noSigner.stderr, /certificatesigningrequests.certificates.k8s.io "erin" is forbidden: user not permitted to approve requests with signerName "kubernetes.io\/kube-apiserver-client"/);
     approval.rules.push({ apiGroups: ['certificates.k8s.io'], resources: ['signers'], verbs: ['approve'], resourceNames: ['kubernetes.io/kube-apiserver-client'] } as never);
-    await kubectlOk(kp.kubeconfig, ['apply', '-f', '-'], JSON.stringify(approval));
+    await kubectlOk(suite.kp.kubeconfig, ['apply', '-f', '-'], JSON.stringify(approval));
     await eventually('carol approves', async () => (await kubectl(carol, ['certificate', 'approve', 'erin'])).code === 0);
-    assert.match(await kubectlOk(kp.kubeconfig, ['get', 'csr', 'erin']), /Approved/);
+    assert.match(await kubectlOk(suite.kp.kubeconfig, ['get', 'csr', 'erin']), /Approved/);
   });
 });

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
+import { after, before } from 'node:test';
 import { request } from 'node:https';
 import { loadKubeconfig } from '@kplane/client';
 
@@ -198,4 +199,37 @@ export async function tokenKubeconfig(kp: KplaneProcess, token: string, name = '
   };
   await writeFile(path, JSON.stringify(config), { mode: 0o600 });
   return path;
+}
+
+/** A kplane process started once for a suite: the data dir and process, valid inside its tests. */
+export interface SuiteKplane {
+  readonly kp: KplaneProcess;
+  readonly dir: string;
+}
+
+/**
+ * Starts `kplane up` (with `extraArgs`) in a new data dir before the suite's tests and stops it
+ * and removes the dir after them; call it inside a `describe`.
+ */
+export function useKplane(extraArgs: string[] = ['--nodes', '0']): SuiteKplane {
+  let kp: KplaneProcess | undefined;
+  let dir: string | undefined;
+  before(async () => {
+    dir = await tempDir();
+    kp = await startKplane(dir, extraArgs);
+  });
+  after(async () => {
+    await kp?.stop();
+    if (dir) await removeDir(dir);
+  });
+  return {
+    get kp() {
+      if (!kp) throw new Error('kplane is not started yet (use it inside a test)');
+      return kp;
+    },
+    get dir() {
+      if (!dir) throw new Error('kplane is not started yet (use it inside a test)');
+      return dir;
+    },
+  };
 }

@@ -2,27 +2,16 @@
  * kubectl's typed clients send protobuf bodies (`kubectl create <subcommand>`): the server
  * decodes them from the model as Kubernetes does, pointer zeros included.
  */
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { kubectl, kubectlOk, removeDir, startKplane, tempDir, type KplaneProcess } from './harness.js';
+import { kubectl, kubectlOk, useKplane } from './harness.js';
 
 describe('protobuf bodies from kubectl create', () => {
-  let kp: KplaneProcess;
-  let dir: string;
-  const k = (...args: string[]) => kubectlOk(kp.kubeconfig, args);
-
-  before(async () => {
-    dir = await tempDir();
-    kp = await startKplane(dir, ['--nodes', '0']);
-  });
-
-  after(async () => {
-    await kp?.stop();
-    await removeDir(dir);
-  });
+  const suite = useKplane();
+  const k = (...args: string[]) => kubectlOk(suite.kp.kubeconfig, args);
 
   it('keeps replicas: 0 of kubectl create deployment --replicas=0, sent as protobuf', async () => {
-    const r = await kubectl(kp.kubeconfig, ['create', 'deployment', 'zero', '--image=nginx', '--replicas=0', '-v=8']);
+    const r = await kubectl(suite.kp.kubeconfig, ['create', 'deployment', 'zero', '--image=nginx', '--replicas=0', '-v=8']);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stderr, /Content-Type: application\/vnd\.kubernetes\.protobuf/);
     const d = JSON.parse(await k('get', 'deployment', 'zero', '-o', 'json'));
