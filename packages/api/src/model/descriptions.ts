@@ -112,6 +112,13 @@ export const DESCRIPTIONS: Descriptions = {
       type: 'Recreate or RollingUpdate (default).',
     },
   },
+  'io.k8s.api.apps.v1.ControllerRevision': {
+    type: 'An immutable snapshot of a StatefulSet\'s or DaemonSet\'s template, kept for rollbacks.',
+    fields: {
+      data: 'The snapshot: the patch that restores the template.',
+      revision: 'The revision this snapshot records (increasing).',
+    },
+  },
   'io.k8s.api.apps.v1.ReplicaSet': {
     type: 'Keeps a number of identical pods running.',
     fields: {

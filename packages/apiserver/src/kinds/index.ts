@@ -10,6 +10,7 @@ import { apiServiceResource } from './apiservice.js';
 import { deploymentResource, replicaSetResource } from './apps.js';
 import { certificateSigningRequestResource } from './certificates.js';
 import { configMapResource, secretResource } from './config.js';
+import { controllerRevisionResource } from './controllerrevision.js';
 import { crdResource } from './crd.js';
 import { eventResource, eventsV1Resource } from './events.js';
 import { ingressResource } from './ingress.js';
@@ -34,6 +35,7 @@ export function builtinResources(): ResourceType[] {
     serviceResource(),
     deploymentResource(),
     replicaSetResource(),
+    controllerRevisionResource(),
     leaseResource(),
     eventsV1Resource(),
     ingressResource(),

@@ -5,8 +5,9 @@
 import { apiVersionOf, type KubeObject } from '@kplane/api';
 import type { Client, ResourceClient, ResourceDescriptor } from '@kplane/client';
 import type {
-  ClusterRole, ClusterRoleBinding, ConfigMap, CustomResourceDefinition, Deployment, Endpoints as EndpointsObject, Event,
-  EventsV1Event, Ingress, Lease, Namespace, Node, Pod, ReplicaSet, Role, RoleBinding, Secret, Service, ServiceAccount,
+  ClusterRole, ClusterRoleBinding, ConfigMap, ControllerRevision, CronJob, CustomResourceDefinition, DaemonSet, Deployment,
+  Endpoints as EndpointsObject, Event, EventsV1Event, HorizontalPodAutoscaler, Ingress, Job, Lease, Namespace, Node, Pod,
+  PodTemplate, ReplicaSet, ReplicationController, Role, RoleBinding, Secret, Service, ServiceAccount, StatefulSet,
 } from './builtin/index.js';
 
 /** Type-only key of the phantom field; no value exists at run time. */
@@ -89,6 +90,26 @@ export const Endpoints: KindDescriptor<EndpointsObject> = core('endpoints', 'End
 export const Deployments: KindDescriptor<Deployment> = kindDescriptor({ group: 'apps', version: 'v1', resource: 'deployments', kind: 'Deployment', namespaced: true });
 /** apps/v1 replicasets. */
 export const ReplicaSets: KindDescriptor<ReplicaSet> = kindDescriptor({ group: 'apps', version: 'v1', resource: 'replicasets', kind: 'ReplicaSet', namespaced: true });
+/** apps/v1 statefulsets. */
+export const StatefulSets: KindDescriptor<StatefulSet> = kindDescriptor({ group: 'apps', version: 'v1', resource: 'statefulsets', kind: 'StatefulSet', namespaced: true });
+/** apps/v1 daemonsets. */
+export const DaemonSets: KindDescriptor<DaemonSet> = kindDescriptor({ group: 'apps', version: 'v1', resource: 'daemonsets', kind: 'DaemonSet', namespaced: true });
+/** apps/v1 controllerrevisions. */
+export const ControllerRevisions: KindDescriptor<ControllerRevision> = kindDescriptor({
+  group: 'apps', version: 'v1', resource: 'controllerrevisions', kind: 'ControllerRevision', namespaced: true,
+});
+/** core/v1 replicationcontrollers. */
+export const ReplicationControllers: KindDescriptor<ReplicationController> = core('replicationcontrollers', 'ReplicationController', true);
+/** core/v1 podtemplates. */
+export const PodTemplates: KindDescriptor<PodTemplate> = core('podtemplates', 'PodTemplate', true);
+/** batch/v1 jobs. */
+export const Jobs: KindDescriptor<Job> = kindDescriptor({ group: 'batch', version: 'v1', resource: 'jobs', kind: 'Job', namespaced: true });
+/** batch/v1 cronjobs. */
+export const CronJobs: KindDescriptor<CronJob> = kindDescriptor({ group: 'batch', version: 'v1', resource: 'cronjobs', kind: 'CronJob', namespaced: true });
+/** autoscaling/v2 horizontalpodautoscalers. */
+export const HorizontalPodAutoscalers: KindDescriptor<HorizontalPodAutoscaler> = kindDescriptor({
+  group: 'autoscaling', version: 'v2', resource: 'horizontalpodautoscalers', kind: 'HorizontalPodAutoscaler', namespaced: true,
+});
 /** coordination.k8s.io/v1 leases. */
 export const Leases: KindDescriptor<Lease> = kindDescriptor({ group: 'coordination.k8s.io', version: 'v1', resource: 'leases', kind: 'Lease', namespaced: true });
 /** events.k8s.io/v1 events. */
@@ -108,9 +129,9 @@ export const RoleBindings: KindDescriptor<RoleBinding> = rbac('rolebindings', 'R
 /** rbac.authorization.k8s.io/v1 clusterrolebindings (cluster-scoped). */
 export const ClusterRoleBindings: KindDescriptor<ClusterRoleBinding> = rbac('clusterrolebindings', 'ClusterRoleBinding', false);
 
-/** Every built-in descriptor above, core group first. */
+/** Every built-in descriptor of a kind kplane serves, core group first (a descriptor joins once its kind is served). */
 export const builtinDescriptors: readonly KindDescriptor[] = Object.freeze([
   Namespaces, ConfigMaps, Secrets, Pods, Services, ServiceAccounts, Events, Nodes, Endpoints,
-  Deployments, ReplicaSets, Leases, EventsV1Events, Ingresses, CustomResourceDefinitions,
+  Deployments, ReplicaSets, ControllerRevisions, Leases, EventsV1Events, Ingresses, CustomResourceDefinitions,
   Roles, ClusterRoles, RoleBindings, ClusterRoleBindings,
 ]);
