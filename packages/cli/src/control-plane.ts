@@ -2,7 +2,7 @@ import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { request } from 'node:https';
 import { stringify } from 'yaml';
-import type { RawRequest, RawResponse, Transport, UserInfo } from '@kplane/api';
+import { transportAs, type RawRequest, type RawResponse, type Transport, type UserInfo } from '@kplane/api';
 import { createBackend, type Backend } from '@kplane/storage';
 import {
   createApiServer,
@@ -28,7 +28,6 @@ import {
   ensureClusterRoleBinding,
   inProcessServiceAccountClients,
   startControllerManager,
-  transportAs,
   type ControllerManager,
   type ControllerManagerOptions,
   type SecureServingOptions,

@@ -8,12 +8,8 @@ import type { UserInfo } from '@kplane/api';
 
 export type { UserInfo } from '@kplane/api';
 
-/** Kubernetes' well-known users and groups. */
-export const ANONYMOUS_USER = 'system:anonymous';
-export const UNAUTHENTICATED_GROUP = 'system:unauthenticated';
-export const AUTHENTICATED_GROUP = 'system:authenticated';
-export const MASTERS_GROUP = 'system:masters';
-export const SERVICE_ACCOUNTS_GROUP = 'system:serviceaccounts';
+/** Kubernetes' well-known users and groups (defined once, in @kplane/api). */
+export { ANONYMOUS_USER, AUTHENTICATED_GROUP, MASTERS_GROUP, NODES_GROUP, SERVICE_ACCOUNTS_GROUP, UNAUTHENTICATED_GROUP } from '@kplane/api';
 
 /** What an authenticator sees of a request. */
 export interface AuthenticationRequest {

@@ -7,7 +7,7 @@ import { serviceAccountTokenAuthenticator, type ObjectLookup } from '../auth/ser
 import { staticTokenAuthenticator } from '../auth/token-file.js';
 import { issueTokenRequest, oidcDiscovery, selfSubjectReview, tokenReview, type ServiceAccountIssuing } from './authentication.js';
 import { registerReview } from './reviews.js';
-import { ApiError, forbidden, notFound } from '@kplane/api';
+import { ApiError, forbidden, notFound, transportAs } from '@kplane/api';
 import { DEFAULT_COMPACTION_INTERVAL_MS, startCompactor, startExpirySweeper, systemClock, type Backend, type Clock, type Periodic } from '@kplane/storage';
 import { createCrdController } from '../crd/controller.js';
 import { builtinKinds } from '../kinds/index.js';
@@ -341,7 +341,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     serviceAccountKeys: saKeys,
     serviceAccountIssuer: issuers[0]!,
     apiAudiences,
-    transportAs: (user) => (req) => handle({ ...req, user }),
+    transportAs: (user) => transportAs(handle, user),
     async start() {
       await registry.start();
       const namespaces = registry.get('', 'v1', 'namespaces')!;

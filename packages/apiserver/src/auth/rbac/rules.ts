@@ -2,7 +2,7 @@
  * RBAC policy rules: how one rule matches the attributes of a request, and the words
  * kube-apiserver answers a refused request with.
  */
-import { ApiError, goQuote } from '@kplane/api';
+import { ApiError, goQuote, serviceAccountUsername } from '@kplane/api';
 import type { AuthorizationAttributes, UserInfo } from '../types.js';
 
 /** rbac.authorization.k8s.io/v1 PolicyRule. */
@@ -107,20 +107,7 @@ export function forbiddenError(attrs: AuthorizationAttributes, reason: string): 
   });
 }
 
-const SA_PREFIX = 'system:serviceaccount:';
-
-/** The user name of a ServiceAccount. */
-export function serviceAccountUsername(namespace: string, name: string): string {
-  return `${SA_PREFIX}${namespace}:${name}`;
-}
-
-/** Splits `system:serviceaccount:NS:NAME`; undefined for any other user name. */
-export function splitServiceAccountUsername(username: string): { namespace: string; name: string } | undefined {
-  if (!username.startsWith(SA_PREFIX)) return undefined;
-  const parts = username.slice(SA_PREFIX.length).split(':');
-  if (parts.length !== 2 || !parts[0] || !parts[1]) return undefined;
-  return { namespace: parts[0], name: parts[1] };
-}
+export { serviceAccountUsername, splitServiceAccountUsername } from '@kplane/api';
 
 /** Does a binding's subject name the user? A ServiceAccount without a namespace takes the binding's. */
 export function subjectAppliesTo(user: UserInfo, subject: Subject, bindingNamespace: string): boolean {
