@@ -59,4 +59,11 @@ export interface AuthorizationDecision {
 /** Decides whether a user may do what the attributes describe. */
 export interface Authorizer {
   authorize(attrs: AuthorizationAttributes): AuthorizationDecision;
+  /**
+   * A key that stands for the user's decisions: the same object for as long as no decision on
+   * the same attributes can change for this user (a new one afterwards), so a caller may
+   * remember decisions under it (held weakly). `null`: this authorizer never has an opinion on
+   * the user's requests; undefined (or no method): do not remember.
+   */
+  identity?(user: UserInfo): object | null | undefined;
 }

@@ -1,6 +1,8 @@
 import type { KubeObject, RawRequest, RawResponse, SchemaObject, Status, UserInfo } from '@kplane/api';
 import type { Authorizer } from '../auth/types.js';
-import { authorizeOrThrow, impersonate, requestAttributes, wantsImpersonation } from './authorize.js';
+import { decideRequest, impersonate, wantsImpersonation } from './authorize.js';
+import { forbiddenError } from '../auth/rbac/rules.js';
+import { recordAuthorizationDecision, recordImpersonatedUser } from '../auth/audit.js';
 import {
   admitObject,
   ApiError,
@@ -551,19 +553,22 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
     });
   }
 
-  /** Impersonation, then authorization of the request's attributes (403 when refused). */
+  /**
+   * Impersonation, then authorization of the request's attributes (403 when refused); the
+   * impersonated user and the decision go on the request's audit event.
+   */
   function authorize(req: RawRequest): RawRequest {
     const authorizer = options.authorizer;
     if (!authorizer) return req;
-    if (wantsImpersonation(req.headers)) req = impersonate(req, req.user, authorizer);
+    if (wantsImpersonation(req.headers)) {
+      const requester = req.user;
+      req = impersonate(req, requester, authorizer);
+      if (req.user !== requester && req.user) recordImpersonatedUser(req, req.user);
+    }
     if (req.user) {
-      const attrs = requestAttributes(req, req.user);
-      authorizeOrThrow(authorizer, attrs);
-      // As kube-apiserver 1.32 (AuthorizePodWebsocketUpgradeCreatePermission): a websocket GET of
-      // exec, attach or portforward also needs create, the verb of the same call over POST.
-      if (attrs.verb === 'get' && attrs.resource === 'pods' && attrs.apiGroup === '' && (attrs.subresource === 'exec' || attrs.subresource === 'attach' || attrs.subresource === 'portforward')) {
-        authorizeOrThrow(authorizer, { ...attrs, verb: 'create' });
-      }
+      const { attrs, decision } = decideRequest(authorizer, req, req.user);
+      recordAuthorizationDecision(req, decision.allowed, decision.reason);
+      if (!decision.allowed) throw forbiddenError(attrs, decision.reason);
     }
     return req;
   }

@@ -16,7 +16,7 @@ import { Registry } from '../registry/registry.js';
 import type { KindBundle, StrategyContext } from '../registry/resource.js';
 import type { StoreDeps } from '../registry/store.js';
 import type { Timers } from '../registry/timers.js';
-import { withAudit, type AuditSink } from '../auth/audit.js';
+import { auditRefusal, withAudit, type AuditSink } from '../auth/audit.js';
 import { createHandler, type OpenAPIProvider } from './handler.js';
 import { createAutoRegistration } from './autoregister.js';
 import { RbacAuthorizer } from '../auth/rbac/authorizer.js';
@@ -366,7 +366,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
         staticTokens = new Map([...staticTokens, ...l.tokens]);
         authenticator = makeAuthenticator();
       }
-      const server = createHttpsServer({ handler: handle, cert: l.cert, key: l.key, clientCa: l.clientCa, authenticator: { authenticate: (r) => authenticator.authenticate(r) }, limits: options.limits, upgrade: createStreamUpgrade({ handler: handle, pods: () => registry.get('', 'v1', 'pods'), local: options.localStreams }) });
+      const server = createHttpsServer({ handler: handle, refused: options.audit ? auditRefusal({ sink: options.audit, now }) : undefined, cert: l.cert, key: l.key, clientCa: l.clientCa, authenticator: { authenticate: (r) => authenticator.authenticate(r) }, limits: options.limits, upgrade: createStreamUpgrade({ handler: handle, pods: () => registry.get('', 'v1', 'pods'), local: options.localStreams }) });
       servers.push(server);
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);

@@ -69,14 +69,30 @@ export function nonResourceURLMatches(rule: PolicyRule, path: string): boolean {
   return false;
 }
 
+/** Does the rule name `resource` (with `subresource`, when not empty)? The same as resourceMatches, without building `resource/subresource`. */
+function resourceMatchesParts(rule: PolicyRule, resource: string, subresource: string): boolean {
+  const list = rule.resources;
+  if (list === undefined) return false;
+  for (let i = 0; i < list.length; i++) {
+    const r = list[i]!;
+    if (r === ALL) return true;
+    if (subresource === '') {
+      if (r === resource) return true;
+      continue;
+    }
+    const slash = resource.length;
+    if (r.length === slash + 1 + subresource.length && r.charCodeAt(slash) === 47 && r.startsWith(resource) && r.endsWith(subresource)) return true;
+    if (r.length === subresource.length + 2 && r.startsWith('*/') && r.endsWith(subresource)) return true;
+  }
+  return false;
+}
+
 /** Does one rule allow the request? */
 export function ruleAllows(attrs: AuthorizationAttributes, rule: PolicyRule): boolean {
   if (!verbMatches(rule, attrs.verb)) return false;
   if (attrs.resourceRequest) {
     if (rule.apiGroups === undefined || !apiGroupMatches(rule, attrs.apiGroup ?? '')) return false;
-    const sub = attrs.subresource ?? '';
-    const combined = sub ? `${attrs.resource ?? ''}/${sub}` : (attrs.resource ?? '');
-    return resourceMatches(rule, combined, sub) && resourceNameMatches(rule, attrs.name ?? '');
+    return resourceMatchesParts(rule, attrs.resource ?? '', attrs.subresource ?? '') && resourceNameMatches(rule, attrs.name ?? '');
   }
   return nonResourceURLMatches(rule, attrs.path ?? '');
 }
