@@ -48,6 +48,8 @@ export interface AuthorizationAttributes {
   readonly subresource?: string;
   readonly namespace?: string;
   readonly name?: string;
+  /** The field selector of a list or watch, as sent (kube's AuthorizeWithSelectors). */
+  readonly fieldSelector?: string;
 }
 
 /** An authorization decision; `reason` is shown to the user when refused (and in audit). */

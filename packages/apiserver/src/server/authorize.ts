@@ -57,10 +57,13 @@ export function requestAttributes(req: RawRequest, user: UserInfo): Authorizatio
   const q = req.query ?? {};
   let verb = info.watchPath ? 'watch' : (METHOD_VERBS[method] ?? '');
   let name = info.name;
+  let fieldSelector: string | undefined;
   if (name === undefined && verb === 'get') {
     verb = q.watch !== undefined && safeBool(q.watch) ? 'watch' : 'list';
     name = fieldSelectorName(q.fieldSelector);
+    fieldSelector = q.fieldSelector || undefined;
   }
+  if (verb === 'watch' && info.watchPath) fieldSelector = q.fieldSelector || undefined;
   if (name === undefined && verb === 'delete') verb = 'deletecollection';
   // The namespace of a namespace's own paths is the namespace itself.
   const namespace = info.namespace ?? (info.resource === 'namespaces' && info.name !== undefined ? info.name : undefined);
@@ -74,6 +77,7 @@ export function requestAttributes(req: RawRequest, user: UserInfo): Authorizatio
     subresource: info.subresource,
     namespace,
     name,
+    ...(fieldSelector !== undefined ? { fieldSelector } : {}),
   };
 }
 

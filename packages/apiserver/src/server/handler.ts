@@ -1,5 +1,5 @@
-import type { KubeObject, RawRequest, RawResponse, SchemaObject, Status, UserInfo } from '@kplane/api';
-import type { Authorizer } from '../auth/types.js';
+import { NODES_GROUP, type KubeObject, type RawRequest, type RawResponse, type SchemaObject, type Status, type UserInfo } from '@kplane/api';
+import type { AuthorizationAttributes, Authorizer } from '../auth/types.js';
 import { decideRequest, impersonate, wantsImpersonation } from './authorize.js';
 import { forbiddenError } from '../auth/rbac/rules.js';
 import { recordAuthorizationDecision, recordImpersonatedUser } from '../auth/audit.js';
@@ -74,6 +74,11 @@ export interface HandlerOptions {
    * no authorization. A request without a user is in-process trusted code.
    */
   authorizer?: Authorizer;
+  /**
+   * Admission of authorized requests of node identities (NodeRestriction): rejects with an
+   * ApiError what a node may not write. Absent: none.
+   */
+  admitNode?: (req: RawRequest, attrs: AuthorizationAttributes) => Promise<void>;
   /**
    * POST serviceaccounts/NAME/token (TokenRequest): issues a token for the body (already
    * type-checked); absent, the subresource is not served.
@@ -557,7 +562,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
    * Impersonation, then authorization of the request's attributes (403 when refused); the
    * impersonated user and the decision go on the request's audit event.
    */
-  function authorize(req: RawRequest): RawRequest {
+  function authorize(req: RawRequest): RawRequest | Promise<RawRequest> {
     const authorizer = options.authorizer;
     if (!authorizer) return req;
     if (wantsImpersonation(req.headers)) {
@@ -569,13 +574,18 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
       const { attrs, decision } = decideRequest(authorizer, req, req.user);
       recordAuthorizationDecision(req, decision.allowed, decision.reason);
       if (!decision.allowed) throw forbiddenError(attrs, decision.reason);
+      if (options.admitNode && req.user.groups.includes(NODES_GROUP)) {
+        const admitted = req;
+        return options.admitNode(admitted, attrs).then(() => admitted);
+      }
     }
     return req;
   }
 
   return async (req) => {
     try {
-      return await withDeadline(authorize(req));
+      const authorized = authorize(req);
+      return await withDeadline(authorized instanceof Promise ? await authorized : authorized);
     } catch (err) {
       if (!(err instanceof ApiError)) console.error('kplane: internal error serving', req.method, req.path, err);
       return errorResponse(err);
