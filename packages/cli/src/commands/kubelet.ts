@@ -1,8 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { parse as parseYaml } from 'yaml';
-import { clientFromKubeconfig } from '@kplane/client';
-import { compileKubeletConfig, DEFAULT_MAX_PODS, DEFAULT_NODE_PREFIX, startSimulation, type KubeletConfig } from '@kplane/kubelet';
+import { clientFromKubeconfig, loadKubeconfig } from '@kplane/client';
+import { compileKubeletConfig, DEFAULT_MAX_PODS, DEFAULT_NODE_PREFIX, nodeName, startSimulation, type KubeletConfig } from '@kplane/kubelet';
+import { nodeClients } from './node-credentials.js';
 import { stopOnSignals } from './up.js';
 
 /** Help of `kplane kubelet`. */
@@ -20,6 +21,9 @@ Flags:
   --max-pods N          pods per node (default ${DEFAULT_MAX_PODS})
   --config FILE         pod behaviour (YAML or JSON): defaults and rules for delays and failures
   --no-scheduler        do not run the scheduler (another process binds pods)
+  --shared-credentials  every node acts as the kubeconfig's user (default: each node gets its
+                        own client certificate, CN=system:node:NAME O=system:nodes, through a
+                        CertificateSigningRequest the kubeconfig's user approves)
 `;
 
 /** Reads and checks a kubelet behaviour file (YAML or JSON). */
@@ -52,6 +56,7 @@ export async function kubelet(args: string[]): Promise<void> {
       'max-pods': { type: 'string', default: String(DEFAULT_MAX_PODS) },
       config: { type: 'string' },
       'no-scheduler': { type: 'boolean', default: false },
+      'shared-credentials': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -63,11 +68,21 @@ export async function kubelet(args: string[]): Promise<void> {
   const nodes = count('nodes', values.nodes);
   const config = values.config ? await loadKubeletConfig(values.config) : undefined;
   const client = clientFromKubeconfig(values.kubeconfig, { userAgent: 'kplane-kubelet' });
+  const prefix = values['node-prefix'];
+  const first = count('first-node', values['first-node']);
+  // Each node acts as itself (system:node:NAME), as a kubelet after its TLS bootstrap.
+  const perNode = values['shared-credentials'] || nodes === 0
+    ? undefined
+    : await nodeClients(
+        { bootstrap: client, server: loadKubeconfig(values.kubeconfig).transportOptions, userAgent: 'kplane-kubelet' },
+        Array.from({ length: nodes }, (_, i) => nodeName(first + i, prefix)),
+      );
   const sim = await startSimulation({
     client,
+    ...(perNode ? { clientFor: perNode.clientFor } : {}),
     nodes,
-    namePrefix: values['node-prefix'],
-    firstIndex: count('first-node', values['first-node']),
+    namePrefix: prefix,
+    firstIndex: first,
     maxPods: count('max-pods', values['max-pods'], 1),
     config,
     scheduler: values['no-scheduler'] ? false : {},
@@ -80,6 +95,7 @@ export async function kubelet(args: string[]): Promise<void> {
   );
   stopOnSignals(async () => {
     await sim.stop();
+    perNode?.close();
     client.transport.close();
   });
 }
