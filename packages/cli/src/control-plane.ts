@@ -102,6 +102,8 @@ export interface ControlPlaneOptions {
   auditLogPath?: string;
   /** Authentication flags, as kube-apiserver's. */
   authentication?: ControlPlaneAuthentication;
+  /** kube-apiserver's --authorization-mode (default `Node,RBAC`). */
+  authorizationMode?: string;
 }
 
 /** kube-apiserver's authentication flags. */
@@ -201,7 +203,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     await backend.close();
     throw err;
   }
-  const apiServer = createApiServer({ backend, eventTTLSeconds: options.eventTTLSeconds, compactionIntervalMs: options.compactionIntervalMs, authentication, audit, localStreams: options.localStreams });
+  const apiServer = createApiServer({ backend, authorizationMode: options.authorizationMode, eventTTLSeconds: options.eventTTLSeconds, compactionIntervalMs: options.compactionIntervalMs, authentication, audit, localStreams: options.localStreams });
   const tokenSigner = (rootCA: string) => ({ rootCA, generateToken: (c: Parameters<typeof signLegacyToken>[1]) => signLegacyToken(apiServer.serviceAccountKeys, c) });
   const transportFor = (user: UserInfo) => apiServer.transportAs(user);
   try {

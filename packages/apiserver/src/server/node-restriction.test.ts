@@ -98,3 +98,11 @@ it('remembers decisions per identity until an RBAC change', async () => {
     await backend.close();
   }
 });
+
+it('reads --authorization-mode as kube-apiserver does', async () => {
+  const { parseAuthorizationModes } = await import('./server.js');
+  assert.deepEqual(parseAuthorizationModes('Node,RBAC'), ['Node', 'RBAC']);
+  assert.deepEqual(parseAuthorizationModes('AlwaysAllow'), ['AlwaysAllow']);
+  assert.throws(() => parseAuthorizationModes('Node,ABAC'), /authorization-mode "ABAC" is not a valid mode/);
+  assert.throws(() => parseAuthorizationModes('RBAC,RBAC'), /has mode specified more than once/);
+});
