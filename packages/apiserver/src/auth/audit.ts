@@ -70,8 +70,11 @@ export function addAuditAnnotation(req: RawRequest, key: string, value: string):
 
 /** Records the authorization decision of a request on its audit event. */
 export function recordAuthorizationDecision(req: RawRequest, allowed: boolean, reason: string): void {
-  addAuditAnnotation(req, 'authorization.k8s.io/decision', allowed ? 'allow' : 'forbid');
-  addAuditAnnotation(req, 'authorization.k8s.io/reason', reason);
+  const ctx = contextOf(req);
+  if (ctx === undefined) return;
+  const a = ctx.annotations;
+  if (!('authorization.k8s.io/decision' in a)) a['authorization.k8s.io/decision'] = allowed ? 'allow' : 'forbid';
+  if (!('authorization.k8s.io/reason' in a)) a['authorization.k8s.io/reason'] = reason;
 }
 
 /** Records the user a request impersonates (set once impersonation is allowed). */

@@ -1,4 +1,4 @@
-import { NODES_GROUP, type KubeObject, type RawRequest, type RawResponse, type SchemaObject, type Status, type UserInfo } from '@kplane/api';
+import { NODES_GROUP, nodeUsername, type KubeObject, type RawRequest, type RawResponse, type SchemaObject, type Status, type UserInfo } from '@kplane/api';
 import type { AuthorizationAttributes, Authorizer } from '../auth/types.js';
 import { decideRequest, impersonate, wantsImpersonation } from './authorize.js';
 import { forbiddenError } from '../auth/rbac/rules.js';
@@ -89,6 +89,8 @@ export interface HandlerOptions {
 }
 
 const JSON_TYPE = 'application/json';
+/** The user names of node identities start with it (`system:node:`). */
+const NODE_USER_PREFIX = nodeUsername('');
 
 /** A JSON response. */
 export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}, contentType = JSON_TYPE): RawResponse {
@@ -574,7 +576,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
       const { attrs, decision } = decideRequest(authorizer, req, req.user);
       recordAuthorizationDecision(req, decision.allowed, decision.reason);
       if (!decision.allowed) throw forbiddenError(attrs, decision.reason);
-      if (options.admitNode && req.user.groups.includes(NODES_GROUP)) {
+      if (options.admitNode && req.user.username.startsWith(NODE_USER_PREFIX) && req.user.groups.includes(NODES_GROUP)) {
         const admitted = req;
         return options.admitNode(admitted, attrs).then(() => admitted);
       }
