@@ -91,6 +91,8 @@ interface Rec extends PodRecord {
   stop?: Stop;
   /** What has been written to its containers' logs. */
   logged: PodLogState;
+  /** Crash-loop backoffs already announced by a BackOff event (`container:restartCount`). */
+  backoffs: Set<string>;
 }
 
 interface SimNode {
@@ -186,7 +188,7 @@ export function createKubelet(options: KubeletOptions): Kubelet {
   const newRecord = (n: SimNode, pod: kinds.Pod): Rec => {
     const now = clock.now();
     const plan = planFor(pod, config, random);
-    const rec: Rec = { uid: pod.metadata!.uid!, seenAt: now, plan, hostIP: n.hostIP, logged: new Map() };
+    const rec: Rec = { uid: pod.metadata!.uid!, seenAt: now, plan, hostIP: n.hostIP, logged: new Map(), backoffs: new Set() };
     const st = pod.status;
     if (st?.podIP && st.phase !== 'Succeeded' && st.phase !== 'Failed' && n.pool.reserve(st.podIP)) rec.podIP = st.podIP;
     if (st?.phase === 'Running' || rec.podIP) {
@@ -281,9 +283,14 @@ export function createKubelet(options: KubeletOptions): Kubelet {
     if (sim.stage !== rec.written || latestOf(pod, rec).status?.phase !== sim.status.phase) {
       await writeStatus(n, pod, rec, sim.status);
       rec.written = sim.stage;
-      if (n.recorder && sim.stage.endsWith(':backoff')) {
+      const fresh = sim.backoff.filter((b) => !rec!.backoffs.has(b));
+      for (const b of fresh) rec.backoffs.add(b);
+      if (n.recorder && fresh.length) {
         const ref = { ...pod, apiVersion: 'v1', kind: 'Pod' };
-        for (const c of pod.spec?.containers ?? []) void n.recorder.event(ref, 'Warning', 'BackOff', `Back-off restarting failed container ${c.name} in pod ${m.name}_${m.namespace}(${m.uid})`);
+        for (const b of fresh) {
+          const c = b.slice(0, b.lastIndexOf(':'));
+          void n.recorder.event(ref, 'Warning', 'BackOff', `Back-off restarting failed container ${c} in pod ${m.name}_${m.namespace}(${m.uid})`);
+        }
       }
     }
     if (sim.status.phase === 'Succeeded' || sim.status.phase === 'Failed') {
