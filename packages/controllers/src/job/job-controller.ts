@@ -266,8 +266,10 @@ export function createJobController(manager: Manager, options: JobControllerOpti
     const indexed = spec.completionMode === 'Indexed';
     const completions = spec.completions;
     const perIndex = indexed && spec.backoffLimitPerIndex !== undefined;
-    const pendingRemoval = removedFinalizers.get(req.key) ?? new Set<string>();
-    for (const u of pendingRemoval) if (!pods.some((p) => p.metadata?.uid === u && hasTrackingFinalizer(p))) pendingRemoval.delete(u);
+    const live = removedFinalizers.get(req.key);
+    if (live) for (const u of live) if (!pods.some((p) => p.metadata?.uid === u && hasTrackingFinalizer(p))) live.delete(u);
+    // A copy: the pod events that arrive while this sync awaits must not change how it reads its own snapshot of the pods.
+    const pendingRemoval = new Set(live ?? []);
     const uncountedSucceeded = new Set(status.uncountedTerminatedPods?.succeeded ?? []);
     const uncountedFailed = new Set(status.uncountedTerminatedPods?.failed ?? []);
     const tracked = (p: Pod): boolean => hasTrackingFinalizer(p) && !pendingRemoval.has(p.metadata?.uid ?? '');

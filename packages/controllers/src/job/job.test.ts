@@ -225,6 +225,20 @@ describe('Job controller', () => {
     assert.equal(done.status?.completedIndexes, '0');
   });
 
+  it('counts every pod exactly once while pods finish in bursts (no extra pods, no double counts)', async () => {
+    await create(newJob('burst', { completions: 40, parallelism: 10 }));
+    const finished = new Set<string>();
+    await eventually('complete', async () => {
+      const r = running(await pods('burst')).filter((p) => !finished.has(p.metadata?.uid ?? ''));
+      for (const p of r) finished.add(p.metadata?.uid ?? '');
+      await Promise.all(r.map((p) => finishPod(kp.client, clock, p)));
+      return !!trueCondition(await job('burst'), 'Complete');
+    }, 30_000);
+    const all = await pods('burst');
+    assert.equal(all.length, 40, 'exactly completions pods created');
+    assert.equal((await job('burst')).status?.succeeded, 40);
+  });
+
   it('a work queue (no completions) completes when one pod succeeded and the others ended', async () => {
     await create(newJob('queue', { parallelism: 2 }));
     const r = await runningPods('queue', 2);
