@@ -80,6 +80,19 @@ describe('simulated kubelet on a fake clock', () => {
     assert.equal(running.status!.startTime, creating.status!.startTime);
   });
 
+  it('reports the usage of its nodes and running pods (metrics.k8s.io shapes)', async () => {
+    await pods().create(pod('busy', { containers: [{ name: 'app', image: 'nginx', resources: { requests: { cpu: '100m' } } }] }, { 'kplane.io/memory-usage': '32Mi' }));
+    await tickUntil(clock, async () => (await pods().get('busy')).status?.phase === 'Running', 100);
+    const m = kubelet.metrics();
+    assert.deepEqual(m.nodes.map((n) => n.metadata.name), ['kplane-node-0', 'kplane-node-1']);
+    const busy = m.pods.find((p) => p.metadata.name === 'busy')!;
+    assert.deepEqual(busy.containers, [{ name: 'app', usage: { cpu: '100000000n', memory: '32768Ki' } }]);
+    const node0 = m.nodes[0]!;
+    assert.match(node0.usage.cpu, /^\d+n$/);
+    assert.ok(Number(node0.usage.cpu.slice(0, -1)) >= 100_000_000, node0.usage.cpu);
+    await pods().delete('busy', { gracePeriodSeconds: 0 });
+  });
+
   it('deletes a pod only after its preStop sleep (the seed\'s lent.yaml: 8 s)', async () => {
     await pods().create(pod('lent', { terminationGracePeriodSeconds: 30, containers: [{ name: 'app', image: 'nginx', lifecycle: { preStop: { sleep: { seconds: 8 } } } }] }));
     await tickUntil(clock, async () => (await pods().get('lent')).status?.phase === 'Running', 100);

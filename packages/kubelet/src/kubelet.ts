@@ -27,6 +27,7 @@ import { buildNode, buildNodeLease, healthyNodeConditions, nodeInternalIp, nodeN
 import { rfc3339, simulatePod, stoppedPodStatus, type PodRecord } from './pod-status.js';
 import { logStopping, logTransitions, type PodLogState } from './pod-log.js';
 import { compileKubeletConfig, planFor, type CompiledConfig, type KubeletConfig } from './profile.js';
+import { nodeMetrics, podMetrics, type NodeMetrics, type PodMetrics } from './usage.js';
 
 /** Options of createKubelet. Durations in milliseconds. */
 export interface KubeletOptions extends NodeTemplateOptions {
@@ -73,6 +74,11 @@ export interface Kubelet {
   trackedPods(): number;
   /** The logs of the containers on its nodes (read by the API server's `pods/log`). */
   readonly logs: ContainerLogs;
+  /**
+   * The simulated resource usage of its nodes and their running pods now, as
+   * metrics.k8s.io/v1beta1 objects (what metrics-server would serve).
+   */
+  metrics(): { nodes: NodeMetrics[]; pods: PodMetrics[] };
 }
 
 interface Stop {
@@ -399,5 +405,18 @@ export function createKubelet(options: KubeletOptions): Kubelet {
     },
     trackedPods: () => nodes.reduce((sum, n) => sum + n.records.size, 0),
     logs,
+    metrics() {
+      const now = clock.now();
+      const out: { nodes: NodeMetrics[]; pods: PodMetrics[] } = { nodes: [], pods: [] };
+      for (const n of nodes) {
+        const pods = n.informer.store.list();
+        if (n.node) out.nodes.push(nodeMetrics(n.node, pods, now));
+        for (const p of pods) {
+          const m = podMetrics(p, now);
+          if (m) out.pods.push(m);
+        }
+      }
+      return out;
+    },
   };
 }
