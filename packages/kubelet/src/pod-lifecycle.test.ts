@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { kinds } from '@kplane/runtime';
 import { goDuration, restartBackoffMs } from './container-cycle.js';
-import { simulatePod, type PodRecord } from './pod-status.js';
+import { simulatePod, stoppedPodStatus, type PodRecord } from './pod-status.js';
 import { compileKubeletConfig, planFor } from './profile.js';
 
 const T0 = Date.parse('2025-03-01T10:00:00Z');
@@ -170,6 +170,25 @@ describe('pods that run to completion', () => {
     assert.equal(init(done.status).state!.terminated!.finishedAt, iso(1100));
     assert.equal(conds(done.status).Initialized, 'True/PodCompleted');
     assert.equal(done.nextAt, undefined);
+  });
+});
+
+describe('a pod stopped for its deletion', () => {
+  it('ends a Job-style pod\'s unfinished work with 143 (Failed), a server with 0 (Succeeded), anything with 137 when killed', () => {
+    const job = pod({ restartPolicy: 'Never' }, { 'kplane.io/run-ms': '60000' });
+    const live = { ...job, status: at(job, 500).status };
+    const stopped = stoppedPodStatus(live, rec(job), T0 + 600, false);
+    assert.deepEqual([stopped.phase, main(stopped).state!.terminated!.exitCode, main(stopped).state!.terminated!.reason], ['Failed', 143, 'Error']);
+    assert.deepEqual(conds(stopped).Ready, 'False/PodFailed');
+    const server = pod();
+    const up = { ...server, status: at(server, 500).status };
+    const ok = stoppedPodStatus(up, rec(server), T0 + 600, false);
+    assert.deepEqual([ok.phase, main(ok).state!.terminated!.exitCode, conds(ok).ContainersReady], ['Succeeded', 0, 'False/PodCompleted']);
+    assert.equal(stoppedPodStatus(up, rec(server), T0 + 600, true).phase, 'Failed');
+    const crashing = pod({}, { 'kplane.io/run-ms': '100', 'kplane.io/exit-code': '1' });
+    const looping = { ...crashing, status: at(crashing, 3000).status };
+    assert.equal(main(looping.status!).state!.waiting!.reason, 'CrashLoopBackOff');
+    assert.equal(stoppedPodStatus(looping, rec(crashing), T0 + 3100, false).phase, 'Failed', 'its last instance failed');
   });
 });
 

@@ -313,13 +313,15 @@ export function simulatePod(pod: kinds.Pod, rec: PodRecord, now: number): Simula
 }
 
 /**
- * The last status of a pod whose containers were stopped for its deletion: every container
- * terminated (exit 0, or 137 when the grace period ran out), not ready, and the terminal phase
- * the kubelet sets before the pod is removed.
+ * The last status of a pod whose containers were stopped for its deletion: every running
+ * container terminated (137 when the grace period ran out; otherwise 0 for restartPolicy
+ * Always, the way a server shuts down on SIGTERM, and 143, SIGTERM's, for a Never/OnFailure
+ * pod's unfinished work), not ready, and the terminal phase the kubelet sets before the pod is
+ * removed: Succeeded when every regular container ended with exit 0, else Failed.
  */
 export function stoppedPodStatus(pod: kinds.Pod, rec: PodRecord, now: number, killed: boolean): kinds.PodStatus {
   const live = simulatePod(pod, rec, now).status;
-  const exitCode = killed ? 137 : 0;
+  const exitCode = killed ? 137 : (pod.spec?.restartPolicy ?? 'Always') === 'Always' ? 0 : 143;
   const finishedAt = rfc3339(now);
   const stop = (cs: kinds.ContainerStatus): kinds.ContainerStatus => {
     const running = cs.state?.running;
@@ -328,19 +330,19 @@ export function stoppedPodStatus(pod: kinds.Pod, rec: PodRecord, now: number, ki
       ...cs,
       ready: false,
       started: false,
-      state: { terminated: { exitCode, reason: killed ? 'Error' : 'Completed', startedAt: running.startedAt, finishedAt, containerID: cs.containerID } },
+      state: { terminated: { exitCode, reason: exitCode === 0 ? 'Completed' : 'Error', startedAt: running.startedAt, finishedAt, containerID: cs.containerID } },
     };
   };
-  const phase: Phase = killed ? 'Failed' : 'Succeeded';
-  const notReady = (type: string): kinds.PodCondition =>
-    killed ? condition(type, false, 'ContainersNotReady', `containers with unready status: [${(pod.spec?.containers ?? []).map((c) => c.name).join(' ')}]`) : condition(type, false, 'PodCompleted');
+  const containerStatuses = (live.containerStatuses ?? []).map(stop);
+  const phase: Phase = containerStatuses.every((cs) => cs.state?.terminated?.exitCode === 0) ? 'Succeeded' : 'Failed';
+  const reason = phase === 'Succeeded' ? 'PodCompleted' : 'PodFailed';
   const current = live.conditions ?? [];
-  const replaced = stamp([condition('PodReadyToStartContainers', false), notReady('Ready'), notReady('ContainersReady')], current, finishedAt);
+  const replaced = stamp([condition('PodReadyToStartContainers', false), condition('Ready', false, reason), condition('ContainersReady', false, reason)], current, finishedAt);
   return {
     ...live,
     phase,
     conditions: current.map((c) => replaced.find((r) => r.type === c.type) ?? c),
-    containerStatuses: (live.containerStatuses ?? []).map(stop),
+    containerStatuses,
     ...(live.initContainerStatuses ? { initContainerStatuses: live.initContainerStatuses.map(stop) } : {}),
   };
 }
