@@ -226,3 +226,32 @@ describe('scheduler and kubelet together', () => {
     }
   });
 });
+
+describe('a kubelet restarted over a crash-looping pod', () => {
+  it('carries on from the pod\'s startTime: the restart count does not fall back', async () => {
+    const k = await startKplane();
+    const clock = createFakeClock(START);
+    const errors: unknown[] = [];
+    let kubelet = createKubelet({ client: k.client, nodes: 1, clock, onError: (e) => errors.push(e) });
+    try {
+      await kubelet.start();
+      await k.client.resource(Pods).create(pod('loop', {}, { 'kplane.io/run-ms': '1000', 'kplane.io/exit-code': '1' }));
+      await tickUntil(clock, async () => ((await k.client.resource(Pods).get('loop')).status?.containerStatuses?.[0]?.restartCount ?? 0) >= 2, 500, 60_000);
+      await kubelet.stop();
+      kubelet = createKubelet({ client: k.client, nodes: 1, clock, onError: (e) => errors.push(e) });
+      await kubelet.start();
+      const counts: number[] = [];
+      for (let i = 0; i < 40; i++) {
+        await clock.advanceAsync(1000);
+        await settle();
+        counts.push((await k.client.resource(Pods).get('loop')).status!.containerStatuses![0]!.restartCount);
+      }
+      assert.ok(counts.every((c, i) => c >= 2 && (i === 0 || c >= counts[i - 1]!)), counts.join(','));
+      assert.ok(counts[counts.length - 1]! >= 3, counts.join(','));
+      assert.deepEqual(errors, []);
+    } finally {
+      await kubelet.stop();
+      await k.close();
+    }
+  });
+});

@@ -198,8 +198,10 @@ export function createKubelet(options: KubeletOptions): Kubelet {
     const st = pod.status;
     if (st?.podIP && st.phase !== 'Succeeded' && st.phase !== 'Failed' && n.pool.reserve(st.podIP)) rec.podIP = st.podIP;
     if (st?.phase === 'Running' || rec.podIP) {
-      // Running before this kubelet started (a restart): carry on from the ready state, unwritten.
-      rec.seenAt = now - plan.readyAfterMs;
+      // Running before this kubelet started (a restart): carry on from when the pod started (its
+      // containers' restarts and exits are a function of that time), at least Ready, unwritten.
+      const startedAt = Date.parse(st?.startTime ?? '');
+      rec.seenAt = Number.isFinite(startedAt) && startedAt <= now - plan.readyAfterMs ? startedAt : now - plan.readyAfterMs;
       rec.written = simulatePod(pod, rec, now).stage;
     }
     if (st?.phase === 'Succeeded' || st?.phase === 'Failed') {
