@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { kinds } from '@kplane/runtime';
-import { goDuration, restartBackoffMs } from './container-cycle.js';
+import { containerAt, DEFAULT_BACKOFF, goDuration, restartBackoffMs, type CycleSpec } from './container-cycle.js';
 import { simulatePod, stoppedPodStatus, type PodRecord } from './pod-status.js';
 import { compileKubeletConfig, planFor } from './profile.js';
 
@@ -121,6 +121,22 @@ describe('pods that run to completion', () => {
     const s = at(p, 650, fast).status;
     assert.equal(main(s).state!.waiting!.message, 'back-off 200ms restarting failed container=app pod=job-x_ns(u-1)');
     assert.equal(main(at(p, 700, fast).status).restartCount, 2);
+  });
+
+  it('finds the instance of a container that has crash-looped for days without walking every restart', () => {
+    const spec: CycleSpec = { name: 'app', startAt: 0, runMs: 100, exitCode: 1, restart: 'Always', readyAfterMs: 0, backoff: DEFAULT_BACKOFF };
+    const id = { uid: 'u', name: 'p', namespace: 'ns' };
+    // Waits 1 s, 10 s, 20 s, 40 s, 80 s, 160 s, then 300 s: instance 7 starts at 611 700.
+    assert.equal(containerAt(id, spec, 611_650).restartCount, 6);
+    assert.equal(containerAt(id, spec, 611_750).restartCount, 7);
+    const later = 611_700 + 1000 * 300_100;
+    const running = containerAt(id, spec, later + 50);
+    assert.deepEqual([running.restartCount, running.state.running?.startedAt], [1007, new Date(later).toISOString().replace(/\.\d{3}Z$/, 'Z')]);
+    assert.equal(running.lastState!.terminated!.finishedAt, new Date(later - 300_000).toISOString().replace(/\.\d{3}Z$/, 'Z'));
+    const waiting = containerAt(id, spec, later - 100);
+    assert.deepEqual([waiting.restartCount, waiting.state.waiting?.reason, waiting.nextAt], [1006, 'CrashLoopBackOff', later]);
+    const zero: CycleSpec = { ...spec, runMs: 0, backoff: { baseMs: 0, maxMs: 0 } };
+    assert.equal(containerAt(id, zero, 1e12).restartCount, 1e12, 'a 1 ms floor on the wait, and no endless loop');
   });
 
   it('runs init containers one after the other before the regular containers (Init:0/2 → Init:1/2 → Running)', () => {
