@@ -189,6 +189,32 @@ describe('pods that run to completion', () => {
   });
 });
 
+describe('spec.activeDeadlineSeconds', () => {
+  it('fails a pod still live at the deadline: reason DeadlineExceeded, running containers exit 143', () => {
+    const p = pod({ activeDeadlineSeconds: 2 });
+    const before = at(p, 1900);
+    assert.equal(before.status.phase, 'Running');
+    assert.equal(before.nextAt, T0 + 2000);
+    const after = at(p, 2500);
+    assert.equal(after.status.phase, 'Failed');
+    assert.deepEqual([after.status.reason, after.status.message], ['DeadlineExceeded', 'Pod was active on the node longer than the specified deadline']);
+    assert.deepEqual(main(after.status).state!.terminated, { exitCode: 143, reason: 'Error', startedAt: iso(100), finishedAt: iso(2000), containerID: main(after.status).containerID });
+    assert.equal(conds(after.status).Ready, 'False/PodFailed');
+    assert.equal(after.nextAt, undefined);
+    assert.notEqual(after.stage, before.stage);
+  });
+
+  it('leaves a pod that finished in time alone, and fails one stuck in its init containers', () => {
+    const quick = at(pod({ restartPolicy: 'Never', activeDeadlineSeconds: 5 }), 6000).status;
+    assert.deepEqual([quick.phase, quick.reason], ['Succeeded', undefined]);
+    const stuck = pod({ activeDeadlineSeconds: 1, initContainers: [{ name: 'wait', image: 'x' }] }, { 'kplane.io/run-ms.wait': '60000' });
+    const s = at(stuck, 1500).status;
+    assert.equal(s.phase, 'Failed');
+    assert.equal(init(s).state!.terminated!.exitCode, 143);
+    assert.equal(main(s).state!.waiting!.reason, 'PodInitializing');
+  });
+});
+
 describe('a pod stopped for its deletion', () => {
   it('ends a Job-style pod\'s unfinished work with 143 (Failed), a server with 0 (Succeeded), anything with 137 when killed', () => {
     const job = pod({ restartPolicy: 'Never' }, { 'kplane.io/run-ms': '60000' });

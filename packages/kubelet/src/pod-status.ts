@@ -212,6 +212,39 @@ function podAt(pod: kinds.Pod, rec: PodRecord, now: number): PodNow & { nextAt?:
   return { phase, sandbox: true, initialized: true, inits, mains, nextAt };
 }
 
+const terminalPhase = (phase: Phase) => phase === 'Succeeded' || phase === 'Failed';
+
+/**
+ * The pod at `now` under its spec.activeDeadlineSeconds (counted from its startTime, as the
+ * kubelet's active deadline handler does): a pod still live at the deadline is failed then,
+ * reason DeadlineExceeded, its running containers stopped by SIGTERM (exit 143, Error).
+ */
+function withDeadline(pod: kinds.Pod, rec: PodRecord, now: number): PodNow & { nextAt?: number; deadlineExceeded?: boolean } {
+  const seconds = pod.spec?.activeDeadlineSeconds;
+  const p = podAt(pod, rec, now);
+  if (seconds === undefined || seconds === null) return p;
+  const deadline = rec.seenAt + seconds * 1000;
+  if (now < deadline) return { ...p, nextAt: p.nextAt === undefined ? deadline : Math.min(p.nextAt, deadline) };
+  const at = podAt(pod, rec, deadline);
+  if (terminalPhase(at.phase)) return p;
+  const stop = (c: kinds.Container, cs: ContainerNow): ContainerNow => {
+    const running = cs.state.running;
+    if (!running) return cs;
+    const state: kinds.ContainerState = {
+      terminated: { exitCode: 143, reason: 'Error', startedAt: running.startedAt, finishedAt: rfc3339(deadline), containerID: containerId(rec.uid, c.name, cs.restartCount) },
+    };
+    return { ...cs, stage: 'deadline', state, ready: false, started: false, done: { at: deadline, exitCode: 143 }, backoff: false, nextAt: undefined };
+  };
+  return {
+    ...at,
+    phase: 'Failed',
+    inits: (pod.spec?.initContainers ?? []).map((c, i) => stop(c, at.inits[i]!)),
+    mains: (pod.spec?.containers ?? []).map((c, i) => stop(c, at.mains[i]!)),
+    nextAt: undefined,
+    deadlineExceeded: true,
+  };
+}
+
 function toContainerStatus(rec: PodRecord, c: kinds.Container, now: ContainerNow): kinds.ContainerStatus {
   const cs: kinds.ContainerStatus = {
     name: c.name,
@@ -264,12 +297,12 @@ function readyCondition(pod: kinds.Pod, containersReady: kinds.PodCondition, cur
  * from the pod's current status.
  */
 export function simulatePod(pod: kinds.Pod, rec: PodRecord, now: number): SimulatedStatus {
-  const p = podAt(pod, rec, now);
+  const p = withDeadline(pod, rec, now);
   const initSpecs = pod.spec?.initContainers ?? [];
   const mainSpecs = pod.spec?.containers ?? [];
   const sidecar = (c: kinds.Container) => c.restartPolicy === 'Always';
   const current = pod.status?.conditions ?? [];
-  const terminal = p.phase === 'Succeeded' || p.phase === 'Failed';
+  const terminal = terminalPhase(p.phase);
   const terminalReason = p.phase === 'Succeeded' ? 'PodCompleted' : 'PodFailed';
   const unready = [...initSpecs.filter((c, i) => sidecar(c) && !p.inits[i]!.ready), ...mainSpecs.filter((_c, i) => !p.mains[i]!.ready)].map((c) => c.name);
   const containersReady = terminal
@@ -297,6 +330,10 @@ export function simulatePod(pod: kinds.Pod, rec: PodRecord, now: number): Simula
     startTime: rfc3339(rec.seenAt),
     containerStatuses: mainSpecs.map((c, i) => toContainerStatus(rec, c, p.mains[i]!)),
   };
+  if (p.deadlineExceeded) {
+    status.reason = 'DeadlineExceeded';
+    status.message = 'Pod was active on the node longer than the specified deadline';
+  }
   if (p.sandbox && rec.podIP) {
     status.podIP = rec.podIP;
     status.podIPs = [{ ip: rec.podIP }];
@@ -307,7 +344,7 @@ export function simulatePod(pod: kinds.Pod, rec: PodRecord, now: number): Simula
   if (initSpecs.length) status.initContainerStatuses = initSpecs.map((c, i) => toContainerStatus(rec, c, p.inits[i]!));
   else delete status.initContainerStatuses;
   const all = [...initSpecs.map((c, i) => [c, p.inits[i]!] as const), ...mainSpecs.map((c, i) => [c, p.mains[i]!] as const)];
-  const stage = p.sandbox ? all.map(([, n]) => n.stage).join('|') : 'creating';
+  const stage = `${p.deadlineExceeded ? 'deadline|' : ''}${p.sandbox ? all.map(([, n]) => n.stage).join('|') : 'creating'}`;
   const backoff = all.filter(([, n]) => n.backoff).map(([c, n]) => `${c.name}:${n.restartCount}`);
   return { stage, status, nextAt: p.nextAt, backoff };
 }
