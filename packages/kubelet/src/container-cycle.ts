@@ -8,9 +8,9 @@ import type { kinds } from '@kplane/runtime';
 
 /** The kubelet's crash-loop backoff: the first wait, doubled after each restart up to the cap. */
 export interface CrashBackoff {
-  /** Wait before the second restart (kubelet: 10 s); the first restart comes at once (within a second). */
+  /** Wait before the second restart (kubelet: 10 s; at least 1 ms); the first restart comes at once (within a second). */
   baseMs: number;
-  /** Cap of the wait (kubelet: 5 min); a container that ran longer than twice this starts afresh. */
+  /** Cap of the wait (kubelet: 5 min; at least baseMs); a container that ran longer than twice this starts afresh. */
   maxMs: number;
 }
 
@@ -57,9 +57,16 @@ export function goDuration(ms: number): string {
  * reset, as the kubelet forgets a backoff entry that old.
  */
 export function restartBackoffMs(k: number, runMs = 0, backoff: CrashBackoff = DEFAULT_BACKOFF): number {
-  const first = Math.min(SHOW_EXIT_MS, backoff.baseMs);
-  if (k === 0 || runMs > 2 * backoff.maxMs) return first;
-  return Math.min(backoff.baseMs * 2 ** (k - 1), backoff.maxMs);
+  const { baseMs: base, maxMs: max } = usable(backoff);
+  const first = Math.min(SHOW_EXIT_MS, base);
+  if (k === 0 || runMs > 2 * max) return first;
+  return Math.min(base * 2 ** Math.min(k - 1, 60), max);
+}
+
+/** The backoff with its base at least 1 ms and its cap at least the base. */
+function usable(b: CrashBackoff): CrashBackoff {
+  const baseMs = Math.max(1, b.baseMs);
+  return { baseMs, maxMs: Math.max(baseMs, b.maxMs) };
 }
 
 /** How one container behaves. Times in clock ms. */
@@ -136,6 +143,7 @@ export function containerAt(id: PodIdentity, spec: CycleSpec, now: number): Cont
   }
   const restarts = spec.restart === 'Always' || (spec.restart === 'OnFailure' && spec.exitCode !== 0);
   const term = (s: number, k: number) => terminatedState(id, spec, s, k);
+  const { maxMs } = usable(spec.backoff);
   // Walk the instances up to now: instance k runs from s and exits at s + run.
   let s = s0;
   let prevStart = 0;
@@ -178,5 +186,16 @@ export function containerAt(id: PodIdentity, spec: CycleSpec, now: number): Cont
     }
     prevStart = s;
     s = exit + wait;
+    // Once the wait no longer grows (capped, or reset after each long run), every cycle has the
+    // same length: skip the whole ones before `now` instead of walking them.
+    if (k >= 1 && (wait >= maxMs || run > 2 * maxMs)) {
+      const period = run + wait;
+      const skip = Math.floor((now - s) / period) - 1;
+      if (skip > 0) {
+        s += skip * period;
+        prevStart = s - period;
+        k += skip;
+      }
+    }
   }
 }

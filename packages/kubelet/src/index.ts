@@ -40,5 +40,18 @@ export { normalizeImage, restartBackoffMs, simulatePod, stoppedPodStatus, type P
 export { filterNode, fitErrorMessage, podRequests, tolerates, NO_NODES_MESSAGE, type FilterFailure, type NodeUsage, type PodRequests } from './predicates.js';
 export { benchPodsReady, formatPodBench, type PodBenchOptions, type PodBenchResult } from './bench.js';
 export { ContainerLogs, DEFAULT_MAX_LOG_LINES, logTimestamp, type LogLine, type LogUnavailable, type ReadLogOptions } from './container-log.js';
+export {
+  CPU_USAGE_ANNOTATION,
+  DEFAULT_CPU_USAGE_NANOCORES,
+  DEFAULT_MEMORY_USAGE_BYTES,
+  MEMORY_USAGE_ANNOTATION,
+  containerUsage,
+  nodeMetrics,
+  podMetrics,
+  podUsage,
+  type ContainerUsage,
+  type NodeMetrics,
+  type PodMetrics,
+} from './usage.js';
 export { LOG_ANNOTATION, LOG_ANNOTATION_PREFIX, annotatedLines } from './pod-log.js';
 export { NODE_RULES, SCHEDULER_RULES, simulationPolicy, type PolicyRule as SimulationPolicyRule } from './policy.js';

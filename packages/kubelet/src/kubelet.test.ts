@@ -80,6 +80,19 @@ describe('simulated kubelet on a fake clock', () => {
     assert.equal(running.status!.startTime, creating.status!.startTime);
   });
 
+  it('reports the usage of its nodes and running pods (metrics.k8s.io shapes)', async () => {
+    await pods().create(pod('busy', { containers: [{ name: 'app', image: 'nginx', resources: { requests: { cpu: '100m' } } }] }, { 'kplane.io/memory-usage': '32Mi' }));
+    await tickUntil(clock, async () => (await pods().get('busy')).status?.phase === 'Running', 100);
+    const m = kubelet.metrics();
+    assert.deepEqual(m.nodes.map((n) => n.metadata.name), ['kplane-node-0', 'kplane-node-1']);
+    const busy = m.pods.find((p) => p.metadata.name === 'busy')!;
+    assert.deepEqual(busy.containers, [{ name: 'app', usage: { cpu: '100000000n', memory: '32768Ki' } }]);
+    const node0 = m.nodes[0]!;
+    assert.match(node0.usage.cpu, /^\d+n$/);
+    assert.ok(Number(node0.usage.cpu.slice(0, -1)) >= 100_000_000, node0.usage.cpu);
+    await pods().delete('busy', { gracePeriodSeconds: 0 });
+  });
+
   it('deletes a pod only after its preStop sleep (the seed\'s lent.yaml: 8 s)', async () => {
     await pods().create(pod('lent', { terminationGracePeriodSeconds: 30, containers: [{ name: 'app', image: 'nginx', lifecycle: { preStop: { sleep: { seconds: 8 } } } }] }));
     await tickUntil(clock, async () => (await pods().get('lent')).status?.phase === 'Running', 100);
@@ -209,6 +222,35 @@ describe('scheduler and kubelet together', () => {
       assert.deepEqual(errors, []);
     } finally {
       await sim.stop();
+      await k.close();
+    }
+  });
+});
+
+describe('a kubelet restarted over a crash-looping pod', () => {
+  it('carries on from the pod\'s startTime: the restart count does not fall back', async () => {
+    const k = await startKplane();
+    const clock = createFakeClock(START);
+    const errors: unknown[] = [];
+    let kubelet = createKubelet({ client: k.client, nodes: 1, clock, onError: (e) => errors.push(e) });
+    try {
+      await kubelet.start();
+      await k.client.resource(Pods).create(pod('loop', {}, { 'kplane.io/run-ms': '1000', 'kplane.io/exit-code': '1' }));
+      await tickUntil(clock, async () => ((await k.client.resource(Pods).get('loop')).status?.containerStatuses?.[0]?.restartCount ?? 0) >= 2, 500, 60_000);
+      await kubelet.stop();
+      kubelet = createKubelet({ client: k.client, nodes: 1, clock, onError: (e) => errors.push(e) });
+      await kubelet.start();
+      const counts: number[] = [];
+      for (let i = 0; i < 40; i++) {
+        await clock.advanceAsync(1000);
+        await settle();
+        counts.push((await k.client.resource(Pods).get('loop')).status!.containerStatuses![0]!.restartCount);
+      }
+      assert.ok(counts.every((c, i) => c >= 2 && (i === 0 || c >= counts[i - 1]!)), counts.join(','));
+      assert.ok(counts[counts.length - 1]! >= 3, counts.join(','));
+      assert.deepEqual(errors, []);
+    } finally {
+      await kubelet.stop();
       await k.close();
     }
   });

@@ -1,8 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { kinds } from '@kplane/runtime';
-import { goDuration, restartBackoffMs } from './container-cycle.js';
-import { simulatePod, type PodRecord } from './pod-status.js';
+import { containerAt, DEFAULT_BACKOFF, goDuration, restartBackoffMs, type CycleSpec } from './container-cycle.js';
+import { simulatePod, stoppedPodStatus, type PodRecord } from './pod-status.js';
 import { compileKubeletConfig, planFor } from './profile.js';
 
 const T0 = Date.parse('2025-03-01T10:00:00Z');
@@ -123,6 +123,22 @@ describe('pods that run to completion', () => {
     assert.equal(main(at(p, 700, fast).status).restartCount, 2);
   });
 
+  it('finds the instance of a container that has crash-looped for days without walking every restart', () => {
+    const spec: CycleSpec = { name: 'app', startAt: 0, runMs: 100, exitCode: 1, restart: 'Always', readyAfterMs: 0, backoff: DEFAULT_BACKOFF };
+    const id = { uid: 'u', name: 'p', namespace: 'ns' };
+    // Waits 1 s, 10 s, 20 s, 40 s, 80 s, 160 s, then 300 s: instance 7 starts at 611 700.
+    assert.equal(containerAt(id, spec, 611_650).restartCount, 6);
+    assert.equal(containerAt(id, spec, 611_750).restartCount, 7);
+    const later = 611_700 + 1000 * 300_100;
+    const running = containerAt(id, spec, later + 50);
+    assert.deepEqual([running.restartCount, running.state.running?.startedAt], [1007, new Date(later).toISOString().replace(/\.\d{3}Z$/, 'Z')]);
+    assert.equal(running.lastState!.terminated!.finishedAt, new Date(later - 300_000).toISOString().replace(/\.\d{3}Z$/, 'Z'));
+    const waiting = containerAt(id, spec, later - 100);
+    assert.deepEqual([waiting.restartCount, waiting.state.waiting?.reason, waiting.nextAt], [1006, 'CrashLoopBackOff', later]);
+    const zero: CycleSpec = { ...spec, runMs: 0, backoff: { baseMs: 0, maxMs: 0 } };
+    assert.equal(containerAt(id, zero, 1e12).restartCount, 1e12, 'a 1 ms floor on the wait, and no endless loop');
+  });
+
   it('runs init containers one after the other before the regular containers (Init:0/2 → Init:1/2 → Running)', () => {
     const p = pod({ initContainers: [{ name: 'a', image: 'x' }, { name: 'b', image: 'y' }] }, { 'kplane.io/run-ms.a': '500', 'kplane.io/run-ms.b': '300' });
     const creating = at(p, 50).status;
@@ -170,6 +186,51 @@ describe('pods that run to completion', () => {
     assert.equal(init(done.status).state!.terminated!.finishedAt, iso(1100));
     assert.equal(conds(done.status).Initialized, 'True/PodCompleted');
     assert.equal(done.nextAt, undefined);
+  });
+});
+
+describe('spec.activeDeadlineSeconds', () => {
+  it('fails a pod still live at the deadline: reason DeadlineExceeded, running containers exit 143', () => {
+    const p = pod({ activeDeadlineSeconds: 2 });
+    const before = at(p, 1900);
+    assert.equal(before.status.phase, 'Running');
+    assert.equal(before.nextAt, T0 + 2000);
+    const after = at(p, 2500);
+    assert.equal(after.status.phase, 'Failed');
+    assert.deepEqual([after.status.reason, after.status.message], ['DeadlineExceeded', 'Pod was active on the node longer than the specified deadline']);
+    assert.deepEqual(main(after.status).state!.terminated, { exitCode: 143, reason: 'Error', startedAt: iso(100), finishedAt: iso(2000), containerID: main(after.status).containerID });
+    assert.equal(conds(after.status).Ready, 'False/PodFailed');
+    assert.equal(after.nextAt, undefined);
+    assert.notEqual(after.stage, before.stage);
+  });
+
+  it('leaves a pod that finished in time alone, and fails one stuck in its init containers', () => {
+    const quick = at(pod({ restartPolicy: 'Never', activeDeadlineSeconds: 5 }), 6000).status;
+    assert.deepEqual([quick.phase, quick.reason], ['Succeeded', undefined]);
+    const stuck = pod({ activeDeadlineSeconds: 1, initContainers: [{ name: 'wait', image: 'x' }] }, { 'kplane.io/run-ms.wait': '60000' });
+    const s = at(stuck, 1500).status;
+    assert.equal(s.phase, 'Failed');
+    assert.equal(init(s).state!.terminated!.exitCode, 143);
+    assert.equal(main(s).state!.waiting!.reason, 'PodInitializing');
+  });
+});
+
+describe('a pod stopped for its deletion', () => {
+  it('ends a Job-style pod\'s unfinished work with 143 (Failed), a server with 0 (Succeeded), anything with 137 when killed', () => {
+    const job = pod({ restartPolicy: 'Never' }, { 'kplane.io/run-ms': '60000' });
+    const live = { ...job, status: at(job, 500).status };
+    const stopped = stoppedPodStatus(live, rec(job), T0 + 600, false);
+    assert.deepEqual([stopped.phase, main(stopped).state!.terminated!.exitCode, main(stopped).state!.terminated!.reason], ['Failed', 143, 'Error']);
+    assert.deepEqual(conds(stopped).Ready, 'False/PodFailed');
+    const server = pod();
+    const up = { ...server, status: at(server, 500).status };
+    const ok = stoppedPodStatus(up, rec(server), T0 + 600, false);
+    assert.deepEqual([ok.phase, main(ok).state!.terminated!.exitCode, conds(ok).ContainersReady], ['Succeeded', 0, 'False/PodCompleted']);
+    assert.equal(stoppedPodStatus(up, rec(server), T0 + 600, true).phase, 'Failed');
+    const crashing = pod({}, { 'kplane.io/run-ms': '100', 'kplane.io/exit-code': '1' });
+    const looping = { ...crashing, status: at(crashing, 3000).status };
+    assert.equal(main(looping.status!).state!.waiting!.reason, 'CrashLoopBackOff');
+    assert.equal(stoppedPodStatus(looping, rec(crashing), T0 + 3100, false).phase, 'Failed', 'its last instance failed');
   });
 });
 

@@ -212,6 +212,39 @@ function podAt(pod: kinds.Pod, rec: PodRecord, now: number): PodNow & { nextAt?:
   return { phase, sandbox: true, initialized: true, inits, mains, nextAt };
 }
 
+const terminalPhase = (phase: Phase) => phase === 'Succeeded' || phase === 'Failed';
+
+/**
+ * The pod at `now` under its spec.activeDeadlineSeconds (counted from its startTime, as the
+ * kubelet's active deadline handler does): a pod still live at the deadline is failed then,
+ * reason DeadlineExceeded, its running containers stopped by SIGTERM (exit 143, Error).
+ */
+function withDeadline(pod: kinds.Pod, rec: PodRecord, now: number): PodNow & { nextAt?: number; deadlineExceeded?: boolean } {
+  const seconds = pod.spec?.activeDeadlineSeconds;
+  const p = podAt(pod, rec, now);
+  if (seconds === undefined || seconds === null) return p;
+  const deadline = rec.seenAt + seconds * 1000;
+  if (now < deadline) return { ...p, nextAt: p.nextAt === undefined ? deadline : Math.min(p.nextAt, deadline) };
+  const at = podAt(pod, rec, deadline);
+  if (terminalPhase(at.phase)) return p;
+  const stop = (c: kinds.Container, cs: ContainerNow): ContainerNow => {
+    const running = cs.state.running;
+    if (!running) return cs;
+    const state: kinds.ContainerState = {
+      terminated: { exitCode: 143, reason: 'Error', startedAt: running.startedAt, finishedAt: rfc3339(deadline), containerID: containerId(rec.uid, c.name, cs.restartCount) },
+    };
+    return { ...cs, stage: 'deadline', state, ready: false, started: false, done: { at: deadline, exitCode: 143 }, backoff: false, nextAt: undefined };
+  };
+  return {
+    ...at,
+    phase: 'Failed',
+    inits: (pod.spec?.initContainers ?? []).map((c, i) => stop(c, at.inits[i]!)),
+    mains: (pod.spec?.containers ?? []).map((c, i) => stop(c, at.mains[i]!)),
+    nextAt: undefined,
+    deadlineExceeded: true,
+  };
+}
+
 function toContainerStatus(rec: PodRecord, c: kinds.Container, now: ContainerNow): kinds.ContainerStatus {
   const cs: kinds.ContainerStatus = {
     name: c.name,
@@ -264,12 +297,12 @@ function readyCondition(pod: kinds.Pod, containersReady: kinds.PodCondition, cur
  * from the pod's current status.
  */
 export function simulatePod(pod: kinds.Pod, rec: PodRecord, now: number): SimulatedStatus {
-  const p = podAt(pod, rec, now);
+  const p = withDeadline(pod, rec, now);
   const initSpecs = pod.spec?.initContainers ?? [];
   const mainSpecs = pod.spec?.containers ?? [];
   const sidecar = (c: kinds.Container) => c.restartPolicy === 'Always';
   const current = pod.status?.conditions ?? [];
-  const terminal = p.phase === 'Succeeded' || p.phase === 'Failed';
+  const terminal = terminalPhase(p.phase);
   const terminalReason = p.phase === 'Succeeded' ? 'PodCompleted' : 'PodFailed';
   const unready = [...initSpecs.filter((c, i) => sidecar(c) && !p.inits[i]!.ready), ...mainSpecs.filter((_c, i) => !p.mains[i]!.ready)].map((c) => c.name);
   const containersReady = terminal
@@ -297,6 +330,10 @@ export function simulatePod(pod: kinds.Pod, rec: PodRecord, now: number): Simula
     startTime: rfc3339(rec.seenAt),
     containerStatuses: mainSpecs.map((c, i) => toContainerStatus(rec, c, p.mains[i]!)),
   };
+  if (p.deadlineExceeded) {
+    status.reason = 'DeadlineExceeded';
+    status.message = 'Pod was active on the node longer than the specified deadline';
+  }
   if (p.sandbox && rec.podIP) {
     status.podIP = rec.podIP;
     status.podIPs = [{ ip: rec.podIP }];
@@ -307,19 +344,21 @@ export function simulatePod(pod: kinds.Pod, rec: PodRecord, now: number): Simula
   if (initSpecs.length) status.initContainerStatuses = initSpecs.map((c, i) => toContainerStatus(rec, c, p.inits[i]!));
   else delete status.initContainerStatuses;
   const all = [...initSpecs.map((c, i) => [c, p.inits[i]!] as const), ...mainSpecs.map((c, i) => [c, p.mains[i]!] as const)];
-  const stage = p.sandbox ? all.map(([, n]) => n.stage).join('|') : 'creating';
+  const stage = `${p.deadlineExceeded ? 'deadline|' : ''}${p.sandbox ? all.map(([, n]) => n.stage).join('|') : 'creating'}`;
   const backoff = all.filter(([, n]) => n.backoff).map(([c, n]) => `${c.name}:${n.restartCount}`);
   return { stage, status, nextAt: p.nextAt, backoff };
 }
 
 /**
- * The last status of a pod whose containers were stopped for its deletion: every container
- * terminated (exit 0, or 137 when the grace period ran out), not ready, and the terminal phase
- * the kubelet sets before the pod is removed.
+ * The last status of a pod whose containers were stopped for its deletion: every running
+ * container terminated (137 when the grace period ran out; otherwise 0 for restartPolicy
+ * Always, the way a server shuts down on SIGTERM, and 143, SIGTERM's, for a Never/OnFailure
+ * pod's unfinished work), not ready, and the terminal phase the kubelet sets before the pod is
+ * removed: Succeeded when every regular container ended with exit 0, else Failed.
  */
 export function stoppedPodStatus(pod: kinds.Pod, rec: PodRecord, now: number, killed: boolean): kinds.PodStatus {
   const live = simulatePod(pod, rec, now).status;
-  const exitCode = killed ? 137 : 0;
+  const exitCode = killed ? 137 : (pod.spec?.restartPolicy ?? 'Always') === 'Always' ? 0 : 143;
   const finishedAt = rfc3339(now);
   const stop = (cs: kinds.ContainerStatus): kinds.ContainerStatus => {
     const running = cs.state?.running;
@@ -328,19 +367,19 @@ export function stoppedPodStatus(pod: kinds.Pod, rec: PodRecord, now: number, ki
       ...cs,
       ready: false,
       started: false,
-      state: { terminated: { exitCode, reason: killed ? 'Error' : 'Completed', startedAt: running.startedAt, finishedAt, containerID: cs.containerID } },
+      state: { terminated: { exitCode, reason: exitCode === 0 ? 'Completed' : 'Error', startedAt: running.startedAt, finishedAt, containerID: cs.containerID } },
     };
   };
-  const phase: Phase = killed ? 'Failed' : 'Succeeded';
-  const notReady = (type: string): kinds.PodCondition =>
-    killed ? condition(type, false, 'ContainersNotReady', `containers with unready status: [${(pod.spec?.containers ?? []).map((c) => c.name).join(' ')}]`) : condition(type, false, 'PodCompleted');
+  const containerStatuses = (live.containerStatuses ?? []).map(stop);
+  const phase: Phase = containerStatuses.every((cs) => cs.state?.terminated?.exitCode === 0) ? 'Succeeded' : 'Failed';
+  const reason = phase === 'Succeeded' ? 'PodCompleted' : 'PodFailed';
   const current = live.conditions ?? [];
-  const replaced = stamp([condition('PodReadyToStartContainers', false), notReady('Ready'), notReady('ContainersReady')], current, finishedAt);
+  const replaced = stamp([condition('PodReadyToStartContainers', false), condition('Ready', false, reason), condition('ContainersReady', false, reason)], current, finishedAt);
   return {
     ...live,
     phase,
     conditions: current.map((c) => replaced.find((r) => r.type === c.type) ?? c),
-    containerStatuses: (live.containerStatuses ?? []).map(stop),
+    containerStatuses,
     ...(live.initContainerStatuses ? { initContainerStatuses: live.initContainerStatuses.map(stop) } : {}),
   };
 }
