@@ -346,8 +346,8 @@ export function createJobController(manager: Manager, options: JobControllerOpti
         terminating += r.deleted;
         manageError = r.error;
       }
-      // The pods just deleted, or ones the cache has not shown yet, keep the Job from finishing now.
-      if (active > 0 || !satisfied || activePods.length > 0) finished = undefined;
+      // A failed deletion, or pods the cache has not shown yet, keep the Job from finishing now.
+      if (active > 0 || !satisfied) finished = undefined;
     } else {
       let managed = false;
       if (satisfied && !job.metadata?.deletionTimestamp) {
