@@ -52,6 +52,22 @@ describe('revision hash', () => {
     assert.equal(hashControllerRevision({ b: 1, a: 2 }), hashControllerRevision({ a: 2, b: 1 }));
   });
 
+  it('gives the hashes Kubernetes gives the same revision data', () => {
+    // A defaulted one-container template, as kube-controller-manager 1.32 (creationTimestamp null)
+    // and 1.34 (no creationTimestamp) write it into a StatefulSet's revision, collision count 0.
+    const template = {
+      metadata: { annotations: { test: 'value' }, labels: { app: 'foo' } },
+      spec: {
+        containers: [{ image: 'test', imagePullPolicy: 'Always', name: 'test', resources: {}, terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File' }],
+        dnsPolicy: 'ClusterFirst', restartPolicy: 'Always', schedulerName: 'default-scheduler', securityContext: {}, terminationGracePeriodSeconds: 30,
+      },
+    };
+    const v132 = { spec: { template: { $patch: 'replace', ...template, metadata: { ...template.metadata, creationTimestamp: null } } } };
+    const v134 = { spec: { template: { $patch: 'replace', ...template } } };
+    assert.equal(hashControllerRevision(v132, 0), 'c77f6d978');
+    assert.equal(hashControllerRevision(v134, 0), '776999688b');
+  });
+
   it('names revisions <prefix>-<hash>, the prefix cut at 223 characters', () => {
     assert.equal(controllerRevisionName('web', 'abc'), 'web-abc');
     assert.equal(controllerRevisionName('x'.repeat(300), 'h').length, 225);
