@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { eventually, kubectlOk, useKplane } from './harness.js';
+import { eventually, kubectl, kubectlOk, useKplane } from './harness.js';
 
 // StatefulSets driven with the real kubectl against `kplane up` (one simulated node, whose
 // kubelet makes pods Running and Ready at once): ordered scale-up, a rolling update, rollout
@@ -92,6 +92,11 @@ describe('StatefulSets with kubectl', () => {
     assert.equal(await images(), 'nginx:1.27 nginx:1.27 nginx:1.27');
     // The old revision is renumbered on top: revisions 2 and 3 remain.
     assert.match(await k('rollout', 'history', 'statefulset/web'), /REVISION\s+CHANGE-CAUSE\n2\s+<none>\n3\s+<none>\n/);
+    // kubectl compares the revision's data with the live template byte for byte.
+    assert.match(await k('rollout', 'undo', 'statefulset/web', '--to-revision=3'), /skipped rollback \(current template already matches revision 3\)/);
+    const missing = await kubectl(suite.kp.kubeconfig, ['rollout', 'undo', 'statefulset/web', '--to-revision=1000000']);
+    assert.notEqual(missing.code, 0);
+    assert.match(missing.stderr, /unable to find specified revision 1000000 in history/);
   });
 
   it('restarts with rollout restart and scales down from the highest ordinal', async () => {
