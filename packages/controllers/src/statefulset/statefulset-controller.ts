@@ -207,7 +207,15 @@ export function createStatefulSetController(manager: Manager, options: StatefulS
     } catch (err) {
       // A write based on a cache one event behind (a conflict, a pod or revision the cache does
       // not show yet): try again once the cache caught up.
-      if (isStaleCacheError(err, req.name) || (err instanceof ApiError && err.code === 409)) return Action.requeue(CONFLICT_RETRY_MS);
+      if (isStaleCacheError(err, req.name)) return Action.requeue(CONFLICT_RETRY_MS);
+      if (err instanceof ApiError && err.code === 409 && err.reason === 'AlreadyExists') {
+        // Our own object the cache does not show yet: soon. One the cache shows (a pod of that
+        // name someone else owns): the workqueue's backoff, as kube.
+        const name = err.details?.name ?? '';
+        const cached = err.details?.kind === 'pods' ? podInformer.store.get(`${req.namespace}/${name}`) : undefined;
+        const setUid = setInformer.store.get(req.key)?.metadata?.uid;
+        if (!cached || (setUid !== undefined && controllerOf(cached)?.uid === setUid)) return Action.requeue(CONFLICT_RETRY_MS);
+      }
       throw err;
     }
   };
