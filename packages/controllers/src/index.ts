@@ -32,3 +32,5 @@ export * from './identity/token-clients.js';
 export * from './certificates/index.js';
 export * from './job/index.js';
 export * from './ttlafterfinished/index.js';
+export * from './history/index.js';
+export * from './statefulset/index.js';
