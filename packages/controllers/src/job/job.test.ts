@@ -261,6 +261,26 @@ describe('Job controller', () => {
     assert.equal((await pods('gone')).length, r.length);
   });
 
+  it('the pods of a Job replaced by another of the same name lose the finalizer; the new Job does not count them', async () => {
+    await create(newJob('again', { parallelism: 1, completions: 1 }));
+    const [old] = await runningPods('again', 1);
+    // Background: gone at once (no garbage collector runs here), its pod left behind.
+    await kp.client.resource<Job>(Jobs).delete('again', { namespace: ns, propagationPolicy: 'Background' });
+    await create(newJob('again', { parallelism: 1, completions: 1 }));
+    await eventually('old pod released', async () => {
+      const p = (await pods('again')).find((x) => x.metadata?.uid === old.metadata?.uid);
+      return p !== undefined && !p.metadata?.finalizers?.includes('batch.kubernetes.io/job-tracking');
+    });
+    await finishPod(kp.client, clock, (await pods('again')).find((x) => x.metadata?.uid === old.metadata?.uid)!);
+    const mine = await eventually('a pod of the new Job', async () => running(await pods('again')).find((x) => x.metadata?.uid !== old.metadata?.uid));
+    await finishPod(kp.client, clock, mine);
+    const done = await eventually('complete', async () => {
+      const j = await job('again');
+      return trueCondition(j, 'Complete') ? j : undefined;
+    });
+    assert.equal(done.status?.succeeded, 1);
+  });
+
   it('a work queue (no completions) completes when one pod succeeded and the others ended', async () => {
     await create(newJob('queue', { parallelism: 2 }));
     const r = await runningPods('queue', 2);
