@@ -14,12 +14,15 @@ import { controllerRevisionResource } from './controllerrevision.js';
 import { crdResource } from './crd.js';
 import { eventResource, eventsV1Resource } from './events.js';
 import { ingressResource } from './ingress.js';
+import { jobResource } from './job.js';
 import { leaseResource } from './lease.js';
 import { namespaceResource } from './namespace.js';
 import { nodeResource, serviceAccountResource } from './node.js';
+import { persistentVolumeClaimResource } from './persistentvolumeclaim.js';
 import { podResource } from './pod.js';
 import { rbacResources } from './rbac.js';
 import { endpointsResource, serviceResource } from './service.js';
+import { statefulSetResource } from './statefulset.js';
 
 /** Every built-in resource, core group first, in the order discovery lists them. */
 export function builtinResources(): ResourceType[] {
@@ -29,13 +32,16 @@ export function builtinResources(): ResourceType[] {
     eventResource(),
     namespaceResource(),
     nodeResource(),
+    persistentVolumeClaimResource(),
     podResource(),
     secretResource(),
     serviceAccountResource(),
     serviceResource(),
     deploymentResource(),
     replicaSetResource(),
+    statefulSetResource(),
     controllerRevisionResource(),
+    jobResource(),
     leaseResource(),
     eventsV1Resource(),
     ingressResource(),
@@ -77,3 +83,4 @@ export { certificateError, checkCsrSignature, parseCsrPem, pemBlocks, type Parse
 export { coreToEventsV1, eventsV1ToCore } from './events.js';
 export { defaultPodSpec, podQOSClass } from './pod-defaults.js';
 export { validatePodSpec } from './pod-validation.js';
+export { JOB_CONTROLLER_UID_LABEL, JOB_NAME_LABEL, defaultJob, generateJobSelector, jobCompletionsCell, jobDurationCell, jobStatusCell, validateJobSpec } from './job.js';

@@ -88,6 +88,17 @@ export const CONTROLLER_IDENTITIES: readonly ControllerIdentity[] = [
     rules: [rule(['get', 'list', 'watch', 'patch', 'update', 'delete'], ['*'], ['*']), events],
   },
   {
+    controller: 'job-controller',
+    account: 'job-controller',
+    rules: [
+      rule(['get', 'list', 'watch', 'update', 'patch'], ['batch'], ['jobs']),
+      rule(['update'], ['batch'], ['jobs/status']),
+      rule(['update'], ['batch'], ['jobs/finalizers']),
+      rule(['list', 'watch', 'create', 'delete', 'patch'], [''], ['pods']),
+      events,
+    ],
+  },
+  {
     controller: 'namespace-controller',
     account: 'namespace-controller',
     rules: [
@@ -113,9 +124,29 @@ export const CONTROLLER_IDENTITIES: readonly ControllerIdentity[] = [
     rules: [rule(['create', 'update'], [''], ['configmaps']), events],
   },
   {
+    controller: 'ttl-after-finished-controller',
+    account: 'ttl-after-finished-controller',
+    rules: [rule(['get', 'list', 'watch', 'delete'], ['batch'], ['jobs']), events],
+  },
+  {
     controller: 'serviceaccount-controller',
     account: 'service-account-controller',
     rules: [rule(['create'], [''], ['serviceaccounts']), events],
+  },
+  {
+    controller: 'statefulset-controller',
+    account: 'statefulset-controller',
+    rules: [
+      rule(['list', 'watch'], [''], ['pods']),
+      rule(['get', 'list', 'watch'], ['apps'], ['statefulsets']),
+      rule(['update'], ['apps'], ['statefulsets/status']),
+      rule(['update'], ['apps'], ['statefulsets/finalizers']),
+      rule(['get', 'create', 'delete', 'update', 'patch'], [''], ['pods']),
+      rule(['get', 'create', 'delete', 'update', 'patch', 'list', 'watch'], ['apps'], ['controllerrevisions']),
+      rule(['get', 'create'], [''], ['persistentvolumeclaims']),
+      events,
+      rule(['update', 'delete'], [''], ['persistentvolumeclaims']),
+    ],
   },
 ];
 
