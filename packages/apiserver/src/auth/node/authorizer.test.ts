@@ -134,3 +134,13 @@ test('refuses with kube-apiserver\'s 403 message for the node', () => {
   const attrs = res('get', 'secrets', 'default', 's2');
   assert.equal(forbiddenError(attrs, union.authorize(attrs).reason).message, `secrets "s2" is forbidden: User "system:node:n1" cannot get resource "secrets" in API group "" in the namespace "default": ${NO_REL}`);
 });
+
+test('the union remembers decisions only under an identity that tells users apart', () => {
+  const { node, union } = authorizers();
+  const alice = { username: 'alice', groups: ['system:authenticated'] };
+  const bob = { username: 'bob', groups: ['system:authenticated'] };
+  assert.ok(union.identity!(alice));
+  assert.notEqual(union.identity!(alice), union.identity!(bob));
+  assert.equal(union.identity!(n1), undefined);
+  assert.equal(unionAuthorizer([node]).identity!(alice), undefined);
+});

@@ -182,7 +182,6 @@ export class NodeAuthorizer implements Authorizer {
  * under which identity (see Authorizer.identity).
  */
 export function unionAuthorizer(members: readonly Authorizer[]): Authorizer {
-  const shared = {};
   return {
     authorize(attrs) {
       let reasons: string[] | undefined;
@@ -204,7 +203,8 @@ export function unionAuthorizer(members: readonly Authorizer[]): Authorizer {
           id = k;
         }
       }
-      return id ?? shared;
+      // No member tells users apart: do not remember (a refusal names its user).
+      return id;
     },
   };
 }
