@@ -7,7 +7,7 @@
  */
 import { ApiError, decodeBody, forbidden, nodeIdentity, type KubeObject, type RawRequest } from '@kplane/api';
 import type { AuthorizationAttributes } from '../auth/types.js';
-import { podReferences } from '../auth/node/graph.js';
+import { podReferences, type NodeGraph } from '../auth/node/graph.js';
 import type { Registry } from '../registry/registry.js';
 
 type Obj = Record<string, unknown>;
@@ -70,7 +70,7 @@ function operation(verb: string): 'CREATE' | 'UPDATE' | 'DELETE' | undefined {
  * Creates the NodeRestriction check: resolves when the request may go on, rejects with a 403
  * (or the 404 of a pod that does not exist) otherwise. Requests of other users, and reads, pass.
  */
-export function createNodeRestriction(registry: Registry): (req: RawRequest, attrs: AuthorizationAttributes) => Promise<void> {
+export function createNodeRestriction(registry: Registry, graph?: NodeGraph): (req: RawRequest, attrs: AuthorizationAttributes) => Promise<void> {
   const body = (req: RawRequest): KubeObject => {
     try {
       return (obj(decodeBody(req.body ?? new Uint8Array(), req.headers?.['content-type'] ?? 'application/json')) ?? {}) as KubeObject;
@@ -84,6 +84,8 @@ export function createNodeRestriction(registry: Registry): (req: RawRequest, att
     return pods.get(namespace, name);
   };
   const nodeNameOf = (pod: KubeObject) => String(obj(pod.spec)?.nodeName ?? '');
+  /** The node of an existing pod: from the graph's cache (as kube's admission reads a lister), else from storage. */
+  const podNode = async (namespace: string, name: string): Promise<string> => graph?.nodeOf(namespace, name) ?? nodeNameOf(await getPod(namespace, name));
 
   return async (req, attrs) => {
     const node = nodeIdentity(attrs.user);
@@ -108,19 +110,19 @@ export function createNodeRestriction(registry: Registry): (req: RawRequest, att
       if (sub === '') {
         if (op === 'CREATE') return admitMirrorPod(node, created!, refuse);
         if (op === 'DELETE') {
-          if (nodeNameOf(await getPod(ns, name)) !== node) refuse(`node "${node}" can only delete pods with spec.nodeName set to itself`);
+          if ((await podNode(ns, name)) !== node) refuse(`node "${node}" can only delete pods with spec.nodeName set to itself`);
           return;
         }
         refuse(`unexpected operation "${op}", node "${node}" can only create and delete mirror pods`);
       }
       if (sub === 'status') {
         if (op !== 'UPDATE') refuse(`unexpected operation "${op}"`);
-        if (nodeNameOf(await getPod(ns, name)) !== node) refuse(`node "${node}" can only update pod status for pods with spec.nodeName set to itself`);
+        if ((await podNode(ns, name)) !== node) refuse(`node "${node}" can only update pod status for pods with spec.nodeName set to itself`);
         return;
       }
       if (sub === 'eviction') {
         if (op !== 'CREATE') refuse(`unexpected operation ${op}`);
-        if (nodeNameOf(await getPod(ns, name)) !== node) refuse(`node ${node} can only evict pods with spec.nodeName set to itself`);
+        if ((await podNode(ns, name)) !== node) refuse(`node ${node} can only evict pods with spec.nodeName set to itself`);
         return;
       }
       refuse(`unexpected pod subresource "${sub}", only 'status' and 'eviction' are allowed`);

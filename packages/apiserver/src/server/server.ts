@@ -348,7 +348,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     limits: options.limits,
     timers: options.timers,
     authorizer,
-    admitNode: nodeGraph ? createNodeRestriction(registry) : undefined,
+    admitNode: nodeGraph ? createNodeRestriction(registry, nodeGraph) : undefined,
     nodes,
     tokenRequest: (namespace, name, body, ctx) => issueTokenRequest(issuing, namespace, name, body, ctx.warnings),
     paths: oidcDiscovery(issuing, () => `https://${address}`),

@@ -96,6 +96,11 @@ export class NodeGraph {
     if (m.size === 0) this.nodes.delete(old.node);
   }
 
+  /** The node a pod is bound to, as the pods' watch cache last showed it (undefined: not bound, or not seen yet). */
+  nodeOf(namespace: string, name: string): string | undefined {
+    return this.pods.get(`${namespace}/${name}`)?.node;
+  }
+
   /** Does the node reach the object through a pod bound to it? */
   related(node: string, type: VertexType, namespace: string, name: string): boolean {
     return this.nodes.get(node)?.has(key(type, namespace, name)) ?? false;
