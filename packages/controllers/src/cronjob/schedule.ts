@@ -1,0 +1,134 @@
+/**
+ * Start times of a CronJob's schedule: the schedule is parsed with `parseCronSchedule` (the
+ * grammar the API server validated), then the next matching time in the schedule's zone is
+ * computed by cron-parser, given an expression rendered so that its day-of-month / day-of-week
+ * rule is Kubernetes' (both restricted: either matches; one of them `*`: both must match).
+ * Also the controller's arithmetic over them (mostRecentScheduleTime, nextScheduleTimeDuration).
+ */
+import { CronExpressionParser } from 'cron-parser';
+import { parseCronSchedule, type CronField, type CronSchedule } from '@kplane/api';
+
+/** A parsed schedule in a zone: `next(t)` is the first start time strictly after `t` (ms), undefined when none comes within five years. */
+export interface Schedule {
+  next(afterMs: number): number | undefined;
+}
+
+/** How far ahead a schedule is searched, as the cron library Kubernetes uses does. */
+const SEARCH_YEARS = 5;
+
+function list(field: CronField): string {
+  return field.values.join(',');
+}
+
+function isFull(field: CronField, count: number): boolean {
+  return field.values.length === count;
+}
+
+/** The five fields as cron-parser reads them, with Kubernetes' day rule made explicit. */
+function renderFields(s: Extract<CronSchedule, { kind: 'fields' }>): string {
+  let dom: string;
+  let dow: string;
+  if (s.dayOfMonth.star || s.dayOfWeek.star) {
+    // One of them is "*": a day must match both.
+    dom = s.dayOfMonth.star ? '*' : list(s.dayOfMonth);
+    dow = s.dayOfWeek.star ? '*' : list(s.dayOfWeek);
+  } else if (isFull(s.dayOfMonth, 31) || isFull(s.dayOfWeek, 7)) {
+    // Both restricted: either one matching is enough, and one of them matches every day.
+    dom = '*';
+    dow = '*';
+  } else {
+    dom = list(s.dayOfMonth);
+    dow = list(s.dayOfWeek);
+  }
+  return [list(s.minute), list(s.hour), dom, list(s.month), dow].join(' ');
+}
+
+/**
+ * Compiles a schedule (as validated by the API server) read in `timeZone` (a `TZ=` prefix in the
+ * schedule wins; default UTC). Throws CronParseError (from @kplane/api) when it does not parse.
+ */
+export function compileSchedule(schedule: string, timeZone = 'UTC'): Schedule {
+  const parsed = parseCronSchedule(schedule);
+  const tz = parsed.timeZone || timeZone || 'UTC';
+  if (parsed.kind === 'every') {
+    const delayMs = parsed.seconds * 1000;
+    // A constant delay after the previous time, counted from its whole second.
+    return { next: (after) => Math.floor(after / 1000) * 1000 + delayMs };
+  }
+  const expression = renderFields(parsed);
+  return {
+    next(after) {
+      const limit = new Date(after);
+      limit.setUTCFullYear(limit.getUTCFullYear() + SEARCH_YEARS);
+      try {
+        const t = CronExpressionParser.parse(expression, { currentDate: new Date(after), endDate: limit, tz }).next().getTime();
+        return t > limit.getTime() ? undefined : t;
+      } catch {
+        // No matching day (e.g. February 30th) or none before the limit.
+        return undefined;
+      }
+    },
+  };
+}
+
+/** How many start times were missed since the last one. */
+export type MissedSchedules = 'none' | 'few' | 'many';
+
+/** What mostRecentScheduleTime finds. */
+export interface MostRecent {
+  /** The time counted from: the last schedule time, else the creation time (or the starting deadline, when later). */
+  earliestMs: number;
+  /** The latest start time at or before now, if any. */
+  mostRecentMs?: number;
+  missed: MissedSchedules;
+  /** Set when the schedule cannot be used (two start times less than a second apart, or none). */
+  error?: string;
+}
+
+/** The parts of a CronJob the arithmetic reads. */
+export interface ScheduleState {
+  creationMs: number;
+  lastScheduleMs?: number;
+  startingDeadlineSeconds?: number;
+}
+
+/**
+ * The latest unmet start time at or before `nowMs` after the last scheduled (or creation)
+ * time, estimated as Kubernetes does from the gap between the next two start times (so a
+ * schedule missed for years costs a few steps, not one per missed time). More than 100 missed
+ * times: `missed` is "many".
+ */
+export function mostRecentScheduleTime(state: ScheduleState, nowMs: number, schedule: Schedule, includeStartingDeadline: boolean): MostRecent {
+  let earliestMs = state.lastScheduleMs ?? state.creationMs;
+  if (includeStartingDeadline && state.startingDeadlineSeconds !== undefined) {
+    const deadline = nowMs - state.startingDeadlineSeconds * 1000;
+    if (deadline > earliestMs) earliestMs = deadline;
+  }
+  const t1 = schedule.next(earliestMs);
+  const t2 = t1 === undefined ? undefined : schedule.next(t1);
+  if (t1 !== undefined && nowMs < t1) return { earliestMs, missed: 'none' };
+  if (t2 !== undefined && nowMs < t2) return { earliestMs, mostRecentMs: t1, missed: 'none' };
+  const between = t1 === undefined || t2 === undefined ? 0 : Math.round((t2 - t1) / 1000);
+  if (between < 1) return { earliestMs, missed: 'none', error: 'time difference between two schedules is less than 1 second' };
+  const elapsed = Math.trunc((nowMs - t1!) / 1000);
+  const missedCount = Math.floor(elapsed / between) + 1;
+  // Start one interval before the estimate and let the schedule find the real times.
+  let mostRecentMs: number | undefined;
+  for (let t = schedule.next(t1! + (missedCount - 2) * between * 1000); t !== undefined && t <= nowMs; t = schedule.next(t)) mostRecentMs = t;
+  const missed: MissedSchedules = missedCount > 100 ? 'many' : missedCount > 0 ? 'few' : 'none';
+  return mostRecentMs === undefined ? { earliestMs, missed } : { earliestMs, mostRecentMs, missed };
+}
+
+/** Time-bound slack added to a requeue so the start time has passed when the sync runs. */
+export const NEXT_SCHEDULE_DELTA_MS = 100;
+
+/** How long until the sync after the next start time (nextScheduleTimeDuration); undefined when none comes. */
+export function nextScheduleDelay(state: ScheduleState, nowMs: number, schedule: Schedule): number | undefined {
+  const found = mostRecentScheduleTime(state, nowMs, schedule, false);
+  let from: number;
+  if (found.error !== undefined) from = nowMs;
+  else if (found.mostRecentMs !== undefined) from = found.mostRecentMs;
+  else from = found.missed === 'none' ? found.earliestMs : nowMs;
+  const next = schedule.next(from);
+  return next === undefined ? undefined : next + NEXT_SCHEDULE_DELTA_MS - nowMs;
+}
