@@ -21,8 +21,13 @@ import {
   type Manager,
   type Request,
 } from '@kplane/runtime';
+import { isStaleCacheError } from '../replicaset/controller-ref.js';
+import { createOwnWrites } from '../replicaset/own-writes.js';
 import { createCronJobSync } from './sync.js';
 import { cronJobOwner } from './util.js';
+
+/** Delay before retrying a sync whose status write met a newer version of the CronJob. */
+const CONFLICT_RETRY_MS = 50;
 
 /** Options of createCronJobController. */
 export interface CronJobControllerOptions {
@@ -64,13 +69,24 @@ export function createCronJobController(manager: Manager, options: CronJobContro
     },
   });
 
+  // The status this controller last wrote of each CronJob, until its cache shows it (no 409 on the next write).
+  const ownWrites = createOwnWrites<CronJob>();
+  cronJobInformer.addEventHandler({ onDelete: (cj) => ownWrites.forget(`${cj.metadata?.namespace ?? ''}/${cj.metadata?.name ?? ''}`) });
+
   const reconcile = async (req: Request): Promise<Action | void> => {
-    const cj = cronJobInformer.store.get(req.key);
-    if (!cj) return Action.awaitChange();
+    const cached = cronJobInformer.store.get(req.key);
+    if (!cached) {
+      ownWrites.forget(req.key);
+      return Action.awaitChange();
+    }
+    const cj = ownWrites.latest(req.key, cached);
     // Every Job of the namespace this CronJob controls, whatever its labels now are.
     const jobs = jobInformer.store.byIndex(NAMESPACE_INDEX, req.namespace ?? '').filter((j) => cronJobOwner(j)?.name === req.name);
     const result = await sync(cj, jobs);
+    if (result.written) ownWrites.wrote(req.key, cj.metadata?.resourceVersion, result.written);
     if (result.requeueAfterMs !== undefined) return Action.requeue(Math.max(0, result.requeueAfterMs));
+    // A write based on a cache one event behind: try again once the cache caught up.
+    if (result.error !== undefined && isStaleCacheError(result.error, req.name)) return Action.requeue(CONFLICT_RETRY_MS);
     if (result.error !== undefined) throw result.error;
     return Action.awaitChange();
   };

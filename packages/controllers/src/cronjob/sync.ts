@@ -20,10 +20,12 @@ export interface SyncDeps {
   event(cj: CronJob, type: 'Normal' | 'Warning', reason: string, message: string): void;
 }
 
-/** The outcome of a sync: when to run again (ms), and an error to retry with backoff. */
+/** The outcome of a sync: when to run again (ms), an error to retry with backoff, and the status written. */
 export interface SyncResult {
   requeueAfterMs?: number;
   error?: unknown;
+  /** The API server's answer to the status write, when there was one. */
+  written?: CronJob;
 }
 
 const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
@@ -246,14 +248,16 @@ export function createCronJobSync(deps: SyncDeps) {
     const cj = structuredClone(cached) as CronJob;
     const cleaned = await cleanupFinishedJobs(cj, jobs);
     const result = await syncCronJob(cj, jobs);
+    let written: CronJob | undefined;
     if (cleaned || result.changed) {
       try {
-        await cronJobApi.updateStatus(cj, { namespace: cj.metadata?.namespace });
+        written = await cronJobApi.updateStatus(cj, { namespace: cj.metadata?.namespace });
       } catch (err) {
         return { error: err };
       }
     }
-    if (result.requeueAfterMs !== undefined) return { requeueAfterMs: result.requeueAfterMs };
-    return result.error !== undefined ? { error: result.error } : {};
+    const out: SyncResult = written ? { written } : {};
+    if (result.requeueAfterMs !== undefined) return { ...out, requeueAfterMs: result.requeueAfterMs };
+    return result.error !== undefined ? { ...out, error: result.error } : out;
   };
 }
