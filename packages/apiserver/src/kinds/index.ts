@@ -15,6 +15,7 @@ import { cronJobResource } from './cronjob.js';
 import { crdResource } from './crd.js';
 import { eventResource, eventsV1Resource } from './events.js';
 import { ingressResource } from './ingress.js';
+import { jobResource } from './job.js';
 import { leaseResource } from './lease.js';
 import { namespaceResource } from './namespace.js';
 import { nodeResource, serviceAccountResource } from './node.js';
@@ -37,6 +38,7 @@ export function builtinResources(): ResourceType[] {
     deploymentResource(),
     replicaSetResource(),
     controllerRevisionResource(),
+    jobResource(),
     leaseResource(),
     eventsV1Resource(),
     cronJobResource(),
@@ -79,3 +81,4 @@ export { certificateError, checkCsrSignature, parseCsrPem, pemBlocks, type Parse
 export { coreToEventsV1, eventsV1ToCore } from './events.js';
 export { defaultPodSpec, podQOSClass } from './pod-defaults.js';
 export { validatePodSpec } from './pod-validation.js';
+export { JOB_CONTROLLER_UID_LABEL, JOB_NAME_LABEL, validateJobSpec } from './job.js';

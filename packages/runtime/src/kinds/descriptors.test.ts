@@ -5,7 +5,7 @@ import { createClient } from '@kplane/client';
 import type { Deployment, Endpoints as EndpointsObject, Pod } from './builtin/index.js';
 import type { ApplyConfiguration } from './index.js';
 import {
-  ClusterRoleBindings, ClusterRoles, ConfigMaps, ControllerRevisions, CronJobs, CustomResourceDefinitions, Deployments, Endpoints, Events, EventsV1Events, Ingresses,
+  ClusterRoleBindings, ClusterRoles, ConfigMaps, ControllerRevisions, CronJobs, CustomResourceDefinitions, Deployments, Endpoints, Events, EventsV1Events, Ingresses, Jobs,
   Leases, Namespaces, Nodes, Pods, ReplicaSets, RoleBindings, Roles, Secrets, ServiceAccounts, Services, builtinDescriptors,
   kindDescriptor, newObject, resourceOf, type KindDescriptor, type ObjectOf,
 } from './descriptors.js';
@@ -24,6 +24,7 @@ const KUBERNETES: [KindDescriptor, string, string, string, boolean, string][] = 
   [Deployments, 'apps', 'v1', 'deployments', true, 'Deployment'],
   [ReplicaSets, 'apps', 'v1', 'replicasets', true, 'ReplicaSet'],
   [ControllerRevisions, 'apps', 'v1', 'controllerrevisions', true, 'ControllerRevision'],
+  [Jobs, 'batch', 'v1', 'jobs', true, 'Job'],
   [Leases, 'coordination.k8s.io', 'v1', 'leases', true, 'Lease'],
   [EventsV1Events, 'events.k8s.io', 'v1', 'events', true, 'Event'],
   [Ingresses, 'networking.k8s.io', 'v1', 'ingresses', true, 'Ingress'],

@@ -1,0 +1,96 @@
+/**
+ * Jobs with the real kubectl against a `kplane up` process: the Job and TTL-after-finished
+ * controllers with pods run to completion by the simulated kubelet.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { eventually, kubectl, kubectlOk, useKplane } from './harness.js';
+
+/** A Job manifest; pods run `runMs` and exit with `exitCode` (the simulated kubelet's annotations). */
+function jobYaml(name: string, spec: string, opts: { runMs?: number; exitCode?: number } = {}): string {
+  return `apiVersion: batch/v1
+kind: Job
+metadata:
+  name: ${name}
+spec:
+${spec}
+  template:
+    metadata:
+      annotations:
+        kplane.io/run-ms: "${opts.runMs ?? 200}"
+        kplane.io/exit-code: "${opts.exitCode ?? 0}"
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: main
+        image: busybox
+`;
+}
+
+describe('jobs', () => {
+  const suite = useKplane(['--nodes', '2']);
+  const k = (...args: string[]) => kubectlOk(suite.kp.kubeconfig, args);
+
+  it('a Job of 10 completions with parallelism 3 completes, is listed as kubectl prints it, and its TTL removes it', async () => {
+    await kubectlOk(suite.kp.kubeconfig, ['apply', '-f', '-'], jobYaml('batch', '  completions: 10\n  parallelism: 3\n  ttlSecondsAfterFinished: 3'));
+    // Never more than 3 pods running at once.
+    let maxActive = 0;
+    await eventually('complete', async () => {
+      const active = Number((await k('get', 'job', 'batch', '-o', 'jsonpath={.status.active}')) || 0);
+      maxActive = Math.max(maxActive, active);
+      return (await k('get', 'job', 'batch', '-o', 'jsonpath={.status.succeeded}')) === '10';
+    }, 60_000);
+    assert.ok(maxActive <= 3, `at most 3 active, saw ${maxActive}`);
+    await k('wait', '--for=condition=complete', 'job/batch', '--timeout=30s');
+    const row = (await k('get', 'job', 'batch', '--no-headers')).trim().split(/\s+/);
+    assert.deepEqual(row.slice(0, 3), ['batch', 'Complete', '10/10']);
+    const headers = (await k('get', 'jobs', '-o', 'wide')).split('\n')[0].trim().split(/\s+/);
+    assert.deepEqual(headers, ['NAME', 'STATUS', 'COMPLETIONS', 'DURATION', 'AGE', 'CONTAINERS', 'IMAGES', 'SELECTOR']);
+    const conditions = await k('get', 'job', 'batch', '-o', 'jsonpath={range .status.conditions[*]}{.type}={.reason};{end}');
+    assert.equal(conditions, 'SuccessCriteriaMet=CompletionsReached;Complete=CompletionsReached;');
+    const events = await k('get', 'events', '--field-selector', 'involvedObject.name=batch', '-o', 'jsonpath={range .items[*]}{.reason} {.count}{"\\n"}{end}');
+    assert.match(events, /^Completed 1$/m);
+    // ttlSecondsAfterFinished: 3 — gone a few seconds later, its pods with it.
+    await k('wait', '--for=delete', 'job/batch', '--timeout=30s');
+    await eventually('pods gone', async () => (await k('get', 'pods', '-l', 'batch.kubernetes.io/job-name=batch', '-o', 'name')).trim() === '', 30_000);
+  });
+
+  it('an Indexed Job runs one pod per index with its index annotation, hostname and env', async () => {
+    await kubectlOk(suite.kp.kubeconfig, ['apply', '-f', '-'], jobYaml('indexed', '  completions: 4\n  parallelism: 2\n  completionMode: Indexed'));
+    await k('wait', '--for=condition=complete', 'job/indexed', '--timeout=60s');
+    assert.equal(await k('get', 'job', 'indexed', '-o', 'jsonpath={.status.completedIndexes}'), '0-3');
+    const pods = await k('get', 'pods', '-l', 'batch.kubernetes.io/job-name=indexed', '-o',
+      `jsonpath={range .items[*]}{.metadata.annotations.batch\\.kubernetes\\.io/job-completion-index} {.spec.hostname} {.spec.containers[0].env[0].name}{"\\n"}{end}`);
+    assert.deepEqual(pods.trim().split('\n').sort(), ['0 indexed-0 JOB_COMPLETION_INDEX', '1 indexed-1 JOB_COMPLETION_INDEX', '2 indexed-2 JOB_COMPLETION_INDEX', '3 indexed-3 JOB_COMPLETION_INDEX']);
+  });
+
+  it('a Job whose pods exit 3 fails past its backoffLimit', async () => {
+    await kubectlOk(suite.kp.kubeconfig, ['apply', '-f', '-'], jobYaml('failing', '  completions: 2\n  parallelism: 2\n  backoffLimit: 1', { exitCode: 3 }));
+    await k('wait', '--for=condition=failed', 'job/failing', '--timeout=60s');
+    const row = (await k('get', 'job', 'failing', '--no-headers')).trim().split(/\s+/);
+    assert.deepEqual(row.slice(0, 3), ['failing', 'Failed', '0/2']);
+    assert.equal(await k('get', 'job', 'failing', '-o', 'jsonpath={.status.failed}'), '2');
+    assert.equal(
+      await k('get', 'job', 'failing', '-o', 'jsonpath={.status.conditions[?(@.type=="Failed")].message}'),
+      'Job has reached the specified backoff limit',
+    );
+    const events = await k('get', 'events', '--field-selector', 'involvedObject.name=failing,type=Warning', '-o', 'jsonpath={.items[*].reason}');
+    assert.match(events, /BackoffLimitExceeded/);
+  });
+
+  it('kubectl create job, kubectl wait and kubectl logs job/NAME', async () => {
+    assert.match(await k('create', 'job', 'hello', '--image=busybox', '--', 'echo', 'hi'), /^job.batch\/hello created$/m);
+    const labels = await k('get', 'job', 'hello', '-o', 'jsonpath={.spec.template.metadata.labels}');
+    assert.match(labels, /"batch.kubernetes.io\/controller-uid"/);
+    assert.match(labels, /"job-name":"hello"/);
+    assert.match(await k('wait', '--for=condition=complete', 'job/hello', '--timeout=60s'), /^job.batch\/hello condition met$/m);
+    const logs = await kubectl(suite.kp.kubeconfig, ['logs', 'job/hello']);
+    assert.equal(logs.code, 0, logs.stderr);
+    // Invalid Jobs are refused as kube-apiserver refuses them.
+    const bad = await kubectl(suite.kp.kubeconfig, ['create', 'job', 'bad', '--image=busybox', '--dry-run=server', '-o', 'name']);
+    assert.equal(bad.code, 0, bad.stderr);
+    const immutable = await kubectl(suite.kp.kubeconfig, ['patch', 'job', 'hello', '--type=merge', '-p', '{"spec":{"completions":3}}']);
+    assert.notEqual(immutable.code, 0);
+    assert.match(immutable.stderr, /spec.completions: Invalid value: 3: field is immutable/);
+  });
+});
