@@ -3,7 +3,7 @@ import { cronScheduleError, fieldInvalid, fieldNotSupported, fieldRequired, isDN
 import type { ResourceType, TableSpec } from '../registry/resource.js';
 import { translateTimestampSince } from './age.js';
 import { defaultPodSpec } from './pod-defaults.js';
-import { validatePodSpec } from './pod-validation.js';
+import { validateJobSpec } from './job.js';
 import { AGE_COLUMN, NAME_COLUMN } from './pod.js';
 import { STANDARD_VERBS, asObj, child, containerCells, formatLabelSelector, goLabelSelector, invalidRendered, setDefault, type Obj } from './util.js';
 
@@ -32,27 +32,10 @@ export function defaultCronJob(obj: KubeObject): void {
   defaultPodSpec(child(child(jobSpec, 'template'), 'spec'));
 }
 
-/**
- * The checks of a job template's Job spec that do not need the Job: non-negative counts, the pod
- * template, and a restartPolicy of OnFailure or Never (validateJobSpec's common part).
- */
-function validateTemplateJobSpec(spec: Obj, path: string): StatusCause[] {
-  const out: StatusCause[] = [];
-  for (const k of ['parallelism', 'completions', 'activeDeadlineSeconds', 'backoffLimit', 'backoffLimitPerIndex', 'maxFailedIndexes', 'ttlSecondsAfterFinished']) {
-    const v = spec[k];
-    if (isInt(v) && v < 0) out.push(fieldInvalid(`${path}.${k}`, v, 'must be greater than or equal to 0'));
-  }
-  const podSpec = (asObj(asObj(spec.template)?.spec) ?? {}) as Obj;
-  out.push(...validatePodSpec(podSpec, `${path}.template.spec`));
-  const restart = podSpec.restartPolicy;
-  if (restart !== 'OnFailure' && restart !== 'Never') out.push(fieldNotSupported(`${path}.template.spec.restartPolicy`, restart ?? '', ['OnFailure', 'Never']));
-  return out;
-}
-
 /** ValidateJobTemplateSpec: the Job spec, a selector that is generated, never manual. */
 function validateJobTemplate(template: Obj, path: string): StatusCause[] {
   const spec = (asObj(template.spec) ?? {}) as Obj;
-  const out = validateTemplateJobSpec(spec, `${path}.spec`);
+  const out = validateJobSpec(spec, `${path}.spec`);
   if (spec.selector !== undefined && spec.selector !== null) out.push(invalidRendered(`${path}.spec.selector`, goLabelSelector(spec.selector), '`selector` will be auto-generated'));
   if (spec.manualSelector === true) out.push(fieldNotSupported(`${path}.spec.manualSelector`, true, ['nil', 'false']));
   return out;
