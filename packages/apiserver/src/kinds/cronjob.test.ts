@@ -109,7 +109,7 @@ test('table rows: NAME SCHEDULE TIMEZONE SUSPEND ACTIVE LAST SCHEDULE AGE, wide 
   cj.strategy.defaults?.(obj);
   assert.deepEqual(cj.strategy.table?.columns.map((c) => c.name), ['Name', 'Schedule', 'Timezone', 'Suspend', 'Active', 'Last Schedule', 'Age', 'Containers', 'Images', 'Selector']);
   assert.deepEqual(cj.strategy.table?.columns.map((c) => c.priority), [0, 0, 0, 0, 0, 0, 0, 1, 1, 1]);
-  assert.deepEqual(cj.strategy.table?.row(obj, now), ['nightly', '*/5 * * * *', 'Europe/Paris', 'false', 0, '<none>', '60m', 'job', 'busybox', '<none>']);
+  assert.deepEqual(cj.strategy.table?.row(obj, now), ['nightly', '*/5 * * * *', 'Europe/Paris', 'False', 0, '<none>', '60m', 'job', 'busybox', '<none>']);
   obj.status = { active: [{ name: 'nightly-1' }], lastScheduleTime: '2024-05-01T11:55:00Z' };
   delete (obj.spec as any).timeZone;
   delete (obj.spec as any).suspend;

@@ -127,7 +127,7 @@ const cronJobTable: TableSpec = {
       obj.metadata?.name ?? '',
       typeof spec.schedule === 'string' ? spec.schedule : '',
       typeof spec.timeZone === 'string' ? spec.timeZone : '<none>',
-      typeof spec.suspend === 'boolean' ? String(spec.suspend) : '<unset>',
+      typeof spec.suspend === 'boolean' ? (spec.suspend ? 'True' : 'False') : '<unset>',
       Array.isArray(status.active) ? status.active.length : 0,
       last,
       translateTimestampSince(obj.metadata?.creationTimestamp, now),
