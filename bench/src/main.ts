@@ -28,7 +28,8 @@
  * --safety-watchers N (idle watchers, default 1000), --safety-compaction-interval N (seconds
  * between the safety server's own compactions, default 2), --fuzz N (fuzzed requests of the long fuzz
  * run, default 200000; 0 skips it), --fuzz-seed N (default: random, printed), --job N
- * (completions of the Job case, parallelism N/10, default 1000; 0 skips it).
+ * (completions of the Job case, parallelism N/10, default 1000; 0 skips it), --statefulset N
+ * (replicas of the StatefulSet case and of its Deployment, default 500; 0 skips it).
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -45,6 +46,7 @@ import { benchStartup, formatStartup } from './startup-bench.js';
 import { benchCustomResources, formatCustomResources, type CrdBenchResult } from './crd-bench.js';
 import { formatGarbageCollector, garbageCollectorInChild } from './gc-bench.js';
 import { deploymentInChild } from './deployment-child.js';
+import { formatStatefulSetCase, statefulSetCaseInChildren, type StatefulSetCase } from './statefulset-bench.js';
 import { formatPods, podsReadyInChild, type PodsRows } from './pods-bench.js';
 import { formatWorkqueue, type WorkqueueRow } from './workqueue-bench.js';
 import { formatAuthorization, type AuthzRow } from './authz-bench.js';
@@ -79,6 +81,7 @@ const { values: flags } = parseArgs({
     fuzz: { type: 'string', default: '200000' },
     'fuzz-seed': { type: 'string', default: '' },
     job: { type: 'string', default: '1000' },
+    statefulset: { type: 'string', default: '500' },
   },
 });
 const rounds = Math.max(1, Number(flags.rounds));
@@ -300,6 +303,12 @@ async function main(): Promise<void> {
       pods.deployment = await deploymentInChild(deploymentReplicas, { storage: podsStorage, timeoutMs: deploymentTimeoutMs });
     }
     const job = jobCompletions > 0 ? (console.log(`Job: ${jobCompletions} completions, parallelism ${Math.max(1, Math.round(jobCompletions / 10))} ...`), await jobInChild(jobCompletions, Math.max(1, Math.round(jobCompletions / 10)))) : undefined;
+    const statefulSetReplicas = Number(flags.statefulset);
+    let statefulSet: StatefulSetCase | undefined;
+    if (statefulSetReplicas > 0) {
+      console.log(`StatefulSet (OrderedReady) and Deployment: 0 -> ${statefulSetReplicas} replicas ...`);
+      statefulSet = await statefulSetCaseInChildren(statefulSetReplicas, podsStorage);
+    }
     let safety: SafetyBenchResult | undefined;
     if (safetyPatches > 0) {
       console.log(`safety: ${safetyPatches} patches of a 0.9 MiB ConfigMap, ${safetyWatchers} idle and 10 stalled watchers ...`);
@@ -355,6 +364,10 @@ async function main(): Promise<void> {
     if (job) {
       console.log(`\nJob: in a fresh process on startControlPlane({ storage: 'memory', listen: false }), 3 simulated nodes, containers start and exit at once; a Deployment of as many replicas scaled from 0 first, on the same control plane, is the baseline\n`);
       console.log(formatJob(job));
+    }
+    if (statefulSet) {
+      console.log(`\nStatefulSet: ${statefulSetReplicas} replicas, OrderedReady, against a Deployment of ${statefulSetReplicas}, each in a fresh process on startControlPlane({ storage: '${podsStorage}', listen: false }), 3 simulated nodes, containers start at once\n`);
+      console.log(formatStatefulSetCase(statefulSet));
     }
     if (safety) {
       console.log(

@@ -40,3 +40,5 @@ export {
   type CronJobControllerOptions,
   type Schedule,
 } from './cronjob/index.js';
+export * from './history/index.js';
+export * from './statefulset/index.js';

@@ -12,6 +12,7 @@ import { createNamespaceController, type NamespaceControllerOptions } from './na
 import { createServiceAccountController, createTokensController, type TokensControllerOptions } from './serviceaccount/index.js';
 import { createReplicaSetController } from './replicaset/index.js';
 import { createDeploymentController } from './deployment/index.js';
+import { createStatefulSetController } from './statefulset/index.js';
 import { createRootCACertPublisher } from './rootcacertpublisher/index.js';
 import { createJobController } from './job/index.js';
 import { createTtlAfterFinishedController } from './ttlafterfinished/index.js';
@@ -30,6 +31,7 @@ export const CONTROLLER_NAMES = {
   serviceAccountToken: 'serviceaccount-token-controller',
   replicaSet: 'replicaset-controller',
   deployment: 'deployment-controller',
+  statefulSet: 'statefulset-controller',
   clusterRoleAggregation: 'clusterrole-aggregation-controller',
   csrSigning: 'certificatesigningrequest-signing-controller',
   csrCleaner: 'certificatesigningrequest-cleaner-controller',
@@ -53,6 +55,7 @@ export const KNOWN_CONTROLLERS: readonly string[] = [
   CONTROLLER_NAMES.rootCACertPublisher,
   CONTROLLER_NAMES.serviceAccount,
   CONTROLLER_NAMES.serviceAccountToken,
+  CONTROLLER_NAMES.statefulSet,
   CONTROLLER_NAMES.ttlAfterFinished,
 ];
 
@@ -64,6 +67,7 @@ export const CONTROLLER_ALIASES: Readonly<Record<string, string>> = {
   'serviceaccount-token': CONTROLLER_NAMES.serviceAccountToken,
   replicaset: CONTROLLER_NAMES.replicaSet,
   deployment: CONTROLLER_NAMES.deployment,
+  statefulset: CONTROLLER_NAMES.statefulSet,
   'clusterrole-aggregation': CONTROLLER_NAMES.clusterRoleAggregation,
   csrsigning: CONTROLLER_NAMES.csrSigning,
   csrcleaner: CONTROLLER_NAMES.csrCleaner,
@@ -247,6 +251,7 @@ export async function startControllerManager(options: ControllerManagerOptions):
     [CONTROLLER_NAMES.deployment]: (m) => createDeploymentController(m),
     [CONTROLLER_NAMES.job]: (m) => createJobController(m),
     [CONTROLLER_NAMES.ttlAfterFinished]: (m) => createTtlAfterFinishedController(m),
+    [CONTROLLER_NAMES.statefulSet]: (m) => createStatefulSetController(m),
     [CONTROLLER_NAMES.clusterRoleAggregation]: (m) => createClusterRoleAggregationController({ manager: m }),
     [CONTROLLER_NAMES.csrCleaner]: (m) => createCsrCleanerController({ manager: m }),
     [CONTROLLER_NAMES.cronJob]: (m) => createCronJobController(m),

@@ -19,9 +19,11 @@ import { jobResource } from './job.js';
 import { leaseResource } from './lease.js';
 import { namespaceResource } from './namespace.js';
 import { nodeResource, serviceAccountResource } from './node.js';
+import { persistentVolumeClaimResource } from './persistentvolumeclaim.js';
 import { podResource } from './pod.js';
 import { rbacResources } from './rbac.js';
 import { endpointsResource, serviceResource } from './service.js';
+import { statefulSetResource } from './statefulset.js';
 
 /** Every built-in resource, core group first, in the order discovery lists them. */
 export function builtinResources(): ResourceType[] {
@@ -31,12 +33,14 @@ export function builtinResources(): ResourceType[] {
     eventResource(),
     namespaceResource(),
     nodeResource(),
+    persistentVolumeClaimResource(),
     podResource(),
     secretResource(),
     serviceAccountResource(),
     serviceResource(),
     deploymentResource(),
     replicaSetResource(),
+    statefulSetResource(),
     controllerRevisionResource(),
     jobResource(),
     leaseResource(),
