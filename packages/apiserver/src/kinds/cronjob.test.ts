@@ -79,6 +79,16 @@ test('time zone errors', () => {
   assert.deepEqual(messages(cronJob({ timeZone: 'Mars/Olympus', suspend: true }), old), []);
 });
 
+test('status writes are not validated', () => {
+  const old = cronJob({ schedule: 'bad' });
+  const obj = cronJob({ schedule: 'bad' });
+  obj.status = { lastScheduleTime: '2024-05-01T11:00:00Z' };
+  cj.strategy.defaults?.(obj);
+  const now = new Date();
+  assert.deepEqual(cj.strategy.validate?.(obj, old, [], { subresource: 'status', now }), []);
+  assert.equal(cj.strategy.validate?.(obj, old, [], { subresource: '', now })?.length, 1);
+});
+
 test('spec errors: policy, deadlines, history limits, job template', () => {
   assert.deepEqual(messages(cronJob({ concurrencyPolicy: 'Sometimes' })), ['spec.concurrencyPolicy: Unsupported value: "Sometimes": supported values: "Allow", "Forbid", "Replace"']);
   assert.deepEqual(messages(cronJob({ startingDeadlineSeconds: -1, successfulJobsHistoryLimit: -1, failedJobsHistoryLimit: -2 })), [

@@ -1,6 +1,6 @@
 /** batch/v1 cronjobs: defaults, validation (schedule, time zone, job template), Table columns, status subresource. */
 import { cronScheduleError, fieldInvalid, fieldNotSupported, fieldRequired, isDNS1123Label, isKnownTimeZone, type KubeObject, type StatusCause } from '@kplane/api';
-import type { ResourceType, TableSpec } from '../registry/resource.js';
+import type { ResourceType, TableSpec, WriteRequest } from '../registry/resource.js';
 import { translateTimestampSince } from './age.js';
 import { defaultPodSpec } from './pod-defaults.js';
 import { validateJobSpec } from './job.js';
@@ -90,8 +90,12 @@ function validateCronJobSpec(spec: Obj, old: Obj | undefined): StatusCause[] {
   return out;
 }
 
-/** ValidateCronJobCreate / ValidateCronJobUpdate (metadata is checked by the store). */
-function validateCronJob(obj: KubeObject, old: KubeObject | undefined, warnings?: string[]): StatusCause[] {
+/**
+ * ValidateCronJobCreate / ValidateCronJobUpdate (metadata is checked by the store); a write of
+ * the status subresource is not validated, as kube's status strategy does not.
+ */
+function validateCronJob(obj: KubeObject, old: KubeObject | undefined, warnings?: string[], req?: WriteRequest): StatusCause[] {
+  if (old && req?.subresource === 'status') return [];
   const out = validateCronJobSpec(specOf(obj), old ? specOf(old) : undefined);
   const name = obj.metadata?.name ?? '';
   if (!old) {
