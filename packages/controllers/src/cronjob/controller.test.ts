@@ -122,6 +122,38 @@ describe('cronjob controller on virtual time', () => {
     assert.ok((await eventsOf(env.client, 'late')).includes('TooManyMissedTimes: too many missed start times. Set or decrease .spec.startingDeadlineSeconds or check clock skew'));
   });
 
+  it('a Job already there under the start time\'s name is recorded, not created again; others it controls are unexpected', async () => {
+    const cj = await create(cronJob('again', { schedule: '*/5 * * * *' }));
+    const tick = Math.floor(env.clock.now() / (5 * MIN)) * 5 * MIN + 5 * MIN;
+    const owner = { apiVersion: 'batch/v1', kind: 'CronJob', name: 'again', uid: cj.metadata!.uid!, controller: true, blockOwnerDeletion: true };
+    const spec = { template: { spec: { restartPolicy: 'Never' as const, containers: [{ name: 'c', image: 'busybox' }] } } };
+    // As if an earlier sync created it and its status write was lost.
+    const early = await env.client.resource(Jobs).create({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name: `again-${tick / MIN}`, ownerReferences: [owner] }, spec }, { namespace: 'ns' });
+    await env.client.resource(Jobs).create({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'by-hand', annotations: { 'cronjob.kubernetes.io/instantiate': 'manual' }, ownerReferences: [owner] }, spec }, { namespace: 'ns' });
+    await env.advance(tick - env.clock.now() + 1000);
+    const status = (await get('again')).status;
+    assert.deepEqual(status?.active?.map((r) => r.uid), [early.metadata!.uid]);
+    assert.equal(status?.lastScheduleTime, new Date(tick).toISOString().replace('.000', ''));
+    const events = await eventsOf(env.client, 'again');
+    assert.ok(!events.some((e) => e.startsWith('SuccessfulCreate')), events.join('\n'));
+    assert.ok(events.includes('UnexpectedJob: Saw a job that the controller did not create or forgot: by-hand'), events.join('\n'));
+  });
+
+  it('a schedule with no start time (February 31st) is reported as invalid', async () => {
+    await create(cronJob('never', { schedule: '59 23 31 2 *' }));
+    await env.advance(1000);
+    assert.deepEqual(await names('never'), []);
+    assert.ok((await eventsOf(env.client, 'never')).includes('InvalidSchedule: invalid schedule: 59 23 31 2 * : time difference between two schedules is less than 1 second'));
+  });
+
+  it('@every runs at a constant interval from the previous start', async () => {
+    await create(cronJob('every', { schedule: '@every 90s', successfulJobsHistoryLimit: 10 }));
+    const created = Math.floor(env.clock.now() / 1000) * 1000;
+    await env.advance(3 * 90_000 + 1000, 500);
+    const times = (await jobsOf(env.client, 'every')).map((j) => j.metadata!.annotations![CRONJOB_SCHEDULED_TIMESTAMP_ANNOTATION]);
+    assert.deepEqual(times, [1, 2, 3].map((n) => new Date(created + n * 90_000).toISOString().replace('.000', '')).sort());
+  });
+
   it('timeZone: the schedule is read in the zone; the annotation carries its offset', async () => {
     // Only this CronJob runs through the day.
     for (const cj of (await env.client.resource(CronJobs).list({ namespace: 'ns' })).items) await env.client.resource(CronJobs).delete(cj.metadata!.name!, { namespace: 'ns' });
