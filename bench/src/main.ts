@@ -27,9 +27,9 @@
  * (merge patches of the 0.9 MiB ConfigMap in the safety case, default 400; 0 skips the case),
  * --safety-watchers N (idle watchers, default 1000), --safety-compaction-interval N (seconds
  * between the safety server's own compactions, default 2), --fuzz N (fuzzed requests of the long fuzz
- * run, default 200000; 0 skips it), --fuzz-seed N (default: random, printed), --job N
- * (completions of the Job case, parallelism N/10, default 1000; 0 skips it), --statefulset N
- * (replicas of the StatefulSet case and of its Deployment, default 500; 0 skips it).
+ * run, default 200000; 0 skips it), --fuzz-seed N (default: random, printed), --statefulset N
+ * (replicas of the StatefulSet case and of its Deployment, default 500; 0 skips it), --job N (completions of the Job case,
+ * parallelism N/10, default 1000; 0 skips it).
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -80,8 +80,8 @@ const { values: flags } = parseArgs({
     'safety-compaction-interval': { type: 'string', default: '2' },
     fuzz: { type: 'string', default: '200000' },
     'fuzz-seed': { type: 'string', default: '' },
-    job: { type: 'string', default: '1000' },
     statefulset: { type: 'string', default: '500' },
+    job: { type: 'string', default: '1000' },
   },
 });
 const rounds = Math.max(1, Number(flags.rounds));
@@ -302,13 +302,13 @@ async function main(): Promise<void> {
       console.log(`Deployment: 0 -> ${deploymentReplicas} replicas (at most ${deploymentTimeoutMs / 1000} s) ...`);
       pods.deployment = await deploymentInChild(deploymentReplicas, { storage: podsStorage, timeoutMs: deploymentTimeoutMs });
     }
-    const job = jobCompletions > 0 ? (console.log(`Job: ${jobCompletions} completions, parallelism ${Math.max(1, Math.round(jobCompletions / 10))} ...`), await jobInChild(jobCompletions, Math.max(1, Math.round(jobCompletions / 10)))) : undefined;
     const statefulSetReplicas = Number(flags.statefulset);
     let statefulSet: StatefulSetCase | undefined;
     if (statefulSetReplicas > 0) {
       console.log(`StatefulSet (OrderedReady) and Deployment: 0 -> ${statefulSetReplicas} replicas ...`);
       statefulSet = await statefulSetCaseInChildren(statefulSetReplicas, podsStorage);
     }
+    const job = jobCompletions > 0 ? (console.log(`Job: ${jobCompletions} completions, parallelism ${Math.max(1, Math.round(jobCompletions / 10))} ...`), await jobInChild(jobCompletions, Math.max(1, Math.round(jobCompletions / 10)))) : undefined;
     let safety: SafetyBenchResult | undefined;
     if (safetyPatches > 0) {
       console.log(`safety: ${safetyPatches} patches of a 0.9 MiB ConfigMap, ${safetyWatchers} idle and 10 stalled watchers ...`);

@@ -85,4 +85,4 @@ export { certificateError, checkCsrSignature, parseCsrPem, pemBlocks, type Parse
 export { coreToEventsV1, eventsV1ToCore } from './events.js';
 export { defaultPodSpec, podQOSClass } from './pod-defaults.js';
 export { validatePodSpec } from './pod-validation.js';
-export { JOB_CONTROLLER_UID_LABEL, JOB_NAME_LABEL, validateJobSpec } from './job.js';
+export { JOB_CONTROLLER_UID_LABEL, JOB_NAME_LABEL, defaultJob, generateJobSelector, jobCompletionsCell, jobDurationCell, jobStatusCell, validateJobSpec } from './job.js';

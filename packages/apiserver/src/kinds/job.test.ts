@@ -89,6 +89,8 @@ test('validation messages', () => {
     'spec.template.spec.restartPolicy: Unsupported value: "OnFailure": supported values: "Never"',
   ]);
   assert.deepEqual(msgs({ completions: 2, successPolicy: { rules: [{ succeededCount: 1 }] }, template: template() }), ['spec.completionMode: Invalid value: "NonIndexed": requires indexed completion mode']);
+  assert.deepEqual(msgs({ managedBy: 'kueue', template: template() }), ['spec.managedBy: Invalid value: "kueue": must be a domain-prefixed path (such as "acme.io/foo")']);
+  assert.deepEqual(msgs({ managedBy: 'kueue.x-k8s.io/multikueue', template: template() }), []);
 });
 
 test('updates: completions, selector and template immutable; suspended Jobs that never started may change scheduling', () => {

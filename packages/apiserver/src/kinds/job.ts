@@ -4,7 +4,7 @@
  * subresource.
  */
 import {
-  fieldDuplicate, fieldInvalid, fieldNotSupported, fieldRequired, fieldTooMany, labelSelectorFromObject, validateAnnotations, validateLabels,
+  fieldDuplicate, fieldInvalid, fieldNotSupported, fieldRequired, fieldTooLong, fieldTooMany, isDNS1123Subdomain, labelSelectorFromObject, validateAnnotations, validateLabels,
   validateLabelSelector, FIELD_IMMUTABLE_ERROR_MSG, type KubeObject, type LabelSelectorObject, type StatusCause,
 } from '@kplane/api';
 import type { ResourceType, TableSpec } from '../registry/resource.js';
@@ -231,6 +231,7 @@ export function validateJobSpec(spec: Obj, path = 'spec'): StatusCause[] {
       out.push(fieldInvalid(`${path}.maxFailedIndexes`, spec.maxFailedIndexes, `must be less than or equal to ${MAX_FAILED_INDEXES}`));
     }
   }
+  if (typeof spec.managedBy === 'string') out.push(...validateManagedBy(spec.managedBy, `${path}.managedBy`));
   const prp = spec.podReplacementPolicy;
   if (prp !== undefined) {
     if (prp !== 'TerminatingOrFailed' && prp !== 'Failed') out.push(fieldNotSupported(`${path}.podReplacementPolicy`, prp, ['Failed', 'TerminatingOrFailed']));
@@ -249,6 +250,23 @@ export function validateJobSpec(spec: Obj, path = 'spec'): StatusCause[] {
   else if ((spec.podFailurePolicy !== undefined || spec.backoffLimitPerIndex !== undefined) && restart !== 'Never') {
     out.push(fieldNotSupported(`${path}.template.spec.restartPolicy`, restart, ['Never']));
   }
+  return out;
+}
+
+/** managedBy: a domain-prefixed path ("example.com/controller") of at most 63 characters. */
+function validateManagedBy(v: string, path: string): StatusCause[] {
+  const out: StatusCause[] = [];
+  const slash = v.indexOf('/');
+  if (slash <= 0 || slash === v.length - 1) out.push(fieldInvalid(path, v, 'must be a domain-prefixed path (such as "acme.io/foo")'));
+  else {
+    const host = v.slice(0, slash);
+    for (const msg of isDNS1123Subdomain(host)) out.push(fieldInvalid(path, host, msg));
+    const rest = v.slice(slash + 1);
+    if (!/^[A-Za-z0-9/\-._~%!$&'()*+,;=:]+$/.test(rest)) {
+      out.push(fieldInvalid(path, rest, "Invalid path: a valid path must match the regex '[A-Za-z0-9/\\-._~%!$&\\'()*+,;=:]+'"));
+    }
+  }
+  if (v.length > 63) out.push(fieldTooLong(path, 63));
   return out;
 }
 

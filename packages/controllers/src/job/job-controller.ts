@@ -5,7 +5,7 @@
  */
 import { ApiError, labelSelectorFromObject, type OwnerReference } from '@kplane/api';
 import {
-  Action, CONTROLLER_OWNER_INDEX, Jobs, NAMESPACE_INDEX, Pods, createEventRecorder, deepFreeze, formatTime,
+  Action, Jobs, NAMESPACE_INDEX, Pods, createEventRecorder, deepFreeze, formatTime,
   type Clock, type Controller, type EventRecorder, type Job, type JobCondition, type Manager, type Pod, type Request,
 } from '@kplane/runtime';
 import { claimObjects, controllerOf, controllerRefTo, isStaleCacheError, recheckOwnerWith } from '../replicaset/controller-ref.js';
@@ -27,6 +27,8 @@ export const JOB_CONTROLLER_MANAGER = 'kubernetes.io/job-controller';
 const CONFLICT_RETRY_MS = 50;
 const JOB_API_VERSION = 'batch/v1';
 const JOB_KIND = 'Job';
+/** Index of the pod cache: pods by the "namespace/name" of the Job that controls them (any uid). */
+export const JOB_POD_INDEX = 'job:byControllerName';
 
 /** Options of createJobController. */
 export interface JobControllerOptions {
@@ -65,6 +67,14 @@ export function createJobController(manager: Manager, options: JobControllerOpti
     podInformer.store.addIndexer(ORPHAN_POD_INDEX, (pod: Pod) => (controllerOf(pod) ? [] : [pod.metadata?.namespace ?? '']));
   } catch {
     // Already added (the ReplicaSet controller files orphans the same way).
+  }
+  try {
+    podInformer.store.addIndexer(JOB_POD_INDEX, (pod: Pod) => {
+      const ref = controllerOf(pod);
+      return ref && ref.kind === JOB_KIND && ref.apiVersion.startsWith('batch/') ? [`${pod.metadata?.namespace ?? ''}/${ref.name}`] : [];
+    });
+  } catch {
+    // Already added by another Job controller on this informer: same function.
   }
   const ownWrites = createOwnWrites<Job>();
   /** Pods (by uid) whose finalizer this controller removed and whose cache copy may still show it, per Job key. */
@@ -142,11 +152,12 @@ export function createJobController(manager: Manager, options: JobControllerOpti
     return done;
   };
 
-  /** Pods of a Job that is gone from the cache keep no finalizer (the orphan pods of syncOrphanPod). */
-  const releaseOrphans = async (req: Request): Promise<void> => {
-    const orphans = podInformer.store
-      .byIndex(NAMESPACE_INDEX, req.namespace)
-      .filter((p) => hasTrackingFinalizer(p) && jobKeyOf(p) === req.key);
+  /**
+   * Pods of a Job that is gone, or that was replaced by another Job of the same name, keep no
+   * finalizer (the orphan pods of kube's syncOrphanPod).
+   */
+  const releaseOrphans = async (req: Request, currentUid?: string): Promise<void> => {
+    const orphans = podInformer.store.byIndex(JOB_POD_INDEX, req.key).filter((p) => hasTrackingFinalizer(p) && controllerOf(p)?.uid !== currentUid);
     if (orphans.length > 0) await removeFinalizers(req.key, orphans);
   };
 
@@ -227,7 +238,9 @@ export function createJobController(manager: Manager, options: JobControllerOpti
     if (managedBy !== undefined && managedBy !== JOB_CONTROLLER_MANAGER) return;
     const ns = req.namespace;
     const uid = base.metadata?.uid ?? '';
-    let pods = podInformer.store.byIndex(CONTROLLER_OWNER_INDEX, uid).filter((p) => (p.metadata?.namespace ?? '') === ns);
+    const named = podInformer.store.byIndex(JOB_POD_INDEX, req.key);
+    let pods = named.filter((p) => controllerOf(p)?.uid === uid);
+    if (pods.length < named.length) await releaseOrphans(req, uid);
     if (finishedCondition(base)) {
       const held = pods.filter(hasTrackingFinalizer);
       if (held.length > 0) await removeFinalizers(req.key, held);
@@ -346,8 +359,8 @@ export function createJobController(manager: Manager, options: JobControllerOpti
         terminating += r.deleted;
         manageError = r.error;
       }
-      // The pods just deleted, or ones the cache has not shown yet, keep the Job from finishing now.
-      if (active > 0 || !satisfied || activePods.length > 0) finished = undefined;
+      // A failed deletion, or pods the cache has not shown yet, keep the Job from finishing now.
+      if (active > 0 || !satisfied) finished = undefined;
     } else {
       let managed = false;
       if (satisfied && !job.metadata?.deletionTimestamp) {

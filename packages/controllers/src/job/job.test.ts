@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Jobs, createEventRecorder, createFakeClock, createManager, type FakeClock, type Job } from '@kplane/runtime';
+import { Jobs, Pods, createEventRecorder, createFakeClock, createManager, type FakeClock, type Job, type Pod } from '@kplane/runtime';
 import { settle } from '@kplane/runtime/testing';
 import { eventually, startTestKplane, type TestKplane } from '../namespace/testing.js';
 import { createNamespace } from '../replicaset/test-support.js';
@@ -170,8 +170,9 @@ describe('Job controller', () => {
       return trueCondition(j, 'Failed') ? j : undefined;
     });
     assert.equal(trueCondition(failed, 'Failed')?.reason, 'MaxFailedIndexesExceeded');
-    // The pod of index 1, deleted when the Job failed, fails its index too (backoffLimitPerIndex 0).
-    assert.equal(failed.status?.failedIndexes, '0-2');
+    // The pod of index 1, deleted when the Job failed, counts as a failed pod, not as a failed index.
+    assert.equal(failed.status?.failedIndexes, '0,2');
+    assert.equal(failed.status?.failed, 3);
     assert.equal(running(await pods('per-index')).length, 0, 'the rest deleted');
   });
 
@@ -237,6 +238,47 @@ describe('Job controller', () => {
     const all = await pods('burst');
     assert.equal(all.length, 40, 'exactly completions pods created');
     assert.equal((await job('burst')).status?.succeeded, 40);
+  });
+
+  it('restartPolicy OnFailure: container restarts count against backoffLimit', async () => {
+    await create(newJob('restarts', { backoffLimit: 2, template: { spec: { restartPolicy: 'OnFailure', containers: [{ name: 'main', image: 'busybox' }] } } }));
+    const [p] = await runningPods('restarts', 1);
+    await kp.client.resource<Pod>(Pods).patch(p.metadata!.name!, {
+      status: { phase: 'Running', containerStatuses: [{ name: 'main', image: 'busybox', imageID: '', ready: false, restartCount: 2, state: { waiting: { reason: 'CrashLoopBackOff' } } }] },
+    }, 'merge', { namespace: ns, subresource: 'status' });
+    const failed = await eventually('failed', async () => {
+      const j = await job('restarts');
+      return trueCondition(j, 'Failed') ? j : undefined;
+    });
+    assert.equal(trueCondition(failed, 'Failed')?.reason, 'BackoffLimitExceeded');
+  });
+
+  it('the pods of a deleted Job lose the tracking finalizer', async () => {
+    await create(newJob('gone', { parallelism: 2, completions: 2 }));
+    const r = await runningPods('gone', 2);
+    await kp.client.resource<Job>(Jobs).delete('gone', { namespace: ns, propagationPolicy: 'Orphan' });
+    await eventually('finalizers removed', async () => (await pods('gone')).every((p) => !p.metadata?.finalizers?.includes('batch.kubernetes.io/job-tracking')));
+    assert.equal((await pods('gone')).length, r.length);
+  });
+
+  it('the pods of a Job replaced by another of the same name lose the finalizer; the new Job does not count them', async () => {
+    await create(newJob('again', { parallelism: 1, completions: 1 }));
+    const [old] = await runningPods('again', 1);
+    // Background: gone at once (no garbage collector runs here), its pod left behind.
+    await kp.client.resource<Job>(Jobs).delete('again', { namespace: ns, propagationPolicy: 'Background' });
+    await create(newJob('again', { parallelism: 1, completions: 1 }));
+    await eventually('old pod released', async () => {
+      const p = (await pods('again')).find((x) => x.metadata?.uid === old.metadata?.uid);
+      return p !== undefined && !p.metadata?.finalizers?.includes('batch.kubernetes.io/job-tracking');
+    });
+    await finishPod(kp.client, clock, (await pods('again')).find((x) => x.metadata?.uid === old.metadata?.uid)!);
+    const mine = await eventually('a pod of the new Job', async () => running(await pods('again')).find((x) => x.metadata?.uid !== old.metadata?.uid));
+    await finishPod(kp.client, clock, mine);
+    const done = await eventually('complete', async () => {
+      const j = await job('again');
+      return trueCondition(j, 'Complete') ? j : undefined;
+    });
+    assert.equal(done.status?.succeeded, 1);
   });
 
   it('a work queue (no completions) completes when one pod succeeded and the others ended', async () => {
