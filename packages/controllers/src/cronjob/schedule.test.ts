@@ -36,6 +36,13 @@ test('time zones: the schedule is read on the zone\'s wall clock', () => {
   assert.deepEqual(starts('CRON_TZ=America/New_York 0 9 * * *', '2026-01-01T00:00:00Z', 1, 'Asia/Tokyo'), ['2026-01-01T14:00:00.000Z']);
 });
 
+test('daylight saving: a time in the gap does not run that day, a time in the repeated hour runs twice', () => {
+  // New York, 2026: clocks go forward on March 8 at 2:00 and back on November 1 at 2:00.
+  assert.deepEqual(starts('30 2 * * *', '2026-03-07T12:00:00Z', 2, 'America/New_York'), ['2026-03-09T06:30:00.000Z', '2026-03-10T06:30:00.000Z']);
+  assert.deepEqual(starts('30 1 * * *', '2026-10-31T12:00:00Z', 3, 'America/New_York'), ['2026-11-01T05:30:00.000Z', '2026-11-01T06:30:00.000Z', '2026-11-02T06:30:00.000Z']);
+  assert.deepEqual(starts('0 3 * * *', '2026-03-07T12:00:00Z', 2, 'America/New_York'), ['2026-03-08T07:00:00.000Z', '2026-03-09T07:00:00.000Z']);
+});
+
 test('@every: a constant delay from the previous whole second', () => {
   assert.deepEqual(starts('@every 90s', '2026-01-05T00:00:00.700Z', 2), ['2026-01-05T00:01:30.000Z', '2026-01-05T00:03:00.000Z']);
 });

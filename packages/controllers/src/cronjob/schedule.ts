@@ -56,18 +56,66 @@ export function compileSchedule(schedule: string, timeZone = 'UTC'): Schedule {
     return { next: (after) => Math.floor(after / 1000) * 1000 + delayMs };
   }
   const expression = renderFields(parsed);
+  const matches = wallClockMatcher(parsed, tz);
+  /** The first instant after `after` cron-parser finds whose wall clock really matches (not a time moved out of a DST gap). */
+  const libraryNext = (after: number): number | undefined => {
+    const limit = new Date(after);
+    limit.setUTCFullYear(limit.getUTCFullYear() + SEARCH_YEARS);
+    try {
+      const it = CronExpressionParser.parse(expression, { currentDate: new Date(after), endDate: limit, tz });
+      for (let i = 0; i < 1000; i++) {
+        const t = it.next().getTime();
+        if (t > limit.getTime()) return undefined;
+        if (matches(t)) return t;
+      }
+      return undefined;
+    } catch {
+      // No matching day (e.g. February 30th) or none before the limit.
+      return undefined;
+    }
+  };
   return {
     next(after) {
-      const limit = new Date(after);
-      limit.setUTCFullYear(limit.getUTCFullYear() + SEARCH_YEARS);
-      try {
-        const t = CronExpressionParser.parse(expression, { currentDate: new Date(after), endDate: limit, tz }).next().getTime();
-        return t > limit.getTime() ? undefined : t;
-      } catch {
-        // No matching day (e.g. February 30th) or none before the limit.
-        return undefined;
+      const next = libraryNext(after);
+      // A wall-clock time that happens twice (clocks set back) matches at both instants.
+      const earlier = libraryNext(after - HOUR_MS);
+      if (earlier !== undefined && earlier <= after && matches(earlier + HOUR_MS) && sameWallClock(earlier, earlier + HOUR_MS, tz)) {
+        const repeat = earlier + HOUR_MS;
+        if (repeat > after && (next === undefined || repeat < next)) return repeat;
       }
+      return next;
     },
+  };
+}
+
+const HOUR_MS = 3_600_000;
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+/** The wall clock of an instant in a zone: [minute, hour, day of month, month, day of week]. */
+function wallClock(ms: number, tz: string): [number, number, number, number, number] {
+  let f = formatters.get(tz);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', { timeZone: tz, hourCycle: 'h23', weekday: 'short', day: 'numeric', month: 'numeric', hour: 'numeric', minute: 'numeric' });
+    formatters.set(tz, f);
+  }
+  const parts = f.formatToParts(new Date(ms));
+  const get = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
+  const weekday = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'].indexOf(get('weekday'));
+  return [Number(get('minute')), Number(get('hour')), Number(get('day')), Number(get('month')), weekday];
+}
+
+function sameWallClock(a: number, b: number, tz: string): boolean {
+  return wallClock(a, tz).every((v, i) => v === wallClock(b, tz)[i]);
+}
+
+/** Does an instant's wall clock in `tz` match the fields (with Kubernetes' day rule)? */
+function wallClockMatcher(s: Extract<CronSchedule, { kind: 'fields' }>, tz: string): (ms: number) => boolean {
+  const sets = [s.minute, s.hour, s.dayOfMonth, s.month, s.dayOfWeek].map((f) => new Set(f.values));
+  const either = !s.dayOfMonth.star && !s.dayOfWeek.star;
+  return (ms) => {
+    const [minute, hour, dom, month, dow] = wallClock(ms, tz);
+    if (!sets[0]!.has(minute) || !sets[1]!.has(hour) || !sets[3]!.has(month)) return false;
+    return either ? sets[2]!.has(dom) || sets[4]!.has(dow) : sets[2]!.has(dom) && sets[4]!.has(dow);
   };
 }
 
