@@ -154,6 +154,25 @@ describe('cronjob controller on virtual time', () => {
     assert.deepEqual(times, [1, 2, 3].map((n) => new Date(created + n * 90_000).toISOString().replace('.000', '')).sort());
   });
 
+  it('a changed schedule is looked at from its next start time, not at once', async () => {
+    await create(cronJob('resched', { schedule: '0 0 1 1 *' }));
+    const now = env.clock.now();
+    const cj = await get('resched');
+    cj.status = { lastScheduleTime: new Date(Math.floor(now / MIN) * MIN - 3 * 60 * MIN).toISOString().replace('.000', '') };
+    await env.client.resource(CronJobs).updateStatus(cj, { namespace: 'ns' });
+    await env.advance(1000);
+    const fresh = await get('resched');
+    fresh.spec!.schedule = '0 * * * *';
+    await env.client.resource(CronJobs).update(fresh, { namespace: 'ns' });
+    await env.advance(1000);
+    // The start times missed under the new schedule are not run now...
+    assert.deepEqual(await names('resched'), []);
+    // ...the next one is.
+    const nextHour = Math.ceil(env.clock.now() / (60 * MIN)) * 60 * MIN;
+    await env.advance(nextHour - env.clock.now() + 1000, 60_000);
+    assert.deepEqual(await names('resched'), [`resched-${nextHour / MIN}`]);
+  });
+
   it('timeZone: the schedule is read in the zone; the annotation carries its offset', async () => {
     // Only this CronJob runs through the day.
     for (const cj of (await env.client.resource(CronJobs).list({ namespace: 'ns' })).items) await env.client.resource(CronJobs).delete(cj.metadata!.name!, { namespace: 'ns' });

@@ -23,7 +23,9 @@ import {
 } from '@kplane/runtime';
 import { isStaleCacheError } from '../replicaset/controller-ref.js';
 import { createOwnWrites } from '../replicaset/own-writes.js';
-import { createCronJobSync } from './sync.js';
+import { CronParseError } from '@kplane/api';
+import { compileSchedule, nextScheduleDelay } from './schedule.js';
+import { createCronJobSync, scheduleState } from './sync.js';
 import { cronJobOwner } from './util.js';
 
 /** Delay before retrying a sync whose status write met a newer version of the CronJob. */
@@ -60,13 +62,14 @@ export function createCronJobController(manager: Manager, options: CronJobContro
     options.recorder === false ? undefined : (options.recorder ?? createEventRecorder({ client: manager.client, component: 'cronjob-controller', clock }));
   const cronJobInformer = manager.factory.informerFor<CronJob>(CronJobs);
   const jobInformer = manager.factory.informerFor<Job>(Jobs);
+  const event = (cj: CronJob, type: 'Normal' | 'Warning', reason: string, message: string): void => {
+    if (recorder) void recorder.event({ ...cj, apiVersion: 'batch/v1', kind: 'CronJob' } as KubeObject, type, reason, message);
+  };
   const sync = createCronJobSync({
     jobApi: manager.client.resource<Job>(Jobs),
     cronJobApi: manager.client.resource<CronJob>(CronJobs),
     now: () => clock.now(),
-    event: (cj, type, reason, message) => {
-      if (recorder) void recorder.event({ ...cj, apiVersion: 'batch/v1', kind: 'CronJob' } as KubeObject, type, reason, message);
-    },
+    event,
   });
 
   // The status this controller last wrote of each CronJob, until its cache shows it (no 409 on the next write).
@@ -91,11 +94,31 @@ export function createCronJobController(manager: Manager, options: CronJobContro
     return Action.awaitChange();
   };
 
-  return manager
+  const scheduleChanged = (old: CronJob, cur: CronJob): boolean =>
+    old.spec?.schedule !== cur.spec?.schedule || (old.spec?.timeZone ?? undefined) !== (cur.spec?.timeZone ?? undefined);
+  const controller = manager
     .controller()
     .named(options.name ?? 'cronjob')
-    .for(CronJobs)
+    // A new schedule is looked at when its next start time comes, not at once (below).
+    .for(CronJobs, { predicates: [(c) => !(c.type === 'update' && scheduleChanged(c.old as CronJob, c.object as CronJob))] })
     .owns(Jobs)
     .withOptions({ maxConcurrentReconciles: options.workers ?? 5 })
     .complete(reconcile);
+  cronJobInformer.addEventHandler({
+    onUpdate: (old, cur) => {
+      if (!scheduleChanged(old, cur)) return;
+      const key = `${cur.metadata?.namespace ?? ''}/${cur.metadata?.name ?? ''}`;
+      let delay: number | undefined;
+      try {
+        delay = nextScheduleDelay(scheduleState(cur), clock.now(), compileSchedule(cur.spec?.schedule ?? '', cur.spec?.timeZone ?? undefined));
+      } catch (err) {
+        if (!(err instanceof CronParseError)) throw err;
+        event(cur, 'Warning', 'UnParseableCronJobSchedule', `unparseable schedule for cronjob: ${cur.spec?.schedule ?? ''}`);
+        return;
+      }
+      // A sooner time wins over the one already waiting; a later one finds nothing to do then.
+      if (delay !== undefined) controller.queue.addAfter(key, Math.max(0, delay));
+    },
+  });
+  return controller;
 }

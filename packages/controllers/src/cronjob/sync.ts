@@ -33,7 +33,8 @@ const isNotFound = (err: unknown): boolean => err instanceof ApiError && err.cod
 const isAlreadyExists = (err: unknown): boolean => err instanceof ApiError && err.reason === 'AlreadyExists';
 const namespaceTerminating = (err: unknown): boolean => err instanceof ApiError && (err.details?.causes ?? []).some((c) => c.reason === 'NamespaceTerminating');
 
-function scheduleState(cj: CronJob): ScheduleState {
+/** What the schedule arithmetic reads of a CronJob. */
+export function scheduleState(cj: CronJob): ScheduleState {
   return {
     creationMs: parseTime(cj.metadata?.creationTimestamp) ?? 0,
     lastScheduleMs: parseTime(cj.status?.lastScheduleTime),
