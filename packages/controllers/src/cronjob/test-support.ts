@@ -4,29 +4,11 @@
  * on virtual time), a manager running the controller, and Job completion as the Job controller
  * would write it.
  */
-import { createApiServer, type ApiServer, type ResourceType } from '@kplane/apiserver';
+import { createApiServer } from '@kplane/apiserver';
 import { createClient, type Client } from '@kplane/client';
 import { CronJobs, Jobs, Namespaces, createFakeClock, createManager, type CronJob, type FakeClock, type Job } from '@kplane/runtime';
 import { createMemoryBackend } from '@kplane/storage';
 import { createCronJobController } from './controller.js';
-
-/** batch/v1 jobs with a status subresource, for servers that do not serve them yet. */
-function jobsStub(): ResourceType {
-  return {
-    group: 'batch',
-    version: 'v1',
-    resource: 'jobs',
-    kind: 'Job',
-    listKind: 'JobList',
-    singular: 'job',
-    namespaced: true,
-    verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
-    subresources: { status: true },
-    storagePrefix: '/registry/jobs',
-    schemaName: 'io.k8s.api.batch.v1.Job',
-    strategy: { generation: true },
-  };
-}
 
 /** A running control plane for CronJob tests. */
 export interface CronJobTestEnv {
@@ -44,19 +26,9 @@ const turns = async (n = 20): Promise<void> => {
 /** Starts an API server and the CronJob controller on a fake clock starting at `startMs`. */
 export async function startCronJobEnv(startMs: number): Promise<CronJobTestEnv> {
   const clock = createFakeClock(startMs);
-  let backend = createMemoryBackend();
-  const now = () => new Date(clock.now());
-  let server: ApiServer = createApiServer({ backend, now });
+  const backend = createMemoryBackend();
+  const server = createApiServer({ backend, now: () => new Date(clock.now()) });
   await server.start();
-  const discovery = await server.handle({ method: 'GET', path: '/apis/batch/v1', query: {}, headers: { accept: 'application/json' } });
-  const served = discovery.status === 200 && JSON.parse(Buffer.from(discovery.body ?? []).toString('utf8')).resources?.some((r: { name: string }) => r.name === 'jobs');
-  if (!served) {
-    await server.close();
-    await backend.close();
-    backend = createMemoryBackend();
-    server = createApiServer({ backend, now, kinds: [{ resources: [jobsStub()], definitions: {} }] });
-    await server.start();
-  }
   const client = createClient({ transport: (req) => server.handle(req) });
   await client.resource(Namespaces).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ns' } });
   const manager = createManager({ client, clock });
