@@ -77,6 +77,19 @@ describe('jobs', () => {
     assert.match(events, /BackoffLimitExceeded/);
   });
 
+  it('kubectl patch suspends a Job (its pods are deleted) and resumes it', async () => {
+    await kubectlOk(suite.kp.kubeconfig, ['apply', '-f', '-'], jobYaml('sleepy', '  completions: 4\n  parallelism: 2', { runMs: 60_000 }));
+    await eventually('2 active', async () => (await k('get', 'job', 'sleepy', '-o', 'jsonpath={.status.active}')) === '2');
+    await k('patch', 'job', 'sleepy', '--type=merge', '-p', '{"spec":{"suspend":true}}');
+    await k('wait', '--for=condition=suspended', 'job/sleepy', '--timeout=30s');
+    assert.equal((await k('get', 'job', 'sleepy', '--no-headers')).trim().split(/\s+/)[1], 'Suspended');
+    await eventually('pods gone', async () => (await k('get', 'pods', '-l', 'batch.kubernetes.io/job-name=sleepy', '--field-selector', 'status.phase!=Failed', '-o', 'name')).trim() === '', 30_000);
+    await k('patch', 'job', 'sleepy', '--type=merge', '-p', '{"spec":{"suspend":false}}');
+    await eventually('2 active again', async () => (await k('get', 'job', 'sleepy', '-o', 'jsonpath={.status.active}')) === '2', 30_000);
+    assert.equal(await k('get', 'job', 'sleepy', '-o', 'jsonpath={.status.conditions[?(@.type=="Suspended")].reason}'), 'JobResumed');
+    await k('delete', 'job', 'sleepy');
+  });
+
   it('kubectl create job, kubectl wait and kubectl logs job/NAME', async () => {
     assert.match(await k('create', 'job', 'hello', '--image=busybox', '--', 'echo', 'hi'), /^job.batch\/hello created$/m);
     const labels = await k('get', 'job', 'hello', '-o', 'jsonpath={.spec.template.metadata.labels}');

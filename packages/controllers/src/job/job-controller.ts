@@ -390,6 +390,8 @@ export function createJobController(manager: Manager, options: JobControllerOpti
             suspendChanged = true;
             event(job, 'Normal', 'Suspended', 'Job suspended');
           }
+          // Once no pod runs, a suspended Job has not started (its scheduling directives may change again).
+          if (active === 0 && terminating === 0) delete status.startTime;
         } else if (ensureCondition(conditions, 'Suspended', 'False', 'JobResumed', 'Job resumed', now)) {
           suspendChanged = true;
           event(job, 'Normal', 'Resumed', 'Job resumed');

@@ -210,6 +210,7 @@ describe('Job controller', () => {
     await kp.client.resource<Job>(Jobs).patch('nap', { spec: { suspend: true } }, 'merge', { namespace: ns });
     await eventually('pods deleted', async () => running(await pods('nap')).length === 0);
     await eventually('suspended again', async () => !!trueCondition(await job('nap'), 'Suspended'));
+    await eventually('startTime cleared once no pod runs', async () => (await job('nap')).status?.startTime === undefined);
     const events = await eventsAbout(kp.client, ns, 'nap');
     assert.ok(events.includes('Suspended: Job suspended') && events.includes('Resumed: Job resumed'), events.join('\n'));
   });
