@@ -21,7 +21,8 @@ function deploy(name: string, spec: Record<string, unknown> = {}) {
 describe('server-side apply and managedFields', () => {
   let t: TestServer;
   before(async () => {
-    t = await startTestServer();
+    // One fixed second: entries of a second are ordered by manager name, as Kubernetes orders them.
+    t = await startTestServer({ now: () => new Date('2026-01-01T00:00:00Z') });
   });
   after(async () => {
     await t.close();
