@@ -79,7 +79,7 @@ export interface ListOptions {
   resourceVersionMatch?: string;
 }
 
-/** Result of delete: the object, and whether it is gone (200) or only marked (202). */
+/** Result of delete: the object, and whether it is gone or only marked for deletion. */
 export interface DeleteResult {
   object: KubeObject;
   deleted: boolean;
