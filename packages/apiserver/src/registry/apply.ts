@@ -36,7 +36,12 @@ export async function applyObject(store: Store, namespace: string | undefined, n
     const ns = store.type.namespaced ? (namespace ?? '') : '';
     throw badRequest(`failed to create typed patch object (${ns}/${name}; ${store.apiVersion}, Kind=${store.type.kind}): ${errs.length === 1 ? errs[0] : ['errors:', ...errs.map((e) => `  ${e}`)].join('\n')}`);
   }
-  store.admitBody(config, opts);
+  // The configuration is type-checked as a body is, but merged with its nulls: a null applied
+  // to a field removes it from the object (structured merge keeps nulls; Go's decoding of the
+  // merged object then drops them) and is owned by the applier.
+  const checked = structuredClone(config);
+  store.admitBody(checked, opts);
+  config = { ...config, kind: checked.kind, apiVersion: checked.apiVersion };
   const sub = opts.subresource ?? '';
   const ctx = store.fieldManagerContext(opts, sub);
   const pinned = config.metadata?.resourceVersion;

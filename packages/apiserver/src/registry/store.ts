@@ -37,6 +37,9 @@ import { compileListFilter, type ListFilter } from './filter.js';
 /** How unknown fields in a request body are treated (the fieldValidation query parameter). */
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 
+/** The manager of the writes the server's own code makes (no request, no field manager). */
+export const SERVER_FIELD_MANAGER = 'kube-apiserver';
+
 /** Options shared by create and update. */
 export interface WriteOptions {
   /** Decides the special verbs a strategy checks itself (WriteRequest.authorizer; default: the context's policy). */
@@ -47,7 +50,11 @@ export interface WriteOptions {
   warnings?: string[];
   /** Who writes (for strategies that decide on it, RBAC's escalation checks); undefined: in-process trusted code. */
   user?: UserInfo;
-  /** The manager recorded in managedFields (fieldManager, or the User-Agent's first segment). */
+  /**
+   * The manager recorded in managedFields (fieldManager, or the User-Agent's first segment).
+   * Absent: a write of the server's own code, recorded as `kube-apiserver` (the manager
+   * kube-apiserver's loopback clients write as).
+   */
   fieldManager?: string;
   /** The object's managedFields were set by an apply (the store records no Update entry). */
   applied?: boolean;
@@ -639,7 +646,7 @@ export class Store {
   /** What the field manager needs to know of a write (for the store and its apply). */
   fieldManagerContext(opts: WriteOptions, subresource: string): FieldManagerContext {
     const scope = { definitions: this.deps.definitions, schema: this.schema(), apiVersion: this.apiVersion, hasStatus: !!this.type.subresources?.status, time: rfc3339(this.deps.now()) };
-    return fieldManagerContext(scope, opts.fieldManager ?? '', subresource);
+    return fieldManagerContext(scope, opts.fieldManager ?? SERVER_FIELD_MANAGER, subresource);
   }
 
   /**
