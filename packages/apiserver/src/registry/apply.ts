@@ -5,11 +5,11 @@
  * path with the managedFields the apply computed.
  */
 import type { KubeObject } from '@kplane/api';
-import { FieldSet, applyConfiguration, badRequest, conflictError, decodeManagedFields, encodeManagedFields, invalid, managerKey, pruneUnknownFields } from '@kplane/api';
+import { applyConfiguration, badRequest, pruneUnknownFields } from '@kplane/api';
 import type { ApplyOptions, Store } from './store.js';
-import { getPath, setPath } from './object-paths.js';
 
-function meta(obj: KubeObject): NonNullable<KubeObject['metadata']> {
+/** The object's metadata, made an object when it is not one. */
+export function meta(obj: KubeObject): NonNullable<KubeObject['metadata']> {
   if (!obj.metadata || typeof obj.metadata !== 'object' || Array.isArray(obj.metadata)) obj.metadata = {};
   return obj.metadata;
 }
@@ -64,52 +64,4 @@ export async function applyObject(store: Store, namespace: string | undefined, n
     { ...opts, warnings: [], applied: true, subresource: sub },
   );
   return { object, created: false };
-}
-
-/**
- * Server-side apply of an autoscaling/v1 Scale: its spec.replicas is the object's replicas
- * field, owned by the manager's Apply entry with subresource "scale"; a different value owned
- * by another manager conflicts unless forced. Returns the object as written.
- */
-export async function applyScaleObject(store: Store, namespace: string | undefined, name: string, config: KubeObject, opts: ApplyOptions = {}): Promise<KubeObject> {
-  const spec = store.type.subresources?.scale;
-  if (!spec) throw store.notFound(name);
-  if (config === null || typeof config !== 'object' || Array.isArray(config)) throw badRequest('the body of the request must be a JSON object');
-  if (config.apiVersion !== 'autoscaling/v1') {
-    throw badRequest(`Incorrect version specified in apply patch. Specified patch version: ${String(config.apiVersion ?? '')}, expected: autoscaling/v1`);
-  }
-  if (config.metadata?.managedFields != null) throw badRequest('metadata.managedFields must be nil');
-  const path: string[] = spec.specReplicasPath.replace(/^\./, '').split('.').map((f) => `f:${f}`);
-  const replicas = (config.spec as { replicas?: unknown } | undefined)?.replicas;
-  const ctx = store.fieldManagerContext(opts, 'scale');
-  return store.guaranteedUpdate(
-    namespace,
-    name,
-    (current) => {
-      const next = structuredClone(current);
-      const wanted = replicas !== undefined && getPath(current, spec.specReplicasPath) !== replicas;
-      let managed: ReturnType<typeof decodeManagedFields>;
-      try {
-        managed = decodeManagedFields(current.metadata?.managedFields);
-      } catch {
-        managed = new Map();
-      }
-      const self = [...managed.entries()].find(([, m]) => m.manager === ctx.manager && m.operation === 'Apply' && m.subresource === 'scale');
-      const conflicts = wanted ? [...managed.values()].filter((m) => m !== self?.[1] && m.set.has(path)).map((m) => ({ manager: m, path })) : [];
-      if (conflicts.length && !opts.force) throw conflictError(conflicts);
-      for (const c of conflicts) c.manager.set = c.manager.set.difference(FieldSet.of(path));
-      if (replicas !== undefined) {
-        if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
-          throw invalid('autoscaling', 'Scale', name, [{ reason: 'FieldValueInvalid', field: 'spec.replicas', message: `Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0` }]);
-        }
-        setPath(next, spec.specReplicasPath, replicas);
-        const id = { manager: ctx.manager, operation: 'Apply' as const, apiVersion: 'autoscaling/v1', subresource: 'scale' };
-        managed.set(managerKey(id), { ...id, time: ctx.time, set: FieldSet.of(path) });
-      } else if (self) managed.delete(self[0]);
-      meta(next).managedFields = encodeManagedFields(managed);
-      delete meta(next).resourceVersion;
-      return next;
-    },
-    { ...opts, warnings: [], applied: true, subresource: 'scale' },
-  );
 }

@@ -28,10 +28,10 @@ import { WatchCache, tooLargeResourceVersion, type WatchCacheOptions } from './w
 import type { Timers } from './timers.js';
 import { decodeContinue, encodeContinue, parseResourceVersion, validateListOptions } from './read-options.js';
 import { JsonWriter, storedHeadLength, withResourceVersion } from './json-writer.js';
-import { dropEmptyMetadata, getPath, setPath } from './object-paths.js';
+import { dropEmptyMetadata } from './object-paths.js';
 import { fieldManagerContext, sentManagedFields, updateManagedFields } from './field-manager.js';
-import { applyObject, applyScaleObject } from './apply.js';
-import { selectorString } from '../kinds/util.js';
+import { applyObject } from './apply.js';
+import { applyScaleObject, scaleOf, updateScaleObject } from './scale.js';
 import { compileListFilter, type ListFilter } from './filter.js';
 
 /** How unknown fields in a request body are treated (the fieldValidation query parameter). */
@@ -787,54 +787,19 @@ export class Store {
     return { ...list, items };
   }
 
-  /** Server-side apply of an autoscaling/v1 Scale (see registry/apply.ts); returns the Scale. */
+  /** Server-side apply of an autoscaling/v1 Scale (see registry/scale.ts); returns the Scale. */
   async applyScale(namespace: string | undefined, name: string, config: KubeObject, opts: ApplyOptions = {}): Promise<KubeObject> {
     return this.toScale(await applyScaleObject(this, namespace, name, config, opts));
   }
 
-  /** Builds the autoscaling/v1 Scale of an object (the scale subresource). */
+  /** Builds the autoscaling/v1 Scale of an object (the scale subresource; see registry/scale.ts). */
   toScale(obj: KubeObject): KubeObject {
-    const spec = this.type.subresources?.scale;
-    if (!spec) throw this.notFound(obj.metadata?.name ?? '');
-    const m = meta(obj);
-    const status: Record<string, unknown> = { replicas: Number(getPath(obj, spec.statusReplicasPath) ?? 0) };
-    const sel = spec.labelSelectorPath ? getPath(obj, spec.labelSelectorPath) : undefined;
-    if (typeof sel === 'string' && sel) status.selector = sel;
-    else if (sel && typeof sel === 'object') status.selector = selectorString(sel);
-    return {
-      kind: 'Scale',
-      apiVersion: 'autoscaling/v1',
-      metadata: {
-        name: m.name,
-        namespace: m.namespace,
-        uid: m.uid,
-        resourceVersion: m.resourceVersion,
-        creationTimestamp: m.creationTimestamp,
-      },
-      spec: { replicas: Number(getPath(obj, spec.specReplicasPath) ?? 0) },
-      status,
-    };
+    return scaleOf(this, obj);
   }
 
-  /** Writes a Scale back into the object's spec replicas. */
+  /** Writes a Scale back into the object's spec replicas (see registry/scale.ts); returns the Scale. */
   async updateScale(namespace: string | undefined, name: string, mutate: (scale: KubeObject) => KubeObject | Promise<KubeObject>, opts: WriteOptions = {}): Promise<KubeObject> {
-    const spec = this.type.subresources?.scale;
-    if (!spec) throw this.notFound(name);
-    const updated = await this.guaranteedUpdate(namespace, name, async (current) => {
-      const scale = await mutate(this.toScale(current));
-      this.admitBody(scale, opts, 'Scale', 'autoscaling/v1');
-      const replicas = (scale.spec as { replicas?: unknown } | undefined)?.replicas;
-      if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
-        throw invalid('autoscaling', 'Scale', name, [{ reason: 'FieldValueInvalid', field: 'spec.replicas', message: `Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0` }]);
-      }
-      const next = structuredClone(current);
-      setPath(next, spec.specReplicasPath, replicas);
-      const rv = scale.metadata?.resourceVersion;
-      if (rv) meta(next).resourceVersion = rv;
-      else delete meta(next).resourceVersion;
-      return next;
-    }, { ...opts, subresource: 'scale' });
-    return this.toScale(updated);
+    return this.toScale(await updateScaleObject(this, namespace, name, mutate, opts));
   }
 }
 
