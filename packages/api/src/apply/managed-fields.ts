@@ -338,7 +338,10 @@ export function applyConfiguration(live: KubeObject | undefined, config: KubeObj
   // Fields no longer applied and owned by no one else go, whole structs included.
   const last = managed.get(self)?.set;
   if (last && !last.empty) {
-    const owned = [...managed.entries()].filter(([k]) => k !== self).reduce((acc, [, m]) => acc.union(m.set), applied);
+    // The applier's set as structured-merge-diff holds it while pruning: the configuration's
+    // identity fields included, so metadata itself stays.
+    const configSet = toFieldSet(config, ctx.schema, ctx);
+    const owned = [...managed.entries()].filter(([k]) => k !== self).reduce((acc, [, m]) => acc.union(m.set), configSet);
     pruneDropped(merged, withNamedFieldsAsMembers(last, ctx.schema, ctx), withNamedFieldsAsMembers(owned, ctx.schema, ctx), ctx.schema, ctx);
   }
   syncLastApplied(live, merged, config, ctx);

@@ -86,3 +86,14 @@ test('an update that adds a pointer struct owns it (the "." marker); non-pointer
     },
   });
 });
+
+test('dropping the last owned metadata field removes only it: metadata and what no one owns in it stay', () => {
+  const cm = (labels?: Record<string, string>) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x', ...(labels ? { labels } : {}) }, data: { k: 'v' } }) as KubeObject;
+  const cmCtx: FieldManagerContext = { ...ctx('alice'), schema: { $ref: '#/components/schemas/io.k8s.api.core.v1.ConfigMap' }, apiVersion: 'v1' };
+  const live = applyConfiguration(undefined, cm({ a: 'b' }), cmCtx);
+  live.metadata!.finalizers = ['example.com/held'];
+  const next = applyConfiguration(live, cm(), cmCtx);
+  assert.deepEqual(next.metadata!.finalizers, ['example.com/held']);
+  assert.equal(next.metadata!.name, 'x');
+  assert.equal(next.metadata!.labels, undefined);
+});
