@@ -161,6 +161,10 @@ describe('API handler', () => {
     await t.call('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'going' } });
     const delNs = await t.call('DELETE', '/api/v1/namespaces/going');
     assert.deepEqual([delNs.status, delNs.body.kind, delNs.body.status.phase], [200, 'Namespace', 'Terminating']);
+    const pvc = { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'gone' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } };
+    assert.equal((await t.call('POST', '/api/v1/namespaces/default/persistentvolumeclaims', pvc)).status, 201);
+    const delPvc = await t.call('DELETE', '/api/v1/namespaces/default/persistentvolumeclaims/gone');
+    assert.deepEqual([delPvc.status, delPvc.body.kind], [200, 'PersistentVolumeClaim']);
     await t.call('POST', CM, cm('gone'));
     const delCm = await t.call('DELETE', `${CM}/gone`);
     assert.deepEqual([delCm.status, delCm.body.kind, delCm.body.status, delCm.body.details.name], [200, 'Status', 'Success', 'gone']);
