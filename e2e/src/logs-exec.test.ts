@@ -2,7 +2,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createServer, get, type Server } from 'node:http';
-import { eventually, kubectl, kubectlOk, removeDir, startKplane, tempDir, type KplaneProcess } from './harness.js';
+import { eventually, KPLANE_MAIN, kubectl, kubectlOk, removeDir, startKplane, tempDir, type KplaneProcess } from './harness.js';
 
 const PODS = `apiVersion: v1
 kind: Pod
@@ -194,4 +194,80 @@ describe('kubectl exec and port-forward mapped to local commands and ports (--ex
       }
     });
   }
+});
+
+describe('logs, exec and port-forward through a kubelet in another process (kplane up --nodes 0 + kplane kubelet)', () => {
+  let kp: KplaneProcess;
+  let dir: string;
+  let web: Server;
+  let kubelet: ReturnType<typeof spawn>;
+  let kubeletOut = '';
+  let kubeletExited: Promise<number | null>;
+
+  before(async () => {
+    dir = await tempDir();
+    web = createServer((req, res) => res.end(`remote ${req.url}`));
+    await new Promise<void>((r) => web.listen(0, '127.0.0.1', r));
+    const port = (web.address() as { port: number }).port;
+    kp = await startKplane(dir, ['--nodes', '0', '--storage', 'memory']);
+    kubelet = spawn(process.execPath, [KPLANE_MAIN, 'kubelet', '--kubeconfig', kp.kubeconfig, '--data-dir', dir, '--port', '0', '--nodes', '1', '--exec-local', '--port-forward', `80=127.0.0.1:${port}`], { stdio: ['ignore', 'pipe', 'pipe'] });
+    kubelet.stderr!.on('data', (c) => (kubeletOut += c));
+    kubeletExited = new Promise((r) => kubelet.once('exit', (code) => r(code)));
+    await eventually('the kubelet process', async () => /1 node\(s\) ready/.test(kubeletOut));
+    await kubectlOk(kp.kubeconfig, ['apply', '-f', '-'], PODS.split('---')[0]);
+    await ready(kp, 'web');
+  });
+  after(async () => {
+    kubelet?.kill('SIGTERM');
+    await kubeletExited;
+    await kp?.stop();
+    web?.close();
+    await removeDir(dir);
+  });
+
+  it('the Node reports the address and port the kubelet serves on', async () => {
+    const served = Number(/serving on https:\/\/127\.0\.0\.1:(\d+)/.exec(kubeletOut)?.[1]);
+    const node = JSON.parse(await kubectlOk(kp.kubeconfig, ['get', 'node', 'kplane-node-0', '-o', 'json']));
+    assert.equal(node.status.daemonEndpoints.kubeletEndpoint.Port, served);
+    assert.deepEqual(node.status.addresses[0], { type: 'InternalIP', address: '127.0.0.1' });
+  });
+
+  it('kubectl logs and logs -f read the log from the kubelet process', async () => {
+    assert.equal(await kubectlOk(kp.kubeconfig, ['logs', 'web']), `${STARTED}\nhello from web\nlistening on :8080\nkplane: container app is ready\n`);
+    const child = spawn('kubectl', ['logs', '-f', 'web', '--tail', '1'], { env: { ...process.env, KUBECONFIG: kp.kubeconfig } });
+    let out = '';
+    child.stdout.on('data', (c) => (out += c));
+    const exited = new Promise((r) => child.once('exit', r));
+    await eventually('the followed log', async () => out === 'kplane: container app is ready\n');
+    assert.equal(child.exitCode, null, 'kubectl logs -f keeps running');
+    child.kill('SIGTERM');
+    await exited;
+    const r = await kubectl(kp.kubeconfig, ['logs', 'web', '--previous']);
+    assert.match(r.stderr, /previous terminated container "app" in pod "web" not found/);
+  });
+
+  it('kubectl exec (websocket and SPDY) and port-forward reach the kubelet process', async () => {
+    assert.equal(await kubectlOk(kp.kubeconfig, ['exec', 'web', '--', 'sh', '-c', 'echo "remote $KPLANE_POD"']), 'remote web\n');
+    const spdy = await kubectl(kp.kubeconfig, ['exec', '-i', 'web', '--', 'sh', '-c', 'cat; exit 6'], 'in\n', { KUBECTL_REMOTE_COMMAND_WEBSOCKETS: 'false' });
+    assert.equal(spdy.stdout, 'in\n');
+    assert.equal(spdy.code, 6);
+    const child = spawn('kubectl', ['port-forward', 'pod/web', ':80'], { env: { ...process.env, KUBECONFIG: kp.kubeconfig } });
+    let out = '';
+    child.stdout.on('data', (c) => (out += c));
+    const exited = new Promise((r) => child.once('exit', r));
+    try {
+      const port = await eventually('the forward', async () => Number(/Forwarding from 127\.0\.0\.1:(\d+)/.exec(out)?.[1]) || undefined);
+      const body = await new Promise<string>((resolve, reject) => {
+        get({ host: '127.0.0.1', port, path: '/via-kubelet' }, (res) => {
+          let b = '';
+          res.on('data', (c) => (b += c));
+          res.on('end', () => resolve(b));
+        }).on('error', reject);
+      });
+      assert.equal(body, 'remote /via-kubelet');
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
+    }
+  });
 });

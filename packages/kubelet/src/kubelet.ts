@@ -73,6 +73,8 @@ export interface Kubelet {
   trackedPods(): number;
   /** The logs of the containers on its nodes (read by the API server's `pods/log`). */
   readonly logs: ContainerLogs;
+  /** A pod bound to one of its nodes, as its cache holds it. */
+  pod(namespace: string, name: string): kinds.Pod | undefined;
 }
 
 interface Stop {
@@ -148,7 +150,7 @@ export function createKubelet(options: KubeletOptions): Kubelet {
     const n: SimNode = {
       index: i,
       name,
-      hostIP: nodeInternalIp(i),
+      hostIP: options.address ?? nodeInternalIp(i),
       pool: createIpPool(podCidrBase(i), POD_IPS_PER_NODE),
       informer,
       // Per-pod backoff only: a burst of conflicts must not be throttled by a shared bucket.
@@ -392,5 +394,12 @@ export function createKubelet(options: KubeletOptions): Kubelet {
     },
     trackedPods: () => nodes.reduce((sum, n) => sum + n.records.size, 0),
     logs,
+    pod(namespace, name) {
+      for (const n of nodes) {
+        const p = n.informer.store.get(keyOf(namespace, name));
+        if (p) return p;
+      }
+      return undefined;
+    },
   };
 }

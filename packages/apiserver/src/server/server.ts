@@ -24,6 +24,7 @@ import { ensureBootstrapPolicy, type BootstrapPolicy } from '../auth/rbac/bootst
 import { startRbacFeed, type RbacFeed, type RbacResource } from '../auth/rbac/feed.js';
 import { accessReviews } from '../auth/rbac/reviews.js';
 import { createNodeConnections, type NodeConnections } from './nodes.js';
+import { createKubeletClient, type KubeletClient, type KubeletClientConfig } from './kubelet-client.js';
 import { createStreamUpgrade, type LocalStreams } from './pod-stream.js';
 import { createHttpsServer } from './http.js';
 import { createClusterIPAllocator } from './ip-allocator.js';
@@ -72,6 +73,12 @@ export interface ApiServerOptions {
   bootstrapPolicy?: Partial<BootstrapPolicy>;
   /** What pods/exec and pods/portforward do for simulated containers (default: a clear error). */
   localStreams?: LocalStreams;
+  /**
+   * Credentials towards kubelets in other processes (kube-apiserver's --kubelet-client-certificate,
+   * --kubelet-client-key, --kubelet-certificate-authority): pods/log, exec, attach and portforward
+   * of their pods are proxied to them. Without: only in-process kubelets are reached.
+   */
+  kubeletClient?: KubeletClientConfig;
   /** Where the audit event of every request goes (in-process requests included); absent: no audit. */
   audit?: AuditSink;
   /** Who may come in: tokens, ServiceAccount keys, issuer and audiences. */
@@ -107,6 +114,8 @@ export interface ListenOptions {
   clientCa: string;
   /** More static bearer tokens (token → user), besides those of the authentication options. */
   tokens?: ReadonlyMap<string, UserInfo>;
+  /** Credentials towards kubelets in other processes (as the `kubeletClient` option; the last given wins). */
+  kubeletClient?: KubeletClientConfig;
 }
 
 /** A running API server. */
@@ -267,6 +276,10 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   };
 
   const nodes = createNodeConnections();
+  let kubelets: KubeletClient | undefined;
+  const useKubeletClient = (c: KubeletClientConfig) => (kubelets = createKubeletClient(c, () => registry.get('', 'v1', 'nodes')));
+  if (options.kubeletClient) useKubeletClient(options.kubeletClient);
+  nodes.remote = async (node) => kubelets?.containers(node);
   // Authentication: static tokens, then ServiceAccount tokens (x509 comes first in the union).
   const auth = options.authentication ?? {};
   const saKeys = auth.serviceAccountKeys ?? generateServiceAccountKeys();
@@ -362,11 +375,18 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       ready = true;
     },
     async listen(l) {
+      if (l.kubeletClient) useKubeletClient(l.kubeletClient);
       if (l.tokens?.size) {
         staticTokens = new Map([...staticTokens, ...l.tokens]);
         authenticator = makeAuthenticator();
       }
-      const server = createHttpsServer({ handler: handle, cert: l.cert, key: l.key, clientCa: l.clientCa, authenticator: { authenticate: (r) => authenticator.authenticate(r) }, limits: options.limits, upgrade: createStreamUpgrade({ handler: handle, pods: () => registry.get('', 'v1', 'pods'), local: options.localStreams }) });
+      const server = createHttpsServer({ handler: handle, cert: l.cert, key: l.key, clientCa: l.clientCa, authenticator: { authenticate: (r) => authenticator.authenticate(r) }, limits: options.limits, upgrade: createStreamUpgrade({
+          handler: handle,
+          pods: () => registry.get('', 'v1', 'pods'),
+          local: options.localStreams,
+          remote: async (node, t, req, socket, head) => !nodes.get(node) && !!kubelets && (await kubelets.proxyUpgrade(node, t, req, socket, head)),
+        }),
+      });
       servers.push(server);
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
