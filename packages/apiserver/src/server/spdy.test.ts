@@ -66,6 +66,7 @@ describe('SpdySession (server side)', () => {
   let server: Server;
   let port: number;
   const sessions: SpdySession[] = [];
+  let floodWritten = -1;
   before(async () => {
     server = createServer((socket) => {
       const session = new SpdySession(socket, { maxStreams: 3 });
@@ -75,6 +76,14 @@ describe('SpdySession (server side)', () => {
         s.reply();
         if (s.headers.streamtype === 'echo') s.pipe(s);
         if (s.headers.streamtype === 'bye') session.close();
+        if (s.headers.streamtype === 'flood') {
+          // Writes until the stream asks to wait; reports how much it took, then ends once drained.
+          let written = 0;
+          const chunk = Buffer.alloc(64 * 1024, 1);
+          while (s.write(chunk) && written < 256 * 1024 * 1024) written += chunk.length;
+          floodWritten = written;
+          s.once('drain', () => s.end());
+        }
       });
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -124,6 +133,20 @@ describe('SpdySession (server side)', () => {
     head.writeUInt16BE(0x8002, 0);
     v2.raw(head);
     await v2.until(() => v2.closed);
+  });
+
+  it('holds writers back while the peer does not read (backpressure through the connection)', async () => {
+    const socket = await dial();
+    const c = new TestSpdyClient(socket);
+    socket.pause();
+    const id = c.open({ streamType: 'flood' });
+    // Let the server run until its stream asks to wait.
+    while (floodWritten < 0) await new Promise((r) => setImmediate(r));
+    assert.ok(floodWritten < 64 * 1024 * 1024, `wrote ${floodWritten} bytes before waiting`);
+    socket.resume();
+    await c.until(() => c.streams.get(id)!.fin);
+    assert.ok(c.streams.get(id)!.data.length > floodWritten);
+    c.close();
   });
 
   it('survives random bytes (fuzz): the session ends, the process does not fail', async () => {

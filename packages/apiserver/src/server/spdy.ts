@@ -233,8 +233,9 @@ export class SpdyStream extends Duplex {
 
   override _write(chunk: Buffer, _enc: BufferEncoding, cb: (err?: Error | null) => void): void {
     this.reply();
-    for (let at = 0; at < chunk.length; at += DATA_CHUNK) this.session.send(dataFrame(this.id, chunk.subarray(at, at + DATA_CHUNK)));
-    cb();
+    let sent: Promise<void> = Promise.resolve();
+    for (let at = 0; at < chunk.length; at += DATA_CHUNK) sent = this.session.send(dataFrame(this.id, chunk.subarray(at, at + DATA_CHUNK)));
+    sent.then(() => cb(), cb);
   }
 
   override _final(cb: (err?: Error | null) => void): void {
@@ -305,12 +306,25 @@ export class SpdySession extends EventEmitter {
     io.on('error', () => this.end());
   }
 
-  /** Writes bytes after everything queued before them. */
-  send(bytes: Buffer): void {
-    if (this.closed) return;
-    this.outbound = this.outbound.then(() => {
-      if (!this.closed && this.io.writable) this.io.write(bytes);
+  /**
+   * Writes bytes after everything queued before them; resolves once the connection took them
+   * (after a 'drain' when its buffer was full), so writers can wait (backpressure).
+   */
+  send(bytes: Buffer): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    this.outbound = this.outbound.then(async () => {
+      if (this.closed || !this.io.writable || this.io.write(bytes)) return;
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          this.io.off('drain', done);
+          this.io.off('close', done);
+          resolve();
+        };
+        this.io.on('drain', done);
+        this.io.on('close', done);
+      });
     });
+    return this.outbound;
   }
 
   /** Queues a SYN_REPLY or HEADERS frame (its header block compressed in order). */

@@ -354,8 +354,8 @@ function spdyChannels(session: SpdySession, streams: Map<string, SpdyStream>, pr
       const b = statusBytes(protocol, status);
       const err = streams.get('error');
       if (b) err?.write(b);
-      for (const s of streams.values()) s.end();
-      session.close();
+      // Each stream's last data and FIN go out before the GOAWAY.
+      void Promise.all([...streams.values()].map((s) => new Promise<void>((resolve) => s.end(() => resolve())))).then(() => session.close());
     },
     onClose: (cb) => closers.push(cb),
   };
