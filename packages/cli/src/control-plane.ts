@@ -160,6 +160,11 @@ export async function kubeletClientCredentials(caCert: string, caKey: string): P
   return { cert, key, ca: caCert };
 }
 
+/** The client certificate presented to APIService backends (CN front-proxy-client, made in memory at each start). */
+export async function frontProxyClient(caCert: string, caKey: string): Promise<{ cert: string; key: string }> {
+  return issueClientCertificate(await loadSigningCa(caCert, caKey), { commonName: 'front-proxy-client', organizations: [], durationMs: 365 * 24 * 3600 * 1000, now: new Date() });
+}
+
 /** Builds the admin kubeconfig for a server URL. */
 export function kubeconfigYaml(server: string, caPem: string, certPem: string, keyPem: string): string {
   const b64 = (s: string) => Buffer.from(s).toString('base64');
@@ -260,6 +265,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     key: pki.serving.key,
     clientCa: pki.ca.cert,
     kubeletClient: await kubeletClientCredentials(pki.ca.cert, pki.ca.key),
+    proxyClient: await frontProxyClient(pki.ca.cert, pki.ca.key),
     tokens: new Map([[pki.adminToken, { username: 'kplane-admin', groups: [MASTERS_GROUP] }]]),
   });
   const url = `https://${host.includes(':') ? `[${host}]` : host}:${port}`;

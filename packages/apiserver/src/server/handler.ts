@@ -77,6 +77,8 @@ export interface HandlerOptions {
    * type-checked); absent, the subresource is not served.
    */
   tokenRequest?(namespace: string, name: string, body: KubeObject, ctx: { user: UserInfo; dryRun: boolean; warnings: string[] }): Promise<KubeObject>;
+  /** A request under /apis/<group>/<version> that no local resource serves: an APIService's backend (aggregator.ts), or undefined. */
+  aggregated?: (req: RawRequest, group: string, version: string) => Promise<RawResponse | undefined>;
   /** Non-resource paths served besides the built-in ones (the OIDC discovery documents), by exact path. */
   paths?: Record<string, (method: string) => RawResponse>;
 }
@@ -253,6 +255,10 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
   const timeoutMaxMs = options.limits?.requestTimeoutMs ?? DEFAULT_LIMITS.requestTimeoutMs;
   const timers = options.timers ?? realTimers;
   const nodes = options.nodes ?? createNodeConnections();
+  // The group/versions served here, rebuilt when resources come or go (CRDs).
+  let served: Set<string> | undefined;
+  if (options.aggregated) registry.onChange(() => (served = undefined));
+  const servedGroupVersions = () => (served ??= new Set(registry.all().map((s) => `${s.type.group}/${s.type.version}`)));
 
   function render(store: Store, rep: Representation, obj: KubeObject, q: Record<string, string>, status = 200, headers: Record<string, string> = {}): RawResponse {
     if (rep === 'table') {
@@ -488,6 +494,11 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
       const doc = options.openapi.document(key);
       if (!doc) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
       return serveOpenAPIV3Document(req, key, doc, options.now());
+    }
+    const gv = options.aggregated && /^\/apis\/([^/]+)\/([^/]+)(\/|$)/.exec(path);
+    if (gv && !servedGroupVersions().has(`${gv[1]}/${gv[2]}`)) {
+      const proxied = await options.aggregated!(req, gv[1]!, gv[2]!);
+      if (proxied) return proxied;
     }
     const parsed = parsePath(path, isNamespaceSub);
     if (parsed.kind === 'other') {

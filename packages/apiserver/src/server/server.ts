@@ -8,7 +8,7 @@ import { staticTokenAuthenticator } from '../auth/token-file.js';
 import { issueTokenRequest, oidcDiscovery, selfSubjectReview, tokenReview, type ServiceAccountIssuing } from './authentication.js';
 import { registerReview } from './reviews.js';
 import { ApiError, forbidden, notFound } from '@kplane/api';
-import { DEFAULT_COMPACTION_INTERVAL_MS, startCompactor, startExpirySweeper, systemClock, type Backend, type Clock, type Periodic } from '@kplane/storage';
+import { DEFAULT_COMPACTION_INTERVAL_MS, runPeriodically, startCompactor, startExpirySweeper, systemClock, type Backend, type Clock, type Periodic } from '@kplane/storage';
 import { createCrdController } from '../crd/controller.js';
 import { builtinKinds } from '../kinds/index.js';
 import { buildOpenAPIV3Document, buildSwaggerV2, openAPIV3Root, servedDocument, swaggerSpec, type ServedDocument, type SwaggerSpec } from '../openapi/index.js';
@@ -25,6 +25,10 @@ import { startRbacFeed, type RbacFeed, type RbacResource } from '../auth/rbac/fe
 import { accessReviews } from '../auth/rbac/reviews.js';
 import { createNodeConnections, type NodeConnections } from './nodes.js';
 import { createKubeletClient, type KubeletClient, type KubeletClientConfig } from './kubelet-client.js';
+import { createAggregator } from './aggregator.js';
+
+/** How often APIServices that name a service are checked (their Available condition). */
+const AVAILABILITY_CHECK_MS = 2000;
 import { createStreamUpgrade, type LocalStreams } from './pod-stream.js';
 import { createHttpsServer } from './http.js';
 import { createClusterIPAllocator } from './ip-allocator.js';
@@ -79,6 +83,8 @@ export interface ApiServerOptions {
    * of their pods are proxied to them. Without: only in-process kubelets are reached.
    */
   kubeletClient?: KubeletClientConfig;
+  /** The client certificate presented to APIService backends (kube-apiserver's --proxy-client-cert-file, --proxy-client-key-file). */
+  proxyClient?: { cert: string; key: string };
   /** Where the audit event of every request goes (in-process requests included); absent: no audit. */
   audit?: AuditSink;
   /** Who may come in: tokens, ServiceAccount keys, issuer and audiences. */
@@ -116,6 +122,8 @@ export interface ListenOptions {
   tokens?: ReadonlyMap<string, UserInfo>;
   /** Credentials towards kubelets in other processes (as the `kubeletClient` option; the last given wins). */
   kubeletClient?: KubeletClientConfig;
+  /** The client certificate presented to APIService backends (as the `proxyClient` option). */
+  proxyClient?: { cert: string; key: string };
 }
 
 /** A running API server. */
@@ -186,6 +194,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     const compactionIntervalMs = options.compactionIntervalMs ?? DEFAULT_COMPACTION_INTERVAL_MS;
     if (compactionIntervalMs > 0) maintenance.push(startCompactor({ backend: options.backend, clock, intervalMs: compactionIntervalMs }));
     maintenance.push(startExpirySweeper({ backend: options.backend, clock }));
+    maintenance.push(runPeriodically(clock, AVAILABILITY_CHECK_MS, () => aggregator.checkAvailability(), (err) => console.error('kplane: APIService availability:', err)));
   };
 
   // Namespaces as the namespaces watch cache last showed them: the lifecycle check reads this
@@ -313,7 +322,10 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
 
   let ready = false;
   let address = '127.0.0.1:6443';
+  let proxyClient: { cert: string; key: string } | undefined = options.proxyClient;
+  const aggregator = createAggregator({ registry, now, proxyClient: () => proxyClient });
   const handleRequest = createHandler({
+    aggregated: (req, group, version) => aggregator.serve(req, group, version),
     registry,
     openapi,
     now,
@@ -376,6 +388,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     },
     async listen(l) {
       if (l.kubeletClient) useKubeletClient(l.kubeletClient);
+      if (l.proxyClient) proxyClient = l.proxyClient;
       if (l.tokens?.size) {
         staticTokens = new Map([...staticTokens, ...l.tokens]);
         authenticator = makeAuthenticator();
