@@ -14,6 +14,8 @@ import { createReplicaSetController } from './replicaset/index.js';
 import { createDeploymentController } from './deployment/index.js';
 import { createStatefulSetController } from './statefulset/index.js';
 import { createRootCACertPublisher } from './rootcacertpublisher/index.js';
+import { createJobController } from './job/index.js';
+import { createTtlAfterFinishedController } from './ttlafterfinished/index.js';
 import { controllerIdentity } from './identity/policy.js';
 import { ensureControllerIdentity, type ServiceAccountClientFactory } from './identity/reconcile.js';
 import { createClusterRoleAggregationController } from './clusterrole-aggregation/index.js';
@@ -33,6 +35,8 @@ export const CONTROLLER_NAMES = {
   csrSigning: 'certificatesigningrequest-signing-controller',
   csrCleaner: 'certificatesigningrequest-cleaner-controller',
   rootCACertPublisher: 'root-ca-certificate-publisher-controller',
+  job: 'job-controller',
+  ttlAfterFinished: 'ttl-after-finished-controller',
 } as const;
 
 /** Every controller this manager knows, by canonical name. */
@@ -42,12 +46,14 @@ export const KNOWN_CONTROLLERS: readonly string[] = [
   CONTROLLER_NAMES.clusterRoleAggregation,
   CONTROLLER_NAMES.deployment,
   CONTROLLER_NAMES.garbageCollector,
+  CONTROLLER_NAMES.job,
   CONTROLLER_NAMES.namespace,
   CONTROLLER_NAMES.replicaSet,
   CONTROLLER_NAMES.rootCACertPublisher,
   CONTROLLER_NAMES.serviceAccount,
   CONTROLLER_NAMES.serviceAccountToken,
   CONTROLLER_NAMES.statefulSet,
+  CONTROLLER_NAMES.ttlAfterFinished,
 ];
 
 /** The older names --controllers also accepts, mapped to canonical names. */
@@ -63,6 +69,8 @@ export const CONTROLLER_ALIASES: Readonly<Record<string, string>> = {
   csrsigning: CONTROLLER_NAMES.csrSigning,
   csrcleaner: CONTROLLER_NAMES.csrCleaner,
   'root-ca-cert-publisher': CONTROLLER_NAMES.rootCACertPublisher,
+  job: CONTROLLER_NAMES.job,
+  'ttl-after-finished': CONTROLLER_NAMES.ttlAfterFinished,
 };
 
 /** The Lease kube-controller-manager elects its leader with. */
@@ -237,6 +245,8 @@ export async function startControllerManager(options: ControllerManagerOptions):
     [CONTROLLER_NAMES.garbageCollector]: (m) => m.add(createGarbageCollector({ ...options.garbageCollector, manager: m })),
     [CONTROLLER_NAMES.replicaSet]: (m) => createReplicaSetController(m),
     [CONTROLLER_NAMES.deployment]: (m) => createDeploymentController(m),
+    [CONTROLLER_NAMES.job]: (m) => createJobController(m),
+    [CONTROLLER_NAMES.ttlAfterFinished]: (m) => createTtlAfterFinishedController(m),
     [CONTROLLER_NAMES.statefulSet]: (m) => createStatefulSetController(m),
     [CONTROLLER_NAMES.clusterRoleAggregation]: (m) => createClusterRoleAggregationController({ manager: m }),
     [CONTROLLER_NAMES.csrCleaner]: (m) => createCsrCleanerController({ manager: m }),
