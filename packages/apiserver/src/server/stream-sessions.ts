@@ -159,7 +159,7 @@ function serveWebSocket(req: IncomingMessage, socket: Duplex, head: Buffer, t: S
       return servePortForwardSpdy(session, t, options);
     }
     if (t.sub === 'portforward') return servePortForwardWs(ws, t, options);
-    runExec(wsChannels(ws), t, ws.protocol, options);
+    runExec(wsChannels(ws), t, options);
   });
 }
 
@@ -184,7 +184,7 @@ function wsChannels(ws: WebSocket): ExecChannels {
 }
 
 /** Exec or attach: the local process when exec runs locally, else the clear error. */
-function runExec(ch: ExecChannels, t: StreamTarget, protocol: string, options: StreamServeOptions): void {
+function runExec(ch: ExecChannels, t: StreamTarget, options: StreamServeOptions): void {
   const execDir = options.local?.execDir;
   if (t.sub !== 'exec' || execDir === undefined) {
     ch.finish(failure(simulatedMessage(t.sub, t.pod, t.container, options.hint?.(t.sub) ?? '')));
@@ -218,7 +218,6 @@ function runExec(ch: ExecChannels, t: StreamTarget, protocol: string, options: S
       const why = e.code === 'ENOENT' ? `exec: "${command[0]}": executable file not found in $PATH` : e.message;
       ch.finish(failure(`error executing command in container: ${why}`));
     } else ch.finish(code === 0 ? SUCCESS : exitStatus(code ?? 137));
-    void protocol;
   });
 }
 
@@ -329,7 +328,7 @@ function serveExecSpdy(session: SpdySession, t: StreamTarget, protocol: string, 
     if (streams.size < expected.size) return;
     started = true;
     clearTimeout(timer);
-    runExec(spdyChannels(session, streams, protocol), t, protocol, options);
+    runExec(spdyChannels(session, streams, protocol), t, options);
   });
 }
 
