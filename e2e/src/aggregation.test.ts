@@ -19,9 +19,12 @@ describe('an APIService naming a Service is proxied to its Endpoints (kube-aggre
     const pki = join(suite.dir, 'pki');
     const [cert, key, ca] = await Promise.all(['serving.crt', 'serving.key', 'ca.crt'].map((f) => readFile(join(pki, f), 'utf8')));
     backend = createServer({ cert, key }, (req, res) => {
-      const body = req.url === '/apis/example.kplane.io/v1alpha1'
-        ? { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: 'example.kplane.io/v1alpha1', resources: [] }
-        : { path: req.url, user: req.headers['x-remote-user'], groups: req.headers['x-remote-group'], authorization: req.headers.authorization ?? null };
+      const body =
+        req.url === '/apis/example.kplane.io/v1alpha1'
+          ? { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: 'example.kplane.io/v1alpha1', resources: [{ name: 'things', singularName: 'thing', namespaced: true, kind: 'Thing', verbs: ['get', 'list'], shortNames: ['th'] }] }
+          : req.url?.startsWith('/apis/example.kplane.io/v1alpha1/namespaces/default/things')
+            ? { kind: 'ThingList', apiVersion: 'example.kplane.io/v1alpha1', metadata: {}, items: [{ kind: 'Thing', apiVersion: 'example.kplane.io/v1alpha1', metadata: { name: 'first-thing', namespace: 'default' } }] }
+            : { path: req.url, user: req.headers['x-remote-user'], groups: req.headers['x-remote-group'], authorization: req.headers.authorization ?? null };
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     });
     await new Promise<void>((r) => backend.listen(0, '127.0.0.1', r));
@@ -57,11 +60,17 @@ spec:
   it('is Available once its backend answers discovery, and requests reach it with the front-proxy headers', async () => {
     const cond = await eventually('Available=True', async () => ((await available())?.status === 'True' ? await available() : undefined));
     assert.deepEqual([cond.reason, cond.message], ['Passed', 'all checks passed']);
-    const r = JSON.parse(await k('get', '--raw', '/apis/example.kplane.io/v1alpha1/namespaces/default/things?limit=5'));
-    assert.equal(r.path, '/apis/example.kplane.io/v1alpha1/namespaces/default/things?limit=5');
+    const r = JSON.parse(await k('get', '--raw', '/apis/example.kplane.io/v1alpha1/namespaces/default/echo?limit=5'));
+    assert.equal(r.path, '/apis/example.kplane.io/v1alpha1/namespaces/default/echo?limit=5');
     assert.equal(r.user, 'kplane-admin');
     assert.match(r.groups, /system:masters/);
     assert.equal(r.authorization, null);
+  });
+
+  it('lists the aggregated group in discovery, so kubectl finds and gets its resources', async () => {
+    assert.match(await k('api-resources', '--api-group', 'example.kplane.io'), /^things\s+th\s+example\.kplane\.io\/v1alpha1\s+true\s+Thing$/m);
+    assert.match(await k('get', 'things'), /first-thing/);
+    assert.equal(JSON.parse(await k('get', '--raw', '/apis/example.kplane.io')).preferredVersion.version, 'v1alpha1');
   });
 
   it('turns unavailable with kube-aggregator\'s reason when the Endpoints go, and answers 503', async () => {

@@ -50,6 +50,25 @@ export interface Aggregator {
   serve(req: RawRequest, group: string, version: string): Promise<RawResponse | undefined>;
   /** Checks every APIService that names a service and updates its Available condition when it changed. */
   checkAvailability(): Promise<void>;
+  /** APIGroup entries of the available aggregated groups (legacy /apis discovery), as of the last check. */
+  legacyGroups(): object[];
+  /** APIGroupDiscovery entries of the available aggregated groups (aggregated /apis discovery), as of the last check. */
+  aggregatedGroups(): object[];
+  /** The APIGroup of /apis/<group> for an available aggregated group. */
+  apiGroup(group: string): object | undefined;
+}
+
+/** An entry of a backend's APIResourceList. */
+interface LegacyResource {
+  name: string;
+  singularName?: string;
+  namespaced?: boolean;
+  group?: string;
+  version?: string;
+  kind: string;
+  verbs?: string[];
+  shortNames?: string[];
+  categories?: string[];
 }
 
 const DROPPED = /^(authorization|host|connection|content-length|transfer-encoding|impersonate-.*|x-remote-.*)$/i;
@@ -130,16 +149,35 @@ export function createAggregator(options: AggregatorOptions): Aggregator {
     return s?.spec?.service ? s : undefined;
   }
 
-  async function discoveryCheck(spec: ApiServiceSpec, to: { host: string; port: number }): Promise<string | undefined> {
+  /** GET of the backend's /apis/G/V: its APIResourceList, or the FailedDiscoveryCheck message. */
+  async function discoveryCheck(spec: ApiServiceSpec, to: { host: string; port: number }): Promise<{ failed?: string; resources?: LegacyResource[] }> {
     const url = `https://${to.host}:${to.port}/apis/${spec.group}/${spec.version}`;
     try {
       const res = await send(spec, to, { method: 'GET', path: `/apis/${spec.group}/${spec.version}`, headers: { accept: 'application/json' } }, { username: 'system:kube-aggregator', groups: ['system:masters'] });
-      res.resume();
-      if (res.statusCode! >= 200 && res.statusCode! < 300) return undefined;
-      return `failing or missing response from ${url}: bad status from ${url}: ${res.statusCode}`;
+      let body = '';
+      for await (const c of res) body = (body + String(c)).slice(0, 4 * 1024 * 1024);
+      if (res.statusCode! < 200 || res.statusCode! >= 300) return { failed: `failing or missing response from ${url}: bad status from ${url}: ${res.statusCode}` };
+      let resources: LegacyResource[] = [];
+      try {
+        const list = JSON.parse(body) as { resources?: LegacyResource[] };
+        resources = Array.isArray(list.resources) ? list.resources.filter((r) => r && typeof r.name === 'string' && typeof r.kind === 'string') : [];
+      } catch {
+        /* a discovery answer that is not JSON lists no resources */
+      }
+      return { resources };
     } catch (err) {
-      return `failing or missing response from ${url}: ${err instanceof Error ? err.message : String(err)}`;
+      return { failed: `failing or missing response from ${url}: ${err instanceof Error ? err.message : String(err)}` };
     }
+  }
+
+  /** Available aggregated group/versions with what their backends list, by APIService name. */
+  const discovered = new Map<string, { group: string; version: string; groupPriority: number; versionPriority: number; resources: LegacyResource[] }>();
+
+  function byGroup(): Map<string, { version: string; resources: LegacyResource[] }[]> {
+    const entries = [...discovered.values()].sort((a, b) => b.groupPriority - a.groupPriority || a.group.localeCompare(b.group) || b.versionPriority - a.versionPriority || a.version.localeCompare(b.version));
+    const out = new Map<string, { version: string; resources: LegacyResource[] }[]>();
+    for (const e of entries) out.set(e.group, [...(out.get(e.group) ?? []), { version: e.version, resources: e.resources }]);
+    return out;
   }
 
   return {
@@ -159,6 +197,43 @@ export function createAggregator(options: AggregatorOptions): Aggregator {
       return { status: res.statusCode ?? 502, headers, stream: res };
     },
 
+    legacyGroups() {
+      return [...byGroup()].map(([group, versions]) => {
+        const vs = versions.map((v) => ({ groupVersion: `${group}/${v.version}`, version: v.version }));
+        return { name: group, versions: vs, preferredVersion: vs[0] };
+      });
+    },
+
+    apiGroup(group) {
+      const g = this.legacyGroups().find((x) => (x as { name: string }).name === group);
+      return g ? { kind: 'APIGroup', apiVersion: 'v1', ...g } : undefined;
+    },
+
+    aggregatedGroups() {
+      return [...byGroup()].map(([group, versions]) => ({
+        metadata: { name: group, creationTimestamp: null },
+        versions: versions.map((v) => ({
+          version: v.version,
+          resources: v.resources
+            .filter((r) => !r.name.includes('/'))
+            .map((r) => {
+              const subs = v.resources.filter((x) => x.name.startsWith(`${r.name}/`));
+              return {
+                resource: r.name,
+                responseKind: { group: r.group ?? group, version: r.version ?? v.version, kind: r.kind },
+                scope: r.namespaced ? 'Namespaced' : 'Cluster',
+                singularResource: r.singularName || r.kind.toLowerCase(),
+                verbs: r.verbs ?? [],
+                ...(r.shortNames?.length ? { shortNames: r.shortNames } : {}),
+                ...(r.categories?.length ? { categories: r.categories } : {}),
+                ...(subs.length ? { subresources: subs.map((x) => ({ subresource: x.name.slice(r.name.length + 1), responseKind: { group: x.group ?? group, version: x.version ?? v.version, kind: x.kind }, verbs: x.verbs ?? [] })) } : {}),
+              };
+            }),
+          freshness: 'Current',
+        })),
+      }));
+    },
+
     async checkAvailability() {
       const s = store('apiregistration.k8s.io', 'v1', 'apiservices');
       if (!s) return;
@@ -168,10 +243,14 @@ export function createAggregator(options: AggregatorOptions): Aggregator {
         if (!spec.service) continue;
         const to = await resolve(spec.service);
         let cond: Condition;
+        const name = item.metadata!.name!;
+        discovered.delete(name);
         if (!('host' in to)) cond = { type: 'Available', status: 'False', reason: to.reason, message: to.message };
         else {
-          const failed = await discoveryCheck(spec, to);
+          const { failed, resources } = await discoveryCheck(spec, to);
           cond = failed ? { type: 'Available', status: 'False', reason: 'FailedDiscoveryCheck', message: failed } : { type: 'Available', status: 'True', reason: 'Passed', message: 'all checks passed' };
+          const sp = spec as ApiServiceSpec & { groupPriorityMinimum?: number; versionPriority?: number };
+          if (!failed) discovered.set(name, { group: spec.group ?? '', version: spec.version ?? '', groupPriority: sp.groupPriorityMinimum ?? 0, versionPriority: sp.versionPriority ?? 0, resources: resources ?? [] });
         }
         const old = item.status?.conditions?.find((c) => c.type === 'Available');
         if (old && old.status === cond.status && old.reason === cond.reason && old.message === cond.message) continue;

@@ -326,6 +326,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   const aggregator = createAggregator({ registry, now, proxyClient: () => proxyClient });
   const handleRequest = createHandler({
     aggregated: (req, group, version) => aggregator.serve(req, group, version),
+    aggregatedDiscovery: { legacy: () => aggregator.legacyGroups(), aggregated: () => aggregator.aggregatedGroups(), group: (g) => aggregator.apiGroup(g) },
     registry,
     openapi,
     now,
