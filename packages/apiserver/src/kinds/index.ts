@@ -12,6 +12,7 @@ import { certificateSigningRequestResource } from './certificates.js';
 import { configMapResource, secretResource } from './config.js';
 import { controllerRevisionResource } from './controllerrevision.js';
 import { crdResource } from './crd.js';
+import { daemonSetResource } from './daemonset.js';
 import { eventResource, eventsV1Resource } from './events.js';
 import { ingressResource } from './ingress.js';
 import { leaseResource } from './lease.js';
@@ -33,6 +34,7 @@ export function builtinResources(): ResourceType[] {
     secretResource(),
     serviceAccountResource(),
     serviceResource(),
+    daemonSetResource(),
     deploymentResource(),
     replicaSetResource(),
     controllerRevisionResource(),

@@ -5,7 +5,7 @@ import { createClient } from '@kplane/client';
 import type { Deployment, Endpoints as EndpointsObject, Pod } from './builtin/index.js';
 import type { ApplyConfiguration } from './index.js';
 import {
-  ClusterRoleBindings, ClusterRoles, ConfigMaps, ControllerRevisions, CustomResourceDefinitions, Deployments, Endpoints, Events, EventsV1Events, Ingresses,
+  ClusterRoleBindings, ClusterRoles, ConfigMaps, ControllerRevisions, CustomResourceDefinitions, DaemonSets, Deployments, Endpoints, Events, EventsV1Events, Ingresses,
   Leases, Namespaces, Nodes, Pods, ReplicaSets, RoleBindings, Roles, Secrets, ServiceAccounts, Services, builtinDescriptors,
   kindDescriptor, newObject, resourceOf, type KindDescriptor, type ObjectOf,
 } from './descriptors.js';
@@ -21,6 +21,7 @@ const KUBERNETES: [KindDescriptor, string, string, string, boolean, string][] = 
   [Events, '', 'v1', 'events', true, 'Event'],
   [Nodes, '', 'v1', 'nodes', false, 'Node'],
   [Endpoints, '', 'v1', 'endpoints', true, 'Endpoints'],
+  [DaemonSets, 'apps', 'v1', 'daemonsets', true, 'DaemonSet'],
   [Deployments, 'apps', 'v1', 'deployments', true, 'Deployment'],
   [ReplicaSets, 'apps', 'v1', 'replicasets', true, 'ReplicaSet'],
   [ControllerRevisions, 'apps', 'v1', 'controllerrevisions', true, 'ControllerRevision'],

@@ -132,6 +132,6 @@ export const ClusterRoleBindings: KindDescriptor<ClusterRoleBinding> = rbac('clu
 /** Every built-in descriptor of a kind kplane serves, core group first (a descriptor joins once its kind is served). */
 export const builtinDescriptors: readonly KindDescriptor[] = Object.freeze([
   Namespaces, ConfigMaps, Secrets, Pods, Services, ServiceAccounts, Events, Nodes, Endpoints,
-  Deployments, ReplicaSets, ControllerRevisions, Leases, EventsV1Events, Ingresses, CustomResourceDefinitions,
+  DaemonSets, Deployments, ReplicaSets, ControllerRevisions, Leases, EventsV1Events, Ingresses, CustomResourceDefinitions,
   Roles, ClusterRoles, RoleBindings, ClusterRoleBindings,
 ]);
