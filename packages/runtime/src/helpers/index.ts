@@ -36,3 +36,4 @@ export {
   type EventType,
   type ObjectReference,
 } from './event-recorder.js';
+export { findUntoleratedTaint, matchesNodeAffinity, tolerates } from './scheduling.js';
