@@ -165,6 +165,65 @@ export const DESCRIPTIONS: Descriptions = {
       revision: 'The revision this snapshot records (increasing).',
     },
   },
+  'io.k8s.api.apps.v1.StatefulSet': {
+    type: 'Runs pods with stable identities: ordinal names, stable hostnames and their own volume claims.',
+    fields: {
+      spec: 'Desired behavior of the StatefulSet.',
+      status: 'Most recently observed status of the StatefulSet. Read-only.',
+    },
+  },
+  'io.k8s.api.apps.v1.StatefulSetSpec': {
+    type: 'Desired behavior of a StatefulSet.',
+    fields: {
+      minReadySeconds: 'Seconds a new pod must be ready before it counts as available (default 0).',
+      ordinals: 'Where the replicas\' ordinals start.',
+      persistentVolumeClaimRetentionPolicy: 'What happens to the claims made from volumeClaimTemplates when the set is deleted or scaled down.',
+      podManagementPolicy: 'OrderedReady (default): one pod at a time, in order; Parallel: all at once.',
+      replicas: 'Desired number of pods (default 1).',
+      revisionHistoryLimit: 'Old ControllerRevisions to keep (default 10).',
+      selector: 'Label query over the pods the set owns; must match the template labels.',
+      serviceName: 'The headless service giving the pods their DNS names.',
+      template: 'The pods to create; each gets a unique ordinal identity.',
+      updateStrategy: 'How pods are replaced when the template changes.',
+      volumeClaimTemplates: 'Claims each pod gets, named <claim>-<set>-<ordinal>.',
+    },
+  },
+  'io.k8s.api.apps.v1.StatefulSetStatus': {
+    type: 'Most recently observed state of a StatefulSet.',
+    fields: {
+      availableReplicas: 'Pods ready for at least minReadySeconds.',
+      collisionCount: 'Hash collisions met while naming ControllerRevisions.',
+      conditions: 'Latest observations of the set.',
+      currentReplicas: 'Pods running the current revision.',
+      currentRevision: 'The revision of the pods below the update partition.',
+      observedGeneration: 'The generation the controller last observed.',
+      readyReplicas: 'Pods with a Ready condition.',
+      replicas: 'Pods the controller created.',
+      updateRevision: 'The revision the set is updating to.',
+      updatedReplicas: 'Pods running the update revision.',
+    },
+  },
+  'io.k8s.api.apps.v1.StatefulSetUpdateStrategy': {
+    type: 'How a StatefulSet replaces pods.',
+    fields: {
+      rollingUpdate: 'Parameters of a RollingUpdate.',
+      type: 'RollingUpdate (default) or OnDelete.',
+    },
+  },
+  'io.k8s.api.apps.v1.RollingUpdateStatefulSetStrategy': {
+    type: 'Parameters of a StatefulSet rolling update.',
+    fields: {
+      maxUnavailable: 'Most pods unavailable during the update (a number or a percentage).',
+      partition: 'Pods with an ordinal at or above it are updated; the others keep the current revision.',
+    },
+  },
+  'io.k8s.api.core.v1.PersistentVolumeClaim': {
+    type: 'A request for storage by a user.',
+    fields: {
+      spec: 'The storage asked for.',
+      status: 'The current state of the claim. Read-only.',
+    },
+  },
   'io.k8s.api.apps.v1.ReplicaSet': {
     type: 'Keeps a number of identical pods running.',
     fields: {

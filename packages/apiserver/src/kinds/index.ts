@@ -18,9 +18,11 @@ import { ingressResource } from './ingress.js';
 import { leaseResource } from './lease.js';
 import { namespaceResource } from './namespace.js';
 import { nodeResource, serviceAccountResource } from './node.js';
+import { persistentVolumeClaimResource } from './persistentvolumeclaim.js';
 import { podResource } from './pod.js';
 import { rbacResources } from './rbac.js';
 import { endpointsResource, serviceResource } from './service.js';
+import { statefulSetResource } from './statefulset.js';
 
 /** Every built-in resource, core group first, in the order discovery lists them. */
 export function builtinResources(): ResourceType[] {
@@ -30,6 +32,7 @@ export function builtinResources(): ResourceType[] {
     eventResource(),
     namespaceResource(),
     nodeResource(),
+    persistentVolumeClaimResource(),
     podResource(),
     secretResource(),
     serviceAccountResource(),
@@ -37,6 +40,7 @@ export function builtinResources(): ResourceType[] {
     daemonSetResource(),
     deploymentResource(),
     replicaSetResource(),
+    statefulSetResource(),
     controllerRevisionResource(),
     leaseResource(),
     eventsV1Resource(),

@@ -6,7 +6,7 @@ import type { Deployment, Endpoints as EndpointsObject, Pod } from './builtin/in
 import type { ApplyConfiguration } from './index.js';
 import {
   ClusterRoleBindings, ClusterRoles, ConfigMaps, ControllerRevisions, CustomResourceDefinitions, DaemonSets, Deployments, Endpoints, Events, EventsV1Events, Ingresses,
-  Leases, Namespaces, Nodes, Pods, ReplicaSets, RoleBindings, Roles, Secrets, ServiceAccounts, Services, builtinDescriptors,
+  Leases, Namespaces, Nodes, PersistentVolumeClaims, Pods, ReplicaSets, StatefulSets, RoleBindings, Roles, Secrets, ServiceAccounts, Services, builtinDescriptors,
   kindDescriptor, newObject, resourceOf, type KindDescriptor, type ObjectOf,
 } from './descriptors.js';
 
@@ -21,9 +21,11 @@ const KUBERNETES: [KindDescriptor, string, string, string, boolean, string][] = 
   [Events, '', 'v1', 'events', true, 'Event'],
   [Nodes, '', 'v1', 'nodes', false, 'Node'],
   [Endpoints, '', 'v1', 'endpoints', true, 'Endpoints'],
+  [PersistentVolumeClaims, '', 'v1', 'persistentvolumeclaims', true, 'PersistentVolumeClaim'],
   [DaemonSets, 'apps', 'v1', 'daemonsets', true, 'DaemonSet'],
   [Deployments, 'apps', 'v1', 'deployments', true, 'Deployment'],
   [ReplicaSets, 'apps', 'v1', 'replicasets', true, 'ReplicaSet'],
+  [StatefulSets, 'apps', 'v1', 'statefulsets', true, 'StatefulSet'],
   [ControllerRevisions, 'apps', 'v1', 'controllerrevisions', true, 'ControllerRevision'],
   [Leases, 'coordination.k8s.io', 'v1', 'leases', true, 'Lease'],
   [EventsV1Events, 'events.k8s.io', 'v1', 'events', true, 'Event'],
