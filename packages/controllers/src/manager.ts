@@ -12,6 +12,7 @@ import { createNamespaceController, type NamespaceControllerOptions } from './na
 import { createServiceAccountController, createTokensController, type TokensControllerOptions } from './serviceaccount/index.js';
 import { createReplicaSetController } from './replicaset/index.js';
 import { createDeploymentController } from './deployment/index.js';
+import { createDaemonSetController } from './daemonset/index.js';
 import { createRootCACertPublisher } from './rootcacertpublisher/index.js';
 import { controllerIdentity } from './identity/policy.js';
 import { ensureControllerIdentity, type ServiceAccountClientFactory } from './identity/reconcile.js';
@@ -27,6 +28,7 @@ export const CONTROLLER_NAMES = {
   serviceAccountToken: 'serviceaccount-token-controller',
   replicaSet: 'replicaset-controller',
   deployment: 'deployment-controller',
+  daemonSet: 'daemonset-controller',
   clusterRoleAggregation: 'clusterrole-aggregation-controller',
   csrSigning: 'certificatesigningrequest-signing-controller',
   csrCleaner: 'certificatesigningrequest-cleaner-controller',
@@ -38,6 +40,7 @@ export const KNOWN_CONTROLLERS: readonly string[] = [
   CONTROLLER_NAMES.csrCleaner,
   CONTROLLER_NAMES.csrSigning,
   CONTROLLER_NAMES.clusterRoleAggregation,
+  CONTROLLER_NAMES.daemonSet,
   CONTROLLER_NAMES.deployment,
   CONTROLLER_NAMES.garbageCollector,
   CONTROLLER_NAMES.namespace,
@@ -55,6 +58,7 @@ export const CONTROLLER_ALIASES: Readonly<Record<string, string>> = {
   'serviceaccount-token': CONTROLLER_NAMES.serviceAccountToken,
   replicaset: CONTROLLER_NAMES.replicaSet,
   deployment: CONTROLLER_NAMES.deployment,
+  daemonset: CONTROLLER_NAMES.daemonSet,
   'clusterrole-aggregation': CONTROLLER_NAMES.clusterRoleAggregation,
   csrsigning: CONTROLLER_NAMES.csrSigning,
   csrcleaner: CONTROLLER_NAMES.csrCleaner,
@@ -233,6 +237,7 @@ export async function startControllerManager(options: ControllerManagerOptions):
     [CONTROLLER_NAMES.garbageCollector]: (m) => m.add(createGarbageCollector({ ...options.garbageCollector, manager: m })),
     [CONTROLLER_NAMES.replicaSet]: (m) => createReplicaSetController(m),
     [CONTROLLER_NAMES.deployment]: (m) => createDeploymentController(m),
+    [CONTROLLER_NAMES.daemonSet]: (m) => createDaemonSetController(m),
     [CONTROLLER_NAMES.clusterRoleAggregation]: (m) => createClusterRoleAggregationController({ manager: m }),
     [CONTROLLER_NAMES.csrCleaner]: (m) => createCsrCleanerController({ manager: m }),
     ...(options.rootCA !== undefined ? { [CONTROLLER_NAMES.rootCACertPublisher]: (m: Manager) => createRootCACertPublisher({ manager: m, rootCA: options.rootCA! }) } : {}),
