@@ -17,9 +17,16 @@ import { DAEMONSET_HASH_LABEL } from './util.js';
 const API_VERSION = 'apps/v1';
 const KIND = 'DaemonSet';
 
-/** The revision data of a DaemonSet: `{spec: {template: {..., $patch: replace}}}` (getPatch). */
+/**
+ * The revision data of a DaemonSet: `{spec: {template: {..., $patch: replace}}}` (getPatch), laid
+ * out as Go writes it (keys sorted, the template's `creationTimestamp: null`), so that kubectl,
+ * which compares the bytes with its own rendering of the DaemonSet, recognises the current
+ * template ("skipped rollback").
+ */
 export function revisionData(ds: DaemonSet): Record<string, unknown> {
-  return { spec: { template: { ...structuredClone(ds.spec?.template ?? {}), $patch: 'replace' } } };
+  const template = structuredClone(ds.spec?.template ?? {}) as Record<string, unknown>;
+  template.metadata = { creationTimestamp: null, ...((template.metadata as object | undefined) ?? {}) };
+  return JSON.parse(goJsonMarshal({ spec: { template: { ...template, $patch: 'replace' } } })) as Record<string, unknown>;
 }
 
 /** Does a revision hold the DaemonSet's current template (Match)? */
