@@ -12,6 +12,7 @@ import type { ControllerRevision, DaemonSet, Pod } from '@kplane/runtime';
 import { computeHash } from '../deployment/hash.js';
 import { goJsonMarshal, sortControllerRevisions, type ControllerHistory } from '../history/index.js';
 import { claimObjects, controllerRefTo, recheckOwnerWith } from '../replicaset/controller-ref.js';
+import { goJsonValue } from './go-json.js';
 import { DAEMONSET_HASH_LABEL } from './util.js';
 
 const API_VERSION = 'apps/v1';
@@ -19,13 +20,12 @@ const KIND = 'DaemonSet';
 
 /**
  * The revision data of a DaemonSet: `{spec: {template: {..., $patch: replace}}}` (getPatch), laid
- * out as Go writes it (keys sorted, the template's `creationTimestamp: null`), so that kubectl,
- * which compares the bytes with its own rendering of the DaemonSet, recognises the current
- * template ("skipped rollback").
+ * out as a Go client writes it (goJsonValue: empty omitempty fields dropped, zero structs such as
+ * `creationTimestamp: null` written; keys sorted), so that kubectl, which compares the bytes with
+ * its own rendering of the DaemonSet, recognises the current template ("skipped rollback").
  */
 export function revisionData(ds: DaemonSet): Record<string, unknown> {
-  const template = structuredClone(ds.spec?.template ?? {}) as Record<string, unknown>;
-  template.metadata = { creationTimestamp: null, ...((template.metadata as object | undefined) ?? {}) };
+  const template = goJsonValue(ds.spec?.template ?? {}, 'io.k8s.api.core.v1.PodTemplateSpec') as Record<string, unknown>;
   return JSON.parse(goJsonMarshal({ spec: { template: { ...template, $patch: 'replace' } } })) as Record<string, unknown>;
 }
 
