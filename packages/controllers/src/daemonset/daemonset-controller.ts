@@ -37,7 +37,7 @@ import { podKey } from '../replicaset/pods.js';
 import { SLOW_START_INITIAL_BATCH_SIZE, slowStartBatch } from '../replicaset/slow-start.js';
 import { cleanupHistory, constructHistory } from './history.js';
 import { podsShouldBeOnNode, rollingUpdatePlan, statusCounts, type DaemonSetCounts, type PlanEvent } from './plan.js';
-import { DAEMONSET_HASH_LABEL, createPodTemplate, daemonPodForPredicates, isPodTerminal, nodeShouldRunDaemonPod, pinToNode, targetNodeName, type NodePlacement } from './util.js';
+import { DAEMONSET_HASH_LABEL, createFailedPodBackoff, createPodTemplate, daemonPodForPredicates, isPodTerminal, nodeShouldRunDaemonPod, pinToNode, targetNodeName, type NodePlacement } from './util.js';
 
 /** Kubernetes' BurstReplicas for DaemonSets: the most pods one sync creates or deletes. */
 export const DAEMONSET_BURST_REPLICAS = 250;
@@ -134,15 +134,10 @@ export function createDaemonSetController(manager: Manager, options: DaemonSetCo
   const ownWrites = createOwnWrites<DaemonSet>();
 
   // The failed-pod backoff (flowcontrol.Backoff): per DaemonSet uid, generation and node.
-  const backoff = new Map<string, { delayMs: number; last: number }>();
+  const backoff = createFailedPodBackoff(clock, backoffInitial, backoffMax);
   const failedBackoff = (ds: DaemonSet) => (nodeName: string) => {
-    const key = `${ds.metadata?.uid ?? ''}/${ds.status?.observedGeneration ?? 0}/${nodeName}`;
-    const now = clock.now();
-    const entry = backoff.get(key);
-    if (entry && now - entry.last < entry.delayMs) return { inBackoff: true, delayMs: entry.delayMs };
-    const delayMs = !entry || now - entry.last > 2 * backoffMax ? backoffInitial : Math.min(entry.delayMs * 2, backoffMax);
-    backoff.set(key, { delayMs, last: now });
-    return { inBackoff: false, delayMs };
+    backoff.gc();
+    return backoff.next(`${ds.metadata?.uid ?? ''}/${ds.status?.observedGeneration ?? 0}/${nodeName}`);
   };
 
   /** The key of the DaemonSet a controller reference points to, if it is in the cache with that uid. */

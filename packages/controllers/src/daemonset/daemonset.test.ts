@@ -237,6 +237,35 @@ describe('DaemonSet controller', () => {
     }
   });
 
+  it('replaces a failed daemon pod and deletes a succeeded one, with events', async () => {
+    const ns = 'ds-failed';
+    await createNamespace(kp.client, ns);
+    await addNode('f1');
+    const ctl = await run(ns);
+    try {
+      await dsApi().create(daemonSet('crash'), { namespace: ns });
+      await until(() => rolledOut(ns, 'crash'), 'pod');
+      const first = (await livePods(ns))[0]!;
+      await podApi().patch(first.metadata!.name!, { status: { phase: 'Failed' } }, 'merge', { namespace: ns, subresource: 'status' });
+      await until(async () => {
+        const pods = await livePods(ns);
+        return pods.length === 1 && pods[0]!.metadata?.name !== first.metadata?.name && (await rolledOut(ns, 'crash'));
+      }, 'a replacement');
+      const second = (await livePods(ns))[0]!;
+      await podApi().patch(second.metadata!.name!, { status: { phase: 'Succeeded' } }, 'merge', { namespace: ns, subresource: 'status' });
+      await until(async () => {
+        const pods = await livePods(ns);
+        return pods.length === 1 && pods[0]!.metadata?.name !== second.metadata?.name;
+      }, 'another replacement');
+      const events = (await kp.client.resource(Events).list({ namespace: ns })).items as Array<{ type?: string; reason?: string; message?: string }>;
+      assert.ok(events.some((e) => e.type === 'Warning' && e.reason === 'FailedDaemonPod' && e.message === `Found failed daemon pod ${ns}/${first.metadata?.name} on node f1, will try to kill it`));
+      assert.ok(events.some((e) => e.type === 'Normal' && e.reason === 'SucceededDaemonPod' && e.message === `Found succeeded daemon pod ${ns}/${second.metadata?.name} on node f1, will try to delete it`));
+    } finally {
+      await ctl.stop();
+      await nodeApi().delete('f1');
+    }
+  });
+
   it('OnDelete replaces a pod only once it is deleted', async () => {
     const ns = 'ds-ondelete';
     await createNamespace(kp.client, ns);

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { DaemonSet, Node, Pod } from '@kplane/runtime';
+import { createFakeClock, type DaemonSet, type Node, type Pod } from '@kplane/runtime';
 import { podsShouldBeOnNode, rollingUpdatePlan, statusCounts } from './plan.js';
 import {
-  addDaemonTolerations, compareDaemonPods, createPodTemplate, daemonPodForPredicates, isPodUpdated, nodeShouldRunDaemonPod, pinToNode, scaledValue, surgeCount,
+  addDaemonTolerations, compareDaemonPods, createFailedPodBackoff, createPodTemplate, daemonPodForPredicates, isPodUpdated, nodeShouldRunDaemonPod, pinToNode, scaledValue, surgeCount,
   targetNodeName, unavailableCount,
 } from './util.js';
 
@@ -176,5 +176,27 @@ describe('statusCounts', () => {
     });
     const slow = ds({ minReadySeconds: 3600 });
     assert.equal(statusCounts(slow, list, placements, m, 'h1', NOW).numberAvailable, 0);
+  });
+});
+
+describe('failed-pod backoff', () => {
+  it('doubles from 1 s to the maximum on virtual time and resets after a quiet spell', () => {
+    const clock = createFakeClock(0);
+    const b = createFailedPodBackoff(clock, 1000, 8000);
+    assert.deepEqual(b.next('n'), { inBackoff: false, delayMs: 1000 });
+    clock.advance(400);
+    assert.deepEqual(b.next('n'), { inBackoff: true, delayMs: 600 });
+    clock.advance(600);
+    assert.deepEqual(b.next('n'), { inBackoff: false, delayMs: 2000 });
+    clock.advance(2000);
+    assert.deepEqual(b.next('n'), { inBackoff: false, delayMs: 4000 });
+    clock.advance(4000);
+    assert.deepEqual(b.next('n'), { inBackoff: false, delayMs: 8000 });
+    clock.advance(8000);
+    assert.deepEqual(b.next('n'), { inBackoff: false, delayMs: 8000 });
+    assert.deepEqual(b.next('other'), { inBackoff: false, delayMs: 1000 });
+    clock.advance(16_001);
+    b.gc();
+    assert.deepEqual(b.next('n'), { inBackoff: false, delayMs: 1000 });
   });
 });

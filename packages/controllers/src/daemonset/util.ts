@@ -4,7 +4,7 @@
  * required node affinity on `metadata.name`), which pods are up to date, the rolling-update
  * budgets and the order daemon pods on one node are kept in.
  */
-import { findUntoleratedTaint, matchesNodeAffinity, type DaemonSet, type Node, type Pod, type PodSpec, type Toleration } from '@kplane/runtime';
+import { findUntoleratedTaint, type Clock, matchesNodeAffinity, type DaemonSet, type Node, type Pod, type PodSpec, type Toleration } from '@kplane/runtime';
 
 /** The label carrying the hash of the revision a daemon pod was created from (DefaultDaemonSetUniqueLabelKey). */
 export const DAEMONSET_HASH_LABEL = 'controller-revision-hash';
@@ -190,4 +190,34 @@ export function compareDaemonPods(a: Pod, b: Pod): number {
 /** A terminal pod (Succeeded or Failed). */
 export function isPodTerminal(pod: Pod): boolean {
   return pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
+}
+
+/** The failed-pod backoff of a DaemonSet controller (flowcontrol.Backoff, keyed by DaemonSet uid, generation and node). */
+export interface FailedPodBackoffTracker {
+  /**
+   * For a failed pod found on `key`: in backoff (wait `delayMs` more), or not, in which case the
+   * attempt is recorded and the next one waits twice as long (up to the maximum).
+   */
+  next(key: string): { inBackoff: boolean; delayMs: number };
+  /** Forgets entries idle for more than twice the maximum delay (the backoff's GC). */
+  gc(): void;
+}
+
+/** A failed-pod backoff on `clock`: first delay `initialMs`, doubling up to `maxMs`, reset after 2 × maxMs without failures. */
+export function createFailedPodBackoff(clock: Pick<Clock, 'now'>, initialMs: number, maxMs: number): FailedPodBackoffTracker {
+  const entries = new Map<string, { delayMs: number; last: number }>();
+  return {
+    next(key) {
+      const now = clock.now();
+      const entry = entries.get(key);
+      if (entry && now - entry.last < entry.delayMs) return { inBackoff: true, delayMs: entry.delayMs - (now - entry.last) };
+      const delayMs = !entry || now - entry.last > 2 * maxMs ? initialMs : Math.min(entry.delayMs * 2, maxMs);
+      entries.set(key, { delayMs, last: now });
+      return { inBackoff: false, delayMs };
+    },
+    gc() {
+      const now = clock.now();
+      for (const [k, e] of entries) if (now - e.last > 2 * maxMs) entries.delete(k);
+    },
+  };
 }
