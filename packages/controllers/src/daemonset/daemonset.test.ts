@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Client } from '@kplane/client';
 import { ControllerRevisions, DaemonSets, Events, Nodes, Pods, createManager, type ControllerRevision, type DaemonSet, type Node, type Pod } from '@kplane/runtime';
 import { createNamespace, markReady, sleep, startKplane, until, type TestKplane } from '../replicaset/test-support.js';
+import { createGarbageCollector } from '../garbagecollector/index.js';
 import { createDaemonSetController } from './daemonset-controller.js';
 import { targetNodeName } from './util.js';
 
@@ -72,9 +73,10 @@ describe('DaemonSet controller', () => {
   const addNode = (name: string, extra: Partial<Node> = {}) =>
     nodeApi().create({ apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { 'kubernetes.io/hostname': name, ...(extra.metadata?.labels ?? {}) } }, spec: extra.spec });
 
-  async function run(ns: string, ready?: (pod: Pod) => boolean) {
+  async function run(ns: string, ready?: (pod: Pod) => boolean, gc = false) {
     const mgr = createManager({ client: kp.client });
     createDaemonSetController(mgr);
+    if (gc) mgr.add(createGarbageCollector({ manager: mgr }));
     const stop = new AbortController();
     const done = mgr.start(stop.signal);
     const agent = startNodeAgent(kp.client, ns, stop.signal, { ready });
@@ -263,6 +265,30 @@ describe('DaemonSet controller', () => {
     } finally {
       await ctl.stop();
       await nodeApi().delete('f1');
+    }
+  });
+
+  it('adopts the pods of a DaemonSet deleted with orphan propagation and recreated, creating none', async () => {
+    const ns = 'ds-adopt';
+    await createNamespace(kp.client, ns);
+    for (const n of ['g1', 'g2']) await addNode(n);
+    const ctl = await run(ns, undefined, true);
+    try {
+      const old = await dsApi().create(daemonSet('keep'), { namespace: ns });
+      await until(() => rolledOut(ns, 'keep'), 'pods');
+      const names = (await livePods(ns)).map((p) => p.metadata?.name).sort();
+      await dsApi().delete('keep', { namespace: ns, propagationPolicy: 'Orphan' });
+      await until(async () => (await livePods(ns)).every((p) => !p.metadata?.ownerReferences?.length), 'orphans');
+      const again = await dsApi().create(daemonSet('keep'), { namespace: ns });
+      await until(async () => (await livePods(ns)).every((p) => p.metadata?.ownerReferences?.[0]?.uid === again.metadata?.uid) && (await rolledOut(ns, 'keep')), 'adoption');
+      assert.notEqual(again.metadata?.uid, old.metadata?.uid);
+      assert.deepEqual((await livePods(ns)).map((p) => p.metadata?.name).sort(), names);
+      // The orphaned revision is adopted too: still one revision, number 1.
+      const revs = (await revApi().list({ namespace: ns })).items;
+      assert.deepEqual(revs.map((r) => [r.revision, r.metadata?.ownerReferences?.[0]?.uid]), [[1, again.metadata?.uid]]);
+    } finally {
+      await ctl.stop();
+      for (const n of ['g1', 'g2']) await nodeApi().delete(n);
     }
   });
 
