@@ -9,11 +9,15 @@ export { nodeUser, SCHEDULER_USER, startSimulation, type Simulation, type Simula
 export {
   ANNOTATION_PREFIX,
   BEHAVIOR_ANNOTATIONS,
+  DEFAULT_RUN_MS,
   DEFAULT_START_AFTER_MS,
+  EXIT_CODE_ANNOTATION_PREFIX,
+  RUN_MS_ANNOTATION_PREFIX,
   compileKubeletConfig,
   planFor,
   type BehaviorRule,
   type CompiledConfig,
+  type ContainerBehavior,
   type FailureMode,
   type KubeletConfig,
   type PodBehavior,
@@ -31,9 +35,23 @@ export {
   podCidr,
   type NodeTemplateOptions,
 } from './node-template.js';
+export { DEFAULT_BACKOFF, goDuration, type CrashBackoff } from './container-cycle.js';
 export { normalizeImage, restartBackoffMs, simulatePod, stoppedPodStatus, type PodRecord, type SimulatedStatus } from './pod-status.js';
 export { filterNode, fitErrorMessage, podRequests, tolerates, NO_NODES_MESSAGE, type FilterFailure, type NodeUsage, type PodRequests } from './predicates.js';
 export { benchPodsReady, formatPodBench, type PodBenchOptions, type PodBenchResult } from './bench.js';
 export { ContainerLogs, DEFAULT_MAX_LOG_LINES, logTimestamp, type LogLine, type LogUnavailable, type ReadLogOptions } from './container-log.js';
+export {
+  CPU_USAGE_ANNOTATION,
+  DEFAULT_CPU_USAGE_NANOCORES,
+  DEFAULT_MEMORY_USAGE_BYTES,
+  MEMORY_USAGE_ANNOTATION,
+  containerUsage,
+  nodeMetrics,
+  podMetrics,
+  podUsage,
+  type ContainerUsage,
+  type NodeMetrics,
+  type PodMetrics,
+} from './usage.js';
 export { LOG_ANNOTATION, LOG_ANNOTATION_PREFIX, annotatedLines } from './pod-log.js';
 export { NODE_RULES, SCHEDULER_RULES, simulationPolicy, type PolicyRule as SimulationPolicyRule } from './policy.js';

@@ -80,6 +80,19 @@ describe('simulated kubelet on a fake clock', () => {
     assert.equal(running.status!.startTime, creating.status!.startTime);
   });
 
+  it('reports the usage of its nodes and running pods (metrics.k8s.io shapes)', async () => {
+    await pods().create(pod('busy', { containers: [{ name: 'app', image: 'nginx', resources: { requests: { cpu: '100m' } } }] }, { 'kplane.io/memory-usage': '32Mi' }));
+    await tickUntil(clock, async () => (await pods().get('busy')).status?.phase === 'Running', 100);
+    const m = kubelet.metrics();
+    assert.deepEqual(m.nodes.map((n) => n.metadata.name), ['kplane-node-0', 'kplane-node-1']);
+    const busy = m.pods.find((p) => p.metadata.name === 'busy')!;
+    assert.deepEqual(busy.containers, [{ name: 'app', usage: { cpu: '100000000n', memory: '32768Ki' } }]);
+    const node0 = m.nodes[0]!;
+    assert.match(node0.usage.cpu, /^\d+n$/);
+    assert.ok(Number(node0.usage.cpu.slice(0, -1)) >= 100_000_000, node0.usage.cpu);
+    await pods().delete('busy', { gracePeriodSeconds: 0 });
+  });
+
   it('deletes a pod only after its preStop sleep (the seed\'s lent.yaml: 8 s)', async () => {
     await pods().create(pod('lent', { terminationGracePeriodSeconds: 30, containers: [{ name: 'app', image: 'nginx', lifecycle: { preStop: { sleep: { seconds: 8 } } } }] }));
     await tickUntil(clock, async () => (await pods().get('lent')).status?.phase === 'Running', 100);
@@ -129,6 +142,49 @@ describe('simulated kubelet on a fake clock', () => {
     await tickUntil(clock, async () => (await k.client.resource(Events).list()).items.some((e) => e.reason === 'BackOff' && e.involvedObject.name === 'crash'), 10, 200);
   });
 
+  it('runs a restartPolicy Never pod to completion and leaves it there until it is deleted', async () => {
+    const created = await pods().create(pod('job', { restartPolicy: 'Never' }, { 'kplane.io/run-ms': '2000' }));
+    const t0 = clock.now();
+    const done = await tickUntil(clock, async () => {
+      const p = await pods().get('job');
+      return p.status?.phase === 'Succeeded' ? p : undefined;
+    }, 100, 5000);
+    assert.ok(clock.now() - t0 >= 2_100 && clock.now() - t0 <= 2_300, `finished after ${clock.now() - t0} ms`);
+    assert.equal(done.status!.containerStatuses![0]!.state!.terminated!.reason, 'Completed');
+    await clock.advanceAsync(60_000);
+    await settle();
+    assert.equal((await pods().get('job')).metadata!.resourceVersion, done.metadata!.resourceVersion, 'a finished pod is not written again');
+    const log = kubelet.logs.read(created.metadata!.uid!, 'app');
+    assert.ok(Symbol.asyncIterator in log);
+    let text = '';
+    for await (const chunk of log) text += chunk;
+    assert.match(text, /kplane: container app exited with code 0 \(Completed\)\n$/);
+    await pods().delete('job');
+    await tickUntil(clock, async () => (await exists(k, 'job')) === undefined, 10, 200);
+  });
+
+  it('restarts a container that exits, keeps the previous log and records one BackOff event per wait', async () => {
+    const created = await pods().create(pod('flap', {}, { 'kplane.io/run-ms': '300', 'kplane.io/exit-code': '2', 'kplane.io/log': 'working' }));
+    const back = await tickUntil(clock, async () => {
+      const p = await pods().get('flap');
+      return p.status?.containerStatuses?.[0]?.state?.waiting?.reason === 'CrashLoopBackOff' ? p : undefined;
+    }, 100, 5000);
+    const cs = back.status!.containerStatuses![0]!;
+    assert.equal(cs.restartCount, 1);
+    assert.equal(cs.lastState!.terminated!.exitCode, 2);
+    assert.equal(cs.state!.waiting!.message, `back-off 10s restarting failed container=app pod=flap_default(${created.metadata!.uid})`);
+    const previous = kubelet.logs.read(created.metadata!.uid!, 'app', { previous: true });
+    assert.ok(Symbol.asyncIterator in previous);
+    let text = '';
+    for await (const chunk of previous) text += chunk;
+    assert.match(text, /^kplane: started container app .*\nworking\nkplane: container app is ready\nkplane: container app exited with code 2 \(Error\)\n$/);
+    await tickUntil(clock, async () => (await pods().get('flap')).status?.containerStatuses?.[0]?.restartCount === 2, 500, 15_000);
+    const events = (await k.client.resource(Events).list()).items.filter((e) => e.reason === 'BackOff' && e.involvedObject.name === 'flap');
+    assert.equal(events.length, 1);
+    assert.equal(events[0]!.message, `Back-off restarting failed container app in pod flap_default(${created.metadata!.uid})`);
+    await pods().delete('flap', { gracePeriodSeconds: 0 });
+  });
+
   it('lets a force delete win over a running preStop', async () => {
     await pods().create(pod('forced', { containers: [{ name: 'app', image: 'nginx', lifecycle: { preStop: { sleep: { seconds: 20 } } } }] }));
     await tickUntil(clock, async () => (await pods().get('forced')).status?.phase === 'Running', 100);
@@ -166,6 +222,35 @@ describe('scheduler and kubelet together', () => {
       assert.deepEqual(errors, []);
     } finally {
       await sim.stop();
+      await k.close();
+    }
+  });
+});
+
+describe('a kubelet restarted over a crash-looping pod', () => {
+  it('carries on from the pod\'s startTime: the restart count does not fall back', async () => {
+    const k = await startKplane();
+    const clock = createFakeClock(START);
+    const errors: unknown[] = [];
+    let kubelet = createKubelet({ client: k.client, nodes: 1, clock, onError: (e) => errors.push(e) });
+    try {
+      await kubelet.start();
+      await k.client.resource(Pods).create(pod('loop', {}, { 'kplane.io/run-ms': '1000', 'kplane.io/exit-code': '1' }));
+      await tickUntil(clock, async () => ((await k.client.resource(Pods).get('loop')).status?.containerStatuses?.[0]?.restartCount ?? 0) >= 2, 500, 60_000);
+      await kubelet.stop();
+      kubelet = createKubelet({ client: k.client, nodes: 1, clock, onError: (e) => errors.push(e) });
+      await kubelet.start();
+      const counts: number[] = [];
+      for (let i = 0; i < 40; i++) {
+        await clock.advanceAsync(1000);
+        await settle();
+        counts.push((await k.client.resource(Pods).get('loop')).status!.containerStatuses![0]!.restartCount);
+      }
+      assert.ok(counts.every((c, i) => c >= 2 && (i === 0 || c >= counts[i - 1]!)), counts.join(','));
+      assert.ok(counts[counts.length - 1]! >= 3, counts.join(','));
+      assert.deepEqual(errors, []);
+    } finally {
+      await kubelet.stop();
       await k.close();
     }
   });

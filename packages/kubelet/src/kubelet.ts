@@ -27,6 +27,7 @@ import { buildNode, buildNodeLease, healthyNodeConditions, nodeInternalIp, nodeN
 import { rfc3339, simulatePod, stoppedPodStatus, type PodRecord } from './pod-status.js';
 import { logStopping, logTransitions, type PodLogState } from './pod-log.js';
 import { compileKubeletConfig, planFor, type CompiledConfig, type KubeletConfig } from './profile.js';
+import { nodeMetrics, podMetrics, type NodeMetrics, type PodMetrics } from './usage.js';
 
 /** Options of createKubelet. Durations in milliseconds. */
 export interface KubeletOptions extends NodeTemplateOptions {
@@ -73,6 +74,11 @@ export interface Kubelet {
   trackedPods(): number;
   /** The logs of the containers on its nodes (read by the API server's `pods/log`). */
   readonly logs: ContainerLogs;
+  /**
+   * The simulated resource usage of its nodes and their running pods now, as
+   * metrics.k8s.io/v1beta1 objects (what metrics-server would serve).
+   */
+  metrics(): { nodes: NodeMetrics[]; pods: PodMetrics[] };
 }
 
 interface Stop {
@@ -91,6 +97,8 @@ interface Rec extends PodRecord {
   stop?: Stop;
   /** What has been written to its containers' logs. */
   logged: PodLogState;
+  /** Crash-loop backoffs already announced by a BackOff event (`container:restartCount`). */
+  backoffs: Set<string>;
 }
 
 interface SimNode {
@@ -186,12 +194,14 @@ export function createKubelet(options: KubeletOptions): Kubelet {
   const newRecord = (n: SimNode, pod: kinds.Pod): Rec => {
     const now = clock.now();
     const plan = planFor(pod, config, random);
-    const rec: Rec = { uid: pod.metadata!.uid!, seenAt: now, plan, hostIP: n.hostIP, logged: new Map() };
+    const rec: Rec = { uid: pod.metadata!.uid!, seenAt: now, plan, hostIP: n.hostIP, logged: new Map(), backoffs: new Set() };
     const st = pod.status;
     if (st?.podIP && st.phase !== 'Succeeded' && st.phase !== 'Failed' && n.pool.reserve(st.podIP)) rec.podIP = st.podIP;
     if (st?.phase === 'Running' || rec.podIP) {
-      // Running before this kubelet started (a restart): carry on from the ready state, unwritten.
-      rec.seenAt = now - plan.readyAfterMs;
+      // Running before this kubelet started (a restart): carry on from when the pod started (its
+      // containers' restarts and exits are a function of that time), at least Ready, unwritten.
+      const startedAt = Date.parse(st?.startTime ?? '');
+      rec.seenAt = Number.isFinite(startedAt) && startedAt <= now - plan.readyAfterMs ? startedAt : now - plan.readyAfterMs;
       rec.written = simulatePod(pod, rec, now).stage;
     }
     if (st?.phase === 'Succeeded' || st?.phase === 'Failed') {
@@ -281,9 +291,14 @@ export function createKubelet(options: KubeletOptions): Kubelet {
     if (sim.stage !== rec.written || latestOf(pod, rec).status?.phase !== sim.status.phase) {
       await writeStatus(n, pod, rec, sim.status);
       rec.written = sim.stage;
-      if (n.recorder && sim.stage.endsWith(':backoff')) {
+      const fresh = sim.backoff.filter((b) => !rec!.backoffs.has(b));
+      for (const b of fresh) rec.backoffs.add(b);
+      if (n.recorder && fresh.length) {
         const ref = { ...pod, apiVersion: 'v1', kind: 'Pod' };
-        for (const c of pod.spec?.containers ?? []) void n.recorder.event(ref, 'Warning', 'BackOff', `Back-off restarting failed container ${c.name} in pod ${m.name}_${m.namespace}(${m.uid})`);
+        for (const b of fresh) {
+          const c = b.slice(0, b.lastIndexOf(':'));
+          void n.recorder.event(ref, 'Warning', 'BackOff', `Back-off restarting failed container ${c} in pod ${m.name}_${m.namespace}(${m.uid})`);
+        }
       }
     }
     if (sim.status.phase === 'Succeeded' || sim.status.phase === 'Failed') {
@@ -392,5 +407,18 @@ export function createKubelet(options: KubeletOptions): Kubelet {
     },
     trackedPods: () => nodes.reduce((sum, n) => sum + n.records.size, 0),
     logs,
+    metrics() {
+      const now = clock.now();
+      const out: { nodes: NodeMetrics[]; pods: PodMetrics[] } = { nodes: [], pods: [] };
+      for (const n of nodes) {
+        const pods = n.informer.store.list();
+        if (n.node) out.nodes.push(nodeMetrics(n.node, pods, now));
+        for (const p of pods) {
+          const m = podMetrics(p, now);
+          if (m) out.pods.push(m);
+        }
+      }
+      return out;
+    },
   };
 }

@@ -77,4 +77,20 @@ describe('container logs of the simulated kubelet (fake clock)', () => {
     ].join('\n'));
     assert.equal(await text(kubelet.logs.read(uid, 'app')), 'kplane: started container app (image nginx); simulated, no process runs\nboom\nkplane: container app is ready\n');
   });
+
+  it('logs init containers too, each in its turn', async () => {
+    const p = await make('staged', { 'kplane.io/run-ms.setup': '300', 'kplane.io/log.setup': 'migrating' }, { restartPolicy: 'Never', initContainers: [{ name: 'setup', image: 'busybox' }] });
+    const uid = p.metadata!.uid!;
+    await tickUntil(clock, async () => (await pods().get('staged')).status?.phase === 'Succeeded', 100, 5000);
+    await settle();
+    const setup = (await text(kubelet.logs.read(uid, 'setup', { timestamps: true }))).trim().split('\n');
+    assert.deepEqual(setup.map((l) => l.slice(31)), [
+      'kplane: started container setup (image busybox); simulated, no process runs',
+      'migrating',
+      'kplane: container setup exited with code 0 (Completed)',
+    ]);
+    const app = (await text(kubelet.logs.read(uid, 'app', { timestamps: true }))).trim().split('\n');
+    assert.equal(Date.parse(setup[2]!.slice(0, 30)) - Date.parse(setup[0]!.slice(0, 30)), 300);
+    assert.ok(Date.parse(app[0]!.slice(0, 30)) >= Date.parse(setup[2]!.slice(0, 30)), 'the app starts once setup has exited');
+  });
 });

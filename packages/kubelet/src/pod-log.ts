@@ -43,8 +43,12 @@ function probeText(p: kinds.Probe): string {
  * exits add a line each. Idempotent: calling it again with the same status writes nothing.
  */
 export function logTransitions(logs: ContainerLogs, state: PodLogState, pod: kinds.Pod, uid: string, status: kinds.PodStatus, now: number): void {
-  for (const c of pod.spec?.containers ?? []) {
-    const cs = status.containerStatuses?.find((s) => s.name === c.name);
+  const pairs = [
+    ...(pod.spec?.initContainers ?? []).map((c) => [c, status.initContainerStatuses] as const),
+    ...(pod.spec?.containers ?? []).map((c) => [c, status.containerStatuses] as const),
+  ];
+  for (const [c, statuses] of pairs) {
+    const cs = statuses?.find((s) => s.name === c.name);
     if (!cs) continue;
     const running = cs.state?.running !== undefined;
     const exited = cs.state?.terminated ?? (cs.restartCount && !running ? cs.lastState?.terminated : undefined);
@@ -64,7 +68,7 @@ export function logTransitions(logs: ContainerLogs, state: PodLogState, pod: kin
       l.started = true;
       logs.write(uid, c.name, now, `kplane: started container ${c.name} (image ${c.image ?? ''}); simulated, no process runs`, ...annotatedLines(pod, c.name));
     }
-    if (!l.ready && cs.ready) {
+    if (!l.ready && cs.ready && running) {
       l.ready = true;
       const probe = c.readinessProbe;
       logs.write(uid, c.name, now, probe ? `kplane: readiness probe ${probeText(probe)} succeeded; container ${c.name} is ready` : `kplane: container ${c.name} is ready`);
@@ -79,7 +83,7 @@ export function logTransitions(logs: ContainerLogs, state: PodLogState, pod: kin
 
 /** Writes the line of a container told to stop (the pod is being deleted). */
 export function logStopping(logs: ContainerLogs, state: PodLogState, pod: kinds.Pod, uid: string, graceSeconds: number, now: number): void {
-  for (const c of pod.spec?.containers ?? []) {
+  for (const c of [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])]) {
     const l = state.get(c.name);
     if (!l?.started || l.exited) continue;
     const preStop = c.lifecycle?.preStop?.sleep?.seconds;

@@ -108,14 +108,14 @@ describe('simulatePod', () => {
     assert.equal(w.message, 'back-off 10s restarting failed container=app pod=web_ns(u-1)');
     assert.equal(cond(back.status, 'Ready')!.status, 'False');
     assert.equal(at(2100 + 1000 + 10_000).stage, '2:ready');
-    assert.deepEqual([0, 1, 2, 3, 10].map(restartBackoffMs), [1000, 10_000, 20_000, 40_000, 300_000]);
+    assert.deepEqual([0, 1, 2, 3, 10].map((k) => restartBackoffMs(k)), [1000, 10_000, 20_000, 40_000, 300_000]);
   });
 
   it('fails for good with restartPolicy Never, and completes Jobs', () => {
     const failed = simulatePod(pod({ restartPolicy: 'Never' }), rec({ fail: 'Error', failAfterMs: 300 }), T0 + 500);
     assert.equal(failed.status.phase, 'Failed');
     assert.equal(failed.nextAt, undefined);
-    const done = simulatePod(pod({ restartPolicy: 'OnFailure' }), rec({ completeAfterMs: 300 }), T0 + 500);
+    const done = simulatePod(pod({ restartPolicy: 'OnFailure' }), rec({ runMs: 300 }), T0 + 500);
     assert.equal(done.status.phase, 'Succeeded');
     assert.equal(done.status.containerStatuses![0]!.state!.terminated!.reason, 'Completed');
     assert.equal(cond(done.status, 'Ready')!.reason, 'PodCompleted');
@@ -134,7 +134,7 @@ describe('simulatePod', () => {
   it('runs init containers first (Init:0/1 while creating) and sidecars keep running', () => {
     const p = pod({ initContainers: [{ name: 'setup', image: 'busybox' }, { name: 'proxy', image: 'envoy', restartPolicy: 'Always' }] });
     const creating = simulatePod(p, rec(), T0);
-    assert.equal(cond(creating.status, 'Initialized')!.message, 'containers with incomplete status: [setup]');
+    assert.equal(cond(creating.status, 'Initialized')!.message, 'containers with incomplete status: [setup proxy]');
     assert.equal(creating.status.initContainerStatuses![0]!.state!.waiting!.reason, 'PodInitializing');
     const up = simulatePod(p, rec(), T0 + 100).status;
     assert.equal(up.initContainerStatuses![0]!.state!.terminated!.reason, 'Completed');

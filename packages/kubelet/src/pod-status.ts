@@ -2,10 +2,17 @@
  * The simulated container runtime as a pure function: given a pod, what the kubelet knows about
  * it (when it first saw it, its plan, its IPs) and the time, the status the pod has now and
  * when that will next change. No I/O and no timers, so every transition is testable.
+ *
+ * Init containers run one after the other from the pod's start (a sidecar, restartPolicy
+ * Always, starts and the next one follows at once); the regular containers start when the last
+ * one has completed, each running for its run time and exiting with its exit code, restarted
+ * as the pod's restartPolicy says, with the kubelet's crash-loop backoff.
  */
-import { createHash } from 'node:crypto';
 import type { kinds } from '@kplane/runtime';
+import { containerAt, containerId, DEFAULT_BACKOFF, fakeDigest, rfc3339, terminatedState, type ContainerNow, type CrashBackoff, type CycleSpec, type PodIdentity } from './container-cycle.js';
 import type { PodPlan } from './profile.js';
+
+export { fakeDigest, restartBackoffMs, rfc3339 } from './container-cycle.js';
 
 /** What the kubelet remembers about one pod (times in clock ms). */
 export interface PodRecord {
@@ -24,28 +31,11 @@ export interface SimulatedStatus {
   status: kinds.PodStatus;
   /** Clock ms of the next change, if any. */
   nextAt?: number;
-}
-
-/** A container's state at one instant, before it is dressed as a ContainerStatus. */
-interface ContainerNow {
-  state: kinds.ContainerState;
-  lastState?: kinds.ContainerState;
-  ready: boolean;
-  started: boolean;
-  restartCount: number;
+  /** Containers waiting in CrashLoopBackOff, as `name:restartCount` (one BackOff event each). */
+  backoff: string[];
 }
 
 type Phase = NonNullable<kinds.PodStatus['phase']>;
-
-/** RFC 3339 with seconds precision, as metav1.Time is serialised. */
-export function rfc3339(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
-/** Deterministic hex digest (64 chars) of a string: fake container and image ids. */
-export function fakeDigest(seed: string): string {
-  return createHash('sha256').update(seed).digest('hex');
-}
 
 /** The image reference as containerd reports it: "nginx" → "docker.io/library/nginx:latest". */
 export function normalizeImage(image: string | undefined): string {
@@ -80,136 +70,179 @@ function computeImageId(image: string | undefined): string {
   return `${colon >= 0 ? ref.slice(0, colon) : ref}@sha256:${fakeDigest(`image/${ref}`)}`;
 }
 
-function containerId(uid: string, name: string, restart: number): string {
-  return `containerd://${fakeDigest(`${uid}/${name}/${restart}`)}`;
-}
-
-/** Backoff before restart number k+1 after the k-th exit (k from 0): 1 s, then 10 s doubling to 5 min. */
-export function restartBackoffMs(k: number): number {
-  return k === 0 ? 1000 : Math.min(10_000 * 2 ** (k - 1), 300_000);
-}
-
-/** How long an exited container shows as terminated before CrashLoopBackOff. */
-const SHOW_EXIT_MS = 1000;
 /** How long ErrImagePull shows before ImagePullBackOff. */
 const SHOW_PULL_ERROR_MS = 1000;
 
-interface Timeline {
-  stage: string;
+const waiting = (reason: string, message?: string): ContainerNow => ({
+  stage: reason,
+  state: { waiting: message ? { reason, message } : { reason } },
+  ready: false,
+  started: false,
+  restartCount: 0,
+});
+
+/** The state of every container of a live pod at one instant, and the phase it implies. */
+interface PodNow {
   phase: Phase;
-  main: (c: kinds.Container) => ContainerNow;
-  /** Containers have started at least once (the sandbox exists, the pod has its IP). */
+  /** The sandbox exists (the pod has its IP). */
   sandbox: boolean;
-  nextAt?: number;
+  inits: ContainerNow[];
+  mains: ContainerNow[];
+  /** Every regular init container has completed (the regular containers have started). */
+  initialized: boolean;
 }
 
-const waiting = (reason: string, message?: string): kinds.ContainerState => ({ waiting: message ? { reason, message } : { reason } });
-
-/** Computes the state of the pod's main containers at `now`. */
-function timeline(pod: kinds.Pod, rec: PodRecord, now: number): Timeline {
-  const plan = rec.plan;
-  const t0 = rec.seenAt;
-  const start = t0 + plan.startAfterMs;
-  const hasInit = (pod.spec?.initContainers ?? []).length > 0;
-  if (now < start) {
-    const reason = hasInit ? 'PodInitializing' : 'ContainerCreating';
-    return { stage: 'creating', phase: 'Pending', sandbox: false, nextAt: start, main: () => ({ state: waiting(reason), ready: false, started: false, restartCount: 0 }) };
-  }
-  if (plan.fail === 'ImagePullBackOff' || plan.fail === 'ErrImagePull') {
-    const err = now < start + SHOW_PULL_ERROR_MS;
+/** The run time, exit code and restart rule of one container, from the plan. */
+function cycleSpec(pod: kinds.Pod, plan: PodPlan, c: kinds.Container, startAt: number, init: boolean): CycleSpec {
+  const own = plan.containers?.[c.name];
+  const policy = pod.spec?.restartPolicy ?? 'Always';
+  const backoff: CrashBackoff = { baseMs: plan.backoffMs ?? DEFAULT_BACKOFF.baseMs, maxMs: plan.maxBackoffMs ?? DEFAULT_BACKOFF.maxMs };
+  if (init) {
+    const sidecar = c.restartPolicy === 'Always';
     return {
-      stage: err ? 'pull-error' : 'pull-backoff',
-      phase: 'Pending',
-      sandbox: true,
-      nextAt: err ? start + SHOW_PULL_ERROR_MS : undefined,
-      main: (c) => ({
-        state: err
-          ? waiting('ErrImagePull', `failed to pull image "${c.image ?? ''}": simulated by kplane (kplane.io/fail)`)
-          : waiting('ImagePullBackOff', `Back-off pulling image "${c.image ?? ''}"`),
-        ready: false,
-        started: false,
-        restartCount: 0,
-      }),
-    };
-  }
-  const readyAfter = plan.fail === 'NotReady' ? Infinity : plan.readyAfterMs - plan.startAfterMs;
-  const runFor = plan.fail === 'CrashLoopBackOff' || plan.fail === 'Error' ? plan.failAfterMs : plan.completeAfterMs;
-  const startedAt = (s: number) => rfc3339(s);
-  if (runFor === undefined) {
-    const ready = now >= start + readyAfter;
-    return {
-      stage: ready ? 'ready' : 'running',
-      phase: 'Running',
-      sandbox: true,
-      nextAt: ready || readyAfter === Infinity ? undefined : start + readyAfter,
-      main: () => ({ state: { running: { startedAt: startedAt(start) } }, ready, started: true, restartCount: 0 }),
+      name: c.name,
+      startAt,
+      runMs: own?.runMs ?? (sidecar ? undefined : 0),
+      exitCode: own?.exitCode ?? 0,
+      restart: sidecar ? 'Always' : policy === 'Never' ? 'Never' : 'OnFailure',
+      readyAfterMs: sidecar ? 0 : Infinity,
+      backoff,
     };
   }
   const failing = plan.fail === 'CrashLoopBackOff' || plan.fail === 'Error';
-  const exitCode = failing ? 1 : 0;
-  const exitReason = failing ? 'Error' : 'Completed';
-  const policy = pod.spec?.restartPolicy ?? 'Always';
-  const restarts = policy === 'Always' || (policy === 'OnFailure' && exitCode !== 0);
-  const terminated = (s: number, c: kinds.Container, k: number): kinds.ContainerState => ({
-    terminated: { exitCode, reason: exitReason, startedAt: rfc3339(s), finishedAt: rfc3339(s + runFor), containerID: containerId(rec.uid, c.name, k) },
-  });
-  // Walk the restart cycles up to now: cycle k runs from s, exits at s + runFor.
-  let s = start;
-  let k = 0;
-  for (;;) {
-    const exit = s + runFor;
-    if (now < exit) {
-      const ready = now >= s + readyAfter;
-      const prev = k > 0 ? s - restartBackoffMs(k - 1) - runFor : 0;
-      return {
-        stage: `${k}:${ready ? 'ready' : 'running'}`,
-        phase: 'Running',
-        sandbox: true,
-        nextAt: ready || s + readyAfter >= exit ? exit : s + readyAfter,
-        main: (c) => ({
-          state: { running: { startedAt: startedAt(s) } },
-          lastState: k > 0 ? terminated(prev, c, k - 1) : undefined,
-          ready,
-          started: true,
-          restartCount: k,
-        }),
-      };
-    }
-    if (!restarts) {
-      const runAt = s;
-      const kk = k;
-      return {
-        stage: `${k}:done`,
-        phase: exitCode === 0 ? 'Succeeded' : 'Failed',
-        sandbox: true,
-        main: (c) => ({ state: terminated(runAt, c, kk), ready: false, started: false, restartCount: kk }),
-      };
-    }
-    const backoff = restartBackoffMs(k);
-    if (now < exit + backoff) {
-      const showExit = now < exit + Math.min(SHOW_EXIT_MS, backoff);
-      const runAt = s;
-      const kk = k;
-      return {
-        stage: `${k}:${showExit ? 'exited' : 'backoff'}`,
-        phase: 'Running',
-        sandbox: true,
-        nextAt: showExit ? exit + Math.min(SHOW_EXIT_MS, backoff) : exit + backoff,
-        main: (c) =>
-          showExit
-            ? { state: terminated(runAt, c, kk), ready: false, started: false, restartCount: kk }
-            : {
-                state: waiting('CrashLoopBackOff', `back-off ${backoff / 1000}s restarting failed container=${c.name} pod=${pod.metadata?.name}_${pod.metadata?.namespace}(${rec.uid})`),
-                lastState: terminated(runAt, c, kk),
-                ready: false,
-                started: false,
-                restartCount: kk,
-              },
-      };
-    }
-    s = exit + backoff;
-    k++;
+  return {
+    name: c.name,
+    startAt,
+    runMs: failing ? plan.failAfterMs : (own?.runMs ?? plan.runMs),
+    exitCode: failing ? 1 : (own?.exitCode ?? plan.exitCode ?? 0),
+    restart: policy,
+    readyAfterMs: plan.fail === 'NotReady' ? Infinity : plan.readyAfterMs - plan.startAfterMs,
+    backoff,
+  };
+}
+
+/** The phase the kubelet's getPhase gives the regular containers' states (sidecars do not count). */
+function phaseOf(pod: kinds.Pod, mains: ContainerNow[]): Phase {
+  let running = 0;
+  let stopped = 0;
+  let succeeded = 0;
+  let waitingFirst = 0;
+  for (const m of mains) {
+    if (m.state.running) running++;
+    else if (m.done) {
+      stopped++;
+      if (m.done.exitCode === 0) succeeded++;
+    } else if (m.state.terminated || m.state.waiting?.reason === 'CrashLoopBackOff') stopped++;
+    else waitingFirst++;
   }
+  if (waitingFirst > 0) return 'Pending';
+  if (running > 0) return 'Running';
+  const policy = pod.spec?.restartPolicy ?? 'Always';
+  if (policy === 'Always') return 'Running';
+  const allDone = mains.every((m) => m.done);
+  if (allDone && stopped === succeeded) return 'Succeeded';
+  if (allDone && policy === 'Never') return 'Failed';
+  return 'Running';
+}
+
+/** Computes the state of the pod's containers at `now`. */
+function podAt(pod: kinds.Pod, rec: PodRecord, now: number): PodNow & { nextAt?: number } {
+  const plan = rec.plan;
+  const id: PodIdentity = { uid: rec.uid, name: pod.metadata?.name ?? '', namespace: pod.metadata?.namespace ?? '' };
+  const initSpecs = pod.spec?.initContainers ?? [];
+  const mainSpecs = pod.spec?.containers ?? [];
+  const start = rec.seenAt + plan.startAfterMs;
+  if (now < start) {
+    const reason = initSpecs.length ? 'PodInitializing' : 'ContainerCreating';
+    return { phase: 'Pending', sandbox: false, initialized: false, inits: initSpecs.map(() => waiting('PodInitializing')), mains: mainSpecs.map(() => waiting(reason)), nextAt: start };
+  }
+  let nextAt: number | undefined;
+  const next = (t: number | undefined) => {
+    if (t !== undefined && (nextAt === undefined || t < nextAt)) nextAt = t;
+  };
+  // Init containers, in order: each starts when the one before has completed (a sidecar: started).
+  let t = start;
+  let blocked = false;
+  let initFailed = false;
+  const inits = initSpecs.map((c): ContainerNow => {
+    if (blocked) return waiting('PodInitializing');
+    const cs = containerAt(id, cycleSpec(pod, plan, c, t, true), now);
+    next(cs.nextAt);
+    if (c.restartPolicy === 'Always') return cs;
+    if (cs.done?.exitCode === 0) {
+      t = cs.done.at;
+      return { ...cs, ready: true };
+    }
+    blocked = true;
+    if (cs.done) initFailed = true;
+    return cs;
+  });
+  if (blocked) {
+    const mains = mainSpecs.map(() => waiting('PodInitializing'));
+    return { phase: initFailed ? 'Failed' : 'Pending', sandbox: true, initialized: false, inits, mains, nextAt };
+  }
+  if (plan.fail === 'ImagePullBackOff' || plan.fail === 'ErrImagePull') {
+    const err = now < t + SHOW_PULL_ERROR_MS;
+    if (err) next(t + SHOW_PULL_ERROR_MS);
+    const mains = mainSpecs.map((c) =>
+      err
+        ? waiting('ErrImagePull', `failed to pull image "${c.image ?? ''}": simulated by kplane (kplane.io/fail)`)
+        : waiting('ImagePullBackOff', `Back-off pulling image "${c.image ?? ''}"`),
+    );
+    return { phase: 'Pending', sandbox: true, initialized: true, inits, mains, nextAt };
+  }
+  const mains = mainSpecs.map((c) => {
+    const cs = containerAt(id, cycleSpec(pod, plan, c, t, false), now);
+    next(cs.nextAt);
+    return cs;
+  });
+  const phase = phaseOf(pod, mains);
+  if (phase === 'Succeeded' || phase === 'Failed') {
+    // The pod is done: its sidecars are stopped when the last regular container exits.
+    const end = Math.max(...mains.map((m) => m.done?.at ?? 0));
+    initSpecs.forEach((c, i) => {
+      const cs = inits[i]!;
+      if (c.restartPolicy !== 'Always' || !cs.state.running) return;
+      const spec = cycleSpec(pod, plan, c, start, true);
+      const s = Date.parse(cs.state.running.startedAt ?? '') || start;
+      inits[i] = { ...cs, stage: 'stopped', state: terminatedState(id, spec, s, cs.restartCount, 0, end), ready: false, started: false, done: { at: end, exitCode: 0 }, nextAt: undefined };
+    });
+    nextAt = undefined;
+  }
+  return { phase, sandbox: true, initialized: true, inits, mains, nextAt };
+}
+
+const terminalPhase = (phase: Phase) => phase === 'Succeeded' || phase === 'Failed';
+
+/**
+ * The pod at `now` under its spec.activeDeadlineSeconds (counted from its startTime, as the
+ * kubelet's active deadline handler does): a pod still live at the deadline is failed then,
+ * reason DeadlineExceeded, its running containers stopped by SIGTERM (exit 143, Error).
+ */
+function withDeadline(pod: kinds.Pod, rec: PodRecord, now: number): PodNow & { nextAt?: number; deadlineExceeded?: boolean } {
+  const seconds = pod.spec?.activeDeadlineSeconds;
+  const p = podAt(pod, rec, now);
+  if (seconds === undefined || seconds === null) return p;
+  const deadline = rec.seenAt + seconds * 1000;
+  if (now < deadline) return { ...p, nextAt: p.nextAt === undefined ? deadline : Math.min(p.nextAt, deadline) };
+  const at = podAt(pod, rec, deadline);
+  if (terminalPhase(at.phase)) return p;
+  const stop = (c: kinds.Container, cs: ContainerNow): ContainerNow => {
+    const running = cs.state.running;
+    if (!running) return cs;
+    const state: kinds.ContainerState = {
+      terminated: { exitCode: 143, reason: 'Error', startedAt: running.startedAt, finishedAt: rfc3339(deadline), containerID: containerId(rec.uid, c.name, cs.restartCount) },
+    };
+    return { ...cs, stage: 'deadline', state, ready: false, started: false, done: { at: deadline, exitCode: 143 }, backoff: false, nextAt: undefined };
+  };
+  return {
+    ...at,
+    phase: 'Failed',
+    inits: (pod.spec?.initContainers ?? []).map((c, i) => stop(c, at.inits[i]!)),
+    mains: (pod.spec?.containers ?? []).map((c, i) => stop(c, at.mains[i]!)),
+    nextAt: undefined,
+    deadlineExceeded: true,
+  };
 }
 
 function toContainerStatus(rec: PodRecord, c: kinds.Container, now: ContainerNow): kinds.ContainerStatus {
@@ -220,7 +253,7 @@ function toContainerStatus(rec: PodRecord, c: kinds.Container, now: ContainerNow
     ready: now.ready,
     restartCount: now.restartCount,
     image: normalizeImage(c.image),
-    imageID: now.state.waiting ? '' : imageId(c.image),
+    imageID: now.state.waiting && now.restartCount === 0 ? '' : imageId(c.image),
     started: now.started,
   };
   if (!now.state.waiting || now.restartCount > 0) cs.containerID = now.state.terminated?.containerID ?? containerId(rec.uid, c.name, now.restartCount);
@@ -264,38 +297,25 @@ function readyCondition(pod: kinds.Pod, containersReady: kinds.PodCondition, cur
  * from the pod's current status.
  */
 export function simulatePod(pod: kinds.Pod, rec: PodRecord, now: number): SimulatedStatus {
-  const tl = timeline(pod, rec, now);
-  const containers = pod.spec?.containers ?? [];
-  const inits = pod.spec?.initContainers ?? [];
-  const mains = containers.map((c) => ({ c, now: tl.main(c) }));
-  const startAt = rec.seenAt + rec.plan.startAfterMs;
-  const initStatuses = inits.map((c): kinds.ContainerStatus => {
-    const sidecar = c.restartPolicy === 'Always';
-    if (!tl.sandbox) {
-      return toContainerStatus(rec, c, { state: waiting('PodInitializing'), ready: false, started: false, restartCount: 0 });
-    }
-    const state: kinds.ContainerState = sidecar
-      ? { running: { startedAt: rfc3339(startAt) } }
-      : { terminated: { exitCode: 0, reason: 'Completed', startedAt: rfc3339(startAt), finishedAt: rfc3339(startAt), containerID: containerId(rec.uid, c.name, 0) } };
-    return toContainerStatus(rec, c, { state, ready: sidecar && tl.phase === 'Running', started: sidecar, restartCount: 0 });
-  });
+  const p = withDeadline(pod, rec, now);
+  const initSpecs = pod.spec?.initContainers ?? [];
+  const mainSpecs = pod.spec?.containers ?? [];
+  const sidecar = (c: kinds.Container) => c.restartPolicy === 'Always';
   const current = pod.status?.conditions ?? [];
-  const terminal = tl.phase === 'Succeeded' || tl.phase === 'Failed';
-  const unready = mains.filter((m) => !m.now.ready).map((m) => m.c.name);
-  const initDone = tl.sandbox;
-  const containersReady = terminal && tl.phase === 'Succeeded'
-    ? condition('ContainersReady', false, 'PodCompleted')
+  const terminal = terminalPhase(p.phase);
+  const terminalReason = p.phase === 'Succeeded' ? 'PodCompleted' : 'PodFailed';
+  const unready = [...initSpecs.filter((c, i) => sidecar(c) && !p.inits[i]!.ready), ...mainSpecs.filter((_c, i) => !p.mains[i]!.ready)].map((c) => c.name);
+  const containersReady = terminal
+    ? condition('ContainersReady', false, terminalReason)
     : condition('ContainersReady', unready.length === 0, 'ContainersNotReady', `containers with unready status: [${unready.join(' ')}]`);
-  const ready = terminal && tl.phase === 'Succeeded' ? condition('Ready', false, 'PodCompleted') : readyCondition(pod, containersReady, current);
-  const ours = [
-    condition('PodReadyToStartContainers', tl.sandbox && !terminal),
-    inits.length && !initDone
-      ? condition('Initialized', false, 'ContainersNotInitialized', `containers with incomplete status: [${inits.filter((c) => c.restartPolicy !== 'Always').map((c) => c.name).join(' ')}]`)
-      : condition('Initialized', true),
-    ready,
-    containersReady,
-    condition('PodScheduled', true),
-  ];
+  const ready = terminal ? condition('Ready', false, terminalReason) : readyCondition(pod, containersReady, current);
+  const incomplete = initSpecs.filter((c, i) => (sidecar(c) ? !p.inits[i]!.started : !p.inits[i]!.ready)).map((c) => c.name);
+  let initialized: kinds.PodCondition;
+  if (!initSpecs.length) initialized = condition('Initialized', true);
+  else if (p.phase === 'Succeeded') initialized = { type: 'Initialized', status: 'True', reason: 'PodCompleted' };
+  else if (p.initialized || incomplete.length === 0) initialized = condition('Initialized', true);
+  else initialized = condition('Initialized', false, 'ContainersNotInitialized', `containers with incomplete status: [${incomplete.join(' ')}]`);
+  const ours = [condition('PodReadyToStartContainers', p.sandbox && !terminal), initialized, ready, containersReady, condition('PodScheduled', true)];
   const time = rfc3339(now);
   const stamped = stamp(ours, current, time);
   // PodScheduled comes from the binding: keep its timestamps as they are.
@@ -303,33 +323,42 @@ export function simulatePod(pod: kinds.Pod, rec: PodRecord, now: number): Simula
   if (scheduled) stamped[4] = scheduled;
   const status: kinds.PodStatus = {
     ...pod.status,
-    phase: tl.phase,
+    phase: p.phase,
     conditions: [...stamped, ...current.filter((c) => !OWNED.has(c.type))],
     hostIP: rec.hostIP,
     hostIPs: [{ ip: rec.hostIP }],
     startTime: rfc3339(rec.seenAt),
-    containerStatuses: mains.map((m) => toContainerStatus(rec, m.c, m.now)),
+    containerStatuses: mainSpecs.map((c, i) => toContainerStatus(rec, c, p.mains[i]!)),
   };
-  if (tl.sandbox && rec.podIP) {
+  if (p.deadlineExceeded) {
+    status.reason = 'DeadlineExceeded';
+    status.message = 'Pod was active on the node longer than the specified deadline';
+  }
+  if (p.sandbox && rec.podIP) {
     status.podIP = rec.podIP;
     status.podIPs = [{ ip: rec.podIP }];
   } else {
     delete status.podIP;
     delete status.podIPs;
   }
-  if (inits.length) status.initContainerStatuses = initStatuses;
+  if (initSpecs.length) status.initContainerStatuses = initSpecs.map((c, i) => toContainerStatus(rec, c, p.inits[i]!));
   else delete status.initContainerStatuses;
-  return { stage: tl.stage, status, nextAt: tl.nextAt };
+  const all = [...initSpecs.map((c, i) => [c, p.inits[i]!] as const), ...mainSpecs.map((c, i) => [c, p.mains[i]!] as const)];
+  const stage = `${p.deadlineExceeded ? 'deadline|' : ''}${p.sandbox ? all.map(([, n]) => n.stage).join('|') : 'creating'}`;
+  const backoff = all.filter(([, n]) => n.backoff).map(([c, n]) => `${c.name}:${n.restartCount}`);
+  return { stage, status, nextAt: p.nextAt, backoff };
 }
 
 /**
- * The last status of a pod whose containers were stopped for its deletion: every container
- * terminated (exit 0, or 137 when the grace period ran out), not ready, and the terminal phase
- * the kubelet sets before the pod is removed.
+ * The last status of a pod whose containers were stopped for its deletion: every running
+ * container terminated (137 when the grace period ran out; otherwise 0 for restartPolicy
+ * Always, the way a server shuts down on SIGTERM, and 143, SIGTERM's, for a Never/OnFailure
+ * pod's unfinished work), not ready, and the terminal phase the kubelet sets before the pod is
+ * removed: Succeeded when every regular container ended with exit 0, else Failed.
  */
 export function stoppedPodStatus(pod: kinds.Pod, rec: PodRecord, now: number, killed: boolean): kinds.PodStatus {
   const live = simulatePod(pod, rec, now).status;
-  const exitCode = killed ? 137 : 0;
+  const exitCode = killed ? 137 : (pod.spec?.restartPolicy ?? 'Always') === 'Always' ? 0 : 143;
   const finishedAt = rfc3339(now);
   const stop = (cs: kinds.ContainerStatus): kinds.ContainerStatus => {
     const running = cs.state?.running;
@@ -338,19 +367,19 @@ export function stoppedPodStatus(pod: kinds.Pod, rec: PodRecord, now: number, ki
       ...cs,
       ready: false,
       started: false,
-      state: { terminated: { exitCode, reason: killed ? 'Error' : 'Completed', startedAt: running.startedAt, finishedAt, containerID: cs.containerID } },
+      state: { terminated: { exitCode, reason: exitCode === 0 ? 'Completed' : 'Error', startedAt: running.startedAt, finishedAt, containerID: cs.containerID } },
     };
   };
-  const phase: Phase = killed ? 'Failed' : 'Succeeded';
-  const notReady = (type: string): kinds.PodCondition =>
-    killed ? condition(type, false, 'ContainersNotReady', `containers with unready status: [${(pod.spec?.containers ?? []).map((c) => c.name).join(' ')}]`) : condition(type, false, 'PodCompleted');
+  const containerStatuses = (live.containerStatuses ?? []).map(stop);
+  const phase: Phase = containerStatuses.every((cs) => cs.state?.terminated?.exitCode === 0) ? 'Succeeded' : 'Failed';
+  const reason = phase === 'Succeeded' ? 'PodCompleted' : 'PodFailed';
   const current = live.conditions ?? [];
-  const replaced = stamp([condition('PodReadyToStartContainers', false), notReady('Ready'), notReady('ContainersReady')], current, finishedAt);
+  const replaced = stamp([condition('PodReadyToStartContainers', false), condition('Ready', false, reason), condition('ContainersReady', false, reason)], current, finishedAt);
   return {
     ...live,
     phase,
     conditions: current.map((c) => replaced.find((r) => r.type === c.type) ?? c),
-    containerStatuses: (live.containerStatuses ?? []).map(stop),
+    containerStatuses,
     ...(live.initContainerStatuses ? { initContainerStatuses: live.initContainerStatuses.map(stop) } : {}),
   };
 }

@@ -23,8 +23,20 @@ export interface PodBehavior {
   fail?: FailureMode;
   /** How long containers run before they fail (CrashLoopBackOff / Error; default 1000). */
   failAfterMs?: number;
-  /** Containers exit 0 after running this long (a Job's work; default: never). */
+  /**
+   * How long containers run before they exit. In `defaults` (and by default, 1000) it applies to
+   * pods with restartPolicy Never or OnFailure only; from a rule or an annotation, to any pod
+   * (a restartPolicy Always container then exits and is restarted).
+   */
+  runMs?: number;
+  /** Old name of `runMs` (an alias). */
   completeAfterMs?: number;
+  /** Exit code of containers that exit (default 0: Completed; otherwise Error). */
+  exitCode?: number;
+  /** First crash-loop backoff wait, doubled after each restart (default 10 000, as the kubelet). */
+  backoffMs?: number;
+  /** Cap of the crash-loop backoff (default 300 000, as the kubelet). */
+  maxBackoffMs?: number;
   /** How long containers take to exit after SIGTERM, once preStop hooks are done (default 0). */
   stopAfterMs?: number;
 }
@@ -53,8 +65,22 @@ export interface PodPlan {
   readyAfterMs: number;
   fail?: FailureMode;
   failAfterMs: number;
-  completeAfterMs?: number;
   stopAfterMs: number;
+  /** Run time of the regular containers (undefined: until stopped). */
+  runMs?: number;
+  /** Exit code of the regular containers (undefined: 0). */
+  exitCode?: number;
+  /** Per-container run time and exit code (from `kplane.io/run-ms.<name>`, `kplane.io/exit-code.<name>`), init containers included. */
+  containers?: Record<string, ContainerBehavior>;
+  /** Crash-loop backoff (undefined: 10 000 and 300 000). */
+  backoffMs?: number;
+  maxBackoffMs?: number;
+}
+
+/** One container's own run time and exit code. */
+export interface ContainerBehavior {
+  runMs?: number;
+  exitCode?: number;
 }
 
 /** Annotation prefix of per-pod settings, e.g. `kplane.io/ready-after-ms`. */
@@ -66,15 +92,34 @@ export const BEHAVIOR_ANNOTATIONS = {
   jitterMs: 'kplane.io/jitter-ms',
   fail: 'kplane.io/fail',
   failAfterMs: 'kplane.io/fail-after-ms',
+  runMs: 'kplane.io/run-ms',
   completeAfterMs: 'kplane.io/complete-after-ms',
+  exitCode: 'kplane.io/exit-code',
   stopAfterMs: 'kplane.io/stop-after-ms',
+  backoffMs: 'kplane.io/backoff-ms',
+  maxBackoffMs: 'kplane.io/max-backoff-ms',
 } as const;
+
+/** `kplane.io/run-ms.<container>`: how long that container runs (init containers too). */
+export const RUN_MS_ANNOTATION_PREFIX = 'kplane.io/run-ms.';
+/** `kplane.io/exit-code.<container>`: the exit code of that container (init containers too). */
+export const EXIT_CODE_ANNOTATION_PREFIX = 'kplane.io/exit-code.';
+/** Default run time of the containers of pods with restartPolicy Never or OnFailure. */
+export const DEFAULT_RUN_MS = 1000;
 
 /** Default delay before a pod's containers run. */
 export const DEFAULT_START_AFTER_MS = 100;
 
 type NumericField = Exclude<keyof PodBehavior, 'fail'>;
-const NUMERIC: readonly NumericField[] = ['startAfterMs', 'readyAfterMs', 'jitterMs', 'failAfterMs', 'completeAfterMs', 'stopAfterMs'];
+const NUMERIC: readonly NumericField[] = ['startAfterMs', 'readyAfterMs', 'jitterMs', 'failAfterMs', 'runMs', 'completeAfterMs', 'exitCode', 'stopAfterMs', 'backoffMs', 'maxBackoffMs'];
+/** Fields that must be whole numbers in a range (others: any number >= 0). */
+const RANGES: Partial<Record<NumericField, [number, number]>> = { exitCode: [0, 255] };
+
+function valid(f: NumericField, v: number): boolean {
+  if (!Number.isFinite(v) || v < 0) return false;
+  const r = RANGES[f];
+  return !r || (Number.isInteger(v) && v >= r[0] && v <= r[1]);
+}
 
 function checkBehavior(b: unknown, path: string): PodBehavior {
   if (b === undefined) return {};
@@ -84,7 +129,8 @@ function checkBehavior(b: unknown, path: string): PodBehavior {
   for (const f of NUMERIC) {
     const v = src[f];
     if (v === undefined) continue;
-    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new Error(`${path}.${f}: must be a number >= 0`);
+    const r = RANGES[f];
+    if (typeof v !== 'number' || !valid(f, v)) throw new Error(`${path}.${f}: ${r ? `must be a whole number from ${r[0]} to ${r[1]}` : 'must be a number >= 0'}`);
     out[f] = v;
   }
   if (src.fail !== undefined) {
@@ -136,7 +182,7 @@ function fromAnnotations(annotations: Record<string, string> | undefined): PodBe
     const raw = annotations[BEHAVIOR_ANNOTATIONS[f]];
     if (raw === undefined) continue;
     const v = Number(raw);
-    if (raw.trim() !== '' && Number.isFinite(v) && v >= 0) out[f] = v;
+    if (raw.trim() !== '' && valid(f, v)) out[f] = v;
   }
   const fail = annotations[BEHAVIOR_ANNOTATIONS.fail];
   if (fail !== undefined && FAILURES.includes(fail as FailureMode)) out.fail = fail as FailureMode;
@@ -158,14 +204,39 @@ export function planFor(pod: kinds.Pod, config: CompiledConfig, random: () => nu
   const ns = pod.metadata?.namespace;
   const labels = pod.metadata?.labels;
   const rule = config.rules.find(({ rule: r, selector }) => (r.namespace === undefined || r.namespace === ns) && (!selector || selector.matches(labels)));
-  const b: PodBehavior = { ...config.defaults, ...stripSelection(rule?.rule), ...fromAnnotations(pod.metadata?.annotations) };
+  const ruled = stripSelection(rule?.rule);
+  const annotated = fromAnnotations(pod.metadata?.annotations);
+  const b: PodBehavior = { ...config.defaults, ...ruled, ...annotated };
   const jitter = b.jitterMs ? Math.floor(random() * b.jitterMs) : 0;
   const startAfterMs = (b.startAfterMs ?? DEFAULT_START_AFTER_MS) + jitter;
   const readyAfterMs = Math.max(startAfterMs, b.readyAfterMs !== undefined ? b.readyAfterMs + jitter : startAfterMs + readinessDelayMs(pod));
   const plan: PodPlan = { startAfterMs, readyAfterMs, failAfterMs: b.failAfterMs ?? 1000, stopAfterMs: b.stopAfterMs ?? 0 };
   if (b.fail) plan.fail = b.fail;
-  if (b.completeAfterMs !== undefined) plan.completeAfterMs = b.completeAfterMs;
+  const completes = pod.spec?.restartPolicy === 'Never' || pod.spec?.restartPolicy === 'OnFailure';
+  const runMs =
+    annotated.runMs ?? annotated.completeAfterMs ?? ruled.runMs ?? ruled.completeAfterMs ?? (completes ? (config.defaults.runMs ?? config.defaults.completeAfterMs ?? DEFAULT_RUN_MS) : undefined);
+  if (runMs !== undefined) plan.runMs = runMs;
+  if (b.exitCode !== undefined) plan.exitCode = b.exitCode;
+  if (b.backoffMs !== undefined) plan.backoffMs = b.backoffMs;
+  if (b.maxBackoffMs !== undefined) plan.maxBackoffMs = b.maxBackoffMs;
+  const containers = containerAnnotations(pod);
+  if (containers) plan.containers = containers;
   return plan;
+}
+
+/** The per-container `kplane.io/run-ms.<name>` and `kplane.io/exit-code.<name>` annotations of a pod. */
+function containerAnnotations(pod: kinds.Pod): Record<string, ContainerBehavior> | undefined {
+  let out: Record<string, ContainerBehavior> | undefined;
+  for (const [k, raw] of Object.entries(pod.metadata?.annotations ?? {})) {
+    const field: NumericField | undefined = k.startsWith(RUN_MS_ANNOTATION_PREFIX) ? 'runMs' : k.startsWith(EXIT_CODE_ANNOTATION_PREFIX) ? 'exitCode' : undefined;
+    if (!field) continue;
+    const name = k.slice((field === 'runMs' ? RUN_MS_ANNOTATION_PREFIX : EXIT_CODE_ANNOTATION_PREFIX).length);
+    const v = Number(raw);
+    if (!name || raw.trim() === '' || !valid(field, v)) continue;
+    out ??= {};
+    (out[name] ??= {})[field] = v;
+  }
+  return out;
 }
 
 function stripSelection(rule: BehaviorRule | undefined): PodBehavior {

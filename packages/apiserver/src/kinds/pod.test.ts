@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { KubeObject } from '@kplane/api';
 import { defaultPullPolicy, podQOSClass } from './pod-defaults.js';
+import { toTable } from '../server/table.js';
 import { podResource } from './pod.js';
 
 const pods = podResource();
@@ -160,6 +161,26 @@ test('pod table rows', () => {
   assert.equal(s.table?.row(terminating, now)[2], 'Terminating');
   const init = pod({ initContainers: [{ name: 'i' }], containers: [{ name: 'a' }] }, { status: { phase: 'Pending', initContainerStatuses: [{ name: 'i', state: { running: {} } }] } });
   assert.equal(s.table?.row(init, now)[2], 'Init:0/1');
+  const done = (phase: string, terminated: object) =>
+    pod({ containers: [{ name: 'a' }] }, { metadata: { name: 'j', creationTimestamp: created }, status: { phase, containerStatuses: [{ name: 'a', ready: false, restartCount: 0, state: { terminated } }] } });
+  assert.deepEqual(s.table?.row(done('Succeeded', { exitCode: 0, reason: 'Completed' }), now).slice(1, 4), ['0/1', 'Completed', '0']);
+  assert.deepEqual(s.table?.rowConditions?.(done('Succeeded', { exitCode: 0, reason: 'Completed' })), [{ type: 'Completed', status: 'True', reason: 'Succeeded', message: 'The pod has completed successfully.' }]);
+  assert.equal(s.table?.row(done('Failed', { exitCode: 3, reason: 'Error' }), now)[2], 'Error');
+  assert.equal(s.table?.row(done('Failed', { exitCode: 3 }), now)[2], 'ExitCode:3');
+  assert.equal(s.table?.rowConditions?.(done('Failed', { exitCode: 3 }))?.[0]?.reason, 'Failed');
+  assert.equal(s.table?.rowConditions?.(running), undefined);
+  const table = toTable(s.table, [done('Failed', { exitCode: 3 }), running], {}, { include: 'None', now }) as { rows: { conditions?: unknown }[] };
+  assert.deepEqual(table.rows.map((r) => r.conditions), [[{ type: 'Completed', status: 'True', reason: 'Failed', message: 'The pod failed.' }], undefined]);
+  const initFailed = pod(
+    { initContainers: [{ name: 'i' }, { name: 'j' }], containers: [{ name: 'a' }] },
+    { status: { phase: 'Failed', initContainerStatuses: [{ name: 'i', state: { terminated: { exitCode: 1, reason: 'Error' } } }, { name: 'j', state: { waiting: { reason: 'PodInitializing' } } }] } },
+  );
+  assert.equal(s.table?.row(initFailed, now)[2], 'Init:Error');
+  const secondInit = pod(
+    { initContainers: [{ name: 'i' }, { name: 'j' }], containers: [{ name: 'a' }] },
+    { status: { phase: 'Pending', initContainerStatuses: [{ name: 'i', state: { terminated: { exitCode: 0, reason: 'Completed' } } }, { name: 'j', state: { running: {} } }] } },
+  );
+  assert.equal(s.table?.row(secondInit, now)[2], 'Init:1/2');
   assert.deepEqual(s.table?.columns.map((c) => c.name), ['Name', 'Ready', 'Status', 'Restarts', 'Age', 'IP', 'Node', 'Nominated Node', 'Readiness Gates']);
   assert.deepEqual(s.table?.columns.map((c) => c.priority), [0, 0, 0, 0, 0, 1, 1, 1, 1]);
 });

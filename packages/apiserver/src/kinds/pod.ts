@@ -111,6 +111,12 @@ const podTable: TableSpec = {
     { name: 'Nominated Node', type: 'string', description: 'nominatedNodeName is set when this pod preempts other pods on the node, but it cannot be scheduled right away as preemption victims receive their graceful termination periods.', priority: 1 },
     { name: 'Readiness Gates', type: 'string', description: 'If specified, all readiness gates will be evaluated for pod readiness.', priority: 1 },
   ],
+  rowConditions(pod) {
+    const phase = str((asObj(pod.status) ?? {}).phase);
+    if (phase === 'Succeeded') return [{ type: 'Completed', status: 'True', reason: 'Succeeded', message: 'The pod has completed successfully.' }];
+    if (phase === 'Failed') return [{ type: 'Completed', status: 'True', reason: 'Failed', message: 'The pod failed.' }];
+    return undefined;
+  },
   row(pod, now) {
     const spec = (asObj(pod.spec) ?? {}) as Obj;
     const status = (asObj(pod.status) ?? {}) as Obj;

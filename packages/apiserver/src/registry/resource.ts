@@ -19,6 +19,8 @@ export interface TableSpec {
   columns: TableColumn[];
   /** One cell per column, in order. Dates as RFC 3339 strings. */
   row(obj: KubeObject, now: Date): unknown[];
+  /** The row's conditions (meta.k8s.io TableRowCondition: type Completed for a finished pod), if any. */
+  rowConditions?(obj: KubeObject): { type: string; status: string; reason?: string; message?: string }[] | undefined;
 }
 
 /** Context given to a strategy's hooks. */

@@ -34,6 +34,8 @@ export function toTable(
     columnDefinitions: options.noHeaders ? null : columnDefinitions,
     rows: objects.map((o) => {
       const row: Record<string, unknown> = { cells: s.row(o, options.now) };
+      const conditions = s.rowConditions?.(o);
+      if (conditions?.length) row.conditions = conditions;
       const ro = rowObject(o, options.include);
       if (ro) row.object = ro;
       return row;

@@ -18,7 +18,8 @@ Flags:
   --node-prefix P       node names are P0, P1, ... (default ${DEFAULT_NODE_PREFIX})
   --first-node N        index of the first node (default 0), to run nodes in several processes
   --max-pods N          pods per node (default ${DEFAULT_MAX_PODS})
-  --config FILE         pod behaviour (YAML or JSON): defaults and rules for delays and failures
+  --config FILE         pod behaviour (YAML or JSON): defaults and rules for delays, run times,
+                        exit codes, crash-loop backoff and failures
   --no-scheduler        do not run the scheduler (another process binds pods)
 `;
 
