@@ -3,12 +3,12 @@
  * NodeAffinity, NodeResourcesFit), with its reason strings, and the FitError message built
  * from them. The taint and node affinity predicates themselves come from @kplane/runtime.
  */
-import { matchesNodeAffinity, tolerates, type kinds } from '@kplane/runtime';
+import { effectiveTaints, matchesNodeAffinity, tolerates, type kinds } from '@kplane/runtime';
 import { milliValue, value } from './quantity.js';
 
-// The node affinity and toleration predicates live in @kplane/runtime, shared with the
+// The node affinity, taint and toleration predicates live in @kplane/runtime, shared with the
 // DaemonSet controller; re-exported here for the package's users.
-export { matchesNodeAffinity, tolerates };
+export { effectiveTaints, matchesNodeAffinity, tolerates };
 
 /** What a node has committed: pods and the sum of their requests. */
 export interface NodeUsage {
@@ -45,16 +45,6 @@ export function podRequests(pod: kinds.Pod): PodRequests {
   milliCpu += milliValue(pod.spec?.overhead?.cpu);
   memory += value(pod.spec?.overhead?.memory);
   return { milliCpu, memory };
-}
-
-/** The node's taints plus node.kubernetes.io/not-ready when its Ready condition is not True (the node lifecycle controller's taint). */
-export function effectiveTaints(node: kinds.Node): kinds.Taint[] {
-  const taints = [...(node.spec?.taints ?? [])];
-  const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
-  if (ready?.status !== 'True' && !taints.some((t) => t.key === 'node.kubernetes.io/not-ready' || t.key === 'node.kubernetes.io/unreachable')) {
-    taints.push({ key: ready?.status === 'Unknown' ? 'node.kubernetes.io/unreachable' : 'node.kubernetes.io/not-ready', effect: 'NoSchedule' });
-  }
-  return taints;
 }
 
 /** Runs the filters; undefined when the node fits. */

@@ -70,8 +70,12 @@ describe('DaemonSet controller', () => {
   const revApi = () => kp.client.resource<ControllerRevision>(ControllerRevisions);
   const livePods = async (ns: string) => (await podApi().list({ namespace: ns })).items.filter((p) => !p.metadata?.deletionTimestamp);
   const nodesOf = async (ns: string) => (await livePods(ns)).map((p) => targetNodeName(p)).sort();
-  const addNode = (name: string, extra: Partial<Node> = {}) =>
-    nodeApi().create({ apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { 'kubernetes.io/hostname': name, ...(extra.metadata?.labels ?? {}) } }, spec: extra.spec });
+  /** A Ready node (no kubelet behind it: startNodeAgent plays its part). */
+  const addNode = async (name: string, extra: Partial<Node> = {}) => {
+    const created = await nodeApi().create({ apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { 'kubernetes.io/hostname': name, ...(extra.metadata?.labels ?? {}) } }, spec: extra.spec });
+    created.status = { conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady' }] };
+    return nodeApi().updateStatus(created);
+  };
 
   async function run(ns: string, ready?: (pod: Pod) => boolean, gc = false) {
     const mgr = createManager({ client: kp.client });

@@ -21,7 +21,7 @@ function ds(spec: Partial<NonNullable<DaemonSet['spec']>> = {}, annotations?: Re
     },
   };
 }
-const node = (name: string, extra: Partial<Node> = {}): Node => ({ metadata: { name, labels: { 'kubernetes.io/hostname': name } }, ...extra });
+const node = (name: string, extra: Partial<Node> = {}): Node => ({ metadata: { name, labels: { 'kubernetes.io/hostname': name } }, status: { conditions: [{ type: 'Ready', status: 'True' }] }, ...extra });
 function pod(name: string, nodeName: string | undefined, hash: string, o: { ready?: boolean; phase?: string; created?: string; deleting?: boolean } = {}): Pod {
   return {
     metadata: { name, namespace: 'ns', creationTimestamp: o.created ?? T0, labels: { app: 'agent', 'controller-revision-hash': hash }, ...(o.deleting ? { deletionTimestamp: T0 } : {}) },
@@ -62,6 +62,9 @@ describe('daemon pod tolerations and placement', () => {
     assert.deepEqual(nodeShouldRunDaemonPod(cordoned, any), { shouldRun: true, shouldContinueRunning: true });
     const tolerant = daemonPodForPredicates(ds({ template: { metadata: { labels: { app: 'agent' } }, spec: { containers: [{ name: 'c' }], tolerations: [{ key: 'dedicated', operator: 'Exists' }] } } }));
     assert.equal(nodeShouldRunDaemonPod(noExecute, tolerant).shouldRun, true);
+    // A NotReady node: no new pod (not-ready NoSchedule is not tolerated), a running one stays.
+    const notReady = node('a', { status: { conditions: [{ type: 'Ready', status: 'False' }] } });
+    assert.deepEqual(nodeShouldRunDaemonPod(notReady, any), { shouldRun: false, shouldContinueRunning: true });
   });
 
   it('pins pods with metadata.name In [node] and reads the node back', () => {

@@ -4,7 +4,7 @@
  * required node affinity on `metadata.name`), which pods are up to date, the rolling-update
  * budgets and the order daemon pods on one node are kept in.
  */
-import { findUntoleratedTaint, type Clock, matchesNodeAffinity, type DaemonSet, type Node, type Pod, type PodSpec, type Toleration } from '@kplane/runtime';
+import { effectiveTaints, findUntoleratedTaint, type Clock, matchesNodeAffinity, type DaemonSet, type Node, type Pod, type PodSpec, type Toleration } from '@kplane/runtime';
 
 /** The label carrying the hash of the revision a daemon pod was created from (DefaultDaemonSetUniqueLabelKey). */
 export const DAEMONSET_HASH_LABEL = 'controller-revision-hash';
@@ -74,14 +74,16 @@ const NO_SCHEDULE_OR_EXECUTE = (t: { effect?: string }) => t.effect === 'NoExecu
 /**
  * NodeShouldRunDaemonPod: the template's nodeName (if any) must be this node, its nodeSelector
  * and required node affinity must match; untolerated NoSchedule/NoExecute taints stop new pods,
- * and only untolerated NoExecute taints evict running ones. `pod` is `daemonPodForPredicates(ds)`.
+ * and only untolerated NoExecute taints evict running ones. The taints are the node's effective
+ * ones (a NotReady node counts as tainted not-ready NoSchedule, as the scheduler sees it).
+ * `pod` is `daemonPodForPredicates(ds)`.
  */
 export function nodeShouldRunDaemonPod(node: Node, pod: Pod): NodePlacement {
   const name = node.metadata?.name ?? '';
   const pinned = pod.spec?.nodeName;
   if (pinned && pinned !== name) return { shouldRun: false, shouldContinueRunning: false };
   if (!matchesNodeAffinity(pod, node)) return { shouldRun: false, shouldContinueRunning: false };
-  const taints = node.spec?.taints;
+  const taints = effectiveTaints(node);
   const tolerations = pod.spec?.tolerations;
   if (findUntoleratedTaint(taints, tolerations, NO_SCHEDULE_OR_EXECUTE)) {
     return { shouldRun: false, shouldContinueRunning: !findUntoleratedTaint(taints, tolerations, NO_EXECUTE) };

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Node, Pod, Taint } from '../kinds/builtin/index.js';
-import { findUntoleratedTaint, matchesNodeAffinity, tolerates } from './scheduling.js';
+import { effectiveTaints, findUntoleratedTaint, matchesNodeAffinity, tolerates } from './scheduling.js';
 
 const node: Node = { metadata: { name: 'n1', labels: { zone: 'a', cores: '8' } } };
 const pod = (spec: Partial<NonNullable<Pod['spec']>>): Pod => ({ metadata: { name: 'p' }, spec: { containers: [{ name: 'c' }], ...spec } });
@@ -38,4 +38,14 @@ test('matchesNodeAffinity: nodeSelector, expressions, matchFields on metadata.na
   assert.ok(!matchesNodeAffinity(pod(required({ matchExpressions: [{ key: 'zone', operator: 'Exists' }, { key: 'gpu', operator: 'Exists' }] })), node));
   assert.ok(!matchesNodeAffinity(pod(required({})), node));
   assert.ok(matchesNodeAffinity(pod(required({ matchExpressions: [{ key: 'gpu', operator: 'DoesNotExist' }, { key: 'zone', operator: 'NotIn', values: ['b'] }] })), node));
+});
+
+test('effectiveTaints: a node that is not Ready counts as tainted not-ready (unreachable when Unknown)', () => {
+  const ready: Node = { metadata: { name: 'r' }, spec: { taints: [{ key: 'a', effect: 'NoSchedule' }] }, status: { conditions: [{ type: 'Ready', status: 'True' }] } };
+  assert.deepEqual(effectiveTaints(ready), [{ key: 'a', effect: 'NoSchedule' }]);
+  assert.deepEqual(effectiveTaints({ metadata: { name: 'x' } }), [{ key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' }]);
+  const unknown: Node = { metadata: { name: 'u' }, status: { conditions: [{ type: 'Ready', status: 'Unknown' }] } };
+  assert.deepEqual(effectiveTaints(unknown), [{ key: 'node.kubernetes.io/unreachable', effect: 'NoSchedule' }]);
+  const tainted: Node = { metadata: { name: 't' }, spec: { taints: [{ key: 'node.kubernetes.io/not-ready', effect: 'NoExecute' }] } };
+  assert.equal(effectiveTaints(tainted).length, 1);
 });

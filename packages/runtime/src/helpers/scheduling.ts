@@ -27,6 +27,21 @@ export function findUntoleratedTaint(taints: readonly Taint[] | undefined, toler
   return undefined;
 }
 
+/**
+ * The node's taints plus `node.kubernetes.io/not-ready` (or `unreachable` when Ready is
+ * Unknown), NoSchedule, when its Ready condition is not True and it has neither taint: the taint
+ * kube's node lifecycle controller would add, which kplane (without that controller) infers, so
+ * that the scheduler and the DaemonSet controller judge a NotReady node alike.
+ */
+export function effectiveTaints(node: Node): Taint[] {
+  const taints = [...(node.spec?.taints ?? [])];
+  const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
+  if (ready?.status !== 'True' && !taints.some((t) => t.key === 'node.kubernetes.io/not-ready' || t.key === 'node.kubernetes.io/unreachable')) {
+    taints.push({ key: ready?.status === 'Unknown' ? 'node.kubernetes.io/unreachable' : 'node.kubernetes.io/not-ready', effect: 'NoSchedule' });
+  }
+  return taints;
+}
+
 interface Requirement {
   key: string;
   operator: string;
