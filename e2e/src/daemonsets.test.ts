@@ -119,6 +119,19 @@ describe('DaemonSets with kubectl', () => {
     await eventually('the pods to go', async () => (await client().resource<Pod>(Pods).list({ namespace: 'default', labelSelector: 'app=agent' })).items.length === 0);
   });
 
+  it('follows node labels with a nodeSelector', async () => {
+    const edge = AGENT.replace(/agent/g, 'edge').replace('      containers:\n', '      nodeSelector: {role: edge}\n      containers:\n');
+    await kubectlOk(s.kp.kubeconfig, ['apply', '-f', '-'], edge);
+    await eventually('status', async () => (await status('edge'))?.observedGeneration === 1);
+    assert.match(await k('get', 'ds', 'edge'), /^edge\s+0\s+0\s+0\s+0\s+0\s+role=edge\s/m);
+    await k('label', 'node', 'kplane-node-1', 'role=edge');
+    await eventually('a pod on the labelled node', async () => (await podNodes('edge')) === 'kplane-node-1');
+    assert.match(await k('get', 'ds', 'edge'), /^edge\s+1\s+1\s+1\s+1\s+1\s+role=edge\s/m);
+    await k('label', 'node', 'kplane-node-1', 'role-');
+    await eventually('the pod to go', async () => (await podNodes('edge')) === '');
+    await k('delete', 'ds', 'edge');
+  });
+
   it('refuses invalid DaemonSets with kube-apiserver words', async () => {
     const bad = AGENT.replace('  selector:\n', '  updateStrategy:\n    rollingUpdate: {maxSurge: 1, maxUnavailable: 1}\n  selector:\n');
     const r = await kubectl(s.kp.kubeconfig, ['apply', '-f', '-'], bad);
