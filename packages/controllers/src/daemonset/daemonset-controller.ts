@@ -17,6 +17,7 @@ import {
   TerminalError,
   createEventRecorder,
   deepFreeze,
+  effectiveTaints,
   objectKey,
   type Clock,
   type Controller,
@@ -185,11 +186,12 @@ export function createDaemonSetController(manager: Manager, options: DaemonSetCo
   };
   const allDaemonSets = (): Array<{ namespace: string; name: string }> =>
     dsInformer.store.list().map((ds) => ({ namespace: ds.metadata?.namespace ?? '', name: ds.metadata?.name ?? '' }));
-  // A node update matters when its labels or taints change (shouldIgnoreNodeUpdate).
+  // A node update matters when its labels or (effective) taints change (shouldIgnoreNodeUpdate):
+  // a node turning Ready loses its inferred not-ready taint.
   const nodeChanged = (c: { type: string; old?: Node; object: Node }): boolean =>
     c.type !== 'update' ||
     JSON.stringify(c.old?.metadata?.labels ?? {}) !== JSON.stringify(c.object.metadata?.labels ?? {}) ||
-    JSON.stringify(c.old?.spec?.taints ?? []) !== JSON.stringify(c.object.spec?.taints ?? []);
+    JSON.stringify(effectiveTaints(c.old ?? {})) !== JSON.stringify(effectiveTaints(c.object));
 
   /** The pods a DaemonSet controls in the cache (terminating ones included), after adopting orphans and releasing mismatches. */
   const claimPods = async (ds: DaemonSet, selector: LabelSelector): Promise<Pod[]> => {

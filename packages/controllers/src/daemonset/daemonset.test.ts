@@ -147,6 +147,26 @@ describe('DaemonSet controller', () => {
     }
   });
 
+  it('waits for a node to become Ready before giving it a pod', async () => {
+    const ns = 'ds-ready';
+    await createNamespace(kp.client, ns);
+    const ctl = await run(ns);
+    try {
+      await dsApi().create(daemonSet('late'), { namespace: ns });
+      // Registered, not Ready yet (as a kubelet registers a node before its first status).
+      const node = await nodeApi().create({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'h1' } });
+      await until(async () => (await dsApi().get('late', { namespace: ns })).status?.observedGeneration === 1, 'a first sync');
+      assert.deepEqual(await nodesOf(ns), []);
+      assert.equal((await dsApi().get('late', { namespace: ns })).status?.desiredNumberScheduled, 0);
+      node.status = { conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady' }] };
+      await nodeApi().updateStatus(node);
+      await until(async () => (await nodesOf(ns)).join() === 'h1' && rolledOut(ns, 'late'), 'a pod once Ready');
+    } finally {
+      await ctl.stop();
+      await nodeApi().delete('h1');
+    }
+  });
+
   it('honours nodeSelector and required node affinity', async () => {
     const ns = 'ds-select';
     await createNamespace(kp.client, ns);
