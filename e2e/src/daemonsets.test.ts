@@ -45,6 +45,12 @@ describe('DaemonSets with kubectl', () => {
       .join(',');
   };
   const status = async (name: string) => (await client().resource<DaemonSet>(DaemonSets).get(name, { namespace: 'default' })).status;
+  /** Waits until the DaemonSet reports `n` nodes desired, current, ready, up to date and available. */
+  const settled = (name: string, n: number) =>
+    eventually(`${name} settled on ${n} nodes`, async () => {
+      const st = await status(name);
+      return !!st && [st.desiredNumberScheduled, st.currentNumberScheduled, st.numberReady, st.updatedNumberScheduled ?? 0, st.numberAvailable ?? 0].every((v) => v === n);
+    });
 
   it('runs a pod on every node, on a node that joins, and not on a node that leaves or is tainted', async () => {
     assert.match(await kubectlOk(s.kp.kubeconfig, ['apply', '-f', '-'], AGENT), /daemonset.apps\/agent created/);
@@ -63,6 +69,7 @@ describe('DaemonSets with kubectl', () => {
     const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
     try {
       await eventually('a pod on the new node', async () => (await podNodes('agent')) === 'kplane-node-0,kplane-node-1,kplane-node-2', 30_000);
+      await settled('agent', 3);
       assert.match(await k('get', 'ds', 'agent'), /^agent\s+3\s+3\s+3\s+3\s+3\s/m);
     } finally {
       child.kill('SIGTERM');
@@ -76,6 +83,7 @@ describe('DaemonSets with kubectl', () => {
     // A NoExecute taint evicts; removing it brings the pod back. A cordon does not evict.
     await k('taint', 'nodes', 'kplane-node-1', 'maintenance=now:NoExecute');
     await eventually('eviction from the tainted node', async () => (await podNodes('agent')) === 'kplane-node-0');
+    await settled('agent', 1);
     assert.match(await k('get', 'ds', 'agent'), /^agent\s+1\s+1\s+1\s+1\s+1\s/m);
     await k('taint', 'nodes', 'kplane-node-1', 'maintenance=now:NoExecute-');
     await k('cordon', 'kplane-node-0');
@@ -86,8 +94,11 @@ describe('DaemonSets with kubectl', () => {
   it('rolls an update, shows its history and rolls it back with kubectl rollout undo', async () => {
     await k('set', 'image', 'ds/agent', `agent=${IMAGE2}`);
     assert.match(await k('rollout', 'status', 'ds/agent', '--timeout=30s'), /daemon set "agent" successfully rolled out/);
-    const images = await k('get', 'pods', '-l', 'app=agent', '-o', 'jsonpath={range .items[*]}{.spec.containers[0].image}{"\\n"}{end}');
-    assert.deepEqual(images.trim().split('\n'), [IMAGE2, IMAGE2]);
+    // The replaced pods may still be terminating for a moment.
+    await eventually('only new pods', async () => {
+      const images = await k('get', 'pods', '-l', 'app=agent', '-o', 'jsonpath={range .items[*]}{.spec.containers[0].image}{"\\n"}{end}');
+      return images.trim().split('\n').join() === [IMAGE2, IMAGE2].join();
+    });
     const history = await k('rollout', 'history', 'ds/agent');
     assert.match(history, /REVISION\s+CHANGE-CAUSE\n1\s+<none>\n2\s+<none>/);
     assert.match(await k('rollout', 'history', 'ds/agent', '--revision=1'), new RegExp(`Image:\\s+${IMAGE1.replace(/\./g, '\\.')}`));
@@ -126,6 +137,7 @@ describe('DaemonSets with kubectl', () => {
     assert.match(await k('get', 'ds', 'edge'), /^edge\s+0\s+0\s+0\s+0\s+0\s+role=edge\s/m);
     await k('label', 'node', 'kplane-node-1', 'role=edge');
     await eventually('a pod on the labelled node', async () => (await podNodes('edge')) === 'kplane-node-1');
+    await settled('edge', 1);
     assert.match(await k('get', 'ds', 'edge'), /^edge\s+1\s+1\s+1\s+1\s+1\s+role=edge\s/m);
     await k('label', 'node', 'kplane-node-1', 'role-');
     await eventually('the pod to go', async () => (await podNodes('edge')) === '');
