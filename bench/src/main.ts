@@ -27,7 +27,8 @@
  * (merge patches of the 0.9 MiB ConfigMap in the safety case, default 400; 0 skips the case),
  * --safety-watchers N (idle watchers, default 1000), --safety-compaction-interval N (seconds
  * between the safety server's own compactions, default 2), --fuzz N (fuzzed requests of the long fuzz
- * run, default 200000; 0 skips it), --fuzz-seed N (default: random, printed), --daemonset N
+ * run, default 200000; 0 skips it), --fuzz-seed N (default: random, printed), --statefulset N
+ * (replicas of the StatefulSet case and of its Deployment, default 500; 0 skips it), --daemonset N
  * (simulated nodes of the DaemonSet case, default 1000; 0 skips it), --daemonset-timeout N
  * (seconds per rollout, default 240).
  */
@@ -47,6 +48,7 @@ import { benchCustomResources, formatCustomResources, type CrdBenchResult } from
 import { formatGarbageCollector, garbageCollectorInChild } from './gc-bench.js';
 import { deploymentInChild } from './deployment-child.js';
 import { daemonSetInChild, formatDaemonSet } from './daemonset-bench.js';
+import { formatStatefulSetCase, statefulSetCaseInChildren, type StatefulSetCase } from './statefulset-bench.js';
 import { formatPods, podsReadyInChild, type PodsRows } from './pods-bench.js';
 import { formatWorkqueue, type WorkqueueRow } from './workqueue-bench.js';
 import { formatAuthorization, type AuthzRow } from './authz-bench.js';
@@ -81,6 +83,7 @@ const { values: flags } = parseArgs({
     'safety-compaction-interval': { type: 'string', default: '2' },
     fuzz: { type: 'string', default: '200000' },
     'fuzz-seed': { type: 'string', default: '' },
+    statefulset: { type: 'string', default: '500' },
   },
 });
 const rounds = Math.max(1, Number(flags.rounds));
@@ -305,6 +308,12 @@ async function main(): Promise<void> {
       daemonSetNodes > 0
         ? (console.log(`DaemonSet over ${daemonSetNodes} nodes, against a Deployment of ${daemonSetNodes} replicas ...`), await daemonSetInChild(daemonSetNodes, Number(flags['daemonset-timeout']) * 1000))
         : undefined;
+    const statefulSetReplicas = Number(flags.statefulset);
+    let statefulSet: StatefulSetCase | undefined;
+    if (statefulSetReplicas > 0) {
+      console.log(`StatefulSet (OrderedReady) and Deployment: 0 -> ${statefulSetReplicas} replicas ...`);
+      statefulSet = await statefulSetCaseInChildren(statefulSetReplicas, podsStorage);
+    }
     let safety: SafetyBenchResult | undefined;
     if (safetyPatches > 0) {
       console.log(`safety: ${safetyPatches} patches of a 0.9 MiB ConfigMap, ${safetyWatchers} idle and 10 stalled watchers ...`);
@@ -360,6 +369,10 @@ async function main(): Promise<void> {
     if (daemonSet) {
       console.log(`\nDaemonSet: in a fresh process on startControlPlane({ storage: 'memory', listen: false, controllers: true, nodes: ${daemonSetNodes} }), containers start at once; a Deployment of as many replicas first, then the DaemonSet, each timed to all pods Ready\n`);
       console.log(formatDaemonSet(daemonSet));
+    }
+    if (statefulSet) {
+      console.log(`\nStatefulSet: ${statefulSetReplicas} replicas, OrderedReady, against a Deployment of ${statefulSetReplicas}, each in a fresh process on startControlPlane({ storage: '${podsStorage}', listen: false }), 3 simulated nodes, containers start at once\n`);
+      console.log(formatStatefulSetCase(statefulSet));
     }
     if (safety) {
       console.log(

@@ -20,7 +20,7 @@ import {
   type PolicyRule,
 } from '@kplane/controllers';
 import { NODE_RULES, nodeUser, SCHEDULER_RULES, SCHEDULER_USER, simulationPolicy, startSimulation, type Simulation } from '@kplane/kubelet';
-import { DaemonSets, Deployments, Namespaces, Pods, ReplicaSets, ServiceAccounts } from '@kplane/runtime';
+import { DaemonSets, Deployments, Namespaces, Pods, ReplicaSets, ServiceAccounts, StatefulSets } from '@kplane/runtime';
 import { startTestKplane, type TestKplane } from '@kplane/runtime/testing';
 
 const r = (verbs: string[], apiGroups: string[], resources: string[], resourceNames?: string[]): PolicyRule => ({ verbs, apiGroups, resources, ...(resourceNames ? { resourceNames } : {}) });
@@ -130,7 +130,7 @@ after(async () => {
 });
 
 /** The accounts of the controllers the scenario below exercises. */
-const EXERCISED = ['deployment-controller', 'generic-garbage-collector', 'namespace-controller', 'replicaset-controller', 'service-account-controller'];
+const EXERCISED = ['deployment-controller', 'generic-garbage-collector', 'namespace-controller', 'replicaset-controller', 'service-account-controller', 'statefulset-controller'];
 
 it('creates the ServiceAccounts, ClusterRoles and bindings of the controllers it runs', async () => {
   const sas = (await kp.client.resource(ServiceAccounts).list({ namespace: 'kube-system' })).items.map((s) => s.metadata!.name!);
@@ -160,6 +160,20 @@ it('runs a Deployment to Ready pods, deletes it and its namespace, each componen
   await until('the rollout', async () => {
     const d = await c.resource(Deployments).get('vitrine', { namespace: 'moindre' });
     return d.status?.updatedReplicas === 1 && d.status?.replicas === 1 && d.status?.availableReplicas === 1;
+  });
+  // A StatefulSet with a claim the set owns (whenDeleted Delete), rolled to a second template and scaled down.
+  const sts = c.resource(StatefulSets);
+  const claim = { metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce' as const], resources: { requests: { storage: '1Gi' } } } };
+  const retention = { whenDeleted: 'Delete' as const, whenScaled: 'Delete' as const };
+  await sts.create(
+    { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'rayon' }, spec: { replicas: 2, serviceName: 'rayon', selector: { matchLabels: { app: 'rayon' } }, template: { metadata: { labels: { app: 'rayon' } }, spec: { containers: [{ name: 'web', image: 'nginx' }] } }, volumeClaimTemplates: [claim], persistentVolumeClaimRetentionPolicy: retention } },
+    { namespace: 'moindre' },
+  );
+  await until('2 ready set replicas', async () => (await sts.get('rayon', { namespace: 'moindre' })).status?.readyReplicas === 2);
+  await sts.patch('rayon', { spec: { replicas: 1, template: { metadata: { labels: { app: 'rayon', v: '2' } } } } }, 'merge', { namespace: 'moindre' });
+  await until('the set rollout', async () => {
+    const s = (await sts.get('rayon', { namespace: 'moindre' })).status;
+    return s?.replicas === 1 && s.updatedReplicas === 1 && s.readyReplicas === 1 && s.currentRevision === s.updateRevision;
   });
   await c.resource(Deployments).delete('vitrine', { namespace: 'moindre' });
   await until('the garbage collector', async () => (await c.resource(ReplicaSets).list({ namespace: 'moindre' })).items.length === 0);

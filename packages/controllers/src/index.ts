@@ -39,3 +39,4 @@ export * from './identity/reconcile.js';
 export * from './identity/token-clients.js';
 export * from './certificates/index.js';
 export * from './history/index.js';
+export * from './statefulset/index.js';

@@ -13,6 +13,7 @@ import { createServiceAccountController, createTokensController, type TokensCont
 import { createReplicaSetController } from './replicaset/index.js';
 import { createDeploymentController } from './deployment/index.js';
 import { createDaemonSetController } from './daemonset/index.js';
+import { createStatefulSetController } from './statefulset/index.js';
 import { createRootCACertPublisher } from './rootcacertpublisher/index.js';
 import { controllerIdentity } from './identity/policy.js';
 import { ensureControllerIdentity, type ServiceAccountClientFactory } from './identity/reconcile.js';
@@ -29,6 +30,7 @@ export const CONTROLLER_NAMES = {
   replicaSet: 'replicaset-controller',
   deployment: 'deployment-controller',
   daemonSet: 'daemonset-controller',
+  statefulSet: 'statefulset-controller',
   clusterRoleAggregation: 'clusterrole-aggregation-controller',
   csrSigning: 'certificatesigningrequest-signing-controller',
   csrCleaner: 'certificatesigningrequest-cleaner-controller',
@@ -48,6 +50,7 @@ export const KNOWN_CONTROLLERS: readonly string[] = [
   CONTROLLER_NAMES.rootCACertPublisher,
   CONTROLLER_NAMES.serviceAccount,
   CONTROLLER_NAMES.serviceAccountToken,
+  CONTROLLER_NAMES.statefulSet,
 ];
 
 /** The older names --controllers also accepts, mapped to canonical names. */
@@ -59,6 +62,7 @@ export const CONTROLLER_ALIASES: Readonly<Record<string, string>> = {
   replicaset: CONTROLLER_NAMES.replicaSet,
   deployment: CONTROLLER_NAMES.deployment,
   daemonset: CONTROLLER_NAMES.daemonSet,
+  statefulset: CONTROLLER_NAMES.statefulSet,
   'clusterrole-aggregation': CONTROLLER_NAMES.clusterRoleAggregation,
   csrsigning: CONTROLLER_NAMES.csrSigning,
   csrcleaner: CONTROLLER_NAMES.csrCleaner,
@@ -238,6 +242,7 @@ export async function startControllerManager(options: ControllerManagerOptions):
     [CONTROLLER_NAMES.replicaSet]: (m) => createReplicaSetController(m),
     [CONTROLLER_NAMES.deployment]: (m) => createDeploymentController(m),
     [CONTROLLER_NAMES.daemonSet]: (m) => createDaemonSetController(m),
+    [CONTROLLER_NAMES.statefulSet]: (m) => createStatefulSetController(m),
     [CONTROLLER_NAMES.clusterRoleAggregation]: (m) => createClusterRoleAggregationController({ manager: m }),
     [CONTROLLER_NAMES.csrCleaner]: (m) => createCsrCleanerController({ manager: m }),
     ...(options.rootCA !== undefined ? { [CONTROLLER_NAMES.rootCACertPublisher]: (m: Manager) => createRootCACertPublisher({ manager: m, rootCA: options.rootCA! }) } : {}),

@@ -39,6 +39,8 @@ test('statefulset defaults', () => {
   assert.equal(spec.revisionHistoryLimit, 10);
   assert.equal(spec.template.spec.restartPolicy, 'Always');
   assert.equal(spec.volumeClaimTemplates[0].spec.volumeMode, 'Filesystem');
+  assert.equal(spec.volumeClaimTemplates[0].apiVersion, 'v1');
+  assert.equal(spec.volumeClaimTemplates[0].kind, 'PersistentVolumeClaim');
   assert.deepEqual(spec.volumeClaimTemplates[0].status, { phase: 'Pending' });
   assert.deepEqual(s.status, { replicas: 0, availableReplicas: 0 });
   const onDelete = set({ ...base(), updateStrategy: { type: 'OnDelete' } });

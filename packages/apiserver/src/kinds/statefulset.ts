@@ -42,7 +42,13 @@ export function defaultStatefulSet(obj: KubeObject): void {
   setDefault(spec, 'replicas', 1);
   setDefault(spec, 'revisionHistoryLimit', 10);
   defaultPodSpec(child(child(spec, 'template'), 'spec'));
-  for (const claim of objs(spec.volumeClaimTemplates)) defaultClaim(claim);
+  for (const claim of objs(spec.volumeClaimTemplates)) {
+    // kube-apiserver writes the embedded claims' apiVersion and kind (tools that diff against
+    // manifests without them know this well).
+    claim.apiVersion = 'v1';
+    claim.kind = 'PersistentVolumeClaim';
+    defaultClaim(claim);
+  }
   // replicas and availableReplicas are not omitempty in apps/v1: a new StatefulSet reads with both 0.
   const status = child(obj as Obj, 'status');
   setDefault(status, 'replicas', 0);

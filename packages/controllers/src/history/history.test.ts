@@ -82,6 +82,8 @@ describe('revisions', () => {
     assert.deepEqual(r.metadata?.labels, { app: 'web', [CONTROLLER_REVISION_HASH_LABEL]: hash });
     assert.deepEqual(r.metadata?.ownerReferences, [{ apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'web', uid: 'uid-web', controller: true, blockOwnerDeletion: true }]);
     assert.equal(r.revision, 3);
+    // Keys in Go's order, as kube's raw bytes (kubectl compares them before a rollback).
+    assert.equal(JSON.stringify(newControllerRevision(parent, {}, { b: { z: 1, a: 2 }, a: 0 }, 1).data), '{"a":0,"b":{"a":2,"z":1}}');
   });
 
   it('are equal by data, and unequal when numeric hash labels differ', () => {

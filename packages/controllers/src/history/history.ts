@@ -19,7 +19,8 @@ export interface HistoryParent {
 
 /**
  * NewControllerRevision: a revision controlled by the parent, labelled with the template's
- * labels and the hash of its data, named `<parent>-<hash>` (the hash taking `collisionCount`).
+ * labels and the hash of its data, named `<parent>-<hash>` (the hash taking `collisionCount`);
+ * the data's keys are sorted as Go's encoding sorts them.
  */
 export function newControllerRevision(
   parent: HistoryParent,
@@ -29,6 +30,9 @@ export function newControllerRevision(
   collisionCount?: number,
 ): ControllerRevision {
   const hash = hashControllerRevision(data, collisionCount);
+  // Stored with its keys in Go's order, so the data reads back byte for byte as kube's raw
+  // bytes would (kubectl compares them with its own encoding before a rollback).
+  const sorted = JSON.parse(goJsonMarshal(data)) as Record<string, unknown>;
   return {
     apiVersion: 'apps/v1',
     kind: 'ControllerRevision',
@@ -38,7 +42,7 @@ export function newControllerRevision(
       labels: { ...(templateLabels ?? {}), [CONTROLLER_REVISION_HASH_LABEL]: hash },
       ownerReferences: [controllerRefTo(parent.object, parent.apiVersion, parent.kind)],
     },
-    data,
+    data: sorted,
     revision,
   };
 }

@@ -131,6 +131,21 @@ export const CONTROLLER_IDENTITIES: readonly ControllerIdentity[] = [
     account: 'service-account-controller',
     rules: [rule(['create'], [''], ['serviceaccounts']), events],
   },
+  {
+    controller: 'statefulset-controller',
+    account: 'statefulset-controller',
+    rules: [
+      rule(['list', 'watch'], [''], ['pods']),
+      rule(['get', 'list', 'watch'], ['apps'], ['statefulsets']),
+      rule(['update'], ['apps'], ['statefulsets/status']),
+      rule(['update'], ['apps'], ['statefulsets/finalizers']),
+      rule(['get', 'create', 'delete', 'update', 'patch'], [''], ['pods']),
+      rule(['get', 'create', 'delete', 'update', 'patch', 'list', 'watch'], ['apps'], ['controllerrevisions']),
+      rule(['get', 'create'], [''], ['persistentvolumeclaims']),
+      events,
+      rule(['update', 'delete'], [''], ['persistentvolumeclaims']),
+    ],
+  },
 ];
 
 /** The identity of a controller by canonical name, if it has one. */
