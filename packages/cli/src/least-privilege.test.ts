@@ -20,7 +20,7 @@ import {
   type PolicyRule,
 } from '@kplane/controllers';
 import { NODE_RULES, nodeUser, SCHEDULER_RULES, SCHEDULER_USER, simulationPolicy, startSimulation, type Simulation } from '@kplane/kubelet';
-import { DaemonSets, Deployments, Namespaces, Pods, ReplicaSets, ServiceAccounts, StatefulSets } from '@kplane/runtime';
+import { DaemonSets, Deployments, Jobs, Namespaces, Pods, ReplicaSets, ServiceAccounts, StatefulSets } from '@kplane/runtime';
 import { startTestKplane, type TestKplane } from '@kplane/runtime/testing';
 
 const r = (verbs: string[], apiGroups: string[], resources: string[], resourceNames?: string[]): PolicyRule => ({ verbs, apiGroups, resources, ...(resourceNames ? { resourceNames } : {}) });
@@ -130,7 +130,7 @@ after(async () => {
 });
 
 /** The accounts of the controllers the scenario below exercises. */
-const EXERCISED = ['deployment-controller', 'generic-garbage-collector', 'namespace-controller', 'replicaset-controller', 'service-account-controller', 'statefulset-controller'];
+const EXERCISED = ['deployment-controller', 'generic-garbage-collector', 'job-controller', 'namespace-controller', 'replicaset-controller', 'ttl-after-finished-controller', 'service-account-controller', 'statefulset-controller'];
 
 it('creates the ServiceAccounts, ClusterRoles and bindings of the controllers it runs', async () => {
   const sas = (await kp.client.resource(ServiceAccounts).list({ namespace: 'kube-system' })).items.map((s) => s.metadata!.name!);
@@ -144,6 +144,15 @@ it('creates the ServiceAccounts, ClusterRoles and bindings of the controllers it
     assert.deepEqual((binding as unknown as { subjects: unknown }).subjects, [{ kind: 'ServiceAccount', apiGroup: '', name: id.account, namespace: 'kube-system' }]);
   }
   assert.ok(sas.every((n) => !n.endsWith('controller') || CONTROLLER_IDENTITIES.some((i) => i.account === n)));
+});
+
+// Its requests are checked with everyone else's by the next test.
+it('runs a Job to completion, removed by its TTL', async () => {
+  const c = kp.client;
+  const spec = { completions: 2, ttlSecondsAfterFinished: 0, template: { metadata: { annotations: { 'kplane.io/run-ms': '50' } }, spec: { restartPolicy: 'Never' as const, containers: [{ name: 'main', image: 'busybox' }] } } };
+  await c.resource(Jobs).create({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'tache' }, spec }, { namespace: 'default' });
+  await until('the Job to be removed', async () => (await c.resource(Jobs).list({ namespace: 'default' })).items.length === 0);
+  await until('its pods to go', async () => (await c.resource(Pods).list({ namespace: 'default', labelSelector: 'batch.kubernetes.io/job-name=tache' })).items.length === 0);
 });
 
 it('runs a Deployment to Ready pods, deletes it and its namespace, each component within its role', async () => {

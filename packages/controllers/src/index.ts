@@ -38,5 +38,7 @@ export * from './identity/policy.js';
 export * from './identity/reconcile.js';
 export * from './identity/token-clients.js';
 export * from './certificates/index.js';
+export * from './job/index.js';
+export * from './ttlafterfinished/index.js';
 export * from './history/index.js';
 export * from './statefulset/index.js';

@@ -15,6 +15,8 @@ import { createDeploymentController } from './deployment/index.js';
 import { createDaemonSetController } from './daemonset/index.js';
 import { createStatefulSetController } from './statefulset/index.js';
 import { createRootCACertPublisher } from './rootcacertpublisher/index.js';
+import { createJobController } from './job/index.js';
+import { createTtlAfterFinishedController } from './ttlafterfinished/index.js';
 import { controllerIdentity } from './identity/policy.js';
 import { ensureControllerIdentity, type ServiceAccountClientFactory } from './identity/reconcile.js';
 import { createClusterRoleAggregationController } from './clusterrole-aggregation/index.js';
@@ -35,6 +37,8 @@ export const CONTROLLER_NAMES = {
   csrSigning: 'certificatesigningrequest-signing-controller',
   csrCleaner: 'certificatesigningrequest-cleaner-controller',
   rootCACertPublisher: 'root-ca-certificate-publisher-controller',
+  job: 'job-controller',
+  ttlAfterFinished: 'ttl-after-finished-controller',
 } as const;
 
 /** Every controller this manager knows, by canonical name. */
@@ -45,12 +49,14 @@ export const KNOWN_CONTROLLERS: readonly string[] = [
   CONTROLLER_NAMES.daemonSet,
   CONTROLLER_NAMES.deployment,
   CONTROLLER_NAMES.garbageCollector,
+  CONTROLLER_NAMES.job,
   CONTROLLER_NAMES.namespace,
   CONTROLLER_NAMES.replicaSet,
   CONTROLLER_NAMES.rootCACertPublisher,
   CONTROLLER_NAMES.serviceAccount,
   CONTROLLER_NAMES.serviceAccountToken,
   CONTROLLER_NAMES.statefulSet,
+  CONTROLLER_NAMES.ttlAfterFinished,
 ];
 
 /** The older names --controllers also accepts, mapped to canonical names. */
@@ -67,6 +73,8 @@ export const CONTROLLER_ALIASES: Readonly<Record<string, string>> = {
   csrsigning: CONTROLLER_NAMES.csrSigning,
   csrcleaner: CONTROLLER_NAMES.csrCleaner,
   'root-ca-cert-publisher': CONTROLLER_NAMES.rootCACertPublisher,
+  job: CONTROLLER_NAMES.job,
+  'ttl-after-finished': CONTROLLER_NAMES.ttlAfterFinished,
 };
 
 /** The Lease kube-controller-manager elects its leader with. */
@@ -242,6 +250,8 @@ export async function startControllerManager(options: ControllerManagerOptions):
     [CONTROLLER_NAMES.replicaSet]: (m) => createReplicaSetController(m),
     [CONTROLLER_NAMES.deployment]: (m) => createDeploymentController(m),
     [CONTROLLER_NAMES.daemonSet]: (m) => createDaemonSetController(m),
+    [CONTROLLER_NAMES.job]: (m) => createJobController(m),
+    [CONTROLLER_NAMES.ttlAfterFinished]: (m) => createTtlAfterFinishedController(m),
     [CONTROLLER_NAMES.statefulSet]: (m) => createStatefulSetController(m),
     [CONTROLLER_NAMES.clusterRoleAggregation]: (m) => createClusterRoleAggregationController({ manager: m }),
     [CONTROLLER_NAMES.csrCleaner]: (m) => createCsrCleanerController({ manager: m }),

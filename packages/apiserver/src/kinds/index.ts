@@ -15,6 +15,7 @@ import { crdResource } from './crd.js';
 import { daemonSetResource } from './daemonset.js';
 import { eventResource, eventsV1Resource } from './events.js';
 import { ingressResource } from './ingress.js';
+import { jobResource } from './job.js';
 import { leaseResource } from './lease.js';
 import { namespaceResource } from './namespace.js';
 import { nodeResource, serviceAccountResource } from './node.js';
@@ -42,6 +43,7 @@ export function builtinResources(): ResourceType[] {
     replicaSetResource(),
     statefulSetResource(),
     controllerRevisionResource(),
+    jobResource(),
     leaseResource(),
     eventsV1Resource(),
     ingressResource(),
@@ -83,3 +85,4 @@ export { certificateError, checkCsrSignature, parseCsrPem, pemBlocks, type Parse
 export { coreToEventsV1, eventsV1ToCore } from './events.js';
 export { defaultPodSpec, podQOSClass } from './pod-defaults.js';
 export { validatePodSpec } from './pod-validation.js';
+export { JOB_CONTROLLER_UID_LABEL, JOB_NAME_LABEL, defaultJob, generateJobSelector, jobCompletionsCell, jobDurationCell, jobStatusCell, validateJobSpec } from './job.js';

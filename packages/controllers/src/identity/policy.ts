@@ -102,6 +102,17 @@ export const CONTROLLER_IDENTITIES: readonly ControllerIdentity[] = [
     rules: [rule(['get', 'list', 'watch', 'patch', 'update', 'delete'], ['*'], ['*']), events],
   },
   {
+    controller: 'job-controller',
+    account: 'job-controller',
+    rules: [
+      rule(['get', 'list', 'watch', 'update', 'patch'], ['batch'], ['jobs']),
+      rule(['update'], ['batch'], ['jobs/status']),
+      rule(['update'], ['batch'], ['jobs/finalizers']),
+      rule(['list', 'watch', 'create', 'delete', 'patch'], [''], ['pods']),
+      events,
+    ],
+  },
+  {
     controller: 'namespace-controller',
     account: 'namespace-controller',
     rules: [
@@ -125,6 +136,11 @@ export const CONTROLLER_IDENTITIES: readonly ControllerIdentity[] = [
     controller: 'root-ca-certificate-publisher-controller',
     account: 'root-ca-cert-publisher',
     rules: [rule(['create', 'update'], [''], ['configmaps']), events],
+  },
+  {
+    controller: 'ttl-after-finished-controller',
+    account: 'ttl-after-finished-controller',
+    rules: [rule(['get', 'list', 'watch', 'delete'], ['batch'], ['jobs']), events],
   },
   {
     controller: 'serviceaccount-controller',

@@ -5,7 +5,7 @@ import { createClient } from '@kplane/client';
 import type { Deployment, Endpoints as EndpointsObject, Pod } from './builtin/index.js';
 import type { ApplyConfiguration } from './index.js';
 import {
-  ClusterRoleBindings, ClusterRoles, ConfigMaps, ControllerRevisions, CustomResourceDefinitions, DaemonSets, Deployments, Endpoints, Events, EventsV1Events, Ingresses,
+  ClusterRoleBindings, ClusterRoles, ConfigMaps, ControllerRevisions, CustomResourceDefinitions, DaemonSets, Deployments, Endpoints, Events, EventsV1Events, Ingresses, Jobs,
   Leases, Namespaces, Nodes, PersistentVolumeClaims, Pods, ReplicaSets, StatefulSets, RoleBindings, Roles, Secrets, ServiceAccounts, Services, builtinDescriptors,
   kindDescriptor, newObject, resourceOf, type KindDescriptor, type ObjectOf,
 } from './descriptors.js';
@@ -27,6 +27,7 @@ const KUBERNETES: [KindDescriptor, string, string, string, boolean, string][] = 
   [ReplicaSets, 'apps', 'v1', 'replicasets', true, 'ReplicaSet'],
   [StatefulSets, 'apps', 'v1', 'statefulsets', true, 'StatefulSet'],
   [ControllerRevisions, 'apps', 'v1', 'controllerrevisions', true, 'ControllerRevision'],
+  [Jobs, 'batch', 'v1', 'jobs', true, 'Job'],
   [Leases, 'coordination.k8s.io', 'v1', 'leases', true, 'Lease'],
   [EventsV1Events, 'events.k8s.io', 'v1', 'events', true, 'Event'],
   [Ingresses, 'networking.k8s.io', 'v1', 'ingresses', true, 'Ingress'],
