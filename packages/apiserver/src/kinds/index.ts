@@ -8,6 +8,7 @@ import { toOpenApiV3 } from '@kplane/api/model';
 import type { KindBundle, ResourceType } from '../registry/resource.js';
 import { apiServiceResource } from './apiservice.js';
 import { deploymentResource, replicaSetResource } from './apps.js';
+import { hpaV1Resource, hpaV2Resource } from './autoscaling.js';
 import { certificateSigningRequestResource } from './certificates.js';
 import { configMapResource, secretResource } from './config.js';
 import { controllerRevisionResource } from './controllerrevision.js';
@@ -18,6 +19,7 @@ import { leaseResource } from './lease.js';
 import { namespaceResource } from './namespace.js';
 import { nodeResource, serviceAccountResource } from './node.js';
 import { podResource } from './pod.js';
+import { podTemplateResource, replicationControllerResource } from './replicationcontroller.js';
 import { rbacResources } from './rbac.js';
 import { endpointsResource, serviceResource } from './service.js';
 
@@ -30,12 +32,16 @@ export function builtinResources(): ResourceType[] {
     namespaceResource(),
     nodeResource(),
     podResource(),
+    podTemplateResource(),
+    replicationControllerResource(),
     secretResource(),
     serviceAccountResource(),
     serviceResource(),
     deploymentResource(),
     replicaSetResource(),
     controllerRevisionResource(),
+    hpaV2Resource(),
+    hpaV1Resource(),
     leaseResource(),
     eventsV1Resource(),
     ingressResource(),
@@ -75,5 +81,6 @@ export { humanDuration, translateTimestampSince } from './age.js';
 export { CERTIFICATES_GROUP, KEY_USAGES, certificateSigningRequestResource, csrCondition } from './certificates.js';
 export { certificateError, checkCsrSignature, parseCsrPem, pemBlocks, type ParsedCsr, type PemBlock } from './csr-request.js';
 export { coreToEventsV1, eventsV1ToCore } from './events.js';
+export { formatHpaMetrics, hpaV1ToV2, hpaV2ToV1 } from './autoscaling.js';
 export { defaultPodSpec, podQOSClass } from './pod-defaults.js';
 export { validatePodSpec } from './pod-validation.js';

@@ -137,6 +137,8 @@ export interface ScaleSpec {
   specReplicasPath: string;
   statusReplicasPath: string;
   labelSelectorPath?: string;
+  /** The selector at labelSelectorPath is a plain label map (a ReplicationController's), not a LabelSelector. */
+  labelSelectorIsMap?: boolean;
 }
 
 /** One served resource: its names, scope, subresources, schema and strategy. */

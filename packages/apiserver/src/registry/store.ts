@@ -894,6 +894,7 @@ export class Store {
     const status: Record<string, unknown> = { replicas: Number(getPath(obj, spec.statusReplicasPath) ?? 0) };
     const sel = spec.labelSelectorPath ? getPath(obj, spec.labelSelectorPath) : undefined;
     if (typeof sel === 'string' && sel) status.selector = sel;
+    else if (sel && typeof sel === 'object' && spec.labelSelectorIsMap) status.selector = formatSet(sel as Record<string, unknown>);
     else if (sel && typeof sel === 'object') status.selector = selectorString(sel);
     return {
       kind: 'Scale',
@@ -940,4 +941,12 @@ export class Store {
 export function allowsUnconditionalUpdate(type: ResourceType): boolean {
   if (type.customResource) return false;
   return type.strategy.allowUnconditionalUpdate ?? true;
+}
+
+/** labels.SelectorFromSet(set).String(): "a=b,c=d" sorted by key. */
+function formatSet(set: Record<string, unknown>): string {
+  return Object.keys(set)
+    .sort()
+    .map((k) => `${k}=${String(set[k])}`)
+    .join(',');
 }

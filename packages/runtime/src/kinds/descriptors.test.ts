@@ -7,6 +7,7 @@ import type { ApplyConfiguration } from './index.js';
 import {
   ClusterRoleBindings, ClusterRoles, ConfigMaps, ControllerRevisions, CustomResourceDefinitions, Deployments, Endpoints, Events, EventsV1Events, Ingresses,
   Leases, Namespaces, Nodes, Pods, ReplicaSets, RoleBindings, Roles, Secrets, ServiceAccounts, Services, builtinDescriptors,
+  HorizontalPodAutoscalers, PodTemplates, ReplicationControllers,
   kindDescriptor, newObject, resourceOf, type KindDescriptor, type ObjectOf,
 } from './descriptors.js';
 
@@ -32,6 +33,9 @@ const KUBERNETES: [KindDescriptor, string, string, string, boolean, string][] = 
   [ClusterRoles, 'rbac.authorization.k8s.io', 'v1', 'clusterroles', false, 'ClusterRole'],
   [RoleBindings, 'rbac.authorization.k8s.io', 'v1', 'rolebindings', true, 'RoleBinding'],
   [ClusterRoleBindings, 'rbac.authorization.k8s.io', 'v1', 'clusterrolebindings', false, 'ClusterRoleBinding'],
+  [ReplicationControllers, '', 'v1', 'replicationcontrollers', true, 'ReplicationController'],
+  [PodTemplates, '', 'v1', 'podtemplates', true, 'PodTemplate'],
+  [HorizontalPodAutoscalers, 'autoscaling', 'v2', 'horizontalpodautoscalers', true, 'HorizontalPodAutoscaler'],
 ];
 
 test('every built-in descriptor carries the names Kubernetes uses', () => {

@@ -134,4 +134,5 @@ export const builtinDescriptors: readonly KindDescriptor[] = Object.freeze([
   Namespaces, ConfigMaps, Secrets, Pods, Services, ServiceAccounts, Events, Nodes, Endpoints,
   Deployments, ReplicaSets, ControllerRevisions, Leases, EventsV1Events, Ingresses, CustomResourceDefinitions,
   Roles, ClusterRoles, RoleBindings, ClusterRoleBindings,
+  ReplicationControllers, PodTemplates, HorizontalPodAutoscalers,
 ]);
