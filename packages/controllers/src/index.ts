@@ -30,3 +30,4 @@ export * from './identity/policy.js';
 export * from './identity/reconcile.js';
 export * from './identity/token-clients.js';
 export * from './certificates/index.js';
+export * from './replicationcontroller/index.js';

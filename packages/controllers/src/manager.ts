@@ -11,6 +11,7 @@ import { createGarbageCollector, type GarbageCollectorOptions } from './garbagec
 import { createNamespaceController, type NamespaceControllerOptions } from './namespace/index.js';
 import { createServiceAccountController, createTokensController, type TokensControllerOptions } from './serviceaccount/index.js';
 import { createReplicaSetController } from './replicaset/index.js';
+import { createReplicationControllerController } from './replicationcontroller/index.js';
 import { createDeploymentController } from './deployment/index.js';
 import { createRootCACertPublisher } from './rootcacertpublisher/index.js';
 import { controllerIdentity } from './identity/policy.js';
@@ -31,6 +32,7 @@ export const CONTROLLER_NAMES = {
   csrSigning: 'certificatesigningrequest-signing-controller',
   csrCleaner: 'certificatesigningrequest-cleaner-controller',
   rootCACertPublisher: 'root-ca-certificate-publisher-controller',
+  replicationController: 'replicationcontroller-controller',
 } as const;
 
 /** Every controller this manager knows, by canonical name. */
@@ -42,6 +44,7 @@ export const KNOWN_CONTROLLERS: readonly string[] = [
   CONTROLLER_NAMES.garbageCollector,
   CONTROLLER_NAMES.namespace,
   CONTROLLER_NAMES.replicaSet,
+  CONTROLLER_NAMES.replicationController,
   CONTROLLER_NAMES.rootCACertPublisher,
   CONTROLLER_NAMES.serviceAccount,
   CONTROLLER_NAMES.serviceAccountToken,
@@ -59,6 +62,7 @@ export const CONTROLLER_ALIASES: Readonly<Record<string, string>> = {
   csrsigning: CONTROLLER_NAMES.csrSigning,
   csrcleaner: CONTROLLER_NAMES.csrCleaner,
   'root-ca-cert-publisher': CONTROLLER_NAMES.rootCACertPublisher,
+  replicationcontroller: CONTROLLER_NAMES.replicationController,
 };
 
 /** The Lease kube-controller-manager elects its leader with. */
@@ -233,6 +237,7 @@ export async function startControllerManager(options: ControllerManagerOptions):
     [CONTROLLER_NAMES.garbageCollector]: (m) => m.add(createGarbageCollector({ ...options.garbageCollector, manager: m })),
     [CONTROLLER_NAMES.replicaSet]: (m) => createReplicaSetController(m),
     [CONTROLLER_NAMES.deployment]: (m) => createDeploymentController(m),
+    [CONTROLLER_NAMES.replicationController]: (m) => createReplicationControllerController(m),
     [CONTROLLER_NAMES.clusterRoleAggregation]: (m) => createClusterRoleAggregationController({ manager: m }),
     [CONTROLLER_NAMES.csrCleaner]: (m) => createCsrCleanerController({ manager: m }),
     ...(options.rootCA !== undefined ? { [CONTROLLER_NAMES.rootCACertPublisher]: (m: Manager) => createRootCACertPublisher({ manager: m, rootCA: options.rootCA! }) } : {}),
