@@ -2,7 +2,7 @@ import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { request } from 'node:https';
 import { stringify } from 'yaml';
-import type { RawRequest, RawResponse, Transport, UserInfo } from '@kplane/api';
+import type { KubeObject, RawRequest, RawResponse, Transport, UserInfo } from '@kplane/api';
 import { createBackend, type Backend } from '@kplane/storage';
 import {
   createApiServer,
@@ -305,7 +305,7 @@ async function ownerOnly(pkiDir: string): Promise<void> {
 
 /**
  * Starts the scheduler and simulated kubelet for `options.nodes` nodes on the in-process
- * transport (none for 0); the API server reads their containers' logs directly.
+ * transport (none for 0); the API server reads their containers' logs and resource usage directly.
  */
 async function startNodes(apiServer: ApiServer, options: ControlPlaneOptions, stop: () => Promise<void>): Promise<Simulation | undefined> {
   if (!options.nodes) return undefined;
@@ -323,6 +323,7 @@ async function startNodes(apiServer: ApiServer, options: ControlPlaneOptions, st
       config: options.kubeletConfig,
     });
     apiServer.nodes.register(sim.kubelet.nodeNames, sim.kubelet.logs);
+    apiServer.metrics.register({ metrics: () => sim.kubelet.metrics() as unknown as { nodes: KubeObject[]; pods: KubeObject[] } });
     return sim;
   } catch (err) {
     await stop();

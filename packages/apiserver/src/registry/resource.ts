@@ -192,6 +192,11 @@ export interface ResourceType {
    * written in storage and no watch cache is kept. Made by `reviewResource` (server/reviews.ts).
    */
   review?(obj: KubeObject, ctx: ReviewContext): Promise<KubeObject> | KubeObject;
+  /**
+   * A read-only, never-stored resource (metrics.k8s.io): GET of the collection lists these
+   * objects (by namespace and label selector), GET of a name finds one; no watch cache is kept.
+   */
+  read?(): KubeObject[];
 }
 
 /** What a review resource learns of the request that creates it. */
