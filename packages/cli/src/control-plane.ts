@@ -70,6 +70,8 @@ export interface ControlPlaneOptions {
    * 0 picks a free one). When the port is taken, the controllers run without it (a warning on stderr).
    */
   controllerManagerPort?: number;
+  /** How often the horizontal-pod-autoscaler controller syncs each HPA (default 15 s, --horizontal-pod-autoscaler-sync-period). */
+  hpaSyncPeriodMs?: number;
   /**
    * Each controller acts as its own ServiceAccount `kube-system/<name>-controller` bound to its
    * least-privilege ClusterRole (kube-controller-manager's --use-service-account-credentials;
@@ -344,10 +346,10 @@ async function startControllers(
   const client: Client = createClient({ transport });
   const serviceAccountClients = options.useServiceAccountCredentials === false ? undefined : inProcessServiceAccountClients(transport);
   try {
-    return await startControllerManager({ client, serving, serviceAccountClients, serviceAccountTokens, clusterSigning, rootCA });
+    return await startControllerManager({ client, serving, serviceAccountClients, serviceAccountTokens, clusterSigning, rootCA, horizontalPodAutoscaler: { syncPeriodMs: options.hpaSyncPeriodMs } });
   } catch (err) {
     if (!serving || (err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
     process.stderr.write(`kplane controller-manager: port ${serving.port} is in use; running without /metrics and /healthz\n`);
-    return startControllerManager({ client, serviceAccountClients, serviceAccountTokens, clusterSigning, rootCA });
+    return startControllerManager({ client, serviceAccountClients, serviceAccountTokens, clusterSigning, rootCA, horizontalPodAutoscaler: { syncPeriodMs: options.hpaSyncPeriodMs } });
   }
 }

@@ -31,3 +31,4 @@ export * from './identity/reconcile.js';
 export * from './identity/token-clients.js';
 export * from './certificates/index.js';
 export * from './replicationcontroller/index.js';
+export * from './podautoscaler/index.js';

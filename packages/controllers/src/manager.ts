@@ -12,6 +12,7 @@ import { createNamespaceController, type NamespaceControllerOptions } from './na
 import { createServiceAccountController, createTokensController, type TokensControllerOptions } from './serviceaccount/index.js';
 import { createReplicaSetController } from './replicaset/index.js';
 import { createReplicationControllerController } from './replicationcontroller/index.js';
+import { createHorizontalPodAutoscalerController, type HorizontalPodAutoscalerControllerOptions } from './podautoscaler/index.js';
 import { createDeploymentController } from './deployment/index.js';
 import { createRootCACertPublisher } from './rootcacertpublisher/index.js';
 import { controllerIdentity } from './identity/policy.js';
@@ -33,6 +34,7 @@ export const CONTROLLER_NAMES = {
   csrCleaner: 'certificatesigningrequest-cleaner-controller',
   rootCACertPublisher: 'root-ca-certificate-publisher-controller',
   replicationController: 'replicationcontroller-controller',
+  horizontalPodAutoscaler: 'horizontal-pod-autoscaler-controller',
 } as const;
 
 /** Every controller this manager knows, by canonical name. */
@@ -42,6 +44,7 @@ export const KNOWN_CONTROLLERS: readonly string[] = [
   CONTROLLER_NAMES.clusterRoleAggregation,
   CONTROLLER_NAMES.deployment,
   CONTROLLER_NAMES.garbageCollector,
+  CONTROLLER_NAMES.horizontalPodAutoscaler,
   CONTROLLER_NAMES.namespace,
   CONTROLLER_NAMES.replicaSet,
   CONTROLLER_NAMES.replicationController,
@@ -63,6 +66,7 @@ export const CONTROLLER_ALIASES: Readonly<Record<string, string>> = {
   csrcleaner: CONTROLLER_NAMES.csrCleaner,
   'root-ca-cert-publisher': CONTROLLER_NAMES.rootCACertPublisher,
   replicationcontroller: CONTROLLER_NAMES.replicationController,
+  horizontalpodautoscaling: CONTROLLER_NAMES.horizontalPodAutoscaler,
 };
 
 /** The Lease kube-controller-manager elects its leader with. */
@@ -139,6 +143,8 @@ export interface ControllerManagerOptions {
   clock?: Clock;
   /** Tuning of the namespace controller. */
   namespaceController?: Omit<NamespaceControllerOptions, 'manager'>;
+  /** Tuning of the horizontal-pod-autoscaler controller (its sync period: --horizontal-pod-autoscaler-sync-period). */
+  horizontalPodAutoscaler?: Pick<HorizontalPodAutoscalerControllerOptions, 'syncPeriodMs' | 'tolerance'>;
   /** Tuning of the garbage collector. */
   garbageCollector?: Omit<GarbageCollectorOptions, 'manager' | 'client' | 'clock' | 'metrics'>;
   /**
@@ -238,6 +244,7 @@ export async function startControllerManager(options: ControllerManagerOptions):
     [CONTROLLER_NAMES.replicaSet]: (m) => createReplicaSetController(m),
     [CONTROLLER_NAMES.deployment]: (m) => createDeploymentController(m),
     [CONTROLLER_NAMES.replicationController]: (m) => createReplicationControllerController(m),
+    [CONTROLLER_NAMES.horizontalPodAutoscaler]: (m) => createHorizontalPodAutoscalerController(m, options.horizontalPodAutoscaler),
     [CONTROLLER_NAMES.clusterRoleAggregation]: (m) => createClusterRoleAggregationController({ manager: m }),
     [CONTROLLER_NAMES.csrCleaner]: (m) => createCsrCleanerController({ manager: m }),
     ...(options.rootCA !== undefined ? { [CONTROLLER_NAMES.rootCACertPublisher]: (m: Manager) => createRootCACertPublisher({ manager: m, rootCA: options.rootCA! }) } : {}),
