@@ -27,7 +27,9 @@
  * (merge patches of the 0.9 MiB ConfigMap in the safety case, default 400; 0 skips the case),
  * --safety-watchers N (idle watchers, default 1000), --safety-compaction-interval N (seconds
  * between the safety server's own compactions, default 2), --fuzz N (fuzzed requests of the long fuzz
- * run, default 200000; 0 skips it), --fuzz-seed N (default: random, printed).
+ * run, default 200000; 0 skips it), --fuzz-seed N (default: random, printed), --statefulset N
+ * (replicas of the StatefulSet case and of its Deployment, default 500; 0 skips it), --job N (completions of the Job case,
+ * parallelism N/10, default 1000; 0 skips it).
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -44,11 +46,13 @@ import { benchStartup, formatStartup } from './startup-bench.js';
 import { benchCustomResources, formatCustomResources, type CrdBenchResult } from './crd-bench.js';
 import { formatGarbageCollector, garbageCollectorInChild } from './gc-bench.js';
 import { deploymentInChild } from './deployment-child.js';
+import { formatStatefulSetCase, statefulSetCaseInChildren, type StatefulSetCase } from './statefulset-bench.js';
 import { formatPods, podsReadyInChild, type PodsRows } from './pods-bench.js';
 import { formatWorkqueue, type WorkqueueRow } from './workqueue-bench.js';
 import { formatAuthorization, type AuthzRow } from './authz-bench.js';
 import { benchSafety, formatSafety, type SafetyBenchResult } from './safety-bench.js';
 import type { FuzzRunResult } from './probe-fuzz.js';
+import { formatJob, jobInChild } from './job-bench.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -76,6 +80,8 @@ const { values: flags } = parseArgs({
     'safety-compaction-interval': { type: 'string', default: '2' },
     fuzz: { type: 'string', default: '200000' },
     'fuzz-seed': { type: 'string', default: '' },
+    statefulset: { type: 'string', default: '500' },
+    job: { type: 'string', default: '1000' },
   },
 });
 const rounds = Math.max(1, Number(flags.rounds));
@@ -96,6 +102,7 @@ const safetyPatches = Number(flags['safety-patches']);
 const safetyWatchers = Number(flags['safety-watchers']);
 const safetyCompactionMs = Number(flags['safety-compaction-interval']) * 1000;
 const fuzzRequests = Number(flags.fuzz);
+const jobCompletions = Number(flags.job);
 
 /** Targets of the extra cases: kplane's informer at most half of client-node's memory and twice its speed; 1M workqueue ops/s. */
 const INFORMER_TARGETS = { maxMemoryRatio: 0.5, minSpeedup: 2 };
@@ -295,6 +302,13 @@ async function main(): Promise<void> {
       console.log(`Deployment: 0 -> ${deploymentReplicas} replicas (at most ${deploymentTimeoutMs / 1000} s) ...`);
       pods.deployment = await deploymentInChild(deploymentReplicas, { storage: podsStorage, timeoutMs: deploymentTimeoutMs });
     }
+    const statefulSetReplicas = Number(flags.statefulset);
+    let statefulSet: StatefulSetCase | undefined;
+    if (statefulSetReplicas > 0) {
+      console.log(`StatefulSet (OrderedReady) and Deployment: 0 -> ${statefulSetReplicas} replicas ...`);
+      statefulSet = await statefulSetCaseInChildren(statefulSetReplicas, podsStorage);
+    }
+    const job = jobCompletions > 0 ? (console.log(`Job: ${jobCompletions} completions, parallelism ${Math.max(1, Math.round(jobCompletions / 10))} ...`), await jobInChild(jobCompletions, Math.max(1, Math.round(jobCompletions / 10)))) : undefined;
     let safety: SafetyBenchResult | undefined;
     if (safetyPatches > 0) {
       console.log(`safety: ${safetyPatches} patches of a 0.9 MiB ConfigMap, ${safetyWatchers} idle and 10 stalled watchers ...`);
@@ -346,6 +360,14 @@ async function main(): Promise<void> {
     if (pods.rate || pods.ramp || pods.deployment) {
       console.log(`\nPods Ready: each run in a fresh process on startControlPlane({ storage: '${podsStorage}', listen: false }), 3 simulated nodes, containers start at once\n`);
       console.log(formatPods(pods, PODS_TARGETS));
+    }
+    if (job) {
+      console.log(`\nJob: in a fresh process on startControlPlane({ storage: 'memory', listen: false }), 3 simulated nodes, containers start and exit at once; a Deployment of as many replicas scaled from 0 first, on the same control plane, is the baseline\n`);
+      console.log(formatJob(job));
+    }
+    if (statefulSet) {
+      console.log(`\nStatefulSet: ${statefulSetReplicas} replicas, OrderedReady, against a Deployment of ${statefulSetReplicas}, each in a fresh process on startControlPlane({ storage: '${podsStorage}', listen: false }), 3 simulated nodes, containers start at once\n`);
+      console.log(formatStatefulSetCase(statefulSet));
     }
     if (safety) {
       console.log(

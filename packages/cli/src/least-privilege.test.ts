@@ -20,7 +20,7 @@ import {
   type PolicyRule,
 } from '@kplane/controllers';
 import { NODE_RULES, nodeUser, SCHEDULER_RULES, SCHEDULER_USER, simulationPolicy, startSimulation, type Simulation } from '@kplane/kubelet';
-import { Deployments, Namespaces, Pods, ReplicaSets, ServiceAccounts } from '@kplane/runtime';
+import { CronJobs, Deployments, Jobs, Namespaces, Pods, ReplicaSets, ServiceAccounts, StatefulSets } from '@kplane/runtime';
 import { startTestKplane, type TestKplane } from '@kplane/runtime/testing';
 
 const r = (verbs: string[], apiGroups: string[], resources: string[], resourceNames?: string[]): PolicyRule => ({ verbs, apiGroups, resources, ...(resourceNames ? { resourceNames } : {}) });
@@ -130,7 +130,10 @@ after(async () => {
 });
 
 /** The accounts of the controllers the scenario below exercises. */
-const EXERCISED = ['deployment-controller', 'generic-garbage-collector', 'namespace-controller', 'replicaset-controller', 'service-account-controller'];
+const EXERCISED = [
+  'cronjob-controller', 'deployment-controller', 'generic-garbage-collector', 'job-controller', 'namespace-controller', 'replicaset-controller',
+  'ttl-after-finished-controller', 'service-account-controller', 'statefulset-controller',
+];
 
 it('creates the ServiceAccounts, ClusterRoles and bindings of the controllers it runs', async () => {
   const sas = (await kp.client.resource(ServiceAccounts).list({ namespace: 'kube-system' })).items.map((s) => s.metadata!.name!);
@@ -144,6 +147,29 @@ it('creates the ServiceAccounts, ClusterRoles and bindings of the controllers it
     assert.deepEqual((binding as unknown as { subjects: unknown }).subjects, [{ kind: 'ServiceAccount', apiGroup: '', name: id.account, namespace: 'kube-system' }]);
   }
   assert.ok(sas.every((n) => !n.endsWith('controller') || CONTROLLER_IDENTITIES.some((i) => i.account === n)));
+});
+
+// Its requests are checked with everyone else's by the next test.
+it('runs a Job to completion, removed by its TTL', async () => {
+  const c = kp.client;
+  const spec = { completions: 2, ttlSecondsAfterFinished: 0, template: { metadata: { annotations: { 'kplane.io/run-ms': '50' } }, spec: { restartPolicy: 'Never' as const, containers: [{ name: 'main', image: 'busybox' }] } } };
+  await c.resource(Jobs).create({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'tache' }, spec }, { namespace: 'default' });
+  await until('the Job to be removed', async () => (await c.resource(Jobs).list({ namespace: 'default' })).items.length === 0);
+  await until('its pods to go', async () => (await c.resource(Pods).list({ namespace: 'default', labelSelector: 'batch.kubernetes.io/job-name=tache' })).items.length === 0);
+});
+
+// Its requests are checked with everyone else's by the next test.
+it('runs a CronJob whose last start time was missed; its finished Job goes past the history limit', async () => {
+  const c = kp.client;
+  const template = { spec: { template: { metadata: { annotations: { 'kplane.io/run-ms': '50' } }, spec: { restartPolicy: 'Never' as const, containers: [{ name: 'main', image: 'busybox' }] } } } };
+  await c.resource(CronJobs).create({ apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name: 'horaire' }, spec: { schedule: '* * * * *', successfulJobsHistoryLimit: 0, jobTemplate: template } }, { namespace: 'default' });
+  // A start time two minutes back is overdue: the controller runs it now rather than at the next minute.
+  const cj = await c.resource(CronJobs).get('horaire', { namespace: 'default' });
+  cj.status = { lastScheduleTime: new Date(Date.now() - 120_000).toISOString().replace(/\.\d{3}Z$/, 'Z') };
+  await c.resource(CronJobs).updateStatus(cj, { namespace: 'default' });
+  await until('a successful run', async () => (await c.resource(CronJobs).get('horaire', { namespace: 'default' })).status?.lastSuccessfulTime !== undefined);
+  await until('its Job to be deleted', async () => (await c.resource(Jobs).list({ namespace: 'default' })).items.every((j) => j.status?.succeeded !== 1));
+  await c.resource(CronJobs).delete('horaire', { namespace: 'default' });
 });
 
 it('runs a Deployment to Ready pods, deletes it and its namespace, each component within its role', async () => {
@@ -160,6 +186,20 @@ it('runs a Deployment to Ready pods, deletes it and its namespace, each componen
   await until('the rollout', async () => {
     const d = await c.resource(Deployments).get('vitrine', { namespace: 'moindre' });
     return d.status?.updatedReplicas === 1 && d.status?.replicas === 1 && d.status?.availableReplicas === 1;
+  });
+  // A StatefulSet with a claim the set owns (whenDeleted Delete), rolled to a second template and scaled down.
+  const sts = c.resource(StatefulSets);
+  const claim = { metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce' as const], resources: { requests: { storage: '1Gi' } } } };
+  const retention = { whenDeleted: 'Delete' as const, whenScaled: 'Delete' as const };
+  await sts.create(
+    { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'rayon' }, spec: { replicas: 2, serviceName: 'rayon', selector: { matchLabels: { app: 'rayon' } }, template: { metadata: { labels: { app: 'rayon' } }, spec: { containers: [{ name: 'web', image: 'nginx' }] } }, volumeClaimTemplates: [claim], persistentVolumeClaimRetentionPolicy: retention } },
+    { namespace: 'moindre' },
+  );
+  await until('2 ready set replicas', async () => (await sts.get('rayon', { namespace: 'moindre' })).status?.readyReplicas === 2);
+  await sts.patch('rayon', { spec: { replicas: 1, template: { metadata: { labels: { app: 'rayon', v: '2' } } } } }, 'merge', { namespace: 'moindre' });
+  await until('the set rollout', async () => {
+    const s = (await sts.get('rayon', { namespace: 'moindre' })).status;
+    return s?.replicas === 1 && s.updatedReplicas === 1 && s.readyReplicas === 1 && s.currentRevision === s.updateRevision;
   });
   await c.resource(Deployments).delete('vitrine', { namespace: 'moindre' });
   await until('the garbage collector', async () => (await c.resource(ReplicaSets).list({ namespace: 'moindre' })).items.length === 0);

@@ -14,11 +14,15 @@ import { createReplicaSetController } from './replicaset/index.js';
 import { createReplicationControllerController } from './replicationcontroller/index.js';
 import { createHorizontalPodAutoscalerController, type HorizontalPodAutoscalerControllerOptions } from './podautoscaler/index.js';
 import { createDeploymentController } from './deployment/index.js';
+import { createStatefulSetController } from './statefulset/index.js';
 import { createRootCACertPublisher } from './rootcacertpublisher/index.js';
+import { createJobController } from './job/index.js';
+import { createTtlAfterFinishedController } from './ttlafterfinished/index.js';
 import { controllerIdentity } from './identity/policy.js';
 import { ensureControllerIdentity, type ServiceAccountClientFactory } from './identity/reconcile.js';
 import { createClusterRoleAggregationController } from './clusterrole-aggregation/index.js';
 import { createCsrCleanerController, createCsrSigningController } from './certificates/index.js';
+import { createCronJobController } from './cronjob/index.js';
 import type { SigningCa } from './certificates/sign.js';
 
 /** Canonical controller names, as kube-controller-manager names them. */
@@ -29,12 +33,16 @@ export const CONTROLLER_NAMES = {
   serviceAccountToken: 'serviceaccount-token-controller',
   replicaSet: 'replicaset-controller',
   deployment: 'deployment-controller',
+  statefulSet: 'statefulset-controller',
   clusterRoleAggregation: 'clusterrole-aggregation-controller',
   csrSigning: 'certificatesigningrequest-signing-controller',
   csrCleaner: 'certificatesigningrequest-cleaner-controller',
   rootCACertPublisher: 'root-ca-certificate-publisher-controller',
   replicationController: 'replicationcontroller-controller',
   horizontalPodAutoscaler: 'horizontal-pod-autoscaler-controller',
+  job: 'job-controller',
+  ttlAfterFinished: 'ttl-after-finished-controller',
+  cronJob: 'cronjob-controller',
 } as const;
 
 /** Every controller this manager knows, by canonical name. */
@@ -42,15 +50,19 @@ export const KNOWN_CONTROLLERS: readonly string[] = [
   CONTROLLER_NAMES.csrCleaner,
   CONTROLLER_NAMES.csrSigning,
   CONTROLLER_NAMES.clusterRoleAggregation,
+  CONTROLLER_NAMES.cronJob,
   CONTROLLER_NAMES.deployment,
   CONTROLLER_NAMES.garbageCollector,
   CONTROLLER_NAMES.horizontalPodAutoscaler,
+  CONTROLLER_NAMES.job,
   CONTROLLER_NAMES.namespace,
   CONTROLLER_NAMES.replicaSet,
   CONTROLLER_NAMES.replicationController,
   CONTROLLER_NAMES.rootCACertPublisher,
   CONTROLLER_NAMES.serviceAccount,
   CONTROLLER_NAMES.serviceAccountToken,
+  CONTROLLER_NAMES.statefulSet,
+  CONTROLLER_NAMES.ttlAfterFinished,
 ];
 
 /** The older names --controllers also accepts, mapped to canonical names. */
@@ -61,12 +73,16 @@ export const CONTROLLER_ALIASES: Readonly<Record<string, string>> = {
   'serviceaccount-token': CONTROLLER_NAMES.serviceAccountToken,
   replicaset: CONTROLLER_NAMES.replicaSet,
   deployment: CONTROLLER_NAMES.deployment,
+  statefulset: CONTROLLER_NAMES.statefulSet,
   'clusterrole-aggregation': CONTROLLER_NAMES.clusterRoleAggregation,
   csrsigning: CONTROLLER_NAMES.csrSigning,
   csrcleaner: CONTROLLER_NAMES.csrCleaner,
   'root-ca-cert-publisher': CONTROLLER_NAMES.rootCACertPublisher,
   replicationcontroller: CONTROLLER_NAMES.replicationController,
   horizontalpodautoscaling: CONTROLLER_NAMES.horizontalPodAutoscaler,
+  job: CONTROLLER_NAMES.job,
+  'ttl-after-finished': CONTROLLER_NAMES.ttlAfterFinished,
+  cronjob: CONTROLLER_NAMES.cronJob,
 };
 
 /** The Lease kube-controller-manager elects its leader with. */
@@ -245,8 +261,12 @@ export async function startControllerManager(options: ControllerManagerOptions):
     [CONTROLLER_NAMES.deployment]: (m) => createDeploymentController(m),
     [CONTROLLER_NAMES.replicationController]: (m) => createReplicationControllerController(m),
     [CONTROLLER_NAMES.horizontalPodAutoscaler]: (m) => createHorizontalPodAutoscalerController(m, options.horizontalPodAutoscaler),
+    [CONTROLLER_NAMES.job]: (m) => createJobController(m),
+    [CONTROLLER_NAMES.ttlAfterFinished]: (m) => createTtlAfterFinishedController(m),
+    [CONTROLLER_NAMES.statefulSet]: (m) => createStatefulSetController(m),
     [CONTROLLER_NAMES.clusterRoleAggregation]: (m) => createClusterRoleAggregationController({ manager: m }),
     [CONTROLLER_NAMES.csrCleaner]: (m) => createCsrCleanerController({ manager: m }),
+    [CONTROLLER_NAMES.cronJob]: (m) => createCronJobController(m),
     ...(options.rootCA !== undefined ? { [CONTROLLER_NAMES.rootCACertPublisher]: (m: Manager) => createRootCACertPublisher({ manager: m, rootCA: options.rootCA! }) } : {}),
   };
   const signing = options.clusterSigning;

@@ -119,6 +119,65 @@ export const DESCRIPTIONS: Descriptions = {
       revision: 'The revision this snapshot records (increasing).',
     },
   },
+  'io.k8s.api.apps.v1.StatefulSet': {
+    type: 'Runs pods with stable identities: ordinal names, stable hostnames and their own volume claims.',
+    fields: {
+      spec: 'Desired behavior of the StatefulSet.',
+      status: 'Most recently observed status of the StatefulSet. Read-only.',
+    },
+  },
+  'io.k8s.api.apps.v1.StatefulSetSpec': {
+    type: 'Desired behavior of a StatefulSet.',
+    fields: {
+      minReadySeconds: 'Seconds a new pod must be ready before it counts as available (default 0).',
+      ordinals: 'Where the replicas\' ordinals start.',
+      persistentVolumeClaimRetentionPolicy: 'What happens to the claims made from volumeClaimTemplates when the set is deleted or scaled down.',
+      podManagementPolicy: 'OrderedReady (default): one pod at a time, in order; Parallel: all at once.',
+      replicas: 'Desired number of pods (default 1).',
+      revisionHistoryLimit: 'Old ControllerRevisions to keep (default 10).',
+      selector: 'Label query over the pods the set owns; must match the template labels.',
+      serviceName: 'The headless service giving the pods their DNS names.',
+      template: 'The pods to create; each gets a unique ordinal identity.',
+      updateStrategy: 'How pods are replaced when the template changes.',
+      volumeClaimTemplates: 'Claims each pod gets, named <claim>-<set>-<ordinal>.',
+    },
+  },
+  'io.k8s.api.apps.v1.StatefulSetStatus': {
+    type: 'Most recently observed state of a StatefulSet.',
+    fields: {
+      availableReplicas: 'Pods ready for at least minReadySeconds.',
+      collisionCount: 'Hash collisions met while naming ControllerRevisions.',
+      conditions: 'Latest observations of the set.',
+      currentReplicas: 'Pods running the current revision.',
+      currentRevision: 'The revision of the pods below the update partition.',
+      observedGeneration: 'The generation the controller last observed.',
+      readyReplicas: 'Pods with a Ready condition.',
+      replicas: 'Pods the controller created.',
+      updateRevision: 'The revision the set is updating to.',
+      updatedReplicas: 'Pods running the update revision.',
+    },
+  },
+  'io.k8s.api.apps.v1.StatefulSetUpdateStrategy': {
+    type: 'How a StatefulSet replaces pods.',
+    fields: {
+      rollingUpdate: 'Parameters of a RollingUpdate.',
+      type: 'RollingUpdate (default) or OnDelete.',
+    },
+  },
+  'io.k8s.api.apps.v1.RollingUpdateStatefulSetStrategy': {
+    type: 'Parameters of a StatefulSet rolling update.',
+    fields: {
+      maxUnavailable: 'Most pods unavailable during the update (a number or a percentage).',
+      partition: 'Pods with an ordinal at or above it are updated; the others keep the current revision.',
+    },
+  },
+  'io.k8s.api.core.v1.PersistentVolumeClaim': {
+    type: 'A request for storage by a user.',
+    fields: {
+      spec: 'The storage asked for.',
+      status: 'The current state of the claim. Read-only.',
+    },
+  },
   'io.k8s.api.apps.v1.ReplicaSet': {
     type: 'Keeps a number of identical pods running.',
     fields: {
@@ -161,6 +220,50 @@ export const DESCRIPTIONS: Descriptions = {
     fields: {
       maxSurge: 'How many pods may be created above the desired count, as a number or a percentage. Defaults to 25%.',
       maxUnavailable: 'How many pods may be unavailable during the update, as a number or a percentage. Defaults to 25%.',
+    },
+  },
+  'io.k8s.api.batch.v1.Job': {
+    type: 'Runs pods until a number of them succeed.',
+    fields: {
+      spec: 'Desired behavior of the Job.',
+      status: 'Most recently observed status of the Job. Read-only.',
+    },
+  },
+  'io.k8s.api.batch.v1.JobSpec': {
+    type: 'Desired state of a Job.',
+    fields: {
+      activeDeadlineSeconds: 'Seconds the Job may stay active (from its start) before its pods are stopped and it fails with DeadlineExceeded.',
+      backoffLimit: 'Pod failures allowed before the Job fails. Defaults to 6.',
+      backoffLimitPerIndex: 'Pod failures allowed per index of an Indexed Job before that index fails.',
+      completionMode: 'NonIndexed (default): any completions count; Indexed: each index from 0 to completions-1 must succeed once.',
+      completions: 'Successful pods needed for the Job to complete; unset: the first success completes it once all pods end.',
+      managedBy: 'The controller that manages this Job; the built-in one when unset.',
+      manualSelector: 'Use the given selector instead of the generated one. Defaults to false.',
+      maxFailedIndexes: 'Failed indexes allowed before the Job fails (with backoffLimitPerIndex).',
+      parallelism: 'Most pods running at once. Defaults to 1.',
+      podFailurePolicy: 'Rules deciding what a pod failure does: fail the Job, fail the index, ignore it or count it.',
+      podReplacementPolicy: 'When a replacement pod is created: TerminatingOrFailed or Failed (once the old pod is fully terminated).',
+      selector: 'Label query over the Job\'s pods; generated unless manualSelector is true.',
+      successPolicy: 'Rules that declare an Indexed Job succeeded before all indexes succeed.',
+      suspend: 'While true no pods are created and running ones are deleted. Defaults to false.',
+      template: 'The pods the Job runs.',
+      ttlSecondsAfterFinished: 'Seconds after the Job finishes before it is deleted.',
+    },
+  },
+  'io.k8s.api.batch.v1.JobStatus': {
+    type: 'Observed state of a Job.',
+    fields: {
+      active: 'Pending or running pods.',
+      completedIndexes: 'Succeeded indexes of an Indexed Job, as intervals ("1,3-5").',
+      completionTime: 'When the Job completed.',
+      conditions: 'Latest observations: Complete, Failed, Suspended, FailureTarget, SuccessCriteriaMet.',
+      failed: 'Pods that reached phase Failed.',
+      failedIndexes: 'Failed indexes of an Indexed Job (with backoffLimitPerIndex), as intervals.',
+      ready: 'Active pods with a Ready condition.',
+      startTime: 'When the controller started working on the Job (reset when a suspended Job resumes).',
+      succeeded: 'Pods that reached phase Succeeded.',
+      terminating: 'Pods being deleted (not yet Succeeded or Failed).',
+      uncountedTerminatedPods: 'Finished pods counted in neither succeeded nor failed yet, whose tracking finalizer is being removed.',
     },
   },
   'io.k8s.api.authentication.v1.BoundObjectReference': {
@@ -270,6 +373,41 @@ export const DESCRIPTIONS: Descriptions = {
     fields: {
       replicas: 'The observed number of instances.',
       selector: 'The label query over the scaled pods, in string form.',
+    },
+  },
+  'io.k8s.api.batch.v1.CronJob': {
+    type: 'Runs a Job on a schedule, written in cron syntax.',
+    fields: {
+      spec: 'The schedule and the Job to run.',
+      status: 'The Jobs running now and when the last one was started.',
+    },
+  },
+  'io.k8s.api.batch.v1.CronJobSpec': {
+    type: 'When and how a CronJob runs its Jobs.',
+    fields: {
+      concurrencyPolicy: 'What to do when a run is due while an earlier one still runs: Allow (run both, the default), Forbid (skip the new one) or Replace (delete the running one first).',
+      failedJobsHistoryLimit: 'How many failed Jobs to keep (default 1).',
+      jobTemplate: 'The Job created at each scheduled time.',
+      schedule: 'When to run, in cron syntax: five fields (minute hour day-of-month month day-of-week) or @hourly, @daily, @weekly, @monthly, @yearly, @every <duration>.',
+      startingDeadlineSeconds: 'A run that could not start within this many seconds of its scheduled time is skipped and counted as missed.',
+      successfulJobsHistoryLimit: 'How many successful Jobs to keep (default 3).',
+      suspend: 'When true, no new run starts; running Jobs are left alone (default false).',
+      timeZone: 'The IANA time zone the schedule is read in (e.g. Europe/Paris); absent: the controller manager\'s zone (UTC in kplane).',
+    },
+  },
+  'io.k8s.api.batch.v1.CronJobStatus': {
+    type: 'What a CronJob has run.',
+    fields: {
+      active: 'References to the Jobs running now.',
+      lastScheduleTime: 'The scheduled time of the last Job started.',
+      lastSuccessfulTime: 'When the last successful Job completed.',
+    },
+  },
+  'io.k8s.api.batch.v1.JobTemplateSpec': {
+    type: 'The Job a CronJob creates: its metadata and spec.',
+    fields: {
+      metadata: 'Labels and annotations copied to each Job.',
+      spec: 'The spec of each Job.',
     },
   },
   'io.k8s.api.certificates.v1.CertificateSigningRequest': {

@@ -12,16 +12,20 @@ import { hpaV1Resource, hpaV2Resource } from './autoscaling.js';
 import { certificateSigningRequestResource } from './certificates.js';
 import { configMapResource, secretResource } from './config.js';
 import { controllerRevisionResource } from './controllerrevision.js';
+import { cronJobResource } from './cronjob.js';
 import { crdResource } from './crd.js';
 import { eventResource, eventsV1Resource } from './events.js';
 import { ingressResource } from './ingress.js';
+import { jobResource } from './job.js';
 import { leaseResource } from './lease.js';
 import { namespaceResource } from './namespace.js';
 import { nodeResource, serviceAccountResource } from './node.js';
+import { persistentVolumeClaimResource } from './persistentvolumeclaim.js';
 import { podResource } from './pod.js';
 import { podTemplateResource, replicationControllerResource } from './replicationcontroller.js';
 import { rbacResources } from './rbac.js';
 import { endpointsResource, serviceResource } from './service.js';
+import { statefulSetResource } from './statefulset.js';
 
 /** Every built-in resource, core group first, in the order discovery lists them. */
 export function builtinResources(): ResourceType[] {
@@ -31,6 +35,7 @@ export function builtinResources(): ResourceType[] {
     eventResource(),
     namespaceResource(),
     nodeResource(),
+    persistentVolumeClaimResource(),
     podResource(),
     podTemplateResource(),
     replicationControllerResource(),
@@ -39,11 +44,14 @@ export function builtinResources(): ResourceType[] {
     serviceResource(),
     deploymentResource(),
     replicaSetResource(),
+    statefulSetResource(),
     controllerRevisionResource(),
     hpaV2Resource(),
     hpaV1Resource(),
+    jobResource(),
     leaseResource(),
     eventsV1Resource(),
+    cronJobResource(),
     ingressResource(),
     crdResource(),
     ...rbacResources(),
@@ -84,3 +92,4 @@ export { coreToEventsV1, eventsV1ToCore } from './events.js';
 export { formatHpaMetrics, hpaV1ToV2, hpaV2ToV1 } from './autoscaling.js';
 export { defaultPodSpec, podQOSClass } from './pod-defaults.js';
 export { validatePodSpec } from './pod-validation.js';
+export { JOB_CONTROLLER_UID_LABEL, JOB_NAME_LABEL, defaultJob, generateJobSelector, jobCompletionsCell, jobDurationCell, jobStatusCell, validateJobSpec } from './job.js';

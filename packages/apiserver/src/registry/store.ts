@@ -442,10 +442,11 @@ export class Store {
     if (m.managedFields?.length === 0) delete m.managedFields;
     this.type.strategy.admit?.(obj, undefined, opts.user, this.deps.context);
     const req: WriteRequest = { user: opts.user, subresource: '', now: this.deps.now(), authorizer: opts.authorizer ?? this.deps.context.policy };
+    // The uid exists before admission and validation, as kube's BeforeCreate fills it (a Job's selector is made from it).
+    m.uid = randomUUID();
     this.type.strategy.admitCreate?.(obj, req);
     this.validate(obj, undefined, opts.warnings, req);
     if (this.type.namespaced && this.deps.checkNamespace) await this.deps.checkNamespace(m.namespace!, this.type.group, this.type.resource, m.name!);
-    m.uid = randomUUID();
     m.creationTimestamp = rfc3339(this.deps.now());
     if (this.tracksGeneration(obj)) m.generation = 1;
     const key = this.key(m.namespace, m.name!);

@@ -71,6 +71,18 @@ export const CONTROLLER_IDENTITIES: readonly ControllerIdentity[] = [
     rules: [rule(['escalate', 'get', 'list', 'watch', 'update', 'patch'], ['rbac.authorization.k8s.io'], ['clusterroles'])],
   },
   {
+    controller: 'cronjob-controller',
+    account: 'cronjob-controller',
+    rules: [
+      rule(['get', 'list', 'watch', 'update'], ['batch'], ['cronjobs']),
+      rule(['get', 'list', 'watch', 'create', 'update', 'delete', 'patch'], ['batch'], ['jobs']),
+      rule(['update'], ['batch'], ['cronjobs/status']),
+      rule(['update'], ['batch'], ['cronjobs/finalizers']),
+      rule(['list', 'delete'], [''], ['pods']),
+      events,
+    ],
+  },
+  {
     controller: 'deployment-controller',
     account: 'deployment-controller',
     rules: [
@@ -98,6 +110,17 @@ export const CONTROLLER_IDENTITIES: readonly ControllerIdentity[] = [
       rule(['list'], ['metrics.k8s.io'], ['pods']),
       rule(['get', 'list'], ['custom.metrics.k8s.io'], ['*']),
       rule(['get', 'list'], ['external.metrics.k8s.io'], ['*']),
+      events,
+    ],
+  },
+  {
+    controller: 'job-controller',
+    account: 'job-controller',
+    rules: [
+      rule(['get', 'list', 'watch', 'update', 'patch'], ['batch'], ['jobs']),
+      rule(['update'], ['batch'], ['jobs/status']),
+      rule(['update'], ['batch'], ['jobs/finalizers']),
+      rule(['list', 'watch', 'create', 'delete', 'patch'], [''], ['pods']),
       events,
     ],
   },
@@ -138,9 +161,29 @@ export const CONTROLLER_IDENTITIES: readonly ControllerIdentity[] = [
     rules: [rule(['create', 'update'], [''], ['configmaps']), events],
   },
   {
+    controller: 'ttl-after-finished-controller',
+    account: 'ttl-after-finished-controller',
+    rules: [rule(['get', 'list', 'watch', 'delete'], ['batch'], ['jobs']), events],
+  },
+  {
     controller: 'serviceaccount-controller',
     account: 'service-account-controller',
     rules: [rule(['create'], [''], ['serviceaccounts']), events],
+  },
+  {
+    controller: 'statefulset-controller',
+    account: 'statefulset-controller',
+    rules: [
+      rule(['list', 'watch'], [''], ['pods']),
+      rule(['get', 'list', 'watch'], ['apps'], ['statefulsets']),
+      rule(['update'], ['apps'], ['statefulsets/status']),
+      rule(['update'], ['apps'], ['statefulsets/finalizers']),
+      rule(['get', 'create', 'delete', 'update', 'patch'], [''], ['pods']),
+      rule(['get', 'create', 'delete', 'update', 'patch', 'list', 'watch'], ['apps'], ['controllerrevisions']),
+      rule(['get', 'create'], [''], ['persistentvolumeclaims']),
+      events,
+      rule(['update', 'delete'], [''], ['persistentvolumeclaims']),
+    ],
   },
 ];
 

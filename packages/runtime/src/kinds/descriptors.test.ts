@@ -5,9 +5,9 @@ import { createClient } from '@kplane/client';
 import type { Deployment, Endpoints as EndpointsObject, Pod } from './builtin/index.js';
 import type { ApplyConfiguration } from './index.js';
 import {
-  ClusterRoleBindings, ClusterRoles, ConfigMaps, ControllerRevisions, CustomResourceDefinitions, Deployments, Endpoints, Events, EventsV1Events, Ingresses,
-  Leases, Namespaces, Nodes, Pods, ReplicaSets, RoleBindings, Roles, Secrets, ServiceAccounts, Services, builtinDescriptors,
   HorizontalPodAutoscalers, PodTemplates, ReplicationControllers,
+  ClusterRoleBindings, ClusterRoles, ConfigMaps, ControllerRevisions, CronJobs, CustomResourceDefinitions, Deployments, Endpoints, Events, EventsV1Events, Ingresses, Jobs,
+  Leases, Namespaces, Nodes, PersistentVolumeClaims, Pods, ReplicaSets, StatefulSets, RoleBindings, Roles, Secrets, ServiceAccounts, Services, builtinDescriptors,
   kindDescriptor, newObject, resourceOf, type KindDescriptor, type ObjectOf,
 } from './descriptors.js';
 
@@ -22,9 +22,12 @@ const KUBERNETES: [KindDescriptor, string, string, string, boolean, string][] = 
   [Events, '', 'v1', 'events', true, 'Event'],
   [Nodes, '', 'v1', 'nodes', false, 'Node'],
   [Endpoints, '', 'v1', 'endpoints', true, 'Endpoints'],
+  [PersistentVolumeClaims, '', 'v1', 'persistentvolumeclaims', true, 'PersistentVolumeClaim'],
   [Deployments, 'apps', 'v1', 'deployments', true, 'Deployment'],
   [ReplicaSets, 'apps', 'v1', 'replicasets', true, 'ReplicaSet'],
+  [StatefulSets, 'apps', 'v1', 'statefulsets', true, 'StatefulSet'],
   [ControllerRevisions, 'apps', 'v1', 'controllerrevisions', true, 'ControllerRevision'],
+  [Jobs, 'batch', 'v1', 'jobs', true, 'Job'],
   [Leases, 'coordination.k8s.io', 'v1', 'leases', true, 'Lease'],
   [EventsV1Events, 'events.k8s.io', 'v1', 'events', true, 'Event'],
   [Ingresses, 'networking.k8s.io', 'v1', 'ingresses', true, 'Ingress'],
@@ -36,6 +39,7 @@ const KUBERNETES: [KindDescriptor, string, string, string, boolean, string][] = 
   [ReplicationControllers, '', 'v1', 'replicationcontrollers', true, 'ReplicationController'],
   [PodTemplates, '', 'v1', 'podtemplates', true, 'PodTemplate'],
   [HorizontalPodAutoscalers, 'autoscaling', 'v2', 'horizontalpodautoscalers', true, 'HorizontalPodAutoscaler'],
+  [CronJobs, 'batch', 'v1', 'cronjobs', true, 'CronJob'],
 ];
 
 test('every built-in descriptor carries the names Kubernetes uses', () => {

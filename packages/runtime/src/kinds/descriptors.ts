@@ -6,7 +6,7 @@ import { apiVersionOf, type KubeObject } from '@kplane/api';
 import type { Client, ResourceClient, ResourceDescriptor } from '@kplane/client';
 import type {
   ClusterRole, ClusterRoleBinding, ConfigMap, ControllerRevision, CronJob, CustomResourceDefinition, DaemonSet, Deployment,
-  Endpoints as EndpointsObject, Event, EventsV1Event, HorizontalPodAutoscaler, Ingress, Job, Lease, Namespace, Node, Pod,
+  Endpoints as EndpointsObject, Event, EventsV1Event, HorizontalPodAutoscaler, Ingress, Job, Lease, Namespace, Node, PersistentVolumeClaim, Pod,
   PodTemplate, ReplicaSet, ReplicationController, Role, RoleBinding, Secret, Service, ServiceAccount, StatefulSet,
 } from './builtin/index.js';
 
@@ -100,6 +100,8 @@ export const ControllerRevisions: KindDescriptor<ControllerRevision> = kindDescr
 });
 /** core/v1 replicationcontrollers. */
 export const ReplicationControllers: KindDescriptor<ReplicationController> = core('replicationcontrollers', 'ReplicationController', true);
+/** core/v1 persistentvolumeclaims. */
+export const PersistentVolumeClaims: KindDescriptor<PersistentVolumeClaim> = core('persistentvolumeclaims', 'PersistentVolumeClaim', true);
 /** core/v1 podtemplates. */
 export const PodTemplates: KindDescriptor<PodTemplate> = core('podtemplates', 'PodTemplate', true);
 /** batch/v1 jobs. */
@@ -131,8 +133,9 @@ export const ClusterRoleBindings: KindDescriptor<ClusterRoleBinding> = rbac('clu
 
 /** Every built-in descriptor of a kind kplane serves, core group first (a descriptor joins once its kind is served). */
 export const builtinDescriptors: readonly KindDescriptor[] = Object.freeze([
-  Namespaces, ConfigMaps, Secrets, Pods, Services, ServiceAccounts, Events, Nodes, Endpoints,
-  Deployments, ReplicaSets, ControllerRevisions, Leases, EventsV1Events, Ingresses, CustomResourceDefinitions,
+  Namespaces, ConfigMaps, Secrets, Pods, Services, ServiceAccounts, Events, Nodes, Endpoints, PersistentVolumeClaims,
+  Deployments, ReplicaSets, StatefulSets, ControllerRevisions, Jobs, Leases, EventsV1Events, Ingresses, CustomResourceDefinitions,
   Roles, ClusterRoles, RoleBindings, ClusterRoleBindings,
   ReplicationControllers, PodTemplates, HorizontalPodAutoscalers,
+  CronJobs,
 ]);

@@ -20,6 +20,7 @@ export {
   ReplicaSets,
   ReplicationControllers,
   PodTemplates,
+  PersistentVolumeClaims,
   StatefulSets,
   DaemonSets,
   ControllerRevisions,

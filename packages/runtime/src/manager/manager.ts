@@ -166,6 +166,8 @@ export function createManager(options: ManagerOptions): Manager {
             metrics,
             onPanic,
             onStartedLeading: (leaderSignal) => {
+              // Every controller that needs leadership listens on this signal too.
+              setMaxListeners(0, leaderSignal);
               leading = true;
               running!.leaderSignal = leaderSignal;
               for (const r of runnables) if (r.needLeaderElection) launch(r);
