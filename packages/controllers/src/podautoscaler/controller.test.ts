@@ -104,4 +104,40 @@ describe('horizontal-pod-autoscaler controller (virtual time)', () => {
       await done;
     }
   });
+  it('holds a target scaled to zero (ScalingDisabled) and brings one above maxReplicas back to it', async () => {
+    const c = kp.client;
+    await c.resource(Namespaces).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bounds' } });
+    const template = { metadata: { labels }, spec: { containers: [{ name: 'c', image: 'x', resources: { requests: { cpu: '100m' } } }] } };
+    const hpaOf = (name: string): HorizontalPodAutoscaler => ({
+      apiVersion: 'autoscaling/v2',
+      kind: 'HorizontalPodAutoscaler',
+      metadata: { name },
+      spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name }, minReplicas: 1, maxReplicas: 3 },
+    });
+    for (const [name, replicas] of [['zero', 0], ['many', 20]] as const) {
+      await c.resource<Deployment>(Deployments).create({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name }, spec: { replicas, selector: { matchLabels: labels }, template } }, { namespace: 'bounds' });
+      await c.resource<HorizontalPodAutoscaler>(HorizontalPodAutoscalers).create(hpaOf(name), { namespace: 'bounds' });
+    }
+    const mgr = createManager({ client: c, clock });
+    createHorizontalPodAutoscalerController(mgr);
+    const stop = new AbortController();
+    const done = mgr.start(stop.signal);
+    try {
+      await tick(clock, 1_000);
+      const get = (name: string) => c.resource<HorizontalPodAutoscaler>(HorizontalPodAutoscalers).get(name, { namespace: 'bounds' });
+      const zero = (await get('zero')).status!;
+      assert.deepEqual([zero.currentReplicas, zero.desiredReplicas], [0, 0]);
+      assert.deepEqual(zero.conditions?.find((x) => x.type === 'ScalingActive'), {
+        type: 'ScalingActive', status: 'False', reason: 'ScalingDisabled', message: 'scaling is disabled since the replica count of the target is zero', lastTransitionTime: formatTime(clock.now() - 1_000),
+      });
+      assert.equal((await c.resource<Deployment>(Deployments).get('zero', { namespace: 'bounds' })).spec?.replicas, 0);
+      assert.equal((await c.resource<Deployment>(Deployments).get('many', { namespace: 'bounds' })).spec?.replicas, 3);
+      const events = (await c.resource<CoreEvent>(Events).list({ namespace: 'bounds' })).items;
+      assert.ok(events.some((e) => e.reason === 'SuccessfulRescale' && e.message === 'New size: 3; reason: Current number of replicas above Spec.MaxReplicas'));
+    } finally {
+      stop.abort();
+      await clock.advanceAsync(1);
+      await done;
+    }
+  });
 });

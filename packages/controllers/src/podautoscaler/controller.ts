@@ -259,10 +259,10 @@ export function createHorizontalPodAutoscalerController(manager: Manager, option
     const max = hpa.spec?.maxReplicas ?? 0;
     let desired = 0;
     let reason = '';
-    let statuses: MetricStatus[] | undefined = hpa.status?.currentMetrics;
+    // Metric statuses are reported only when the metrics were read (not at the bounds, as kube).
+    let statuses: MetricStatus[] | undefined;
     if (current === 0 && min !== 0) {
       setCondition(hpa, 'ScalingActive', 'False', 'ScalingDisabled', 'scaling is disabled since the replica count of the target is zero', nowMs);
-      statuses = undefined;
     } else if (current > max) {
       reason = 'Current number of replicas above Spec.MaxReplicas';
       desired = max;
@@ -274,8 +274,8 @@ export function createHorizontalPodAutoscalerController(manager: Manager, option
       try {
         proposal = await replicasForMetrics(hpa, scale, hpa.spec?.metrics ?? [], nowMs);
       } catch (err) {
+        // As kube's setCurrentReplicasAndMetricsInStatus: the current count, the last desired count and metrics kept.
         hpa.status = { ...hpa.status!, currentReplicas: current, desiredReplicas: hpa.status?.desiredReplicas ?? 0 };
-        delete hpa.status.currentMetrics;
         event(hpa, 'Warning', 'FailedComputeMetricsReplicas', message(err));
         await writeStatus(before, hpa);
         throw err;
