@@ -14,6 +14,7 @@ import { createReplicaSetController } from './replicaset/index.js';
 import { createReplicationControllerController } from './replicationcontroller/index.js';
 import { createHorizontalPodAutoscalerController, type HorizontalPodAutoscalerControllerOptions } from './podautoscaler/index.js';
 import { createDeploymentController } from './deployment/index.js';
+import { createDaemonSetController } from './daemonset/index.js';
 import { createStatefulSetController } from './statefulset/index.js';
 import { createRootCACertPublisher } from './rootcacertpublisher/index.js';
 import { createJobController } from './job/index.js';
@@ -33,6 +34,7 @@ export const CONTROLLER_NAMES = {
   serviceAccountToken: 'serviceaccount-token-controller',
   replicaSet: 'replicaset-controller',
   deployment: 'deployment-controller',
+  daemonSet: 'daemonset-controller',
   statefulSet: 'statefulset-controller',
   clusterRoleAggregation: 'clusterrole-aggregation-controller',
   csrSigning: 'certificatesigningrequest-signing-controller',
@@ -51,6 +53,7 @@ export const KNOWN_CONTROLLERS: readonly string[] = [
   CONTROLLER_NAMES.csrSigning,
   CONTROLLER_NAMES.clusterRoleAggregation,
   CONTROLLER_NAMES.cronJob,
+  CONTROLLER_NAMES.daemonSet,
   CONTROLLER_NAMES.deployment,
   CONTROLLER_NAMES.garbageCollector,
   CONTROLLER_NAMES.horizontalPodAutoscaler,
@@ -73,6 +76,7 @@ export const CONTROLLER_ALIASES: Readonly<Record<string, string>> = {
   'serviceaccount-token': CONTROLLER_NAMES.serviceAccountToken,
   replicaset: CONTROLLER_NAMES.replicaSet,
   deployment: CONTROLLER_NAMES.deployment,
+  daemonset: CONTROLLER_NAMES.daemonSet,
   statefulset: CONTROLLER_NAMES.statefulSet,
   'clusterrole-aggregation': CONTROLLER_NAMES.clusterRoleAggregation,
   csrsigning: CONTROLLER_NAMES.csrSigning,
@@ -261,6 +265,7 @@ export async function startControllerManager(options: ControllerManagerOptions):
     [CONTROLLER_NAMES.deployment]: (m) => createDeploymentController(m),
     [CONTROLLER_NAMES.replicationController]: (m) => createReplicationControllerController(m),
     [CONTROLLER_NAMES.horizontalPodAutoscaler]: (m) => createHorizontalPodAutoscalerController(m, options.horizontalPodAutoscaler),
+    [CONTROLLER_NAMES.daemonSet]: (m) => createDaemonSetController(m),
     [CONTROLLER_NAMES.job]: (m) => createJobController(m),
     [CONTROLLER_NAMES.ttlAfterFinished]: (m) => createTtlAfterFinishedController(m),
     [CONTROLLER_NAMES.statefulSet]: (m) => createStatefulSetController(m),
