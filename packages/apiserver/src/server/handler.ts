@@ -349,7 +349,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
       }
       if (method === 'DELETE') {
         const b = req.body && req.body.length ? body() : undefined;
-        const list = await store.deleteCollection(ns, listOptions(q), deleteOptions(b, q));
+        const list = await store.deleteCollection(ns, listOptions(q), { ...deleteOptions(b, q), user: req.user });
         return jsonResponse(200, list);
       }
       throw routeMethodNotAllowed();
@@ -435,7 +435,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
     if (method === 'DELETE') {
       if (sub) throw routeMethodNotAllowed();
       const b = req.body && req.body.length ? body() : undefined;
-      const result = await store.delete(ns, name, deleteOptions(b, q));
+      const result = await store.delete(ns, name, { ...deleteOptions(b, q), user: req.user });
       if (!result.deleted) return render(store, rep, result.object, q, 202);
       if (t.strategy.returnDeletedObject) return render(store, rep, result.object, q, 200);
       return statusResponse(200, {
