@@ -20,7 +20,7 @@ import {
   type PolicyRule,
 } from '@kplane/controllers';
 import { NODE_RULES, nodeUser, SCHEDULER_RULES, SCHEDULER_USER, simulationPolicy, startSimulation, type Simulation } from '@kplane/kubelet';
-import { Deployments, Jobs, Namespaces, Pods, ReplicaSets, ServiceAccounts, StatefulSets } from '@kplane/runtime';
+import { CronJobs, Deployments, Jobs, Namespaces, Pods, ReplicaSets, ServiceAccounts, StatefulSets } from '@kplane/runtime';
 import { startTestKplane, type TestKplane } from '@kplane/runtime/testing';
 
 const r = (verbs: string[], apiGroups: string[], resources: string[], resourceNames?: string[]): PolicyRule => ({ verbs, apiGroups, resources, ...(resourceNames ? { resourceNames } : {}) });
@@ -130,7 +130,10 @@ after(async () => {
 });
 
 /** The accounts of the controllers the scenario below exercises. */
-const EXERCISED = ['deployment-controller', 'generic-garbage-collector', 'job-controller', 'namespace-controller', 'replicaset-controller', 'ttl-after-finished-controller', 'service-account-controller', 'statefulset-controller'];
+const EXERCISED = [
+  'cronjob-controller', 'deployment-controller', 'generic-garbage-collector', 'job-controller', 'namespace-controller', 'replicaset-controller',
+  'ttl-after-finished-controller', 'service-account-controller', 'statefulset-controller',
+];
 
 it('creates the ServiceAccounts, ClusterRoles and bindings of the controllers it runs', async () => {
   const sas = (await kp.client.resource(ServiceAccounts).list({ namespace: 'kube-system' })).items.map((s) => s.metadata!.name!);
@@ -153,6 +156,20 @@ it('runs a Job to completion, removed by its TTL', async () => {
   await c.resource(Jobs).create({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'tache' }, spec }, { namespace: 'default' });
   await until('the Job to be removed', async () => (await c.resource(Jobs).list({ namespace: 'default' })).items.length === 0);
   await until('its pods to go', async () => (await c.resource(Pods).list({ namespace: 'default', labelSelector: 'batch.kubernetes.io/job-name=tache' })).items.length === 0);
+});
+
+// Its requests are checked with everyone else's by the next test.
+it('runs a CronJob whose last start time was missed; its finished Job goes past the history limit', async () => {
+  const c = kp.client;
+  const template = { spec: { template: { metadata: { annotations: { 'kplane.io/run-ms': '50' } }, spec: { restartPolicy: 'Never' as const, containers: [{ name: 'main', image: 'busybox' }] } } } };
+  await c.resource(CronJobs).create({ apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name: 'horaire' }, spec: { schedule: '* * * * *', successfulJobsHistoryLimit: 0, jobTemplate: template } }, { namespace: 'default' });
+  // A start time two minutes back is overdue: the controller runs it now rather than at the next minute.
+  const cj = await c.resource(CronJobs).get('horaire', { namespace: 'default' });
+  cj.status = { lastScheduleTime: new Date(Date.now() - 120_000).toISOString().replace(/\.\d{3}Z$/, 'Z') };
+  await c.resource(CronJobs).updateStatus(cj, { namespace: 'default' });
+  await until('a successful run', async () => (await c.resource(CronJobs).get('horaire', { namespace: 'default' })).status?.lastSuccessfulTime !== undefined);
+  await until('its Job to be deleted', async () => (await c.resource(Jobs).list({ namespace: 'default' })).items.every((j) => j.status?.succeeded !== 1));
+  await c.resource(CronJobs).delete('horaire', { namespace: 'default' });
 });
 
 it('runs a Deployment to Ready pods, deletes it and its namespace, each component within its role', async () => {

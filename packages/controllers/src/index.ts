@@ -32,5 +32,13 @@ export * from './identity/token-clients.js';
 export * from './certificates/index.js';
 export * from './job/index.js';
 export * from './ttlafterfinished/index.js';
+export {
+  CRONJOB_SCHEDULED_TIMESTAMP_ANNOTATION,
+  compileSchedule,
+  createCronJobController,
+  jobName as cronJobJobName,
+  type CronJobControllerOptions,
+  type Schedule,
+} from './cronjob/index.js';
 export * from './history/index.js';
 export * from './statefulset/index.js';

@@ -20,6 +20,7 @@ import { controllerIdentity } from './identity/policy.js';
 import { ensureControllerIdentity, type ServiceAccountClientFactory } from './identity/reconcile.js';
 import { createClusterRoleAggregationController } from './clusterrole-aggregation/index.js';
 import { createCsrCleanerController, createCsrSigningController } from './certificates/index.js';
+import { createCronJobController } from './cronjob/index.js';
 import type { SigningCa } from './certificates/sign.js';
 
 /** Canonical controller names, as kube-controller-manager names them. */
@@ -37,6 +38,7 @@ export const CONTROLLER_NAMES = {
   rootCACertPublisher: 'root-ca-certificate-publisher-controller',
   job: 'job-controller',
   ttlAfterFinished: 'ttl-after-finished-controller',
+  cronJob: 'cronjob-controller',
 } as const;
 
 /** Every controller this manager knows, by canonical name. */
@@ -44,6 +46,7 @@ export const KNOWN_CONTROLLERS: readonly string[] = [
   CONTROLLER_NAMES.csrCleaner,
   CONTROLLER_NAMES.csrSigning,
   CONTROLLER_NAMES.clusterRoleAggregation,
+  CONTROLLER_NAMES.cronJob,
   CONTROLLER_NAMES.deployment,
   CONTROLLER_NAMES.garbageCollector,
   CONTROLLER_NAMES.job,
@@ -71,6 +74,7 @@ export const CONTROLLER_ALIASES: Readonly<Record<string, string>> = {
   'root-ca-cert-publisher': CONTROLLER_NAMES.rootCACertPublisher,
   job: CONTROLLER_NAMES.job,
   'ttl-after-finished': CONTROLLER_NAMES.ttlAfterFinished,
+  cronjob: CONTROLLER_NAMES.cronJob,
 };
 
 /** The Lease kube-controller-manager elects its leader with. */
@@ -250,6 +254,7 @@ export async function startControllerManager(options: ControllerManagerOptions):
     [CONTROLLER_NAMES.statefulSet]: (m) => createStatefulSetController(m),
     [CONTROLLER_NAMES.clusterRoleAggregation]: (m) => createClusterRoleAggregationController({ manager: m }),
     [CONTROLLER_NAMES.csrCleaner]: (m) => createCsrCleanerController({ manager: m }),
+    [CONTROLLER_NAMES.cronJob]: (m) => createCronJobController(m),
     ...(options.rootCA !== undefined ? { [CONTROLLER_NAMES.rootCACertPublisher]: (m: Manager) => createRootCACertPublisher({ manager: m, rootCA: options.rootCA! }) } : {}),
   };
   const signing = options.clusterSigning;

@@ -361,6 +361,41 @@ export const DESCRIPTIONS: Descriptions = {
       selector: 'The label query over the scaled pods, in string form.',
     },
   },
+  'io.k8s.api.batch.v1.CronJob': {
+    type: 'Runs a Job on a schedule, written in cron syntax.',
+    fields: {
+      spec: 'The schedule and the Job to run.',
+      status: 'The Jobs running now and when the last one was started.',
+    },
+  },
+  'io.k8s.api.batch.v1.CronJobSpec': {
+    type: 'When and how a CronJob runs its Jobs.',
+    fields: {
+      concurrencyPolicy: 'What to do when a run is due while an earlier one still runs: Allow (run both, the default), Forbid (skip the new one) or Replace (delete the running one first).',
+      failedJobsHistoryLimit: 'How many failed Jobs to keep (default 1).',
+      jobTemplate: 'The Job created at each scheduled time.',
+      schedule: 'When to run, in cron syntax: five fields (minute hour day-of-month month day-of-week) or @hourly, @daily, @weekly, @monthly, @yearly, @every <duration>.',
+      startingDeadlineSeconds: 'A run that could not start within this many seconds of its scheduled time is skipped and counted as missed.',
+      successfulJobsHistoryLimit: 'How many successful Jobs to keep (default 3).',
+      suspend: 'When true, no new run starts; running Jobs are left alone (default false).',
+      timeZone: 'The IANA time zone the schedule is read in (e.g. Europe/Paris); absent: the controller manager\'s zone (UTC in kplane).',
+    },
+  },
+  'io.k8s.api.batch.v1.CronJobStatus': {
+    type: 'What a CronJob has run.',
+    fields: {
+      active: 'References to the Jobs running now.',
+      lastScheduleTime: 'The scheduled time of the last Job started.',
+      lastSuccessfulTime: 'When the last successful Job completed.',
+    },
+  },
+  'io.k8s.api.batch.v1.JobTemplateSpec': {
+    type: 'The Job a CronJob creates: its metadata and spec.',
+    fields: {
+      metadata: 'Labels and annotations copied to each Job.',
+      spec: 'The spec of each Job.',
+    },
+  },
   'io.k8s.api.certificates.v1.CertificateSigningRequest': {
     type: 'A request for an X.509 certificate from a signer, approved or denied by an authorised user and then issued by the signer.',
     fields: {

@@ -11,6 +11,7 @@ import { deploymentResource, replicaSetResource } from './apps.js';
 import { certificateSigningRequestResource } from './certificates.js';
 import { configMapResource, secretResource } from './config.js';
 import { controllerRevisionResource } from './controllerrevision.js';
+import { cronJobResource } from './cronjob.js';
 import { crdResource } from './crd.js';
 import { eventResource, eventsV1Resource } from './events.js';
 import { ingressResource } from './ingress.js';
@@ -44,6 +45,7 @@ export function builtinResources(): ResourceType[] {
     jobResource(),
     leaseResource(),
     eventsV1Resource(),
+    cronJobResource(),
     ingressResource(),
     crdResource(),
     ...rbacResources(),

@@ -435,8 +435,11 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
     if (method === 'DELETE') {
       if (sub) throw routeMethodNotAllowed();
       const b = req.body && req.body.length ? body() : undefined;
-      const result = await store.delete(ns, name, { ...deleteOptions(b, q), user: req.user });
-      if (!result.deleted) return render(store, rep, result.object, q, 202);
+      const delOpts = { ...deleteOptions(b, q), user: req.user };
+      const result = await store.delete(ns, name, delOpts);
+      // An object left in place (finalizers, a grace period) is answered with 200, as
+      // kube-apiserver does, unless the client asked orphanDependents=false: 202.
+      if (!result.deleted) return render(store, rep, result.object, q, delOpts.orphanDependents === false ? 202 : 200);
       if (t.strategy.returnDeletedObject) return render(store, rep, result.object, q, 200);
       return statusResponse(200, {
         kind: 'Status',

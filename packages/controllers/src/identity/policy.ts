@@ -71,6 +71,18 @@ export const CONTROLLER_IDENTITIES: readonly ControllerIdentity[] = [
     rules: [rule(['escalate', 'get', 'list', 'watch', 'update', 'patch'], ['rbac.authorization.k8s.io'], ['clusterroles'])],
   },
   {
+    controller: 'cronjob-controller',
+    account: 'cronjob-controller',
+    rules: [
+      rule(['get', 'list', 'watch', 'update'], ['batch'], ['cronjobs']),
+      rule(['get', 'list', 'watch', 'create', 'update', 'delete', 'patch'], ['batch'], ['jobs']),
+      rule(['update'], ['batch'], ['cronjobs/status']),
+      rule(['update'], ['batch'], ['cronjobs/finalizers']),
+      rule(['list', 'delete'], [''], ['pods']),
+      events,
+    ],
+  },
+  {
     controller: 'deployment-controller',
     account: 'deployment-controller',
     rules: [

@@ -136,4 +136,5 @@ export const builtinDescriptors: readonly KindDescriptor[] = Object.freeze([
   Namespaces, ConfigMaps, Secrets, Pods, Services, ServiceAccounts, Events, Nodes, Endpoints, PersistentVolumeClaims,
   Deployments, ReplicaSets, StatefulSets, ControllerRevisions, Jobs, Leases, EventsV1Events, Ingresses, CustomResourceDefinitions,
   Roles, ClusterRoles, RoleBindings, ClusterRoleBindings,
+  CronJobs,
 ]);
