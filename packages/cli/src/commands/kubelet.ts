@@ -21,6 +21,9 @@ Flags:
   --config FILE         pod behaviour (YAML or JSON): defaults and rules for delays, run times,
                         exit codes, crash-loop backoff and failures
   --no-scheduler        do not run the scheduler (another process binds pods)
+  --node-lease-duration-seconds N
+                        leaseDurationSeconds of the nodes' Leases (default 40), renewed every
+                        quarter of it, as the kubelet's nodeLeaseDurationSeconds
 `;
 
 /** Reads and checks a kubelet behaviour file (YAML or JSON). */
@@ -53,6 +56,7 @@ export async function kubelet(args: string[]): Promise<void> {
       'max-pods': { type: 'string', default: String(DEFAULT_MAX_PODS) },
       config: { type: 'string' },
       'no-scheduler': { type: 'boolean', default: false },
+      'node-lease-duration-seconds': { type: 'string', default: '40' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -62,6 +66,7 @@ export async function kubelet(args: string[]): Promise<void> {
     return;
   }
   const nodes = count('nodes', values.nodes);
+  const leaseDurationSeconds = count('node-lease-duration-seconds', values['node-lease-duration-seconds'], 1);
   const config = values.config ? await loadKubeletConfig(values.config) : undefined;
   const client = clientFromKubeconfig(values.kubeconfig, { userAgent: 'kplane-kubelet' });
   const sim = await startSimulation({
@@ -71,6 +76,8 @@ export async function kubelet(args: string[]): Promise<void> {
     firstIndex: count('first-node', values['first-node']),
     maxPods: count('max-pods', values['max-pods'], 1),
     config,
+    leaseDurationSeconds,
+    leaseRenewIntervalMs: leaseDurationSeconds * 250,
     scheduler: values['no-scheduler'] ? false : {},
     onError: (err) => process.stderr.write(`kplane kubelet: ${err instanceof Error ? err.message : String(err)}\n`),
   });
