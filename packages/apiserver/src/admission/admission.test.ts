@@ -88,3 +88,21 @@ test('a validating step sees kube’s attributes after the strategy’s validati
     await s.close();
   }
 });
+
+test('pods/binding passes the chain as a CREATE of a Binding on the pods/binding subresource', async () => {
+  const seen: AdmissionAttributes[] = [];
+  const record: AdmissionStep = { name: 'Record', operations: ['CREATE'], validate: (a) => void seen.push(a) };
+  const s = await startTestServer({ admission: { extraSteps: [record] } });
+  try {
+    assert.equal((await s.call('POST', '/api/v1/namespaces/default/pods', pod('b'))).status, 201);
+    const r = await s.call('POST', '/api/v1/namespaces/default/pods/b/binding', { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'b' }, target: { kind: 'Node', name: 'n1' } });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    const binding = seen.find((a) => a.subresource === 'binding');
+    assert.deepEqual(binding?.kind, { group: '', version: 'v1', kind: 'Binding' });
+    assert.deepEqual(binding?.resource, { group: '', version: 'v1', resource: 'pods' });
+    assert.equal(binding?.name, 'b');
+    assert.equal((binding?.object as { target?: { name?: string } }).target?.name, 'n1');
+  } finally {
+    await s.close();
+  }
+});

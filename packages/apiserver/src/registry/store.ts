@@ -434,6 +434,38 @@ export class Store {
     if (causes.length) throw invalid(this.type.group, this.type.kind, m.name ?? m.generateName ?? '', causes);
   }
 
+  /**
+   * Runs both admission phases for a write the store does not make through create, update or
+   * delete: a subresource whose body is another kind (pods/binding, pods/eviction). `object` is
+   * the request's body, of `kind`; the mutating steps may change it.
+   */
+  async admitSubresource(
+    operation: AdmissionOperation,
+    subresource: string,
+    namespace: string | undefined,
+    name: string,
+    object: KubeObject,
+    kind: { group: string; version: string; kind: string },
+    opts: { dryRun?: boolean; user?: UserInfo } = {},
+  ): Promise<void> {
+    const chain = this.deps.admission;
+    if (!chain) return;
+    const { group, version, resource } = this.type;
+    const attrs: AdmissionAttributes = {
+      operation,
+      kind,
+      resource: { group, version, resource },
+      subresource,
+      namespace: this.type.namespaced ? (namespace ?? '') : '',
+      name,
+      object,
+      dryRun: !!opts.dryRun,
+      user: opts.user,
+    };
+    await chain.admit(attrs);
+    await chain.validate(attrs);
+  }
+
   /** The attributes the admission chain sees of a write of this resource. */
   private admissionAttributes(
     operation: AdmissionOperation,

@@ -370,7 +370,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
     if (STREAM_SUBRESOURCES.includes(sub)) return checkStreamTarget(store, ns!, name, sub, q);
     if (sub === 'binding') {
       if (method !== 'POST') throw routeMethodNotAllowed();
-      await bindPod(store, ns!, name, body(), options.now, writeOptions(q).dryRun === true);
+      await bindPod(store, ns!, name, body(), options.now, writeOptions(q).dryRun === true, req.user);
       return statusResponse(201, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
     }
     if (sub === 'token') {
