@@ -122,3 +122,17 @@ it('a recovered node loses the taints; cordon adds the unschedulable taint and u
   await nodes().patch('n2', { spec: { unschedulable: null } }, 'merge');
   await eventually('unschedulable taint removed', async () => taintKeys(await nodes().get('n2')).length === 0);
 });
+
+it('a node that never posted status: Unknown (NodeStatusNeverUpdated) after the startup grace period', async () => {
+  await nodes().create({ metadata: { name: 'silent' }, spec: {} });
+  await settle();
+  await advance(50_000);
+  assert.equal((await nodes().get('silent')).status?.conditions, undefined, 'not before 60 s');
+  await advance(11_000);
+  const n = await eventually('Unknown', async () => {
+    const x = await nodes().get('silent');
+    return condition(x, 'Ready') && taintKeys(x).length === 2 ? x : undefined;
+  });
+  assert.deepEqual([condition(n, 'Ready')?.status, condition(n, 'Ready')?.reason, condition(n, 'Ready')?.message], ['Unknown', 'NodeStatusNeverUpdated', 'Kubelet never posted node status.']);
+  assert.deepEqual(n.status?.conditions?.map((c) => c.type), ['Ready', 'MemoryPressure', 'DiskPressure', 'PIDPressure']);
+});

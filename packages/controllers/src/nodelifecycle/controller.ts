@@ -110,7 +110,8 @@ export function createNodeLifecycleController(manager: Manager, options: NodeLif
     let h = health.get(req.name);
     if (!h) {
       const created = Date.parse(cached.metadata?.creationTimestamp ?? '');
-      h = { heartbeat, renewTime, probeAt: heartbeat || renewTime || Number.isNaN(created) ? now : created };
+      // A node with no sign of life yet counts from its creation (never from a time ahead of this clock).
+      h = { heartbeat, renewTime, probeAt: heartbeat || renewTime || Number.isNaN(created) ? now : Math.min(created, now) };
       health.set(req.name, h);
     } else if (h.heartbeat !== heartbeat || h.renewTime !== renewTime) {
       h.heartbeat = heartbeat;
