@@ -18,6 +18,8 @@ Flags:
   --controller-manager-port N
                           HTTPS port of the controllers' /metrics and /healthz (default 10257,
                           or 0, a free one, when --port is 0)
+  --horizontal-pod-autoscaler-sync-period DURATION
+                          how often each HorizontalPodAutoscaler is synced (default 15s)
   --nodes N               simulated nodes, with a scheduler and kubelet (default 3; 0: none,
                           pods stay Pending)
   --kubelet-config FILE   pod behaviour of the simulated kubelet (see "kplane kubelet --help")
@@ -37,8 +39,8 @@ Flags:
   --exec-local            "kubectl exec" into a simulated container runs the command as a local
                           process of this user, in the current folder (default: a clear error)
   --port-forward POD_PORT=HOST:PORT[,...]
-                          forward these pod ports to local addresses, for every pod (websocket
-                          clients; default: a clear error)
+                          forward these pod ports to local addresses, for every pod
+                          ("kubectl port-forward", client libraries; default: a clear error)
   --audit-log PATH        append one audit.k8s.io/v1 Event (level Metadata) per request to PATH,
                           as JSON lines (created 0600)
 
@@ -72,6 +74,7 @@ export async function up(args: string[]): Promise<void> {
       'no-controllers': { type: 'boolean', default: false },
       'controller-manager-port': { type: 'string' },
       nodes: { type: 'string', default: '3' },
+      'horizontal-pod-autoscaler-sync-period': { type: 'string', default: '15s' },
       'kubelet-config': { type: 'string' },
       'event-ttl': { type: 'string', default: '1h' },
       'node-monitor-grace-period': { type: 'string', default: '40s' },
@@ -121,6 +124,8 @@ export async function up(args: string[]): Promise<void> {
     unreachableSeconds: seconds('default-unreachable-toleration-seconds', values['default-unreachable-toleration-seconds']),
   };
   const clusterSigningDurationMs = parseDuration('--cluster-signing-duration', values['cluster-signing-duration']);
+  const hpaSyncPeriodMs = parseDuration('--horizontal-pod-autoscaler-sync-period', values['horizontal-pod-autoscaler-sync-period']);
+  if (hpaSyncPeriodMs < 1) throw new Error(`--horizontal-pod-autoscaler-sync-period: must be positive, not ${values['horizontal-pod-autoscaler-sync-period']}`);
   const kubeletConfig = values['kubelet-config'] ? await loadKubeletConfig(values['kubelet-config']) : undefined;
   const maxExpiration = values['service-account-max-token-expiration'];
   const maxExpirationMs = maxExpiration === undefined ? 0 : parseDuration('--service-account-max-token-expiration', maxExpiration);
@@ -131,6 +136,7 @@ export async function up(args: string[]): Promise<void> {
     storage,
     controllers: !values['no-controllers'],
     controllerManagerPort,
+    hpaSyncPeriodMs,
     nodes,
     kubeletConfig,
     eventTTLSeconds: Math.floor(eventTTLMs / 1000),
