@@ -24,6 +24,7 @@ import { ensureControllerIdentity, type ServiceAccountClientFactory } from './id
 import { createClusterRoleAggregationController } from './clusterrole-aggregation/index.js';
 import { createCsrCleanerController, createCsrSigningController } from './certificates/index.js';
 import { createCronJobController } from './cronjob/index.js';
+import { createNodeLifecycleController, createTaintEvictionController, type NodeLifecycleOptions } from './nodelifecycle/index.js';
 import type { SigningCa } from './certificates/sign.js';
 
 /** Canonical controller names, as kube-controller-manager names them. */
@@ -45,6 +46,8 @@ export const CONTROLLER_NAMES = {
   job: 'job-controller',
   ttlAfterFinished: 'ttl-after-finished-controller',
   cronJob: 'cronjob-controller',
+  nodeLifecycle: 'node-lifecycle-controller',
+  taintEviction: 'taint-eviction-controller',
 } as const;
 
 /** Every controller this manager knows, by canonical name. */
@@ -59,12 +62,14 @@ export const KNOWN_CONTROLLERS: readonly string[] = [
   CONTROLLER_NAMES.horizontalPodAutoscaler,
   CONTROLLER_NAMES.job,
   CONTROLLER_NAMES.namespace,
+  CONTROLLER_NAMES.nodeLifecycle,
   CONTROLLER_NAMES.replicaSet,
   CONTROLLER_NAMES.replicationController,
   CONTROLLER_NAMES.rootCACertPublisher,
   CONTROLLER_NAMES.serviceAccount,
   CONTROLLER_NAMES.serviceAccountToken,
   CONTROLLER_NAMES.statefulSet,
+  CONTROLLER_NAMES.taintEviction,
   CONTROLLER_NAMES.ttlAfterFinished,
 ];
 
@@ -87,6 +92,7 @@ export const CONTROLLER_ALIASES: Readonly<Record<string, string>> = {
   job: CONTROLLER_NAMES.job,
   'ttl-after-finished': CONTROLLER_NAMES.ttlAfterFinished,
   cronjob: CONTROLLER_NAMES.cronJob,
+  nodelifecycle: CONTROLLER_NAMES.nodeLifecycle,
 };
 
 /** The Lease kube-controller-manager elects its leader with. */
@@ -163,6 +169,8 @@ export interface ControllerManagerOptions {
   clock?: Clock;
   /** Tuning of the namespace controller. */
   namespaceController?: Omit<NamespaceControllerOptions, 'manager'>;
+  /** The node lifecycle controller's grace periods (--node-monitor-grace-period, --node-startup-grace-period). */
+  nodeLifecycle?: Pick<NodeLifecycleOptions, 'gracePeriodMs' | 'startupGracePeriodMs'>;
   /** Tuning of the horizontal-pod-autoscaler controller (its sync period: --horizontal-pod-autoscaler-sync-period). */
   horizontalPodAutoscaler?: Pick<HorizontalPodAutoscalerControllerOptions, 'syncPeriodMs' | 'tolerance'>;
   /** Tuning of the garbage collector. */
@@ -272,6 +280,8 @@ export async function startControllerManager(options: ControllerManagerOptions):
     [CONTROLLER_NAMES.clusterRoleAggregation]: (m) => createClusterRoleAggregationController({ manager: m }),
     [CONTROLLER_NAMES.csrCleaner]: (m) => createCsrCleanerController({ manager: m }),
     [CONTROLLER_NAMES.cronJob]: (m) => createCronJobController(m),
+    [CONTROLLER_NAMES.nodeLifecycle]: (m) => createNodeLifecycleController(m, options.nodeLifecycle),
+    [CONTROLLER_NAMES.taintEviction]: (m) => createTaintEvictionController(m),
     ...(options.rootCA !== undefined ? { [CONTROLLER_NAMES.rootCACertPublisher]: (m: Manager) => createRootCACertPublisher({ manager: m, rootCA: options.rootCA! }) } : {}),
   };
   const signing = options.clusterSigning;

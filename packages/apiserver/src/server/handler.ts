@@ -376,7 +376,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
       }
       if (method === 'DELETE') {
         const b = req.body && req.body.length ? body() : undefined;
-        const list = await store.deleteCollection(ns, listOptions(q), deleteOptions(b, q));
+        const list = await store.deleteCollection(ns, listOptions(q), { ...deleteOptions(b, q), user: req.user });
         return jsonResponse(200, list);
       }
       throw routeMethodNotAllowed();
@@ -397,7 +397,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
     if (STREAM_SUBRESOURCES.includes(sub)) return checkStreamTarget(store, ns!, name, sub, q);
     if (sub === 'binding') {
       if (method !== 'POST') throw routeMethodNotAllowed();
-      await bindPod(store, ns!, name, body(), options.now, writeOptions(q).dryRun === true);
+      await bindPod(store, ns!, name, body(), options.now, writeOptions(q).dryRun === true, req.user);
       return statusResponse(201, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
     }
     if (sub === 'token') {
@@ -462,7 +462,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
     if (method === 'DELETE') {
       if (sub) throw routeMethodNotAllowed();
       const b = req.body && req.body.length ? body() : undefined;
-      const delOpts = deleteOptions(b, q);
+      const delOpts = { ...deleteOptions(b, q), user: req.user };
       const result = await store.delete(ns, name, delOpts);
       // An object left in place (finalizers, a grace period) is answered with 200, as
       // kube-apiserver does, unless the client asked orphanDependents=false: 202.

@@ -39,6 +39,7 @@ import { createStreamUpgrade, type LocalStreams } from './pod-stream.js';
 import { createHttpsServer } from './http.js';
 import { createClusterIPAllocator } from './ip-allocator.js';
 import type { ServerLimits } from './limits.js';
+import { builtinAdmissionSteps, createAdmissionChain, type AdmissionOptions } from '../admission/index.js';
 
 export type { ServerLimits } from './limits.js';
 export type { Timers } from '../registry/timers.js';
@@ -97,6 +98,8 @@ export interface ApiServerOptions {
   audit?: AuditSink;
   /** Who may come in: tokens, ServiceAccount keys, issuer and audiences. */
   authentication?: AuthenticationOptions;
+  /** Settings of the admission chain's steps (see src/admission). */
+  admission?: AdmissionOptions;
 }
 
 /** The ServiceAccount issuer when none is given (kubeadm's). */
@@ -274,7 +277,8 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     }
   }
 
-  registry = new Registry({ backend: options.backend, definitions, context, now, checkNamespace, watchCacheCapacity: options.watchCacheCapacity, watchCache: options.watchCache, timers: options.timers });
+  const admission = createAdmissionChain(builtinAdmissionSteps(options.admission));
+  registry = new Registry({ backend: options.backend, definitions, context, now, checkNamespace, admission, watchCacheCapacity: options.watchCacheCapacity, watchCache: options.watchCache, timers: options.timers });
   for (const b of bundles) for (const r of b.resources) registry.add(r);
 
   // Custom resources: a CRD becomes served ResourceTypes (and leaves again) at run time.

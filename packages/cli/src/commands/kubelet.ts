@@ -24,6 +24,9 @@ Flags:
   --config FILE         pod behaviour (YAML or JSON): defaults and rules for delays, run times,
                         exit codes, crash-loop backoff and failures
   --no-scheduler        do not run the scheduler (another process binds pods)
+  --node-lease-duration-seconds N
+                        leaseDurationSeconds of the nodes' Leases (default 40), renewed every
+                        quarter of it, as the kubelet's nodeLeaseDurationSeconds
   --data-dir DIR        the data dir of "kplane up": its CA signs this kubelet's serving
                         certificate and checks the API server's client certificate; without it
                         the kubelet serves no port, and logs, exec and port-forward of its pods
@@ -83,6 +86,7 @@ export async function kubelet(args: string[]): Promise<void> {
       'max-pods': { type: 'string', default: String(DEFAULT_MAX_PODS) },
       config: { type: 'string' },
       'no-scheduler': { type: 'boolean', default: false },
+      'node-lease-duration-seconds': { type: 'string', default: '40' },
       'data-dir': { type: 'string' },
       address: { type: 'string', default: '127.0.0.1' },
       port: { type: 'string', default: '10250' },
@@ -98,6 +102,7 @@ export async function kubelet(args: string[]): Promise<void> {
     return;
   }
   const nodes = count('nodes', values.nodes);
+  const leaseDurationSeconds = count('node-lease-duration-seconds', values['node-lease-duration-seconds'], 1);
   const config = values.config ? await loadKubeletConfig(values.config) : undefined;
   const client = clientFromKubeconfig(values.kubeconfig, { userAgent: 'kplane-kubelet' });
   const local = { execDir: values['exec-local'] ? process.cwd() : undefined, portForward: parsePortForwards(values['port-forward'] ?? []) };
@@ -133,6 +138,8 @@ export async function kubelet(args: string[]): Promise<void> {
     firstIndex: first,
     maxPods: count('max-pods', values['max-pods'], 1),
     config,
+    leaseDurationSeconds,
+    leaseRenewIntervalMs: leaseDurationSeconds * 250,
     scheduler: values['no-scheduler'] ? false : {},
     ...(server ? { address: values.address, port: server.port } : { port: 0 }),
     onError: (err) => process.stderr.write(`kplane kubelet: ${err instanceof Error ? err.message : String(err)}\n`),

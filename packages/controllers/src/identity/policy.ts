@@ -148,6 +148,22 @@ export const CONTROLLER_IDENTITIES: readonly ControllerIdentity[] = [
     ],
   },
   {
+    controller: 'node-lifecycle-controller',
+    account: 'node-controller',
+    rules: [
+      rule(['get', 'list', 'update', 'delete', 'patch'], [''], ['nodes']),
+      rule(['patch', 'update'], [''], ['nodes/status']),
+      rule(['patch', 'update'], [''], ['pods/status']),
+      rule(['list', 'delete'], [''], ['pods']),
+      events,
+    ],
+  },
+  {
+    controller: 'taint-eviction-controller',
+    account: 'taint-eviction-controller',
+    rules: [rule(['patch'], [''], ['pods/status']), rule(['list', 'delete'], [''], ['pods']), events],
+  },
+  {
     controller: 'replicaset-controller',
     account: 'replicaset-controller',
     rules: [
