@@ -32,6 +32,7 @@ export * from './identity/token-clients.js';
 export * from './certificates/index.js';
 export * from './job/index.js';
 export * from './ttlafterfinished/index.js';
+export * from './disruption/index.js';
 export {
   CRONJOB_SCHEDULED_TIMESTAMP_ANNOTATION,
   compileSchedule,

@@ -21,6 +21,7 @@ import { ensureControllerIdentity, type ServiceAccountClientFactory } from './id
 import { createClusterRoleAggregationController } from './clusterrole-aggregation/index.js';
 import { createCsrCleanerController, createCsrSigningController } from './certificates/index.js';
 import { createCronJobController } from './cronjob/index.js';
+import { createDisruptionController } from './disruption/index.js';
 import type { SigningCa } from './certificates/sign.js';
 
 /** Canonical controller names, as kube-controller-manager names them. */
@@ -39,6 +40,7 @@ export const CONTROLLER_NAMES = {
   job: 'job-controller',
   ttlAfterFinished: 'ttl-after-finished-controller',
   cronJob: 'cronjob-controller',
+  disruption: 'disruption-controller',
 } as const;
 
 /** Every controller this manager knows, by canonical name. */
@@ -48,6 +50,7 @@ export const KNOWN_CONTROLLERS: readonly string[] = [
   CONTROLLER_NAMES.clusterRoleAggregation,
   CONTROLLER_NAMES.cronJob,
   CONTROLLER_NAMES.deployment,
+  CONTROLLER_NAMES.disruption,
   CONTROLLER_NAMES.garbageCollector,
   CONTROLLER_NAMES.job,
   CONTROLLER_NAMES.namespace,
@@ -75,6 +78,7 @@ export const CONTROLLER_ALIASES: Readonly<Record<string, string>> = {
   job: CONTROLLER_NAMES.job,
   'ttl-after-finished': CONTROLLER_NAMES.ttlAfterFinished,
   cronjob: CONTROLLER_NAMES.cronJob,
+  disruption: CONTROLLER_NAMES.disruption,
 };
 
 /** The Lease kube-controller-manager elects its leader with. */
@@ -255,6 +259,7 @@ export async function startControllerManager(options: ControllerManagerOptions):
     [CONTROLLER_NAMES.clusterRoleAggregation]: (m) => createClusterRoleAggregationController({ manager: m }),
     [CONTROLLER_NAMES.csrCleaner]: (m) => createCsrCleanerController({ manager: m }),
     [CONTROLLER_NAMES.cronJob]: (m) => createCronJobController(m),
+    [CONTROLLER_NAMES.disruption]: (m) => createDisruptionController(m),
     ...(options.rootCA !== undefined ? { [CONTROLLER_NAMES.rootCACertPublisher]: (m: Manager) => createRootCACertPublisher({ manager: m, rootCA: options.rootCA! }) } : {}),
   };
   const signing = options.clusterSigning;

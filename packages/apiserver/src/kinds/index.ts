@@ -21,6 +21,7 @@ import { namespaceResource } from './namespace.js';
 import { nodeResource, serviceAccountResource } from './node.js';
 import { persistentVolumeClaimResource } from './persistentvolumeclaim.js';
 import { podResource } from './pod.js';
+import { podDisruptionBudgetResource } from './poddisruptionbudget.js';
 import { rbacResources } from './rbac.js';
 import { endpointsResource, serviceResource } from './service.js';
 import { statefulSetResource } from './statefulset.js';
@@ -47,6 +48,7 @@ export function builtinResources(): ResourceType[] {
     eventsV1Resource(),
     cronJobResource(),
     ingressResource(),
+    podDisruptionBudgetResource(),
     crdResource(),
     ...rbacResources(),
     certificateSigningRequestResource(),

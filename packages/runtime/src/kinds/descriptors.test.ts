@@ -6,7 +6,7 @@ import type { Deployment, Endpoints as EndpointsObject, Pod } from './builtin/in
 import type { ApplyConfiguration } from './index.js';
 import {
   ClusterRoleBindings, ClusterRoles, ConfigMaps, ControllerRevisions, CronJobs, CustomResourceDefinitions, Deployments, Endpoints, Events, EventsV1Events, Ingresses, Jobs,
-  Leases, Namespaces, Nodes, PersistentVolumeClaims, Pods, ReplicaSets, StatefulSets, RoleBindings, Roles, Secrets, ServiceAccounts, Services, builtinDescriptors,
+  Leases, Namespaces, Nodes, PersistentVolumeClaims, PodDisruptionBudgets, Pods, ReplicaSets, StatefulSets, RoleBindings, Roles, Secrets, ServiceAccounts, Services, builtinDescriptors,
   kindDescriptor, newObject, resourceOf, type KindDescriptor, type ObjectOf,
 } from './descriptors.js';
 
@@ -36,6 +36,7 @@ const KUBERNETES: [KindDescriptor, string, string, string, boolean, string][] = 
   [RoleBindings, 'rbac.authorization.k8s.io', 'v1', 'rolebindings', true, 'RoleBinding'],
   [ClusterRoleBindings, 'rbac.authorization.k8s.io', 'v1', 'clusterrolebindings', false, 'ClusterRoleBinding'],
   [CronJobs, 'batch', 'v1', 'cronjobs', true, 'CronJob'],
+  [PodDisruptionBudgets, 'policy', 'v1', 'poddisruptionbudgets', true, 'PodDisruptionBudget'],
 ];
 
 test('every built-in descriptor carries the names Kubernetes uses', () => {
