@@ -141,7 +141,8 @@ export function createDisruptionController(manager: Manager, options: Disruption
       for (const pod of notDeleted) event(pod, 'v1', 'Pod', 'Warning', 'NotDeleted', `Pod was expected by PDB ${req.namespace}/${req.name} to be deleted but it wasn't`);
       const status = nextStatus(pdb, countHealthyPods(pods, disrupted, now), desired, disrupted, now);
       if (status) await writeStatus(pdb, status);
-      if (recheckAt !== undefined) return Action.requeue(Math.max(0, recheckAt - now));
+      // An entry expires once its deadline is behind: look again just after it.
+      if (recheckAt !== undefined) return Action.requeue(Math.max(1, recheckAt - now + 1));
       return Action.awaitChange();
     } catch (err) {
       if (err instanceof ApiError && (err.code === 409 || err.code === 404)) throw err;
