@@ -26,10 +26,20 @@ export {
   createDeploymentController,
   type DeploymentControllerOptions,
 } from './deployment/index.js';
+export {
+  DAEMONSET_BATCH_WINDOW_MS,
+  DAEMONSET_BURST_REPLICAS,
+  DAEMONSET_HASH_LABEL,
+  createDaemonSetController,
+  type DaemonSetController,
+  type DaemonSetControllerOptions,
+} from './daemonset/index.js';
 export * from './identity/policy.js';
 export * from './identity/reconcile.js';
 export * from './identity/token-clients.js';
 export * from './certificates/index.js';
+export * from './replicationcontroller/index.js';
+export * from './podautoscaler/index.js';
 export * from './job/index.js';
 export * from './ttlafterfinished/index.js';
 export * from './disruption/index.js';

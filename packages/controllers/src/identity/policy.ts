@@ -83,6 +83,20 @@ export const CONTROLLER_IDENTITIES: readonly ControllerIdentity[] = [
     ],
   },
   {
+    controller: 'daemonset-controller',
+    account: 'daemon-set-controller',
+    rules: [
+      rule(['get', 'list', 'watch'], ['extensions', 'apps'], ['daemonsets']),
+      rule(['update'], ['extensions', 'apps'], ['daemonsets/status']),
+      rule(['update'], ['extensions', 'apps'], ['daemonsets/finalizers']),
+      rule(['list', 'watch'], [''], ['nodes']),
+      rule(['list', 'watch', 'create', 'delete', 'patch'], [''], ['pods']),
+      rule(['create'], [''], ['pods/binding']),
+      rule(['get', 'list', 'watch', 'create', 'delete', 'update', 'patch'], ['apps'], ['controllerrevisions']),
+      events,
+    ],
+  },
+  {
     controller: 'deployment-controller',
     account: 'deployment-controller',
     rules: [
@@ -115,6 +129,20 @@ export const CONTROLLER_IDENTITIES: readonly ControllerIdentity[] = [
     rules: [rule(['get', 'list', 'watch', 'patch', 'update', 'delete'], ['*'], ['*']), events],
   },
   {
+    controller: 'horizontal-pod-autoscaler-controller',
+    account: 'horizontal-pod-autoscaler',
+    rules: [
+      rule(['get', 'list', 'watch'], ['autoscaling'], ['horizontalpodautoscalers']),
+      rule(['update'], ['autoscaling'], ['horizontalpodautoscalers/status']),
+      rule(['get', 'update'], ['*'], ['*/scale']),
+      rule(['list'], [''], ['pods']),
+      rule(['list'], ['metrics.k8s.io'], ['pods']),
+      rule(['get', 'list'], ['custom.metrics.k8s.io'], ['*']),
+      rule(['get', 'list'], ['external.metrics.k8s.io'], ['*']),
+      events,
+    ],
+  },
+  {
     controller: 'job-controller',
     account: 'job-controller',
     rules: [
@@ -141,6 +169,17 @@ export const CONTROLLER_IDENTITIES: readonly ControllerIdentity[] = [
       rule(['get', 'list', 'watch', 'update'], ['apps', 'extensions'], ['replicasets']),
       rule(['update'], ['apps', 'extensions'], ['replicasets/status']),
       rule(['update'], ['apps', 'extensions'], ['replicasets/finalizers']),
+      rule(['list', 'watch', 'patch', 'create', 'delete'], [''], ['pods']),
+      events,
+    ],
+  },
+  {
+    controller: 'replicationcontroller-controller',
+    account: 'replication-controller',
+    rules: [
+      rule(['get', 'list', 'watch', 'update'], [''], ['replicationcontrollers']),
+      rule(['update'], [''], ['replicationcontrollers/status']),
+      rule(['update'], [''], ['replicationcontrollers/finalizers']),
       rule(['list', 'watch', 'patch', 'create', 'delete'], [''], ['pods']),
       events,
     ],
