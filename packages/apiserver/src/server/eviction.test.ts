@@ -19,6 +19,17 @@ function protobufBody(apiVersion: string, kind: string, obj: Record<string, unkn
   return Uint8Array.from([0x6b, 0x38, 0x73, 0x00, ...unknown.encode(unknown.fromObject({ typeMeta: { apiVersion, kind }, raw })).finish()]);
 }
 
+/** Retries `send` until it answers `want` (the RBAC caches follow their watches), for at most 2 s. */
+async function eventuallyStatus(send: () => Promise<{ status: number }>, want: number): Promise<number> {
+  let last = 0;
+  for (let i = 0; i < 100; i++) {
+    last = (await send()).status;
+    if (last === want) return last;
+    await new Promise((r) => setImmediate(r));
+  }
+  return last;
+}
+
 describe('pods/eviction and PodDisruptionBudgets', () => {
   let t: TestServer;
   before(async () => {
@@ -156,6 +167,20 @@ describe('pods/eviction and PodDisruptionBudgets', () => {
     assert.ok(pod.metadata.deletionTimestamp, 'deleted gracefully');
     const cond = pod.status.conditions.find((c: any) => c.type === 'DisruptionTarget');
     assert.deepEqual({ ...cond, lastProbeTime: undefined }, { type: 'DisruptionTarget', status: 'True', lastProbeTime: undefined, lastTransitionTime: NOW, reason: 'EvictionByEvictionAPI', message: 'Eviction API: evicting' });
+  });
+
+  it('needs create on pods/eviction (RBAC)', async () => {
+    await runningPod('rbac-1', 'rbac');
+    const asUser = (user: { username: string; groups: string[] }) =>
+      t.server.handle({ method: 'POST', path: `${PODS}/rbac-1/eviction`, query: {}, headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify(eviction('rbac-1'))), user });
+    const bob = { username: 'bob', groups: ['system:authenticated'] };
+    const denied = await asUser(bob);
+    assert.equal(denied.status, 403);
+    assert.equal(JSON.parse(Buffer.from(denied.body ?? []).toString()).message, 'pods "rbac-1" is forbidden: User "bob" cannot create resource "pods/eviction" in API group "" in the namespace "default"');
+    await t.call('POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles', { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'evict' }, rules: [{ apiGroups: [''], resources: ['pods/eviction'], verbs: ['create'] }] });
+    await t.call('POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings', { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: 'evict' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'evict' }, subjects: [{ kind: 'User', name: 'bob' }] });
+    const allowed = await eventuallyStatus(() => asUser(bob), 201);
+    assert.equal(allowed, 201);
   });
 
   it('decodes kubectl protobuf Eviction and DeleteOptions bodies and its captured PodDisruptionBudgets', async () => {
