@@ -25,6 +25,7 @@ import { createClusterRoleAggregationController } from './clusterrole-aggregatio
 import { createCsrCleanerController, createCsrSigningController } from './certificates/index.js';
 import { createCronJobController } from './cronjob/index.js';
 import { createNodeLifecycleController, createTaintEvictionController, type NodeLifecycleOptions } from './nodelifecycle/index.js';
+import { createDisruptionController } from './disruption/index.js';
 import type { SigningCa } from './certificates/sign.js';
 
 /** Canonical controller names, as kube-controller-manager names them. */
@@ -48,6 +49,7 @@ export const CONTROLLER_NAMES = {
   cronJob: 'cronjob-controller',
   nodeLifecycle: 'node-lifecycle-controller',
   taintEviction: 'taint-eviction-controller',
+  disruption: 'disruption-controller',
 } as const;
 
 /** Every controller this manager knows, by canonical name. */
@@ -58,6 +60,7 @@ export const KNOWN_CONTROLLERS: readonly string[] = [
   CONTROLLER_NAMES.cronJob,
   CONTROLLER_NAMES.daemonSet,
   CONTROLLER_NAMES.deployment,
+  CONTROLLER_NAMES.disruption,
   CONTROLLER_NAMES.garbageCollector,
   CONTROLLER_NAMES.horizontalPodAutoscaler,
   CONTROLLER_NAMES.job,
@@ -93,6 +96,7 @@ export const CONTROLLER_ALIASES: Readonly<Record<string, string>> = {
   'ttl-after-finished': CONTROLLER_NAMES.ttlAfterFinished,
   cronjob: CONTROLLER_NAMES.cronJob,
   nodelifecycle: CONTROLLER_NAMES.nodeLifecycle,
+  disruption: CONTROLLER_NAMES.disruption,
 };
 
 /** The Lease kube-controller-manager elects its leader with. */
@@ -282,6 +286,7 @@ export async function startControllerManager(options: ControllerManagerOptions):
     [CONTROLLER_NAMES.cronJob]: (m) => createCronJobController(m),
     [CONTROLLER_NAMES.nodeLifecycle]: (m) => createNodeLifecycleController(m, options.nodeLifecycle),
     [CONTROLLER_NAMES.taintEviction]: (m) => createTaintEvictionController(m),
+    [CONTROLLER_NAMES.disruption]: (m) => createDisruptionController(m),
     ...(options.rootCA !== undefined ? { [CONTROLLER_NAMES.rootCACertPublisher]: (m: Manager) => createRootCACertPublisher({ manager: m, rootCA: options.rootCA! }) } : {}),
   };
   const signing = options.clusterSigning;

@@ -421,6 +421,40 @@ export const DESCRIPTIONS: Descriptions = {
       selector: 'The label query over the scaled pods, in string form.',
     },
   },
+  'io.k8s.api.policy.v1.PodDisruptionBudget': {
+    type: 'Limits how many pods of a set voluntary disruptions (evictions, drains) may take down at once.',
+    fields: {
+      spec: 'Which pods the budget covers and how many of them must stay available.',
+      status: 'What the disruption controller last observed of the covered pods.',
+    },
+  },
+  'io.k8s.api.policy.v1.PodDisruptionBudgetSpec': {
+    type: 'The pods a budget covers and the availability it asks for.',
+    fields: {
+      maxUnavailable: 'At most this many of the expected pods (a number, or a percentage of the controllers\' scale) may be unavailable after an eviction. Exclusive with minAvailable.',
+      minAvailable: 'At least this many pods (a number, or a percentage of the controllers\' scale) must stay available after an eviction. Exclusive with maxUnavailable.',
+      selector: 'The pods the budget covers; an empty selector covers every pod of the namespace.',
+      unhealthyPodEvictionPolicy: 'When a pod that is not Ready may be evicted: IfHealthyBudget (default; only while the budget has enough healthy pods) or AlwaysAllow.',
+    },
+  },
+  'io.k8s.api.policy.v1.PodDisruptionBudgetStatus': {
+    type: 'How many of the covered pods are healthy and how many may be disrupted now.',
+    fields: {
+      conditions: 'DisruptionAllowed: True (SufficientPods) while an eviction may proceed, False (InsufficientPods or SyncFailed) otherwise.',
+      currentHealthy: 'Covered pods that are Ready and not being disrupted.',
+      desiredHealthy: 'The fewest healthy pods the budget accepts.',
+      disruptedPods: 'Pods the eviction API let go that are not deleted yet, with when; an entry is dropped after two minutes.',
+      disruptionsAllowed: 'How many more pods may be evicted now.',
+      expectedPods: 'How many pods the budget counts on.',
+      observedGeneration: 'The spec generation this status was computed from; evictions wait until it is current.',
+    },
+  },
+  'io.k8s.api.policy.v1.Eviction': {
+    type: 'A request to evict a pod, honouring its PodDisruptionBudget: POST it to pods/<name>/eviction.',
+    fields: {
+      deleteOptions: 'How the pod is deleted once its budget allows.',
+    },
+  },
   'io.k8s.api.batch.v1.CronJob': {
     type: 'Runs a Job on a schedule, written in cron syntax.',
     fields: {

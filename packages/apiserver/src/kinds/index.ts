@@ -23,6 +23,7 @@ import { namespaceResource } from './namespace.js';
 import { nodeResource, serviceAccountResource } from './node.js';
 import { persistentVolumeClaimResource } from './persistentvolumeclaim.js';
 import { podResource } from './pod.js';
+import { podDisruptionBudgetResource } from './poddisruptionbudget.js';
 import { podTemplateResource, replicationControllerResource } from './replicationcontroller.js';
 import { rbacResources } from './rbac.js';
 import { endpointsResource, serviceResource } from './service.js';
@@ -55,6 +56,7 @@ export function builtinResources(): ResourceType[] {
     eventsV1Resource(),
     cronJobResource(),
     ingressResource(),
+    podDisruptionBudgetResource(),
     crdResource(),
     ...rbacResources(),
     certificateSigningRequestResource(),

@@ -7,7 +7,7 @@ import type { Client, ResourceClient, ResourceDescriptor } from '@kplane/client'
 import type {
   ClusterRole, ClusterRoleBinding, ConfigMap, ControllerRevision, CronJob, CustomResourceDefinition, DaemonSet, Deployment,
   Endpoints as EndpointsObject, Event, EventsV1Event, HorizontalPodAutoscaler, Ingress, Job, Lease, Namespace, Node, PersistentVolumeClaim, Pod,
-  PodTemplate, ReplicaSet, ReplicationController, Role, RoleBinding, Secret, Service, ServiceAccount, StatefulSet,
+  PodDisruptionBudget, PodTemplate, ReplicaSet, ReplicationController, Role, RoleBinding, Secret, Service, ServiceAccount, StatefulSet,
 } from './builtin/index.js';
 
 /** Type-only key of the phantom field; no value exists at run time. */
@@ -112,6 +112,10 @@ export const CronJobs: KindDescriptor<CronJob> = kindDescriptor({ group: 'batch'
 export const HorizontalPodAutoscalers: KindDescriptor<HorizontalPodAutoscaler> = kindDescriptor({
   group: 'autoscaling', version: 'v2', resource: 'horizontalpodautoscalers', kind: 'HorizontalPodAutoscaler', namespaced: true,
 });
+/** policy/v1 poddisruptionbudgets. */
+export const PodDisruptionBudgets: KindDescriptor<PodDisruptionBudget> = kindDescriptor({
+  group: 'policy', version: 'v1', resource: 'poddisruptionbudgets', kind: 'PodDisruptionBudget', namespaced: true,
+});
 /** coordination.k8s.io/v1 leases. */
 export const Leases: KindDescriptor<Lease> = kindDescriptor({ group: 'coordination.k8s.io', version: 'v1', resource: 'leases', kind: 'Lease', namespaced: true });
 /** events.k8s.io/v1 events. */
@@ -138,4 +142,5 @@ export const builtinDescriptors: readonly KindDescriptor[] = Object.freeze([
   Roles, ClusterRoles, RoleBindings, ClusterRoleBindings,
   ReplicationControllers, PodTemplates, HorizontalPodAutoscalers,
   CronJobs,
+  PodDisruptionBudgets,
 ]);

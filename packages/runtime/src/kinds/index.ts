@@ -27,6 +27,7 @@ export {
   Jobs,
   CronJobs,
   HorizontalPodAutoscalers,
+  PodDisruptionBudgets,
   RoleBindings,
   Roles,
   Secrets,
