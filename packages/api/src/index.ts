@@ -19,3 +19,4 @@ export * from './patch/patch-info.js';
 export * from './random.js';
 export * from './apply/index.js';
 export * from './cron.js';
+export * from './quota.js';

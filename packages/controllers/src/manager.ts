@@ -21,6 +21,7 @@ import { ensureControllerIdentity, type ServiceAccountClientFactory } from './id
 import { createClusterRoleAggregationController } from './clusterrole-aggregation/index.js';
 import { createCsrCleanerController, createCsrSigningController } from './certificates/index.js';
 import { createCronJobController } from './cronjob/index.js';
+import { createResourceQuotaController } from './resourcequota/index.js';
 import type { SigningCa } from './certificates/sign.js';
 
 /** Canonical controller names, as kube-controller-manager names them. */
@@ -39,6 +40,7 @@ export const CONTROLLER_NAMES = {
   job: 'job-controller',
   ttlAfterFinished: 'ttl-after-finished-controller',
   cronJob: 'cronjob-controller',
+  resourceQuota: 'resourcequota-controller',
 } as const;
 
 /** Every controller this manager knows, by canonical name. */
@@ -52,6 +54,7 @@ export const KNOWN_CONTROLLERS: readonly string[] = [
   CONTROLLER_NAMES.job,
   CONTROLLER_NAMES.namespace,
   CONTROLLER_NAMES.replicaSet,
+  CONTROLLER_NAMES.resourceQuota,
   CONTROLLER_NAMES.rootCACertPublisher,
   CONTROLLER_NAMES.serviceAccount,
   CONTROLLER_NAMES.serviceAccountToken,
@@ -75,6 +78,7 @@ export const CONTROLLER_ALIASES: Readonly<Record<string, string>> = {
   job: CONTROLLER_NAMES.job,
   'ttl-after-finished': CONTROLLER_NAMES.ttlAfterFinished,
   cronjob: CONTROLLER_NAMES.cronJob,
+  resourcequota: CONTROLLER_NAMES.resourceQuota,
 };
 
 /** The Lease kube-controller-manager elects its leader with. */
@@ -251,6 +255,7 @@ export async function startControllerManager(options: ControllerManagerOptions):
     [CONTROLLER_NAMES.deployment]: (m) => createDeploymentController(m),
     [CONTROLLER_NAMES.job]: (m) => createJobController(m),
     [CONTROLLER_NAMES.ttlAfterFinished]: (m) => createTtlAfterFinishedController(m),
+    [CONTROLLER_NAMES.resourceQuota]: (m) => createResourceQuotaController(m),
     [CONTROLLER_NAMES.statefulSet]: (m) => createStatefulSetController(m),
     [CONTROLLER_NAMES.clusterRoleAggregation]: (m) => createClusterRoleAggregationController({ manager: m }),
     [CONTROLLER_NAMES.csrCleaner]: (m) => createCsrCleanerController({ manager: m }),

@@ -21,7 +21,9 @@ import { namespaceResource } from './namespace.js';
 import { nodeResource, serviceAccountResource } from './node.js';
 import { persistentVolumeClaimResource } from './persistentvolumeclaim.js';
 import { podResource } from './pod.js';
+import { priorityClassResource } from './priorityclass.js';
 import { rbacResources } from './rbac.js';
+import { limitRangeResource, resourceQuotaResource } from './resourcequota.js';
 import { endpointsResource, serviceResource } from './service.js';
 import { statefulSetResource } from './statefulset.js';
 
@@ -33,8 +35,10 @@ export function builtinResources(): ResourceType[] {
     eventResource(),
     namespaceResource(),
     nodeResource(),
+    limitRangeResource(),
     persistentVolumeClaimResource(),
     podResource(),
+    resourceQuotaResource(),
     secretResource(),
     serviceAccountResource(),
     serviceResource(),
@@ -47,6 +51,7 @@ export function builtinResources(): ResourceType[] {
     eventsV1Resource(),
     cronJobResource(),
     ingressResource(),
+    priorityClassResource(),
     crdResource(),
     ...rbacResources(),
     certificateSigningRequestResource(),

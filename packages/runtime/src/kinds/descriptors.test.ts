@@ -6,7 +6,7 @@ import type { Deployment, Endpoints as EndpointsObject, Pod } from './builtin/in
 import type { ApplyConfiguration } from './index.js';
 import {
   ClusterRoleBindings, ClusterRoles, ConfigMaps, ControllerRevisions, CronJobs, CustomResourceDefinitions, Deployments, Endpoints, Events, EventsV1Events, Ingresses, Jobs,
-  Leases, Namespaces, Nodes, PersistentVolumeClaims, Pods, ReplicaSets, StatefulSets, RoleBindings, Roles, Secrets, ServiceAccounts, Services, builtinDescriptors,
+  Leases, LimitRanges, Namespaces, PriorityClasses, ResourceQuotas, Nodes, PersistentVolumeClaims, Pods, ReplicaSets, StatefulSets, RoleBindings, Roles, Secrets, ServiceAccounts, Services, builtinDescriptors,
   kindDescriptor, newObject, resourceOf, type KindDescriptor, type ObjectOf,
 } from './descriptors.js';
 
@@ -36,6 +36,9 @@ const KUBERNETES: [KindDescriptor, string, string, string, boolean, string][] = 
   [RoleBindings, 'rbac.authorization.k8s.io', 'v1', 'rolebindings', true, 'RoleBinding'],
   [ClusterRoleBindings, 'rbac.authorization.k8s.io', 'v1', 'clusterrolebindings', false, 'ClusterRoleBinding'],
   [CronJobs, 'batch', 'v1', 'cronjobs', true, 'CronJob'],
+  [ResourceQuotas, '', 'v1', 'resourcequotas', true, 'ResourceQuota'],
+  [LimitRanges, '', 'v1', 'limitranges', true, 'LimitRange'],
+  [PriorityClasses, 'scheduling.k8s.io', 'v1', 'priorityclasses', false, 'PriorityClass'],
 ];
 
 test('every built-in descriptor carries the names Kubernetes uses', () => {
