@@ -86,12 +86,13 @@ function combine(a: ResourceList, b: ResourceList, sign: 1n | -1n): ResourceList
     const qb = parseQuantityExact(v);
     if (!qb) continue;
     const qa = a[k] === undefined ? undefined : parseQuantityExact(a[k]);
-    out[k] = formatQuantity({ nano: (qa?.nano ?? 0n) + sign * qb.nano, format: qa?.format ?? qb.format });
+    // Quantity.Add: a zero quantity takes the format of what is added to it.
+    out[k] = formatQuantity({ nano: (qa?.nano ?? 0n) + sign * qb.nano, format: qa && qa.nano !== 0n ? qa.format : qb.format });
   }
   return out;
 }
 
-/** a + b, each sum in the format of a's quantity (b's for keys only in b), as quota.Add. */
+/** a + b, each sum in the format of a's quantity (b's where a's is absent or zero), as quota.Add. */
 export function addResources(a: ResourceList, b: ResourceList): ResourceList {
   return combine(a, b, 1n);
 }
