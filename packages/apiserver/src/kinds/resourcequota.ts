@@ -1,5 +1,5 @@
 /** core/v1 resourcequotas and limitranges: validation, the status subresource and kubectl's Table columns. */
-import { fieldInvalid, fieldNotSupported, parseQuantityExact, type KubeObject, type StatusCause } from '@kplane/api';
+import { fieldForbidden, fieldInvalid, fieldNotSupported, parseQuantityExact, type KubeObject, type StatusCause } from '@kplane/api';
 import type { ResourceType } from '../registry/resource.js';
 import { translateTimestampSince } from './age.js';
 import { AGE_COLUMN, NAME_COLUMN } from './pod.js';
@@ -98,8 +98,8 @@ function validateLimitRange(obj: KubeObject): StatusCause[] {
     if (!LIMIT_TYPES.includes(str(l.type)) && !str(l.type).includes('/')) out.push(fieldNotSupported(`${path}.type`, l.type, LIMIT_TYPES));
     for (const f of ['max', 'min', 'default', 'defaultRequest', 'maxLimitRequestRatio']) out.push(...nonNegative(l[f], `${path}.${f}`));
     if (l.type === 'Pod' && (l.default || l.defaultRequest)) {
-      if (l.default) out.push({ reason: 'FieldValueForbidden', message: `${path}.default: Forbidden: may not be specified when \`type\` is 'Pod'`, field: `${path}.default` });
-      if (l.defaultRequest) out.push({ reason: 'FieldValueForbidden', message: `${path}.defaultRequest: Forbidden: may not be specified when \`type\` is 'Pod'`, field: `${path}.defaultRequest` });
+      if (l.default) out.push(fieldForbidden(`${path}.default`, "may not be specified when `type` is 'Pod'"));
+      if (l.defaultRequest) out.push(fieldForbidden(`${path}.defaultRequest`, "may not be specified when `type` is 'Pod'"));
     }
     const min = (asObj(l.min) ?? {}) as Record<string, string>;
     const max = (asObj(l.max) ?? {}) as Record<string, string>;
