@@ -20,7 +20,7 @@ import {
   type PolicyRule,
 } from '@kplane/controllers';
 import { NODE_RULES, nodeUser, SCHEDULER_RULES, SCHEDULER_USER, simulationPolicy, startSimulation, type Simulation } from '@kplane/kubelet';
-import { CronJobs, Deployments, Jobs, Namespaces, Pods, ReplicaSets, ServiceAccounts, StatefulSets } from '@kplane/runtime';
+import { CronJobs, DaemonSets, Deployments, Jobs, Namespaces, Pods, ReplicaSets, ServiceAccounts, StatefulSets } from '@kplane/runtime';
 import { startTestKplane, type TestKplane } from '@kplane/runtime/testing';
 
 const r = (verbs: string[], apiGroups: string[], resources: string[], resourceNames?: string[]): PolicyRule => ({ verbs, apiGroups, resources, ...(resourceNames ? { resourceNames } : {}) });
@@ -236,4 +236,32 @@ it('the rule check refuses what a role does not grant', () => {
   assert.equal(allowed(SCHEDULER_RULES, attributesOf({ method: 'PUT', path: '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/other' })), false, 'resourceNames');
   assert.equal(allowed(EVERYONE, attributesOf({ method: 'GET', path: '/apis/apps/v1' })), true);
   assert.equal(allowed(EVERYONE, attributesOf({ method: 'GET', path: '/metrics' })), false);
+});
+
+it('runs and rolls a DaemonSet over the simulated nodes within the DaemonSet controller role', async () => {
+  const c = kp.client;
+  const account = 'system:serviceaccount:kube-system:daemon-set-controller';
+  const from = recorded.length;
+  await c.resource(Namespaces).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'partout' } });
+  const labels = { app: 'sonde' };
+  const ds = c.resource(DaemonSets);
+  await ds.create(
+    { apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: { name: 'sonde' }, spec: { selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'sonde', image: 'busybox' }] } } } },
+    { namespace: 'partout' },
+  );
+  const rolled = async (image: string) => {
+    const d = await ds.get('sonde', { namespace: 'partout' });
+    const pods = (await c.resource(Pods).list({ namespace: 'partout' })).items.filter((p) => !p.metadata?.deletionTimestamp);
+    return d.status?.numberAvailable === 2 && d.status.updatedNumberScheduled === 2 && pods.length === 2 && pods.every((p) => p.spec?.containers[0]?.image === image);
+  };
+  await until('a ready pod on both nodes', () => rolled('busybox'));
+  await ds.patch('sonde', { spec: { template: { spec: { containers: [{ name: 'sonde', image: 'busybox:1.36' }] } } } }, 'strategic', { namespace: 'partout' });
+  await until('the rolling update', () => rolled('busybox:1.36'));
+  await c.resource(Namespaces).delete('partout');
+  await until('the namespace to go', async () => (await c.resource(Namespaces).list()).items.every((n) => n.metadata?.name !== 'partout'));
+  const rules = [...CONTROLLER_IDENTITIES.find((i) => i.account === 'daemon-set-controller')!.rules, ...EVERYONE];
+  const mine = recorded.slice(from).filter((r) => r.user.username === account);
+  assert.ok(mine.length > 0, 'the DaemonSet controller made no request');
+  const refused = mine.map((r) => attributesOf(r.req)).filter((a) => !allowed(rules, a)).map((a) => `${a.verb} ${a.apiGroup}/${a.resource}${a.subresource ? `/${a.subresource}` : ''}`);
+  assert.deepEqual(refused, []);
 });

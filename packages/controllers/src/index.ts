@@ -26,6 +26,14 @@ export {
   createDeploymentController,
   type DeploymentControllerOptions,
 } from './deployment/index.js';
+export {
+  DAEMONSET_BATCH_WINDOW_MS,
+  DAEMONSET_BURST_REPLICAS,
+  DAEMONSET_HASH_LABEL,
+  createDaemonSetController,
+  type DaemonSetController,
+  type DaemonSetControllerOptions,
+} from './daemonset/index.js';
 export * from './identity/policy.js';
 export * from './identity/reconcile.js';
 export * from './identity/token-clients.js';

@@ -12,6 +12,7 @@ import { createNamespaceController, type NamespaceControllerOptions } from './na
 import { createServiceAccountController, createTokensController, type TokensControllerOptions } from './serviceaccount/index.js';
 import { createReplicaSetController } from './replicaset/index.js';
 import { createDeploymentController } from './deployment/index.js';
+import { createDaemonSetController } from './daemonset/index.js';
 import { createStatefulSetController } from './statefulset/index.js';
 import { createRootCACertPublisher } from './rootcacertpublisher/index.js';
 import { createJobController } from './job/index.js';
@@ -32,6 +33,7 @@ export const CONTROLLER_NAMES = {
   serviceAccountToken: 'serviceaccount-token-controller',
   replicaSet: 'replicaset-controller',
   deployment: 'deployment-controller',
+  daemonSet: 'daemonset-controller',
   statefulSet: 'statefulset-controller',
   clusterRoleAggregation: 'clusterrole-aggregation-controller',
   csrSigning: 'certificatesigningrequest-signing-controller',
@@ -49,6 +51,7 @@ export const KNOWN_CONTROLLERS: readonly string[] = [
   CONTROLLER_NAMES.csrSigning,
   CONTROLLER_NAMES.clusterRoleAggregation,
   CONTROLLER_NAMES.cronJob,
+  CONTROLLER_NAMES.daemonSet,
   CONTROLLER_NAMES.deployment,
   CONTROLLER_NAMES.garbageCollector,
   CONTROLLER_NAMES.job,
@@ -70,6 +73,7 @@ export const CONTROLLER_ALIASES: Readonly<Record<string, string>> = {
   'serviceaccount-token': CONTROLLER_NAMES.serviceAccountToken,
   replicaset: CONTROLLER_NAMES.replicaSet,
   deployment: CONTROLLER_NAMES.deployment,
+  daemonset: CONTROLLER_NAMES.daemonSet,
   statefulset: CONTROLLER_NAMES.statefulSet,
   'clusterrole-aggregation': CONTROLLER_NAMES.clusterRoleAggregation,
   csrsigning: CONTROLLER_NAMES.csrSigning,
@@ -253,6 +257,7 @@ export async function startControllerManager(options: ControllerManagerOptions):
     [CONTROLLER_NAMES.garbageCollector]: (m) => m.add(createGarbageCollector({ ...options.garbageCollector, manager: m })),
     [CONTROLLER_NAMES.replicaSet]: (m) => createReplicaSetController(m),
     [CONTROLLER_NAMES.deployment]: (m) => createDeploymentController(m),
+    [CONTROLLER_NAMES.daemonSet]: (m) => createDaemonSetController(m),
     [CONTROLLER_NAMES.job]: (m) => createJobController(m),
     [CONTROLLER_NAMES.ttlAfterFinished]: (m) => createTtlAfterFinishedController(m),
     [CONTROLLER_NAMES.resourceQuota]: (m) => createResourceQuotaController(m),

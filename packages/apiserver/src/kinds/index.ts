@@ -13,6 +13,7 @@ import { configMapResource, secretResource } from './config.js';
 import { controllerRevisionResource } from './controllerrevision.js';
 import { cronJobResource } from './cronjob.js';
 import { crdResource } from './crd.js';
+import { daemonSetResource } from './daemonset.js';
 import { eventResource, eventsV1Resource } from './events.js';
 import { ingressResource } from './ingress.js';
 import { jobResource } from './job.js';
@@ -42,6 +43,7 @@ export function builtinResources(): ResourceType[] {
     secretResource(),
     serviceAccountResource(),
     serviceResource(),
+    daemonSetResource(),
     deploymentResource(),
     replicaSetResource(),
     statefulSetResource(),

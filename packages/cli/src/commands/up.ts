@@ -30,8 +30,8 @@ Flags:
   --exec-local            "kubectl exec" into a simulated container runs the command as a local
                           process of this user, in the current folder (default: a clear error)
   --port-forward POD_PORT=HOST:PORT[,...]
-                          forward these pod ports to local addresses, for every pod (websocket
-                          clients; default: a clear error)
+                          forward these pod ports to local addresses, for every pod
+                          ("kubectl port-forward", client libraries; default: a clear error)
   --audit-log PATH        append one audit.k8s.io/v1 Event (level Metadata) per request to PATH,
                           as JSON lines (created 0600)
 

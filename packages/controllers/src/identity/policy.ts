@@ -83,6 +83,20 @@ export const CONTROLLER_IDENTITIES: readonly ControllerIdentity[] = [
     ],
   },
   {
+    controller: 'daemonset-controller',
+    account: 'daemon-set-controller',
+    rules: [
+      rule(['get', 'list', 'watch'], ['extensions', 'apps'], ['daemonsets']),
+      rule(['update'], ['extensions', 'apps'], ['daemonsets/status']),
+      rule(['update'], ['extensions', 'apps'], ['daemonsets/finalizers']),
+      rule(['list', 'watch'], [''], ['nodes']),
+      rule(['list', 'watch', 'create', 'delete', 'patch'], [''], ['pods']),
+      rule(['create'], [''], ['pods/binding']),
+      rule(['get', 'list', 'watch', 'create', 'delete', 'update', 'patch'], ['apps'], ['controllerrevisions']),
+      events,
+    ],
+  },
+  {
     controller: 'deployment-controller',
     account: 'deployment-controller',
     rules: [
