@@ -158,3 +158,17 @@ test('ResourceQuota: scoped quotas count only matching pods; a quota without usa
     assert.equal(sec.status, 403);
     assert.equal(sec.body.message, 'secrets "s" is forbidden: status unknown for quota: fresh, resources: secrets');
   }));
+
+test('ResourceQuota: a service turned NodePort is charged its node ports; an unchanged update is free', () =>
+  withServer(async (s) => {
+    await quota(s, 'svc', { 'services.nodeports': '1', services: '5' });
+    const svc = await s.call('POST', `${NS}/services`, { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web' }, spec: { ports: [{ name: 'http', port: 80 }, { name: 'https', port: 443 }] } });
+    assert.equal(svc.status, 201, JSON.stringify(svc.body));
+    assert.deepEqual(await used(s, 'svc'), { 'services.nodeports': '0', services: '1' });
+    const same = await s.call('PUT', `${NS}/services/web`, { ...svc.body, metadata: { ...svc.body.metadata, labels: { a: 'b' } } });
+    assert.equal(same.status, 200, JSON.stringify(same.body));
+    assert.deepEqual(await used(s, 'svc'), { 'services.nodeports': '0', services: '1' });
+    const np = await s.call('PUT', `${NS}/services/web`, { ...same.body, spec: { ...same.body.spec, type: 'NodePort' } });
+    assert.equal(np.status, 403);
+    assert.equal(np.body.message, 'services "web" is forbidden: exceeded quota: svc, requested: services.nodeports=2, used: services.nodeports=0, limited: services.nodeports=1');
+  }));

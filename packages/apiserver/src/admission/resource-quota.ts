@@ -1,5 +1,5 @@
 import {
-  addResources, ApiError, exceededResources, forbidden, maskResources, objectCountNames, objectUsage, podConstraintError, prettyPrintResources, quotaMatches,
+  addResources, ApiError, compareQuantities, subtractResources, exceededResources, forbidden, maskResources, objectCountNames, objectUsage, podConstraintError, prettyPrintResources, quotaMatches,
   type KubeObject, type QuotaSpecLike, type ResourceList,
 } from '@kplane/api';
 import type { AdmissionObjects } from './objects.js';
@@ -28,7 +28,7 @@ export function matchingResources(resource: string, group: string, names: string
 
 /**
  * The ResourceQuota admission plugin (kube's quota evaluator): on the creation of an object in a
- * namespace, every quota of that namespace whose status.hard tracks it (and whose scopes match
+ * namespace (and the update of a service or claim, charged its growth only), every quota of that namespace whose status.hard tracks it (and whose scopes match
  * it) is checked. A pod that lacks a request a quota tracks answers "failed quota: NAME: must
  * specify ..."; a quota whose status lacks usage answers "status unknown for quota"; one the
  * object would exceed answers "exceeded quota: NAME, requested: ..., used: ..., limited: ...".
@@ -40,7 +40,13 @@ export function resourceQuotaAdmission(objects: AdmissionObjects): ValidatingSte
     const { group, resource } = attrs.resource;
     const obj = attrs.object;
     const quotas = (await objects.list('', 'v1', 'resourcequotas', attrs.namespace)) as Quota[];
-    const usage = objectUsage(resource, group, obj);
+    let usage = objectUsage(resource, group, obj);
+    // An update is charged its growth only (quota.SubtractWithNonNegativeResult); zeros are dropped.
+    if (attrs.operation === 'UPDATE' && attrs.oldObject) {
+      const prev = objectUsage(resource, group, attrs.oldObject);
+      usage = Object.fromEntries(Object.entries(subtractResources(usage, maskResources(prev, Object.keys(usage)))).map(([k, v]) => [k, compareQuantities(v, '0') < 0 ? '0' : v]));
+    }
+    usage = Object.fromEntries(Object.entries(usage).filter(([, v]) => compareQuantities(v, '0') !== 0));
     const charged: Quota[] = [];
     for (const q of quotas) {
       const hard = q.status?.hard ?? {};
@@ -76,10 +82,13 @@ export function resourceQuotaAdmission(objects: AdmissionObjects): ValidatingSte
   }
   return {
     name: 'ResourceQuota',
-    operations: ['CREATE'],
+    operations: ['CREATE', 'UPDATE'],
     async validate(attrs) {
       if (!attrs.namespace || attrs.subresource !== '' || !attrs.object) return;
-      if (attrs.resource.group === '' && attrs.resource.resource === 'resourcequotas') return;
+      const { group, resource } = attrs.resource;
+      if (group === '' && resource === 'resourcequotas') return;
+      // Of updates, kube's evaluators charge those of services and claims (their type, ports, storage may grow).
+      if (attrs.operation === 'UPDATE' && !(group === '' && (resource === 'services' || resource === 'persistentvolumeclaims'))) return;
       for (let i = 0; i < MAX_ATTEMPTS; i++) if (await attempt(attrs)) return;
       throw forbidden(attrs.resource.group, attrs.resource.resource, attrs.name, 'status unknown for quota: too many conflicting updates');
     },
