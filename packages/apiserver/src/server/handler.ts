@@ -26,6 +26,7 @@ import { createNodeConnections, type NodeConnections } from './nodes.js';
 import { servePodLog } from './pod-log.js';
 import { checkStreamTarget, STREAM_SUBRESOURCES } from './pod-stream.js';
 import { serveReview } from './reviews.js';
+import { readObjects } from './resource-metrics.js';
 import { requestUser } from '../auth/identity.js';
 import { DEFAULT_LIMITS, parseBoolParam, parseGoDuration, type ServerLimits } from './limits.js';
 import { deleteOptions, listOptions, typedListQuery, writeOptions } from './options.js';
@@ -317,6 +318,15 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
       const opts = writeOptions(q);
       const { object, status } = await serveReview(store, registry.definitions, body(), { user: requestUser(req), namespace: ns, opts });
       return jsonResponse(status, object, warningHeaders(opts));
+    }
+
+    // Read-only, never-stored kinds (metrics.k8s.io): see resource-metrics.ts.
+    if (t.read) {
+      if (method !== 'GET' || sub || info.watchPath || verb === 'watch') throw routeMethodNotAllowed();
+      const answer = readObjects(t, ns, info.name, q);
+      const items = info.name === undefined ? ((answer as { items?: KubeObject[] }).items ?? []) : [answer];
+      if (rep === 'table') return jsonResponse(200, toTable(t.strategy.table, items, {}, { include: includeObject(q), now: options.now() }));
+      return jsonResponse(200, answer);
     }
 
     // Collection requests.

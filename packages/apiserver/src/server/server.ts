@@ -30,6 +30,8 @@ import { createAggregator } from './aggregator.js';
 
 /** How often APIServices that name a service are checked (their Available condition). */
 const AVAILABILITY_CHECK_MS = 2000;
+import { createResourceMetrics, type ResourceMetrics } from './resource-metrics.js';
+import { metricsKinds } from '../kinds/metrics.js';
 import { createStreamUpgrade, type LocalStreams } from './pod-stream.js';
 import { createHttpsServer } from './http.js';
 import { createClusterIPAllocator } from './ip-allocator.js';
@@ -135,6 +137,8 @@ export interface ApiServer {
   readonly registry: Registry;
   /** The kubelets that serve `pods/log`: a simulated kubelet in this process registers its nodes here. */
   readonly nodes: NodeConnections;
+  /** The sources metrics.k8s.io reads: a simulated kubelet in this process registers itself here. */
+  readonly metrics: ResourceMetrics;
   /** The request handler: the in-process transport of @kplane/client uses it directly. */
   readonly handle: (req: RawRequest) => Promise<RawResponse>;
   /** Creates the system namespaces and starts the watch caches. */
@@ -173,7 +177,8 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   const now = options.now ?? (() => new Date());
   const rbac = options.authorizationMode === 'AlwaysAllow' ? undefined : new RbacAuthorizer();
   let rbacFeed: RbacFeed | undefined;
-  const bundles = [builtinKinds(), ...(options.kinds ?? [])];
+  const resourceMetrics = createResourceMetrics();
+  const bundles = [builtinKinds(), metricsKinds(resourceMetrics.read), ...(options.kinds ?? [])];
   const definitions = Object.assign({}, ...bundles.map((b) => b.definitions));
   let registry!: Registry;
   const allocator = createClusterIPAllocator(options.serviceCIDR ?? '10.96.0.0/12', async () => {
@@ -372,6 +377,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       await rbacFeed?.waitFor(resource, Number(resourceVersion));
     },
     nodes,
+    metrics: resourceMetrics,
     get authenticator() {
       return authenticator;
     },

@@ -114,6 +114,20 @@ export const CONTROLLER_IDENTITIES: readonly ControllerIdentity[] = [
     rules: [rule(['get', 'list', 'watch', 'patch', 'update', 'delete'], ['*'], ['*']), events],
   },
   {
+    controller: 'horizontal-pod-autoscaler-controller',
+    account: 'horizontal-pod-autoscaler',
+    rules: [
+      rule(['get', 'list', 'watch'], ['autoscaling'], ['horizontalpodautoscalers']),
+      rule(['update'], ['autoscaling'], ['horizontalpodautoscalers/status']),
+      rule(['get', 'update'], ['*'], ['*/scale']),
+      rule(['list'], [''], ['pods']),
+      rule(['list'], ['metrics.k8s.io'], ['pods']),
+      rule(['get', 'list'], ['custom.metrics.k8s.io'], ['*']),
+      rule(['get', 'list'], ['external.metrics.k8s.io'], ['*']),
+      events,
+    ],
+  },
+  {
     controller: 'job-controller',
     account: 'job-controller',
     rules: [
@@ -140,6 +154,17 @@ export const CONTROLLER_IDENTITIES: readonly ControllerIdentity[] = [
       rule(['get', 'list', 'watch', 'update'], ['apps', 'extensions'], ['replicasets']),
       rule(['update'], ['apps', 'extensions'], ['replicasets/status']),
       rule(['update'], ['apps', 'extensions'], ['replicasets/finalizers']),
+      rule(['list', 'watch', 'patch', 'create', 'delete'], [''], ['pods']),
+      events,
+    ],
+  },
+  {
+    controller: 'replicationcontroller-controller',
+    account: 'replication-controller',
+    rules: [
+      rule(['get', 'list', 'watch', 'update'], [''], ['replicationcontrollers']),
+      rule(['update'], [''], ['replicationcontrollers/status']),
+      rule(['update'], [''], ['replicationcontrollers/finalizers']),
       rule(['list', 'watch', 'patch', 'create', 'delete'], [''], ['pods']),
       events,
     ],
