@@ -54,3 +54,4 @@ export {
 } from './cronjob/index.js';
 export * from './history/index.js';
 export * from './statefulset/index.js';
+export * from './resourcequota/index.js';

@@ -26,6 +26,7 @@ import { createCsrCleanerController, createCsrSigningController } from './certif
 import { createCronJobController } from './cronjob/index.js';
 import { createNodeLifecycleController, createTaintEvictionController, type NodeLifecycleOptions } from './nodelifecycle/index.js';
 import { createDisruptionController } from './disruption/index.js';
+import { createResourceQuotaController } from './resourcequota/index.js';
 import type { SigningCa } from './certificates/sign.js';
 
 /** Canonical controller names, as kube-controller-manager names them. */
@@ -50,6 +51,7 @@ export const CONTROLLER_NAMES = {
   nodeLifecycle: 'node-lifecycle-controller',
   taintEviction: 'taint-eviction-controller',
   disruption: 'disruption-controller',
+  resourceQuota: 'resourcequota-controller',
 } as const;
 
 /** Every controller this manager knows, by canonical name. */
@@ -68,6 +70,7 @@ export const KNOWN_CONTROLLERS: readonly string[] = [
   CONTROLLER_NAMES.nodeLifecycle,
   CONTROLLER_NAMES.replicaSet,
   CONTROLLER_NAMES.replicationController,
+  CONTROLLER_NAMES.resourceQuota,
   CONTROLLER_NAMES.rootCACertPublisher,
   CONTROLLER_NAMES.serviceAccount,
   CONTROLLER_NAMES.serviceAccountToken,
@@ -97,6 +100,7 @@ export const CONTROLLER_ALIASES: Readonly<Record<string, string>> = {
   cronjob: CONTROLLER_NAMES.cronJob,
   nodelifecycle: CONTROLLER_NAMES.nodeLifecycle,
   disruption: CONTROLLER_NAMES.disruption,
+  resourcequota: CONTROLLER_NAMES.resourceQuota,
 };
 
 /** The Lease kube-controller-manager elects its leader with. */
@@ -280,6 +284,7 @@ export async function startControllerManager(options: ControllerManagerOptions):
     [CONTROLLER_NAMES.daemonSet]: (m) => createDaemonSetController(m),
     [CONTROLLER_NAMES.job]: (m) => createJobController(m),
     [CONTROLLER_NAMES.ttlAfterFinished]: (m) => createTtlAfterFinishedController(m),
+    [CONTROLLER_NAMES.resourceQuota]: (m) => createResourceQuotaController(m),
     [CONTROLLER_NAMES.statefulSet]: (m) => createStatefulSetController(m),
     [CONTROLLER_NAMES.clusterRoleAggregation]: (m) => createClusterRoleAggregationController({ manager: m }),
     [CONTROLLER_NAMES.csrCleaner]: (m) => createCsrCleanerController({ manager: m }),

@@ -2357,4 +2357,58 @@ export const DESCRIPTIONS: Descriptions = {
       port: 'Port of the service (default 443).',
     },
   },
+  'io.k8s.api.core.v1.ResourceQuota': {
+    type: 'Limits what the objects of one namespace may use in total: object counts and compute resources.',
+    fields: {
+      spec: 'The limits and which objects they apply to.',
+      status: 'The limits in force and what the namespace uses, as the resource quota controller last counted it.',
+    },
+  },
+  'io.k8s.api.core.v1.ResourceQuotaSpec': {
+    type: 'The hard limits of a quota and the scopes of the objects it counts.',
+    fields: {
+      hard: 'The most of each named resource the namespace may use (pods, requests.cpu, count/jobs.batch, ...).',
+      scopeSelector: 'Scope requirements (such as PriorityClass In [high]) an object must match to be counted.',
+      scopes: 'Scopes an object must match to be counted: Terminating, NotTerminating, BestEffort, NotBestEffort.',
+    },
+  },
+  'io.k8s.api.core.v1.ResourceQuotaStatus': {
+    type: 'The limits in force and the usage counted against them.',
+    fields: {
+      hard: 'The limits in force (the spec\'s, once the controller has seen them).',
+      used: 'What the namespace uses now, for each limited resource.',
+    },
+  },
+  'io.k8s.api.core.v1.LimitRange': {
+    type: 'Default, minimum and maximum resources of the containers, pods and claims of a namespace.',
+    fields: {
+      spec: 'The limits that apply in the namespace.',
+    },
+  },
+  'io.k8s.api.core.v1.LimitRangeSpec': {
+    type: 'The limits of a LimitRange.',
+    fields: {
+      limits: 'One entry per kind of object limited (Container, Pod, PersistentVolumeClaim).',
+    },
+  },
+  'io.k8s.api.core.v1.LimitRangeItem': {
+    type: 'The limits of one kind of object.',
+    fields: {
+      default: 'The limits a container gets when it states none.',
+      defaultRequest: 'The requests a container gets when it states none.',
+      max: 'The highest limit allowed.',
+      maxLimitRequestRatio: 'The highest limit-to-request ratio allowed.',
+      min: 'The lowest request allowed.',
+      type: 'What is limited: Container, Pod or PersistentVolumeClaim.',
+    },
+  },
+  'io.k8s.api.scheduling.v1.PriorityClass': {
+    type: 'A named priority for pods: pods naming it in priorityClassName get its value as spec.priority.',
+    fields: {
+      description: 'What the class is for.',
+      globalDefault: 'When true, pods that name no class get this one (only one class may be the default).',
+      preemptionPolicy: 'Whether pods of this class may preempt lower-priority pods: PreemptLowerPriority (the default) or Never.',
+      value: 'The priority of the pods of this class; higher runs first. User classes may go up to 1000000000.',
+    },
+  },
 };

@@ -201,6 +201,11 @@ export const CONTROLLER_IDENTITIES: readonly ControllerIdentity[] = [
     ],
   },
   {
+    controller: 'resourcequota-controller',
+    account: 'resourcequota-controller',
+    rules: [rule(['list', 'watch'], ['*'], ['*']), rule(['update'], [''], ['resourcequotas/status']), events],
+  },
+  {
     controller: 'root-ca-certificate-publisher-controller',
     account: 'root-ca-cert-publisher',
     rules: [rule(['create', 'update'], [''], ['configmaps']), events],
