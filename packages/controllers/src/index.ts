@@ -50,3 +50,4 @@ export {
 } from './cronjob/index.js';
 export * from './history/index.js';
 export * from './statefulset/index.js';
+export * from './volume/index.js';

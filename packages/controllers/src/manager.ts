@@ -22,6 +22,7 @@ import { ensureControllerIdentity, type ServiceAccountClientFactory } from './id
 import { createClusterRoleAggregationController } from './clusterrole-aggregation/index.js';
 import { createCsrCleanerController, createCsrSigningController } from './certificates/index.js';
 import { createCronJobController } from './cronjob/index.js';
+import { createPersistentVolumeBinderController, createPvProtectionController, createPvcProtectionController } from './volume/index.js';
 import type { SigningCa } from './certificates/sign.js';
 
 /** Canonical controller names, as kube-controller-manager names them. */
@@ -41,6 +42,9 @@ export const CONTROLLER_NAMES = {
   job: 'job-controller',
   ttlAfterFinished: 'ttl-after-finished-controller',
   cronJob: 'cronjob-controller',
+  persistentVolumeBinder: 'persistentvolume-binder-controller',
+  pvcProtection: 'persistentvolumeclaim-protection-controller',
+  pvProtection: 'persistentvolume-protection-controller',
 } as const;
 
 /** Every controller this manager knows, by canonical name. */
@@ -54,6 +58,9 @@ export const KNOWN_CONTROLLERS: readonly string[] = [
   CONTROLLER_NAMES.garbageCollector,
   CONTROLLER_NAMES.job,
   CONTROLLER_NAMES.namespace,
+  CONTROLLER_NAMES.persistentVolumeBinder,
+  CONTROLLER_NAMES.pvProtection,
+  CONTROLLER_NAMES.pvcProtection,
   CONTROLLER_NAMES.replicaSet,
   CONTROLLER_NAMES.rootCACertPublisher,
   CONTROLLER_NAMES.serviceAccount,
@@ -79,6 +86,9 @@ export const CONTROLLER_ALIASES: Readonly<Record<string, string>> = {
   job: CONTROLLER_NAMES.job,
   'ttl-after-finished': CONTROLLER_NAMES.ttlAfterFinished,
   cronjob: CONTROLLER_NAMES.cronJob,
+  'persistentvolume-binder': CONTROLLER_NAMES.persistentVolumeBinder,
+  'pvc-protection': CONTROLLER_NAMES.pvcProtection,
+  'pv-protection': CONTROLLER_NAMES.pvProtection,
 };
 
 /** The Lease kube-controller-manager elects its leader with. */
@@ -260,6 +270,9 @@ export async function startControllerManager(options: ControllerManagerOptions):
     [CONTROLLER_NAMES.clusterRoleAggregation]: (m) => createClusterRoleAggregationController({ manager: m }),
     [CONTROLLER_NAMES.csrCleaner]: (m) => createCsrCleanerController({ manager: m }),
     [CONTROLLER_NAMES.cronJob]: (m) => createCronJobController(m),
+    [CONTROLLER_NAMES.persistentVolumeBinder]: (m) => createPersistentVolumeBinderController(m),
+    [CONTROLLER_NAMES.pvcProtection]: (m) => createPvcProtectionController(m),
+    [CONTROLLER_NAMES.pvProtection]: (m) => createPvProtectionController(m),
     ...(options.rootCA !== undefined ? { [CONTROLLER_NAMES.rootCACertPublisher]: (m: Manager) => createRootCACertPublisher({ manager: m, rootCA: options.rootCA! }) } : {}),
   };
   const signing = options.clusterSigning;

@@ -20,11 +20,13 @@ import { jobResource } from './job.js';
 import { leaseResource } from './lease.js';
 import { namespaceResource } from './namespace.js';
 import { nodeResource, serviceAccountResource } from './node.js';
+import { persistentVolumeResource } from './persistentvolume.js';
 import { persistentVolumeClaimResource } from './persistentvolumeclaim.js';
 import { podResource } from './pod.js';
 import { rbacResources } from './rbac.js';
 import { endpointsResource, serviceResource } from './service.js';
 import { statefulSetResource } from './statefulset.js';
+import { storageClassResource } from './storageclass.js';
 
 /** Every built-in resource, core group first, in the order discovery lists them. */
 export function builtinResources(): ResourceType[] {
@@ -34,6 +36,7 @@ export function builtinResources(): ResourceType[] {
     eventResource(),
     namespaceResource(),
     nodeResource(),
+    persistentVolumeResource(),
     persistentVolumeClaimResource(),
     podResource(),
     secretResource(),
@@ -51,6 +54,7 @@ export function builtinResources(): ResourceType[] {
     ingressResource(),
     crdResource(),
     ...rbacResources(),
+    storageClassResource(),
     certificateSigningRequestResource(),
     apiServiceResource(),
   ];

@@ -27,6 +27,7 @@ import { createNodeConnections, type NodeConnections } from './nodes.js';
 import { createStreamUpgrade, type LocalStreams } from './pod-stream.js';
 import { createHttpsServer } from './http.js';
 import { createClusterIPAllocator } from './ip-allocator.js';
+import { ensureDefaultStorageClass, findDefaultStorageClass } from '../kinds/storageclass.js';
 import type { ServerLimits } from './limits.js';
 
 export type { ServerLimits } from './limits.js';
@@ -169,6 +170,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     releaseClusterIP: async (ip) => allocator.release(ip),
     eventTTLSeconds: options.eventTTLSeconds ?? 3600,
     policy: rbac,
+    defaultStorageClass: () => findDefaultStorageClass(registry),
   };
   // Storage upkeep, as kube-apiserver's compactor and etcd's lease expiry: started with the server.
   const maintenance: Periodic[] = [];
@@ -353,6 +355,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
         }
       }
       await followNamespaces();
+      await ensureDefaultStorageClass(registry);
       // kube-apiserver's rbac/bootstrap-roles post-start hook, then the index follows the RBAC objects.
       await ensureBootstrapPolicy(registry, options.bootstrapPolicy);
       if (rbac) rbacFeed = await startRbacFeed(registry, rbac);

@@ -6,7 +6,7 @@ import type { Deployment, Endpoints as EndpointsObject, Pod } from './builtin/in
 import type { ApplyConfiguration } from './index.js';
 import {
   ClusterRoleBindings, ClusterRoles, ConfigMaps, ControllerRevisions, CronJobs, CustomResourceDefinitions, DaemonSets, Deployments, Endpoints, Events, EventsV1Events, Ingresses, Jobs,
-  Leases, Namespaces, Nodes, PersistentVolumeClaims, Pods, ReplicaSets, StatefulSets, RoleBindings, Roles, Secrets, ServiceAccounts, Services, builtinDescriptors,
+  Leases, Namespaces, Nodes, PersistentVolumeClaims, PersistentVolumes, Pods, ReplicaSets, StatefulSets, RoleBindings, Roles, Secrets, ServiceAccounts, Services, StorageClasses, builtinDescriptors,
   kindDescriptor, newObject, resourceOf, type KindDescriptor, type ObjectOf,
 } from './descriptors.js';
 
@@ -37,6 +37,8 @@ const KUBERNETES: [KindDescriptor, string, string, string, boolean, string][] = 
   [RoleBindings, 'rbac.authorization.k8s.io', 'v1', 'rolebindings', true, 'RoleBinding'],
   [ClusterRoleBindings, 'rbac.authorization.k8s.io', 'v1', 'clusterrolebindings', false, 'ClusterRoleBinding'],
   [CronJobs, 'batch', 'v1', 'cronjobs', true, 'CronJob'],
+  [PersistentVolumes, '', 'v1', 'persistentvolumes', false, 'PersistentVolume'],
+  [StorageClasses, 'storage.k8s.io', 'v1', 'storageclasses', false, 'StorageClass'],
 ];
 
 test('every built-in descriptor carries the names Kubernetes uses', () => {

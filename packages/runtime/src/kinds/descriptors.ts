@@ -6,8 +6,8 @@ import { apiVersionOf, type KubeObject } from '@kplane/api';
 import type { Client, ResourceClient, ResourceDescriptor } from '@kplane/client';
 import type {
   ClusterRole, ClusterRoleBinding, ConfigMap, ControllerRevision, CronJob, CustomResourceDefinition, DaemonSet, Deployment,
-  Endpoints as EndpointsObject, Event, EventsV1Event, HorizontalPodAutoscaler, Ingress, Job, Lease, Namespace, Node, PersistentVolumeClaim, Pod,
-  PodTemplate, ReplicaSet, ReplicationController, Role, RoleBinding, Secret, Service, ServiceAccount, StatefulSet,
+  Endpoints as EndpointsObject, Event, EventsV1Event, HorizontalPodAutoscaler, Ingress, Job, Lease, Namespace, Node, PersistentVolume, PersistentVolumeClaim, Pod,
+  PodTemplate, ReplicaSet, ReplicationController, Role, RoleBinding, Secret, Service, ServiceAccount, StatefulSet, StorageClass,
 } from './builtin/index.js';
 
 /** Type-only key of the phantom field; no value exists at run time. */
@@ -102,6 +102,10 @@ export const ControllerRevisions: KindDescriptor<ControllerRevision> = kindDescr
 export const ReplicationControllers: KindDescriptor<ReplicationController> = core('replicationcontrollers', 'ReplicationController', true);
 /** core/v1 persistentvolumeclaims. */
 export const PersistentVolumeClaims: KindDescriptor<PersistentVolumeClaim> = core('persistentvolumeclaims', 'PersistentVolumeClaim', true);
+/** core/v1 persistentvolumes (cluster-scoped). */
+export const PersistentVolumes: KindDescriptor<PersistentVolume> = core('persistentvolumes', 'PersistentVolume', false);
+/** storage.k8s.io/v1 storageclasses (cluster-scoped). */
+export const StorageClasses: KindDescriptor<StorageClass> = kindDescriptor({ group: 'storage.k8s.io', version: 'v1', resource: 'storageclasses', kind: 'StorageClass', namespaced: false });
 /** core/v1 podtemplates. */
 export const PodTemplates: KindDescriptor<PodTemplate> = core('podtemplates', 'PodTemplate', true);
 /** batch/v1 jobs. */
@@ -136,5 +140,5 @@ export const builtinDescriptors: readonly KindDescriptor[] = Object.freeze([
   Namespaces, ConfigMaps, Secrets, Pods, Services, ServiceAccounts, Events, Nodes, Endpoints, PersistentVolumeClaims,
   DaemonSets, Deployments, ReplicaSets, StatefulSets, ControllerRevisions, Jobs, Leases, EventsV1Events, Ingresses, CustomResourceDefinitions,
   Roles, ClusterRoles, RoleBindings, ClusterRoleBindings,
-  CronJobs,
+  CronJobs, PersistentVolumes, StorageClasses,
 ]);
