@@ -2,7 +2,7 @@ import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { request } from 'node:https';
 import { stringify } from 'yaml';
-import type { RawRequest, RawResponse, Transport, UserInfo } from '@kplane/api';
+import type { KubeObject, RawRequest, RawResponse, Transport, UserInfo } from '@kplane/api';
 import { createBackend, type Backend } from '@kplane/storage';
 import {
   createApiServer,
@@ -10,6 +10,8 @@ import {
   type AuditLog,
   ensurePki,
   ensureServiceAccountKeyFiles,
+  KUBELET_CLIENT_USER,
+  type KubeletClientConfig,
   loadServiceAccountKeys,
   loadTokenFile,
   MASTERS_GROUP,
@@ -23,6 +25,7 @@ import { createClient, type Client } from '@kplane/client';
 import { nodeUser, SCHEDULER_USER, simulationPolicy, startSimulation, type KubeletConfig, type Simulation } from '@kplane/kubelet';
 import {
   DEFAULT_SECURE_PORT,
+  issueClientCertificate,
   loadSigningCa,
   ensureClusterRole,
   ensureClusterRoleBinding,
@@ -70,6 +73,8 @@ export interface ControlPlaneOptions {
    * 0 picks a free one). When the port is taken, the controllers run without it (a warning on stderr).
    */
   controllerManagerPort?: number;
+  /** How often the horizontal-pod-autoscaler controller syncs each HPA (default 15 s, --horizontal-pod-autoscaler-sync-period). */
+  hpaSyncPeriodMs?: number;
   /**
    * Each controller acts as its own ServiceAccount `kube-system/<name>-controller` bound to its
    * least-privilege ClusterRole (kube-controller-manager's --use-service-account-credentials;
@@ -145,6 +150,21 @@ export interface ControlPlane {
   readonly simulation?: Simulation;
   /** Stops the controllers, stops serving and closes storage. */
   stop(): Promise<void>;
+}
+
+/**
+ * The API server's client certificate towards kubelets in other processes (CN
+ * kube-apiserver-kubelet-client, made in memory at each start), with the CA their serving
+ * certificates are checked against.
+ */
+export async function kubeletClientCredentials(caCert: string, caKey: string): Promise<KubeletClientConfig> {
+  const { cert, key } = await issueClientCertificate(await loadSigningCa(caCert, caKey), { commonName: KUBELET_CLIENT_USER, organizations: [], durationMs: 365 * 24 * 3600 * 1000, now: new Date() });
+  return { cert, key, ca: caCert };
+}
+
+/** The client certificate presented to APIService backends (CN front-proxy-client, made in memory at each start). */
+export async function frontProxyClient(caCert: string, caKey: string): Promise<{ cert: string; key: string }> {
+  return issueClientCertificate(await loadSigningCa(caCert, caKey), { commonName: 'front-proxy-client', organizations: [], durationMs: 365 * 24 * 3600 * 1000, now: new Date() });
 }
 
 /** Builds the admin kubeconfig for a server URL. */
@@ -246,6 +266,8 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     cert: pki.serving.cert,
     key: pki.serving.key,
     clientCa: pki.ca.cert,
+    kubeletClient: await kubeletClientCredentials(pki.ca.cert, pki.ca.key),
+    proxyClient: await frontProxyClient(pki.ca.cert, pki.ca.key),
     tokens: new Map([[pki.adminToken, { username: 'kplane-admin', groups: [MASTERS_GROUP] }]]),
   });
   const url = `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
@@ -305,7 +327,7 @@ async function ownerOnly(pkiDir: string): Promise<void> {
 
 /**
  * Starts the scheduler and simulated kubelet for `options.nodes` nodes on the in-process
- * transport (none for 0); the API server reads their containers' logs directly.
+ * transport (none for 0); the API server reads their containers' logs and resource usage directly.
  */
 async function startNodes(apiServer: ApiServer, options: ControlPlaneOptions, stop: () => Promise<void>): Promise<Simulation | undefined> {
   if (!options.nodes) return undefined;
@@ -323,6 +345,7 @@ async function startNodes(apiServer: ApiServer, options: ControlPlaneOptions, st
       config: options.kubeletConfig,
     });
     apiServer.nodes.register(sim.kubelet.nodeNames, sim.kubelet.logs);
+    apiServer.metrics.register({ metrics: () => sim.kubelet.metrics() as unknown as { nodes: KubeObject[]; pods: KubeObject[] } });
     return sim;
   } catch (err) {
     await stop();
@@ -343,10 +366,10 @@ async function startControllers(
   const client: Client = createClient({ transport });
   const serviceAccountClients = options.useServiceAccountCredentials === false ? undefined : inProcessServiceAccountClients(transport);
   try {
-    return await startControllerManager({ client, serving, serviceAccountClients, serviceAccountTokens, clusterSigning, rootCA });
+    return await startControllerManager({ client, serving, serviceAccountClients, serviceAccountTokens, clusterSigning, rootCA, horizontalPodAutoscaler: { syncPeriodMs: options.hpaSyncPeriodMs } });
   } catch (err) {
     if (!serving || (err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
     process.stderr.write(`kplane controller-manager: port ${serving.port} is in use; running without /metrics and /healthz\n`);
-    return startControllerManager({ client, serviceAccountClients, serviceAccountTokens, clusterSigning, rootCA });
+    return startControllerManager({ client, serviceAccountClients, serviceAccountTokens, clusterSigning, rootCA, horizontalPodAutoscaler: { syncPeriodMs: options.hpaSyncPeriodMs } });
   }
 }

@@ -26,6 +26,7 @@ import { createNodeConnections, type NodeConnections } from './nodes.js';
 import { servePodLog } from './pod-log.js';
 import { checkStreamTarget, STREAM_SUBRESOURCES } from './pod-stream.js';
 import { serveReview } from './reviews.js';
+import { readObjects } from './resource-metrics.js';
 import { requestUser } from '../auth/identity.js';
 import { DEFAULT_LIMITS, parseBoolParam, parseGoDuration, type ServerLimits } from './limits.js';
 import { deleteOptions, listOptions, typedListQuery, writeOptions } from './options.js';
@@ -77,6 +78,10 @@ export interface HandlerOptions {
    * type-checked); absent, the subresource is not served.
    */
   tokenRequest?(namespace: string, name: string, body: KubeObject, ctx: { user: UserInfo; dryRun: boolean; warnings: string[] }): Promise<KubeObject>;
+  /** A request under /apis/<group>/<version> that no local resource serves: an APIService's backend (aggregator.ts), or undefined. */
+  aggregated?: (req: RawRequest, group: string, version: string) => Promise<RawResponse | undefined>;
+  /** Discovery entries of aggregated groups (APIGroup for /apis, APIGroupDiscovery for aggregated /apis). */
+  aggregatedDiscovery?: { legacy(): object[]; aggregated(): object[]; group(name: string): object | undefined };
   /** Non-resource paths served besides the built-in ones (the OIDC discovery documents), by exact path. */
   paths?: Record<string, (method: string) => RawResponse>;
 }
@@ -253,6 +258,10 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
   const timeoutMaxMs = options.limits?.requestTimeoutMs ?? DEFAULT_LIMITS.requestTimeoutMs;
   const timers = options.timers ?? realTimers;
   const nodes = options.nodes ?? createNodeConnections();
+  // The group/versions served here, rebuilt when resources come or go (CRDs).
+  let served: Set<string> | undefined;
+  if (options.aggregated) registry.onChange(() => (served = undefined));
+  const servedGroupVersions = () => (served ??= new Set(registry.all().map((s) => `${s.type.group}/${s.type.version}`)));
 
   function render(store: Store, rep: Representation, obj: KubeObject, q: Record<string, string>, status = 200, headers: Record<string, string> = {}): RawResponse {
     if (rep === 'table') {
@@ -309,6 +318,15 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
       const opts = writeOptions(q);
       const { object, status } = await serveReview(store, registry.definitions, body(), { user: requestUser(req), namespace: ns, opts });
       return jsonResponse(status, object, warningHeaders(opts));
+    }
+
+    // Read-only, never-stored kinds (metrics.k8s.io): see resource-metrics.ts.
+    if (t.read) {
+      if (method !== 'GET' || sub || info.watchPath || verb === 'watch') throw routeMethodNotAllowed();
+      const answer = readObjects(t, ns, info.name, q);
+      const items = info.name === undefined ? ((answer as { items?: KubeObject[] }).items ?? []) : [answer];
+      if (rep === 'table') return jsonResponse(200, toTable(t.strategy.table, items, {}, { include: includeObject(q), now: options.now() }));
+      return jsonResponse(200, answer);
     }
 
     // Collection requests.
@@ -492,6 +510,11 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
       if (!doc) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
       return serveOpenAPIV3Document(req, key, doc, options.now());
     }
+    const gv = options.aggregated && /^\/apis\/([^/]+)\/([^/]+)(\/|$)/.exec(path);
+    if (gv && !servedGroupVersions().has(`${gv[1]}/${gv[2]}`)) {
+      const proxied = await options.aggregated!(req, gv[1]!, gv[2]!);
+      if (proxied) return proxied;
+    }
     const parsed = parsePath(path, isNamespaceSub);
     if (parsed.kind === 'other') {
       if (path === '/' ) return jsonResponse(200, { paths: ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/openapi/v2', '/openapi/v3', '/readyz', '/version'] });
@@ -504,12 +527,14 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
       const wantsAggregated = (v: 'v2' | 'v2beta1') => accept.some((m) => m.params.g === 'apidiscovery.k8s.io' && m.params.v === v && m.params.as === 'APIGroupDiscoveryList');
       if (r.kind === 'api-root' || r.kind === 'apis-root') {
         const core = r.kind === 'api-root';
-        if (wantsAggregated('v2')) return jsonResponse(200, aggregatedDiscovery(registry, core, 'v2'), {}, AGGREGATED_V2);
-        if (wantsAggregated('v2beta1')) return jsonResponse(200, aggregatedDiscovery(registry, core, 'v2beta1'), {}, AGGREGATED_V2BETA1);
-        return jsonResponse(200, core ? apiVersions(options.serverAddress()) : apiGroupList(registry));
+        const extra = core ? undefined : options.aggregatedDiscovery;
+        const withItems = (doc: object, key: 'items' | 'groups', more: object[] | undefined) => (more?.length ? { ...doc, [key]: [...(doc as Record<string, object[]>)[key]!, ...more] } : doc);
+        if (wantsAggregated('v2')) return jsonResponse(200, withItems(aggregatedDiscovery(registry, core, 'v2'), 'items', extra?.aggregated()), {}, AGGREGATED_V2);
+        if (wantsAggregated('v2beta1')) return jsonResponse(200, withItems(aggregatedDiscovery(registry, core, 'v2beta1'), 'items', extra?.aggregated()), {}, AGGREGATED_V2BETA1);
+        return jsonResponse(200, core ? apiVersions(options.serverAddress()) : withItems(apiGroupList(registry), 'groups', extra?.legacy()));
       }
       if (r.kind === 'group') {
-        const g = apiGroup(registry, r.group);
+        const g = apiGroup(registry, r.group) ?? (r.group ? options.aggregatedDiscovery?.group(r.group) : undefined);
         if (!g) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
         return jsonResponse(200, g);
       }

@@ -18,6 +18,8 @@ Flags:
   --controller-manager-port N
                           HTTPS port of the controllers' /metrics and /healthz (default 10257,
                           or 0, a free one, when --port is 0)
+  --horizontal-pod-autoscaler-sync-period DURATION
+                          how often each HorizontalPodAutoscaler is synced (default 15s)
   --nodes N               simulated nodes, with a scheduler and kubelet (default 3; 0: none,
                           pods stay Pending)
   --kubelet-config FILE   pod behaviour of the simulated kubelet (see "kplane kubelet --help")
@@ -30,8 +32,8 @@ Flags:
   --exec-local            "kubectl exec" into a simulated container runs the command as a local
                           process of this user, in the current folder (default: a clear error)
   --port-forward POD_PORT=HOST:PORT[,...]
-                          forward these pod ports to local addresses, for every pod (websocket
-                          clients; default: a clear error)
+                          forward these pod ports to local addresses, for every pod
+                          ("kubectl port-forward", client libraries; default: a clear error)
   --audit-log PATH        append one audit.k8s.io/v1 Event (level Metadata) per request to PATH,
                           as JSON lines (created 0600)
 
@@ -65,6 +67,7 @@ export async function up(args: string[]): Promise<void> {
       'no-controllers': { type: 'boolean', default: false },
       'controller-manager-port': { type: 'string' },
       nodes: { type: 'string', default: '3' },
+      'horizontal-pod-autoscaler-sync-period': { type: 'string', default: '15s' },
       'kubelet-config': { type: 'string' },
       'event-ttl': { type: 'string', default: '1h' },
       'compaction-interval': { type: 'string', default: '5m' },
@@ -101,6 +104,8 @@ export async function up(args: string[]): Promise<void> {
   if (eventTTLMs < 1000) throw new Error(`--event-ttl: must be at least 1s, not ${values['event-ttl']}`);
   const compactionIntervalMs = parseDuration('--compaction-interval', values['compaction-interval']);
   const clusterSigningDurationMs = parseDuration('--cluster-signing-duration', values['cluster-signing-duration']);
+  const hpaSyncPeriodMs = parseDuration('--horizontal-pod-autoscaler-sync-period', values['horizontal-pod-autoscaler-sync-period']);
+  if (hpaSyncPeriodMs < 1) throw new Error(`--horizontal-pod-autoscaler-sync-period: must be positive, not ${values['horizontal-pod-autoscaler-sync-period']}`);
   const kubeletConfig = values['kubelet-config'] ? await loadKubeletConfig(values['kubelet-config']) : undefined;
   const maxExpiration = values['service-account-max-token-expiration'];
   const maxExpirationMs = maxExpiration === undefined ? 0 : parseDuration('--service-account-max-token-expiration', maxExpiration);
@@ -111,6 +116,7 @@ export async function up(args: string[]): Promise<void> {
     storage,
     controllers: !values['no-controllers'],
     controllerManagerPort,
+    hpaSyncPeriodMs,
     nodes,
     kubeletConfig,
     eventTTLSeconds: Math.floor(eventTTLMs / 1000),

@@ -114,6 +114,20 @@ export const CONTROLLER_IDENTITIES: readonly ControllerIdentity[] = [
     rules: [rule(['get', 'list', 'watch', 'patch', 'update', 'delete'], ['*'], ['*']), events],
   },
   {
+    controller: 'horizontal-pod-autoscaler-controller',
+    account: 'horizontal-pod-autoscaler',
+    rules: [
+      rule(['get', 'list', 'watch'], ['autoscaling'], ['horizontalpodautoscalers']),
+      rule(['update'], ['autoscaling'], ['horizontalpodautoscalers/status']),
+      rule(['get', 'update'], ['*'], ['*/scale']),
+      rule(['list'], [''], ['pods']),
+      rule(['list'], ['metrics.k8s.io'], ['pods']),
+      rule(['get', 'list'], ['custom.metrics.k8s.io'], ['*']),
+      rule(['get', 'list'], ['external.metrics.k8s.io'], ['*']),
+      events,
+    ],
+  },
+  {
     controller: 'job-controller',
     account: 'job-controller',
     rules: [
@@ -170,6 +184,17 @@ export const CONTROLLER_IDENTITIES: readonly ControllerIdentity[] = [
     controller: 'persistentvolumeclaim-protection-controller',
     account: 'pvc-protection-controller',
     rules: [rule(['get', 'list', 'watch', 'update'], [''], ['persistentvolumeclaims']), rule(['list', 'watch', 'get'], [''], ['pods']), events],
+  },
+  {
+    controller: 'replicationcontroller-controller',
+    account: 'replication-controller',
+    rules: [
+      rule(['get', 'list', 'watch', 'update'], [''], ['replicationcontrollers']),
+      rule(['update'], [''], ['replicationcontrollers/status']),
+      rule(['update'], [''], ['replicationcontrollers/finalizers']),
+      rule(['list', 'watch', 'patch', 'create', 'delete'], [''], ['pods']),
+      events,
+    ],
   },
   {
     controller: 'root-ca-certificate-publisher-controller',
