@@ -2,7 +2,7 @@ import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { request } from 'node:https';
 import { stringify } from 'yaml';
-import type { KubeObject, RawRequest, RawResponse, Transport, UserInfo } from '@kplane/api';
+import { transportAs, type KubeObject, type RawRequest, type RawResponse, type Transport, type UserInfo } from '@kplane/api';
 import { createBackend, type Backend } from '@kplane/storage';
 import {
   createApiServer,
@@ -31,7 +31,6 @@ import {
   ensureClusterRoleBinding,
   inProcessServiceAccountClients,
   startControllerManager,
-  transportAs,
   type ControllerManager,
   type ControllerManagerOptions,
   type SecureServingOptions,
@@ -108,6 +107,8 @@ export interface ControlPlaneOptions {
   auditLogPath?: string;
   /** Authentication flags, as kube-apiserver's. */
   authentication?: ControlPlaneAuthentication;
+  /** kube-apiserver's --authorization-mode (default `Node,RBAC`). */
+  authorizationMode?: string;
 }
 
 /** kube-apiserver's authentication flags. */
@@ -222,7 +223,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     await backend.close();
     throw err;
   }
-  const apiServer = createApiServer({ backend, eventTTLSeconds: options.eventTTLSeconds, compactionIntervalMs: options.compactionIntervalMs, authentication, audit, localStreams: options.localStreams });
+  const apiServer = createApiServer({ backend, authorizationMode: options.authorizationMode, eventTTLSeconds: options.eventTTLSeconds, compactionIntervalMs: options.compactionIntervalMs, authentication, audit, localStreams: options.localStreams });
   const tokenSigner = (rootCA: string) => ({ rootCA, generateToken: (c: Parameters<typeof signLegacyToken>[1]) => signLegacyToken(apiServer.serviceAccountKeys, c) });
   const transportFor = (user: UserInfo) => apiServer.transportAs(user);
   try {

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { startControlPlane } from '../control-plane.js';
 import { parseDuration } from './duration.js';
-import type { ForwardTarget } from '@kplane/apiserver';
+import { parseAuthorizationModes, type ForwardTarget } from '@kplane/apiserver';
 import { loadKubeletConfig } from './kubelet.js';
 
 /** Help of `kplane up`. */
@@ -36,6 +36,8 @@ Flags:
                           ("kubectl port-forward", client libraries; default: a clear error)
   --audit-log PATH        append one audit.k8s.io/v1 Event (level Metadata) per request to PATH,
                           as JSON lines (created 0600)
+  --authorization-mode M  authorizers asked in order, comma-separated: Node, RBAC, AlwaysAllow
+                          (default Node,RBAC, as kube-apiserver)
 
 Authentication (as kube-apiserver's flags):
   --token-auth-file FILE  static bearer tokens: CSV lines token,user,uid,"group1,group2"
@@ -81,6 +83,7 @@ export async function up(args: string[]): Promise<void> {
       'api-audiences': { type: 'string' },
       'service-account-max-token-expiration': { type: 'string' },
       'audit-log': { type: 'string' },
+      'authorization-mode': { type: 'string', default: 'Node,RBAC' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -110,8 +113,10 @@ export async function up(args: string[]): Promise<void> {
   const maxExpiration = values['service-account-max-token-expiration'];
   const maxExpirationMs = maxExpiration === undefined ? 0 : parseDuration('--service-account-max-token-expiration', maxExpiration);
   if (maxExpiration !== undefined && maxExpirationMs < 600_000) throw new Error(`--service-account-max-token-expiration: must be at least 10m, not ${maxExpiration}`);
+  parseAuthorizationModes(values['authorization-mode']);
   const cp = await startControlPlane({
     dataDir: values['data-dir'],
+    authorizationMode: values['authorization-mode'],
     port,
     storage,
     controllers: !values['no-controllers'],

@@ -233,16 +233,6 @@ export function controllerIdentity(controller: string): ControllerIdentity | und
   return CONTROLLER_IDENTITIES.find((i) => i.controller === controller);
 }
 
-/** The user name a ServiceAccount authenticates as. */
-export function serviceAccountUsername(namespace: string, name: string): string {
-  return `system:serviceaccount:${namespace}:${name}`;
-}
-
-/** The groups a ServiceAccount authenticates with. */
-export function serviceAccountGroups(namespace: string): string[] {
-  return ['system:serviceaccounts', `system:serviceaccounts:${namespace}`, 'system:authenticated'];
-}
-
 /** The ClusterRole of a controller identity. */
 export function controllerClusterRole(id: ControllerIdentity): Record<string, unknown> {
   return {
