@@ -55,3 +55,4 @@ export {
 export * from './history/index.js';
 export * from './statefulset/index.js';
 export * from './resourcequota/index.js';
+export * from './volume/index.js';

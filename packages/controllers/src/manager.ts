@@ -27,6 +27,7 @@ import { createCronJobController } from './cronjob/index.js';
 import { createNodeLifecycleController, createTaintEvictionController, type NodeLifecycleOptions } from './nodelifecycle/index.js';
 import { createDisruptionController } from './disruption/index.js';
 import { createResourceQuotaController } from './resourcequota/index.js';
+import { createPersistentVolumeBinderController, createPvProtectionController, createPvcProtectionController } from './volume/index.js';
 import type { SigningCa } from './certificates/sign.js';
 
 /** Canonical controller names, as kube-controller-manager names them. */
@@ -52,6 +53,9 @@ export const CONTROLLER_NAMES = {
   taintEviction: 'taint-eviction-controller',
   disruption: 'disruption-controller',
   resourceQuota: 'resourcequota-controller',
+  persistentVolumeBinder: 'persistentvolume-binder-controller',
+  pvcProtection: 'persistentvolumeclaim-protection-controller',
+  pvProtection: 'persistentvolume-protection-controller',
 } as const;
 
 /** Every controller this manager knows, by canonical name. */
@@ -68,6 +72,9 @@ export const KNOWN_CONTROLLERS: readonly string[] = [
   CONTROLLER_NAMES.job,
   CONTROLLER_NAMES.namespace,
   CONTROLLER_NAMES.nodeLifecycle,
+  CONTROLLER_NAMES.persistentVolumeBinder,
+  CONTROLLER_NAMES.pvProtection,
+  CONTROLLER_NAMES.pvcProtection,
   CONTROLLER_NAMES.replicaSet,
   CONTROLLER_NAMES.replicationController,
   CONTROLLER_NAMES.resourceQuota,
@@ -101,6 +108,9 @@ export const CONTROLLER_ALIASES: Readonly<Record<string, string>> = {
   nodelifecycle: CONTROLLER_NAMES.nodeLifecycle,
   disruption: CONTROLLER_NAMES.disruption,
   resourcequota: CONTROLLER_NAMES.resourceQuota,
+  'persistentvolume-binder': CONTROLLER_NAMES.persistentVolumeBinder,
+  'pvc-protection': CONTROLLER_NAMES.pvcProtection,
+  'pv-protection': CONTROLLER_NAMES.pvProtection,
 };
 
 /** The Lease kube-controller-manager elects its leader with. */
@@ -292,6 +302,9 @@ export async function startControllerManager(options: ControllerManagerOptions):
     [CONTROLLER_NAMES.nodeLifecycle]: (m) => createNodeLifecycleController(m, options.nodeLifecycle),
     [CONTROLLER_NAMES.taintEviction]: (m) => createTaintEvictionController(m),
     [CONTROLLER_NAMES.disruption]: (m) => createDisruptionController(m),
+    [CONTROLLER_NAMES.persistentVolumeBinder]: (m) => createPersistentVolumeBinderController(m),
+    [CONTROLLER_NAMES.pvcProtection]: (m) => createPvcProtectionController(m),
+    [CONTROLLER_NAMES.pvProtection]: (m) => createPvProtectionController(m),
     ...(options.rootCA !== undefined ? { [CONTROLLER_NAMES.rootCACertPublisher]: (m: Manager) => createRootCACertPublisher({ manager: m, rootCA: options.rootCA! }) } : {}),
   };
   const signing = options.clusterSigning;

@@ -40,6 +40,9 @@ export const SCHEDULER_RULES: readonly PolicyRule[] = [
   rule(['get', 'list', 'watch'], ['storage.k8s.io'], ['csinodes']),
   rule(['get', 'list', 'watch'], [''], ['namespaces']),
   rule(['get', 'list', 'watch'], ['storage.k8s.io'], ['csidrivers', 'csistoragecapacities']),
+  // system:volume-scheduler, also bound to the scheduler: it marks the node chosen for delayed-binding claims.
+  rule(['get', 'list', 'patch', 'update', 'watch'], [''], ['persistentvolumes', 'persistentvolumeclaims']),
+  rule(['get', 'list', 'watch'], ['storage.k8s.io'], ['storageclasses']),
 ];
 
 /** The rules of system:node. */

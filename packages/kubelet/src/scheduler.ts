@@ -20,6 +20,7 @@ import {
 } from '@kplane/runtime';
 import { filterNode, fitErrorMessage, NO_NODES_MESSAGE, podRequests, type FilterFailure, type NodeUsage, type PodRequests } from './predicates.js';
 import { rfc3339 } from './pod-status.js';
+import { selectNodeForClaims } from './volume-binding.js';
 
 /** Options of createScheduler. */
 export interface SchedulerOptions {
@@ -184,6 +185,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     place(key, choice.node, req);
     const m = pod.metadata!;
     try {
+      await selectNodeForClaims(options.client, pod, choice.node);
       await pods.createSubresource(m.name!, 'binding', {
         apiVersion: 'v1',
         kind: 'Binding',

@@ -217,6 +217,23 @@ export const DESCRIPTIONS: Descriptions = {
       partition: 'Pods with an ordinal at or above it are updated; the others keep the current revision.',
     },
   },
+  'io.k8s.api.core.v1.PersistentVolume': {
+    type: 'A piece of storage in the cluster, provisioned by an administrator or by a StorageClass.',
+    fields: {
+      spec: 'The volume\'s capacity, access modes, source and reclaim policy.',
+      status: 'The current phase of the volume (Pending, Available, Bound, Released, Failed). Read-only.',
+    },
+  },
+  'io.k8s.api.storage.v1.StorageClass': {
+    type: 'A class of storage: the provisioner that creates its volumes, with their parameters and policies.',
+    fields: {
+      allowVolumeExpansion: 'Whether claims of this class may grow.',
+      parameters: 'Provisioner parameters. Immutable.',
+      provisioner: 'The provisioner of the volumes of this class. Immutable.',
+      reclaimPolicy: 'What happens to a provisioned volume when its claim goes: Delete (default) or Retain.',
+      volumeBindingMode: 'Immediate (default), or WaitForFirstConsumer: bind and provision once a pod using the claim is scheduled.',
+    },
+  },
   'io.k8s.api.core.v1.PersistentVolumeClaim': {
     type: 'A request for storage by a user.',
     fields: {

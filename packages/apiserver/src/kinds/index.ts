@@ -21,6 +21,7 @@ import { jobResource } from './job.js';
 import { leaseResource } from './lease.js';
 import { namespaceResource } from './namespace.js';
 import { nodeResource, serviceAccountResource } from './node.js';
+import { persistentVolumeResource } from './persistentvolume.js';
 import { persistentVolumeClaimResource } from './persistentvolumeclaim.js';
 import { podResource } from './pod.js';
 import { podDisruptionBudgetResource } from './poddisruptionbudget.js';
@@ -30,6 +31,7 @@ import { rbacResources } from './rbac.js';
 import { limitRangeResource, resourceQuotaResource } from './resourcequota.js';
 import { endpointsResource, serviceResource } from './service.js';
 import { statefulSetResource } from './statefulset.js';
+import { storageClassResource } from './storageclass.js';
 
 /** Every built-in resource, core group first, in the order discovery lists them. */
 export function builtinResources(): ResourceType[] {
@@ -40,6 +42,7 @@ export function builtinResources(): ResourceType[] {
     namespaceResource(),
     nodeResource(),
     limitRangeResource(),
+    persistentVolumeResource(),
     persistentVolumeClaimResource(),
     podResource(),
     resourceQuotaResource(),
@@ -64,6 +67,7 @@ export function builtinResources(): ResourceType[] {
     priorityClassResource(),
     crdResource(),
     ...rbacResources(),
+    storageClassResource(),
     certificateSigningRequestResource(),
     apiServiceResource(),
   ];

@@ -1,8 +1,9 @@
 /**
- * core/v1 persistentvolumeclaims, served minimally so that StatefulSets can create their claims:
- * defaults, the spec checks a claim must pass (access modes, a storage request), the spec's
- * immutability after creation, the status subresource and kubectl's columns. Nothing binds
- * claims to volumes (no PersistentVolumes, no provisioner): claims stay Pending.
+ * core/v1 persistentvolumeclaims: defaults, the spec checks a claim must pass (access modes, a
+ * storage request), the spec's immutability after creation (but a bound claim's storage
+ * request), the DefaultStorageClass admission step (a claim without storageClassName gets the
+ * default class), the status subresource and kubectl's columns. The persistentvolume-binder
+ * controller binds claims to volumes.
  */
 import { fieldForbidden, fieldNotSupported, fieldRequired, hasOwn, type KubeObject, type StatusCause } from '@kplane/api';
 import type { ResourceType, TableSpec } from '../registry/resource.js';
@@ -10,7 +11,8 @@ import { translateTimestampSince } from './age.js';
 import { AGE_COLUMN, NAME_COLUMN } from './pod.js';
 import { STANDARD_VERBS, asObj, child, semanticEqual, setDefault, str, type Obj } from './util.js';
 
-const ACCESS_MODES = ['ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOnce', 'ReadWriteOncePod'];
+/** The access modes a volume or claim may ask for. */
+export const ACCESS_MODES = ['ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOnce', 'ReadWriteOncePod'];
 const SHORT_MODES: [string, string][] = [['ReadWriteOnce', 'RWO'], ['ReadOnlyMany', 'ROX'], ['ReadWriteMany', 'RWX'], ['ReadWriteOncePod', 'RWOP']];
 
 /** SetDefaults_PersistentVolumeClaim(Spec): volumeMode Filesystem, phase Pending (also for claim templates). */
@@ -28,6 +30,12 @@ export function validateClaimSpec(spec: Obj, path: string): StatusCause[] {
   const requests = asObj(asObj(spec.resources)?.requests);
   if (!requests || !hasOwn(requests, 'storage')) out.push(fieldRequired(`${path}.resources[storage]`));
   return out;
+}
+
+/** kubectl's access-mode cell: RWO,ROX,RWX,RWOP in that order. */
+export function accessModesCell(modes: unknown): string {
+  const list = Array.isArray(modes) ? modes : [];
+  return SHORT_MODES.filter(([m]) => list.includes(m)).map(([, s]) => s).join(',');
 }
 
 const IMMUTABLE_MSG = 'spec is immutable after creation except resources.requests for bound claims';
@@ -72,7 +80,7 @@ const claimTable: TableSpec = {
       phase,
       volume,
       capacity,
-      volume ? SHORT_MODES.filter(([m]) => modes.includes(m)).map(([, s]) => s).join(',') : '',
+      volume ? accessModesCell(modes) : '',
       storageClass,
       typeof spec.volumeAttributesClassName === 'string' ? spec.volumeAttributesClassName : '<unset>',
       translateTimestampSince(obj.metadata?.creationTimestamp, now),
@@ -100,6 +108,14 @@ export function persistentVolumeClaimResource(): ResourceType {
       generation: false,
       returnDeletedObject: true,
       defaults: (obj: KubeObject) => defaultClaim(obj as Obj),
+      async prepareForCreate(obj, ctx) {
+        // The DefaultStorageClass admission step: only a claim with no class at all (not "").
+        const spec = child(obj as Obj, 'spec');
+        if (spec.storageClassName !== undefined && spec.storageClassName !== null) return;
+        if (obj.metadata?.annotations?.['volume.beta.kubernetes.io/storage-class'] !== undefined) return;
+        const name = await ctx.defaultStorageClass?.();
+        if (name) spec.storageClassName = name;
+      },
       validate(obj, old, _warnings, req) {
         const spec = (asObj(obj.spec) ?? {}) as Obj;
         if (old && req?.subresource === 'status') return [];

@@ -39,6 +39,7 @@ import { metricsKinds } from '../kinds/metrics.js';
 import { createStreamUpgrade, type LocalStreams } from './pod-stream.js';
 import { createHttpsServer } from './http.js';
 import { createClusterIPAllocator } from './ip-allocator.js';
+import { ensureDefaultStorageClass, findDefaultStorageClass } from '../kinds/storageclass.js';
 import type { ServerLimits } from './limits.js';
 import { builtinAdmissionSteps, createAdmissionChain, type AdmissionObjects, type AdmissionOptions } from '../admission/index.js';
 
@@ -224,6 +225,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     releaseClusterIP: async (ip) => allocator.release(ip),
     eventTTLSeconds: options.eventTTLSeconds ?? 3600,
     policy: rbac,
+    defaultStorageClass: () => findDefaultStorageClass(registry),
   };
   // Storage upkeep, as kube-apiserver's compactor and etcd's lease expiry: started with the server.
   const maintenance: Periodic[] = [];
@@ -435,6 +437,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
           if (!(err instanceof ApiError && err.code === 409)) throw err;
         }
       }
+      await ensureDefaultStorageClass(registry);
       // kube-apiserver's rbac/bootstrap-roles post-start hook, then the index follows the RBAC objects.
       await ensureBootstrapPolicy(registry, options.bootstrapPolicy);
       if (rbac) rbacFeed = await startRbacFeed(registry, rbac);

@@ -190,6 +190,33 @@ export const CONTROLLER_IDENTITIES: readonly ControllerIdentity[] = [
     ],
   },
   {
+    controller: 'persistentvolume-binder-controller',
+    account: 'persistent-volume-binder',
+    rules: [
+      rule(['get', 'list', 'watch', 'update', 'create', 'delete'], [''], ['persistentvolumes']),
+      rule(['update'], [''], ['persistentvolumes/status']),
+      rule(['get', 'list', 'watch', 'update'], [''], ['persistentvolumeclaims']),
+      rule(['update'], [''], ['persistentvolumeclaims/status']),
+      rule(['list', 'watch', 'get', 'create', 'delete'], [''], ['pods']),
+      rule(['get', 'create', 'delete'], [''], ['endpoints']),
+      rule(['get'], [''], ['services']),
+      rule(['get', 'list'], [''], ['nodes']),
+      rule(['watch'], [''], ['events']),
+      events,
+      rule(['get', 'list', 'watch'], ['storage.k8s.io'], ['storageclasses']),
+    ],
+  },
+  {
+    controller: 'persistentvolume-protection-controller',
+    account: 'pv-protection-controller',
+    rules: [rule(['get', 'list', 'watch', 'update'], [''], ['persistentvolumes']), events],
+  },
+  {
+    controller: 'persistentvolumeclaim-protection-controller',
+    account: 'pvc-protection-controller',
+    rules: [rule(['get', 'list', 'watch', 'update'], [''], ['persistentvolumeclaims']), rule(['list', 'watch', 'get'], [''], ['pods']), events],
+  },
+  {
     controller: 'replicationcontroller-controller',
     account: 'replication-controller',
     rules: [

@@ -7,7 +7,7 @@ import type { ApplyConfiguration } from './index.js';
 import {
   HorizontalPodAutoscalers, PodTemplates, ReplicationControllers,
   ClusterRoleBindings, ClusterRoles, ConfigMaps, ControllerRevisions, CronJobs, CustomResourceDefinitions, DaemonSets, Deployments, Endpoints, Events, EventsV1Events, Ingresses, Jobs,
-  Leases, LimitRanges, Namespaces, PriorityClasses, ResourceQuotas, Nodes, PersistentVolumeClaims, PodDisruptionBudgets, Pods, ReplicaSets, StatefulSets, RoleBindings, Roles, Secrets, ServiceAccounts, Services, builtinDescriptors,
+  Leases, LimitRanges, Namespaces, PriorityClasses, ResourceQuotas, Nodes, PersistentVolumeClaims, PodDisruptionBudgets, Pods, ReplicaSets, StatefulSets, RoleBindings, Roles, Secrets, ServiceAccounts, Services, PersistentVolumes, StorageClasses, builtinDescriptors,
   kindDescriptor, newObject, resourceOf, type KindDescriptor, type ObjectOf,
 } from './descriptors.js';
 
@@ -45,6 +45,8 @@ const KUBERNETES: [KindDescriptor, string, string, string, boolean, string][] = 
   [ResourceQuotas, '', 'v1', 'resourcequotas', true, 'ResourceQuota'],
   [LimitRanges, '', 'v1', 'limitranges', true, 'LimitRange'],
   [PriorityClasses, 'scheduling.k8s.io', 'v1', 'priorityclasses', false, 'PriorityClass'],
+  [PersistentVolumes, '', 'v1', 'persistentvolumes', false, 'PersistentVolume'],
+  [StorageClasses, 'storage.k8s.io', 'v1', 'storageclasses', false, 'StorageClass'],
 ];
 
 test('every built-in descriptor carries the names Kubernetes uses', () => {

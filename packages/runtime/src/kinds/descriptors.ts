@@ -6,8 +6,7 @@ import { apiVersionOf, type KubeObject } from '@kplane/api';
 import type { Client, ResourceClient, ResourceDescriptor } from '@kplane/client';
 import type {
   ClusterRole, ClusterRoleBinding, ConfigMap, ControllerRevision, CronJob, CustomResourceDefinition, DaemonSet, Deployment,
-  Endpoints as EndpointsObject, Event, EventsV1Event, HorizontalPodAutoscaler, Ingress, Job, Lease, LimitRange, Namespace, Node, PersistentVolumeClaim, Pod,
-  PodDisruptionBudget, PodTemplate, PriorityClass, ReplicaSet, ResourceQuota, ReplicationController, Role, RoleBinding, Secret, Service, ServiceAccount, StatefulSet,
+  Endpoints as EndpointsObject, Event, EventsV1Event, HorizontalPodAutoscaler, Ingress, Job, Lease, LimitRange, Namespace, Node, PersistentVolumeClaim, Pod, PodDisruptionBudget, PodTemplate, PriorityClass, ReplicaSet, ResourceQuota, ReplicationController, Role, RoleBinding, Secret, Service, ServiceAccount, StatefulSet, PersistentVolume, StorageClass,
 } from './builtin/index.js';
 
 /** Type-only key of the phantom field; no value exists at run time. */
@@ -102,6 +101,10 @@ export const ControllerRevisions: KindDescriptor<ControllerRevision> = kindDescr
 export const ReplicationControllers: KindDescriptor<ReplicationController> = core('replicationcontrollers', 'ReplicationController', true);
 /** core/v1 persistentvolumeclaims. */
 export const PersistentVolumeClaims: KindDescriptor<PersistentVolumeClaim> = core('persistentvolumeclaims', 'PersistentVolumeClaim', true);
+/** core/v1 persistentvolumes (cluster-scoped). */
+export const PersistentVolumes: KindDescriptor<PersistentVolume> = core('persistentvolumes', 'PersistentVolume', false);
+/** storage.k8s.io/v1 storageclasses (cluster-scoped). */
+export const StorageClasses: KindDescriptor<StorageClass> = kindDescriptor({ group: 'storage.k8s.io', version: 'v1', resource: 'storageclasses', kind: 'StorageClass', namespaced: false });
 /** core/v1 podtemplates. */
 export const PodTemplates: KindDescriptor<PodTemplate> = core('podtemplates', 'PodTemplate', true);
 /** batch/v1 jobs. */
@@ -148,7 +151,5 @@ export const builtinDescriptors: readonly KindDescriptor[] = Object.freeze([
   DaemonSets, Deployments, ReplicaSets, StatefulSets, ControllerRevisions, Jobs, Leases, EventsV1Events, Ingresses, CustomResourceDefinitions,
   Roles, ClusterRoles, RoleBindings, ClusterRoleBindings,
   ReplicationControllers, PodTemplates, HorizontalPodAutoscalers,
-  CronJobs,
-  PodDisruptionBudgets,
-  ResourceQuotas, LimitRanges, PriorityClasses,
+  CronJobs, PodDisruptionBudgets, ResourceQuotas, LimitRanges, PriorityClasses, PersistentVolumes, StorageClasses,
 ]);

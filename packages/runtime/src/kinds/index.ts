@@ -21,6 +21,8 @@ export {
   ReplicationControllers,
   PodTemplates,
   PersistentVolumeClaims,
+  PersistentVolumes,
+  StorageClasses,
   StatefulSets,
   DaemonSets,
   ControllerRevisions,
