@@ -12,6 +12,7 @@ import { certificateSigningRequestResource } from './certificates.js';
 import { configMapResource, secretResource } from './config.js';
 import { controllerRevisionResource } from './controllerrevision.js';
 import { crdResource } from './crd.js';
+import { endpointSliceResource } from './endpointslice.js';
 import { eventResource, eventsV1Resource } from './events.js';
 import { ingressResource } from './ingress.js';
 import { jobResource } from './job.js';
@@ -44,6 +45,7 @@ export function builtinResources(): ResourceType[] {
     jobResource(),
     leaseResource(),
     eventsV1Resource(),
+    endpointSliceResource(),
     ingressResource(),
     crdResource(),
     ...rbacResources(),

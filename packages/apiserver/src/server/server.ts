@@ -26,7 +26,8 @@ import { accessReviews } from '../auth/rbac/reviews.js';
 import { createNodeConnections, type NodeConnections } from './nodes.js';
 import { createStreamUpgrade, type LocalStreams } from './pod-stream.js';
 import { createHttpsServer } from './http.js';
-import { createClusterIPAllocator } from './ip-allocator.js';
+import { createServiceAllocator } from './ip-allocator.js';
+import { advertiseAddress, reconcileKubernetesService, repairServiceAllocations } from './kubernetes-service.js';
 import type { ServerLimits } from './limits.js';
 
 export type { ServerLimits } from './limits.js';
@@ -43,8 +44,10 @@ export interface ApiServerOptions {
   backend: Backend;
   /** Clock (tests inject one). */
   now?: () => Date;
-  /** Service ClusterIP range (default 10.96.0.0/12). */
+  /** Service ClusterIP range (default 10.96.0.0/12, kube-apiserver's --service-cluster-ip-range). */
   serviceCIDR?: string;
+  /** Service NodePort range (default 30000-32767, kube-apiserver's --service-node-port-range). */
+  serviceNodePortRange?: string;
   /** Extra kinds to serve beside the built-in ones. */
   kinds?: KindBundle[];
   /** BOOKMARK interval for watches (ms). */
@@ -155,18 +158,9 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   const bundles = [builtinKinds(), ...(options.kinds ?? [])];
   const definitions = Object.assign({}, ...bundles.map((b) => b.definitions));
   let registry!: Registry;
-  const allocator = createClusterIPAllocator(options.serviceCIDR ?? '10.96.0.0/12', async () => {
-    const services = registry.get('', 'v1', 'services');
-    if (!services) return [];
-    const list = await services.list(undefined);
-    return list.items.flatMap((s) => {
-      const spec = (s.spec ?? {}) as { clusterIP?: string; clusterIPs?: string[] };
-      return [spec.clusterIP, ...(spec.clusterIPs ?? [])].filter((x): x is string => !!x && x !== 'None');
-    });
-  });
+  const allocator = createServiceAllocator({ cidr: options.serviceCIDR, portRange: options.serviceNodePortRange });
   const context: StrategyContext = {
-    allocateClusterIP: () => allocator.allocate(),
-    releaseClusterIP: async (ip) => allocator.release(ip),
+    serviceAllocator: allocator,
     eventTTLSeconds: options.eventTTLSeconds ?? 3600,
     policy: rbac,
   };
@@ -353,6 +347,9 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
         }
       }
       await followNamespaces();
+      // The allocators' repair, then the `kubernetes` Service (kube-apiserver's post-start hooks).
+      await repairServiceAllocations(registry, allocator, now);
+      await reconcileKubernetesService(registry, allocator, 6443);
       // kube-apiserver's rbac/bootstrap-roles post-start hook, then the index follows the RBAC objects.
       await ensureBootstrapPolicy(registry, options.bootstrapPolicy);
       if (rbac) rbacFeed = await startRbacFeed(registry, rbac);
@@ -374,6 +371,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       });
       const port = (server.address() as AddressInfo).port;
       address = `${l.host ?? '127.0.0.1'}:${port}`;
+      await reconcileKubernetesService(registry, allocator, port, advertiseAddress(l.host ?? '127.0.0.1'));
       return port;
     },
     async close() {

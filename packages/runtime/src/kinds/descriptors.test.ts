@@ -5,7 +5,7 @@ import { createClient } from '@kplane/client';
 import type { Deployment, Endpoints as EndpointsObject, Pod } from './builtin/index.js';
 import type { ApplyConfiguration } from './index.js';
 import {
-  ClusterRoleBindings, ClusterRoles, ConfigMaps, ControllerRevisions, CustomResourceDefinitions, Deployments, Endpoints, Events, EventsV1Events, Ingresses, Jobs,
+  ClusterRoleBindings, ClusterRoles, ConfigMaps, ControllerRevisions, CustomResourceDefinitions, Deployments, EndpointSlices, Endpoints, Events, EventsV1Events, Ingresses, Jobs,
   Leases, Namespaces, Nodes, PersistentVolumeClaims, Pods, ReplicaSets, StatefulSets, RoleBindings, Roles, Secrets, ServiceAccounts, Services, builtinDescriptors,
   kindDescriptor, newObject, resourceOf, type KindDescriptor, type ObjectOf,
 } from './descriptors.js';
@@ -29,6 +29,7 @@ const KUBERNETES: [KindDescriptor, string, string, string, boolean, string][] = 
   [Jobs, 'batch', 'v1', 'jobs', true, 'Job'],
   [Leases, 'coordination.k8s.io', 'v1', 'leases', true, 'Lease'],
   [EventsV1Events, 'events.k8s.io', 'v1', 'events', true, 'Event'],
+  [EndpointSlices, 'discovery.k8s.io', 'v1', 'endpointslices', true, 'EndpointSlice'],
   [Ingresses, 'networking.k8s.io', 'v1', 'ingresses', true, 'Ingress'],
   [CustomResourceDefinitions, 'apiextensions.k8s.io', 'v1', 'customresourcedefinitions', false, 'CustomResourceDefinition'],
   [Roles, 'rbac.authorization.k8s.io', 'v1', 'roles', true, 'Role'],
