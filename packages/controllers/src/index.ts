@@ -34,3 +34,5 @@ export * from './job/index.js';
 export * from './ttlafterfinished/index.js';
 export * from './history/index.js';
 export * from './statefulset/index.js';
+export * from './endpointslice/index.js';
+export * from './endpoints/index.js';

@@ -16,6 +16,8 @@ import { createStatefulSetController } from './statefulset/index.js';
 import { createRootCACertPublisher } from './rootcacertpublisher/index.js';
 import { createJobController } from './job/index.js';
 import { createTtlAfterFinishedController } from './ttlafterfinished/index.js';
+import { createEndpointsController } from './endpoints/index.js';
+import { createEndpointSliceController } from './endpointslice/index.js';
 import { controllerIdentity } from './identity/policy.js';
 import { ensureControllerIdentity, type ServiceAccountClientFactory } from './identity/reconcile.js';
 import { createClusterRoleAggregationController } from './clusterrole-aggregation/index.js';
@@ -37,6 +39,8 @@ export const CONTROLLER_NAMES = {
   rootCACertPublisher: 'root-ca-certificate-publisher-controller',
   job: 'job-controller',
   ttlAfterFinished: 'ttl-after-finished-controller',
+  endpoints: 'endpoints-controller',
+  endpointSlice: 'endpointslice-controller',
 } as const;
 
 /** Every controller this manager knows, by canonical name. */
@@ -45,6 +49,8 @@ export const KNOWN_CONTROLLERS: readonly string[] = [
   CONTROLLER_NAMES.csrSigning,
   CONTROLLER_NAMES.clusterRoleAggregation,
   CONTROLLER_NAMES.deployment,
+  CONTROLLER_NAMES.endpoints,
+  CONTROLLER_NAMES.endpointSlice,
   CONTROLLER_NAMES.garbageCollector,
   CONTROLLER_NAMES.job,
   CONTROLLER_NAMES.namespace,
@@ -71,6 +77,8 @@ export const CONTROLLER_ALIASES: Readonly<Record<string, string>> = {
   'root-ca-cert-publisher': CONTROLLER_NAMES.rootCACertPublisher,
   job: CONTROLLER_NAMES.job,
   'ttl-after-finished': CONTROLLER_NAMES.ttlAfterFinished,
+  endpoint: CONTROLLER_NAMES.endpoints,
+  endpointslice: CONTROLLER_NAMES.endpointSlice,
 };
 
 /** The Lease kube-controller-manager elects its leader with. */
@@ -247,6 +255,8 @@ export async function startControllerManager(options: ControllerManagerOptions):
     [CONTROLLER_NAMES.deployment]: (m) => createDeploymentController(m),
     [CONTROLLER_NAMES.job]: (m) => createJobController(m),
     [CONTROLLER_NAMES.ttlAfterFinished]: (m) => createTtlAfterFinishedController(m),
+    [CONTROLLER_NAMES.endpoints]: (m) => createEndpointsController(m),
+    [CONTROLLER_NAMES.endpointSlice]: (m) => createEndpointSliceController(m),
     [CONTROLLER_NAMES.statefulSet]: (m) => createStatefulSetController(m),
     [CONTROLLER_NAMES.clusterRoleAggregation]: (m) => createClusterRoleAggregationController({ manager: m }),
     [CONTROLLER_NAMES.csrCleaner]: (m) => createCsrCleanerController({ manager: m }),
