@@ -25,6 +25,40 @@ export interface EndpointsControllerOptions {
   batchPeriodMs?: number;
 }
 
+/** Addresses an Endpoints object holds at most (kube's maxCapacity). */
+export const MAX_ENDPOINTS_ADDRESSES = 1000;
+/** Set to "truncated" on Endpoints cut to MAX_ENDPOINTS_ADDRESSES. */
+export const OVER_CAPACITY_ANNOTATION = 'endpoints.kubernetes.io/over-capacity';
+
+/**
+ * kube's truncateEndpoints: past the capacity, not-ready addresses go first, then ready ones,
+ * each subset keeping a share proportional to its size. Returns whether anything was cut.
+ */
+export function truncateSubsets(subsets: EndpointSubset[], max = MAX_ENDPOINTS_ADDRESSES): boolean {
+  const totalReady = subsets.reduce((n, s) => n + (s.addresses?.length ?? 0), 0);
+  const totalNotReady = subsets.reduce((n, s) => n + (s.notReadyAddresses?.length ?? 0), 0);
+  if (totalReady + totalNotReady <= max) return false;
+  const truncateReady = totalReady > max;
+  const room = truncateReady ? max : max - totalReady;
+  const numTotal = truncateReady ? totalReady : totalNotReady;
+  let canBeAdded = room;
+  for (const s of subsets) {
+    const inSubset = truncateReady ? (s.addresses?.length ?? 0) : (s.notReadyAddresses?.length ?? 0);
+    const toAdd = Math.min(Math.ceil((inSubset / numTotal) * room), canBeAdded);
+    if (truncateReady) {
+      s.addresses = (s.addresses ?? []).slice(0, toAdd);
+      delete s.notReadyAddresses;
+      canBeAdded -= s.addresses.length;
+    } else {
+      s.notReadyAddresses = (s.notReadyAddresses ?? []).slice(0, toAdd);
+      canBeAdded -= s.notReadyAddresses.length;
+    }
+    if (s.addresses?.length === 0) delete s.addresses;
+    if (s.notReadyAddresses?.length === 0) delete s.notReadyAddresses;
+  }
+  return true;
+}
+
 const ipCompare = (a: EndpointAddress, b: EndpointAddress): number => a.ip.localeCompare(b.ip, 'en', { numeric: true });
 
 /**
@@ -94,11 +128,15 @@ export function createEndpointsController(manager: Manager, options: EndpointsCo
     if (!serviceSelector(svc)) return; // Endpoints of a Service without a selector are its owner's to write
     const selected = pods.store.byIndex(NAMESPACE_INDEX, req.namespace ?? '').filter((p) => selects(svc, p));
     const subsets = endpointSubsets(svc, selected);
+    const truncated = truncateSubsets(subsets);
     const labels = serviceLabels(svc);
     const current = endpoints.store.get(key);
     const trigger = triggers.compute(svc, selected);
-    if (current && isDeepStrictEqual(current.subsets ?? [], subsets) && isDeepStrictEqual(current.metadata?.labels ?? {}, labels)) return;
+    const wasTruncated = current?.metadata?.annotations?.[OVER_CAPACITY_ANNOTATION] === 'truncated';
+    if (current && wasTruncated === truncated && isDeepStrictEqual(current.subsets ?? [], subsets) && isDeepStrictEqual(current.metadata?.labels ?? {}, labels)) return;
     const annotations: Record<string, string> = { ...(current?.metadata?.annotations ?? {}) };
+    if (truncated) annotations[OVER_CAPACITY_ANNOTATION] = 'truncated';
+    else delete annotations[OVER_CAPACITY_ANNOTATION];
     // Without a known change (a resync, a label change) the annotation is dropped, as kube does.
     if (trigger) annotations[TRIGGER_TIME_ANNOTATION] = trigger;
     else delete annotations[TRIGGER_TIME_ANNOTATION];

@@ -1,2 +1,2 @@
 /** The endpoints controller (kube-controller-manager's endpoints-controller). */
-export { createEndpointsController, endpointSubsets, type EndpointsControllerOptions } from './controller.js';
+export { MAX_ENDPOINTS_ADDRESSES, OVER_CAPACITY_ANNOTATION, createEndpointsController, endpointSubsets, truncateSubsets, type EndpointsControllerOptions } from './controller.js';
