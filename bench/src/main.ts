@@ -29,7 +29,8 @@
  * between the safety server's own compactions, default 2), --fuzz N (fuzzed requests of the long fuzz
  * run, default 200000; 0 skips it), --fuzz-seed N (default: random, printed), --statefulset N
  * (replicas of the StatefulSet case and of its Deployment, default 500; 0 skips it), --job N (completions of the Job case,
- * parallelism N/10, default 1000; 0 skips it), --endpoints N (pods behind the Service of the Endpoints
+ * parallelism N/10, default 1000; 0 skips it), --daemonset N (simulated nodes of the DaemonSet case, default
+ * 1000; 0 skips it), --daemonset-timeout N (seconds per rollout, default 240), --endpoints N (pods behind the Service of the Endpoints
  * case, default 5000; 0 skips it).
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -47,6 +48,7 @@ import { benchStartup, formatStartup } from './startup-bench.js';
 import { benchCustomResources, formatCustomResources, type CrdBenchResult } from './crd-bench.js';
 import { formatGarbageCollector, garbageCollectorInChild } from './gc-bench.js';
 import { deploymentInChild } from './deployment-child.js';
+import { daemonSetInChild, formatDaemonSet } from './daemonset-bench.js';
 import { formatStatefulSetCase, statefulSetCaseInChildren, type StatefulSetCase } from './statefulset-bench.js';
 import { formatPods, podsReadyInChild, type PodsRows } from './pods-bench.js';
 import { formatWorkqueue, type WorkqueueRow } from './workqueue-bench.js';
@@ -77,6 +79,8 @@ const { values: flags } = parseArgs({
     'pods-storage': { type: 'string', default: 'memory' },
     deployment: { type: 'string', default: '10000' },
     'deployment-timeout': { type: 'string', default: '60' },
+    daemonset: { type: 'string', default: '1000' },
+    'daemonset-timeout': { type: 'string', default: '240' },
     'safety-patches': { type: 'string', default: '400' },
     'safety-watchers': { type: 'string', default: '1000' },
     'safety-compaction-interval': { type: 'string', default: '2' },
@@ -101,6 +105,7 @@ const podsRamp = Number(flags.pods);
 const podsStorage = flags['pods-storage'] === 'sqlite' ? 'sqlite' : 'memory';
 const deploymentReplicas = Number(flags.deployment);
 const deploymentTimeoutMs = Number(flags['deployment-timeout']) * 1000;
+const daemonSetNodes = Number(flags.daemonset);
 const safetyPatches = Number(flags['safety-patches']);
 const safetyWatchers = Number(flags['safety-watchers']);
 const safetyCompactionMs = Number(flags['safety-compaction-interval']) * 1000;
@@ -306,6 +311,10 @@ async function main(): Promise<void> {
       console.log(`Deployment: 0 -> ${deploymentReplicas} replicas (at most ${deploymentTimeoutMs / 1000} s) ...`);
       pods.deployment = await deploymentInChild(deploymentReplicas, { storage: podsStorage, timeoutMs: deploymentTimeoutMs });
     }
+    const daemonSet =
+      daemonSetNodes > 0
+        ? (console.log(`DaemonSet over ${daemonSetNodes} nodes, against a Deployment of ${daemonSetNodes} replicas ...`), await daemonSetInChild(daemonSetNodes, Number(flags['daemonset-timeout']) * 1000))
+        : undefined;
     const statefulSetReplicas = Number(flags.statefulset);
     let statefulSet: StatefulSetCase | undefined;
     if (statefulSetReplicas > 0) {
@@ -365,6 +374,10 @@ async function main(): Promise<void> {
     if (pods.rate || pods.ramp || pods.deployment) {
       console.log(`\nPods Ready: each run in a fresh process on startControlPlane({ storage: '${podsStorage}', listen: false }), 3 simulated nodes, containers start at once\n`);
       console.log(formatPods(pods, PODS_TARGETS));
+    }
+    if (daemonSet) {
+      console.log(`\nDaemonSet: in a fresh process on startControlPlane({ storage: 'memory', listen: false, controllers: true, nodes: ${daemonSetNodes} }), containers start at once; a Deployment of as many replicas first, then the DaemonSet, each timed to all pods Ready\n`);
+      console.log(formatDaemonSet(daemonSet));
     }
     if (job) {
       console.log(`\nJob: in a fresh process on startControlPlane({ storage: 'memory', listen: false }), 3 simulated nodes, containers start and exit at once; a Deployment of as many replicas scaled from 0 first, on the same control plane, is the baseline\n`);

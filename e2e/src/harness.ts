@@ -81,10 +81,10 @@ export interface KubectlResult {
   stderr: string;
 }
 
-/** Runs the real kubectl against a kubeconfig. */
-export function kubectl(kubeconfig: string, args: string[], input?: string): Promise<KubectlResult> {
+/** Runs the real kubectl against a kubeconfig (with `env` added to its environment). */
+export function kubectl(kubeconfig: string, args: string[], input?: string, env: Record<string, string> = {}): Promise<KubectlResult> {
   return new Promise((resolve) => {
-    const child = execFile('kubectl', args, { env: { ...process.env, KUBECONFIG: kubeconfig }, timeout: 60_000, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+    const child = execFile('kubectl', args, { env: { ...process.env, ...env, KUBECONFIG: kubeconfig }, timeout: 60_000, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
       const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : 1) : 0;
       resolve({ code, stdout: String(stdout), stderr: String(stderr) });
     });

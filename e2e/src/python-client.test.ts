@@ -1,10 +1,12 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
-import { HERE, removeDir, startKplane, tempDir, type KplaneProcess } from './harness.js';
+import { eventually, HERE, kubectl, kubectlOk, removeDir, startKplane, tempDir, type KplaneProcess } from './harness.js';
 
 const SCRIPT = join(HERE, '..', 'python', 'watch_configmaps.py');
+const STREAM_SCRIPT = join(HERE, '..', 'python', 'stream_pod.py');
 
 /** Runs a Python interpreter; resolves with its stdout, rejects with its stderr. */
 function run(interpreter: string, args: string[]): Promise<string> {
@@ -56,5 +58,39 @@ describe('the Kubernetes Python client against kplane up', () => {
         { type: 'DELETED', name: 'py', data: { k: '2' } },
       ],
     );
+  });
+});
+
+describe('the Python client\'s stream module: exec and portforward (--exec-local, --port-forward)', () => {
+  let kp: KplaneProcess;
+  let dir: string;
+  let web: Server;
+
+  before(async () => {
+    dir = await tempDir();
+    web = createServer((req, res) => {
+      const body = `hello ${req.url}`;
+      res.writeHead(200, { 'content-length': Buffer.byteLength(body) }).end(body);
+    });
+    await new Promise<void>((r) => web.listen(0, '127.0.0.1', r));
+    const port = (web.address() as { port: number }).port;
+    kp = await startKplane(dir, ['--storage', 'memory', '--nodes', '1', '--exec-local', '--port-forward', `80=127.0.0.1:${port}`]);
+    await kubectlOk(kp.kubeconfig, ['run', 'py', '--image', 'busybox']);
+    await eventually('py Ready', async () => (await kubectl(kp.kubeconfig, ['get', 'pod', 'py', '-o', 'jsonpath={.status.containerStatuses[0].ready}'])).stdout === 'true');
+  });
+
+  after(async () => {
+    await kp?.stop();
+    web?.close();
+    await removeDir(dir);
+  });
+
+  it('stream() runs exec (output, stdin, exit code); portforward() carries a request and reports an unmapped port', async () => {
+    const r = JSON.parse(await run(await pythonWithClient(), [STREAM_SCRIPT, kp.kubeconfig, 'default', 'py', '80']));
+    assert.equal(r.exec, 'pod py\n');
+    assert.equal(r.echoed, 'from stdin\n');
+    assert.equal(r.code, 4);
+    assert.equal(r.reply, 'hello /hello');
+    assert.match(r.error, /^error forwarding port 81 to pod default\/py, uid [0-9a-f-]+: port 81 is not forwarded: the pod's containers are simulated by kplane/);
   });
 });

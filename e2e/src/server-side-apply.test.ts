@@ -1,6 +1,6 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { kubectl, kubectlOk, removeDir, startKplane, tempDir, type KplaneProcess } from './harness.js';
+import { eventually, kubectl, kubectlOk, removeDir, startKplane, tempDir, type KplaneProcess } from './harness.js';
 
 const deployment = (replicas: number, image = 'nginx:1.27') => `apiVersion: apps/v1
 kind: Deployment
@@ -76,6 +76,15 @@ describe('server-side apply with kubectl', () => {
   after(async () => {
     await kp?.stop();
     await removeDir(dir);
+  });
+
+  it('the ClusterRole aggregation controller applies the aggregated rules with its own field manager, without conflicts', async () => {
+    const entry = await eventually('admin aggregated', async () => {
+      const admin = await json('get', 'clusterrole', 'admin', '--show-managed-fields');
+      return admin.rules?.length > 0 && admin.metadata.managedFields.find((e: { manager: string }) => e.manager === 'clusterrole-aggregation-controller');
+    });
+    assert.deepEqual([entry.operation, entry.fieldsV1], ['Apply', { 'f:rules': {} }]);
+    assert.doesNotMatch(kp.output(), /Reconciler error: controller="ClusterRoleAggregator"/);
   });
 
   it('applies a Deployment server-side; managedFields show kubectl\'s Apply entry', async () => {

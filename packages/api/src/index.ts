@@ -18,3 +18,4 @@ export * from './admit.js';
 export * from './patch/patch-info.js';
 export * from './random.js';
 export * from './apply/index.js';
+export * from './cron.js';

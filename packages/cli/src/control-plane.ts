@@ -10,6 +10,8 @@ import {
   type AuditLog,
   ensurePki,
   ensureServiceAccountKeyFiles,
+  KUBELET_CLIENT_USER,
+  type KubeletClientConfig,
   loadServiceAccountKeys,
   loadTokenFile,
   MASTERS_GROUP,
@@ -23,6 +25,7 @@ import { createClient, type Client } from '@kplane/client';
 import { nodeUser, SCHEDULER_USER, simulationPolicy, startSimulation, type KubeletConfig, type Simulation } from '@kplane/kubelet';
 import {
   DEFAULT_SECURE_PORT,
+  issueClientCertificate,
   loadSigningCa,
   ensureClusterRole,
   ensureClusterRoleBinding,
@@ -151,6 +154,21 @@ export interface ControlPlane {
   stop(): Promise<void>;
 }
 
+/**
+ * The API server's client certificate towards kubelets in other processes (CN
+ * kube-apiserver-kubelet-client, made in memory at each start), with the CA their serving
+ * certificates are checked against.
+ */
+export async function kubeletClientCredentials(caCert: string, caKey: string): Promise<KubeletClientConfig> {
+  const { cert, key } = await issueClientCertificate(await loadSigningCa(caCert, caKey), { commonName: KUBELET_CLIENT_USER, organizations: [], durationMs: 365 * 24 * 3600 * 1000, now: new Date() });
+  return { cert, key, ca: caCert };
+}
+
+/** The client certificate presented to APIService backends (CN front-proxy-client, made in memory at each start). */
+export async function frontProxyClient(caCert: string, caKey: string): Promise<{ cert: string; key: string }> {
+  return issueClientCertificate(await loadSigningCa(caCert, caKey), { commonName: 'front-proxy-client', organizations: [], durationMs: 365 * 24 * 3600 * 1000, now: new Date() });
+}
+
 /** Builds the admin kubeconfig for a server URL. */
 export function kubeconfigYaml(server: string, caPem: string, certPem: string, keyPem: string): string {
   const b64 = (s: string) => Buffer.from(s).toString('base64');
@@ -250,6 +268,8 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     cert: pki.serving.cert,
     key: pki.serving.key,
     clientCa: pki.ca.cert,
+    kubeletClient: await kubeletClientCredentials(pki.ca.cert, pki.ca.key),
+    proxyClient: await frontProxyClient(pki.ca.cert, pki.ca.key),
     tokens: new Map([[pki.adminToken, { username: 'kplane-admin', groups: [MASTERS_GROUP] }]]),
   });
   const url = `https://${host.includes(':') ? `[${host}]` : host}:${port}`;

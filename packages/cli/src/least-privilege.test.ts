@@ -20,7 +20,7 @@ import {
   type PolicyRule,
 } from '@kplane/controllers';
 import { NODE_RULES, nodeUser, SCHEDULER_RULES, SCHEDULER_USER, simulationPolicy, startSimulation, type Simulation } from '@kplane/kubelet';
-import { Deployments, Jobs, Namespaces, Pods, ReplicaSets, ServiceAccounts, StatefulSets } from '@kplane/runtime';
+import { CronJobs, DaemonSets, Deployments, Jobs, Namespaces, Pods, ReplicaSets, ServiceAccounts, StatefulSets } from '@kplane/runtime';
 import { startTestKplane, type TestKplane } from '@kplane/runtime/testing';
 
 const r = (verbs: string[], apiGroups: string[], resources: string[], resourceNames?: string[]): PolicyRule => ({ verbs, apiGroups, resources, ...(resourceNames ? { resourceNames } : {}) });
@@ -130,7 +130,10 @@ after(async () => {
 });
 
 /** The accounts of the controllers the scenario below exercises. */
-const EXERCISED = ['deployment-controller', 'generic-garbage-collector', 'job-controller', 'namespace-controller', 'replicaset-controller', 'ttl-after-finished-controller', 'service-account-controller', 'statefulset-controller'];
+const EXERCISED = [
+  'cronjob-controller', 'deployment-controller', 'generic-garbage-collector', 'job-controller', 'namespace-controller', 'replicaset-controller',
+  'ttl-after-finished-controller', 'service-account-controller', 'statefulset-controller',
+];
 
 it('creates the ServiceAccounts, ClusterRoles and bindings of the controllers it runs', async () => {
   const sas = (await kp.client.resource(ServiceAccounts).list({ namespace: 'kube-system' })).items.map((s) => s.metadata!.name!);
@@ -153,6 +156,20 @@ it('runs a Job to completion, removed by its TTL', async () => {
   await c.resource(Jobs).create({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'tache' }, spec }, { namespace: 'default' });
   await until('the Job to be removed', async () => (await c.resource(Jobs).list({ namespace: 'default' })).items.length === 0);
   await until('its pods to go', async () => (await c.resource(Pods).list({ namespace: 'default', labelSelector: 'batch.kubernetes.io/job-name=tache' })).items.length === 0);
+});
+
+// Its requests are checked with everyone else's by the next test.
+it('runs a CronJob whose last start time was missed; its finished Job goes past the history limit', async () => {
+  const c = kp.client;
+  const template = { spec: { template: { metadata: { annotations: { 'kplane.io/run-ms': '50' } }, spec: { restartPolicy: 'Never' as const, containers: [{ name: 'main', image: 'busybox' }] } } } };
+  await c.resource(CronJobs).create({ apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name: 'horaire' }, spec: { schedule: '* * * * *', successfulJobsHistoryLimit: 0, jobTemplate: template } }, { namespace: 'default' });
+  // A start time two minutes back is overdue: the controller runs it now rather than at the next minute.
+  const cj = await c.resource(CronJobs).get('horaire', { namespace: 'default' });
+  cj.status = { lastScheduleTime: new Date(Date.now() - 120_000).toISOString().replace(/\.\d{3}Z$/, 'Z') };
+  await c.resource(CronJobs).updateStatus(cj, { namespace: 'default' });
+  await until('a successful run', async () => (await c.resource(CronJobs).get('horaire', { namespace: 'default' })).status?.lastSuccessfulTime !== undefined);
+  await until('its Job to be deleted', async () => (await c.resource(Jobs).list({ namespace: 'default' })).items.every((j) => j.status?.succeeded !== 1));
+  await c.resource(CronJobs).delete('horaire', { namespace: 'default' });
 });
 
 it('runs a Deployment to Ready pods, deletes it and its namespace, each component within its role', async () => {
@@ -219,4 +236,32 @@ it('the rule check refuses what a role does not grant', () => {
   assert.equal(allowed(SCHEDULER_RULES, attributesOf({ method: 'PUT', path: '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/other' })), false, 'resourceNames');
   assert.equal(allowed(EVERYONE, attributesOf({ method: 'GET', path: '/apis/apps/v1' })), true);
   assert.equal(allowed(EVERYONE, attributesOf({ method: 'GET', path: '/metrics' })), false);
+});
+
+it('runs and rolls a DaemonSet over the simulated nodes within the DaemonSet controller role', async () => {
+  const c = kp.client;
+  const account = 'system:serviceaccount:kube-system:daemon-set-controller';
+  const from = recorded.length;
+  await c.resource(Namespaces).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'partout' } });
+  const labels = { app: 'sonde' };
+  const ds = c.resource(DaemonSets);
+  await ds.create(
+    { apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: { name: 'sonde' }, spec: { selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'sonde', image: 'busybox' }] } } } },
+    { namespace: 'partout' },
+  );
+  const rolled = async (image: string) => {
+    const d = await ds.get('sonde', { namespace: 'partout' });
+    const pods = (await c.resource(Pods).list({ namespace: 'partout' })).items.filter((p) => !p.metadata?.deletionTimestamp);
+    return d.status?.numberAvailable === 2 && d.status.updatedNumberScheduled === 2 && pods.length === 2 && pods.every((p) => p.spec?.containers[0]?.image === image);
+  };
+  await until('a ready pod on both nodes', () => rolled('busybox'));
+  await ds.patch('sonde', { spec: { template: { spec: { containers: [{ name: 'sonde', image: 'busybox:1.36' }] } } } }, 'strategic', { namespace: 'partout' });
+  await until('the rolling update', () => rolled('busybox:1.36'));
+  await c.resource(Namespaces).delete('partout');
+  await until('the namespace to go', async () => (await c.resource(Namespaces).list()).items.every((n) => n.metadata?.name !== 'partout'));
+  const rules = [...CONTROLLER_IDENTITIES.find((i) => i.account === 'daemon-set-controller')!.rules, ...EVERYONE];
+  const mine = recorded.slice(from).filter((r) => r.user.username === account);
+  assert.ok(mine.length > 0, 'the DaemonSet controller made no request');
+  const refused = mine.map((r) => attributesOf(r.req)).filter((a) => !allowed(rules, a)).map((a) => `${a.verb} ${a.apiGroup}/${a.resource}${a.subresource ? `/${a.subresource}` : ''}`);
+  assert.deepEqual(refused, []);
 });

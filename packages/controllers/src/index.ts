@@ -26,12 +26,28 @@ export {
   createDeploymentController,
   type DeploymentControllerOptions,
 } from './deployment/index.js';
+export {
+  DAEMONSET_BATCH_WINDOW_MS,
+  DAEMONSET_BURST_REPLICAS,
+  DAEMONSET_HASH_LABEL,
+  createDaemonSetController,
+  type DaemonSetController,
+  type DaemonSetControllerOptions,
+} from './daemonset/index.js';
 export * from './identity/policy.js';
 export * from './identity/reconcile.js';
 export * from './identity/token-clients.js';
 export * from './certificates/index.js';
 export * from './job/index.js';
 export * from './ttlafterfinished/index.js';
+export {
+  CRONJOB_SCHEDULED_TIMESTAMP_ANNOTATION,
+  compileSchedule,
+  createCronJobController,
+  jobName as cronJobJobName,
+  type CronJobControllerOptions,
+  type Schedule,
+} from './cronjob/index.js';
 export * from './history/index.js';
 export * from './statefulset/index.js';
 export * from './endpointslice/index.js';

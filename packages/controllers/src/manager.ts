@@ -12,6 +12,7 @@ import { createNamespaceController, type NamespaceControllerOptions } from './na
 import { createServiceAccountController, createTokensController, type TokensControllerOptions } from './serviceaccount/index.js';
 import { createReplicaSetController } from './replicaset/index.js';
 import { createDeploymentController } from './deployment/index.js';
+import { createDaemonSetController } from './daemonset/index.js';
 import { createStatefulSetController } from './statefulset/index.js';
 import { createRootCACertPublisher } from './rootcacertpublisher/index.js';
 import { createJobController } from './job/index.js';
@@ -22,6 +23,7 @@ import { controllerIdentity } from './identity/policy.js';
 import { ensureControllerIdentity, type ServiceAccountClientFactory } from './identity/reconcile.js';
 import { createClusterRoleAggregationController } from './clusterrole-aggregation/index.js';
 import { createCsrCleanerController, createCsrSigningController } from './certificates/index.js';
+import { createCronJobController } from './cronjob/index.js';
 import type { SigningCa } from './certificates/sign.js';
 
 /** Canonical controller names, as kube-controller-manager names them. */
@@ -32,6 +34,7 @@ export const CONTROLLER_NAMES = {
   serviceAccountToken: 'serviceaccount-token-controller',
   replicaSet: 'replicaset-controller',
   deployment: 'deployment-controller',
+  daemonSet: 'daemonset-controller',
   statefulSet: 'statefulset-controller',
   clusterRoleAggregation: 'clusterrole-aggregation-controller',
   csrSigning: 'certificatesigningrequest-signing-controller',
@@ -41,6 +44,7 @@ export const CONTROLLER_NAMES = {
   ttlAfterFinished: 'ttl-after-finished-controller',
   endpoints: 'endpoints-controller',
   endpointSlice: 'endpointslice-controller',
+  cronJob: 'cronjob-controller',
 } as const;
 
 /** Every controller this manager knows, by canonical name. */
@@ -48,6 +52,8 @@ export const KNOWN_CONTROLLERS: readonly string[] = [
   CONTROLLER_NAMES.csrCleaner,
   CONTROLLER_NAMES.csrSigning,
   CONTROLLER_NAMES.clusterRoleAggregation,
+  CONTROLLER_NAMES.cronJob,
+  CONTROLLER_NAMES.daemonSet,
   CONTROLLER_NAMES.deployment,
   CONTROLLER_NAMES.endpoints,
   CONTROLLER_NAMES.endpointSlice,
@@ -70,6 +76,7 @@ export const CONTROLLER_ALIASES: Readonly<Record<string, string>> = {
   'serviceaccount-token': CONTROLLER_NAMES.serviceAccountToken,
   replicaset: CONTROLLER_NAMES.replicaSet,
   deployment: CONTROLLER_NAMES.deployment,
+  daemonset: CONTROLLER_NAMES.daemonSet,
   statefulset: CONTROLLER_NAMES.statefulSet,
   'clusterrole-aggregation': CONTROLLER_NAMES.clusterRoleAggregation,
   csrsigning: CONTROLLER_NAMES.csrSigning,
@@ -79,6 +86,7 @@ export const CONTROLLER_ALIASES: Readonly<Record<string, string>> = {
   'ttl-after-finished': CONTROLLER_NAMES.ttlAfterFinished,
   endpoint: CONTROLLER_NAMES.endpoints,
   endpointslice: CONTROLLER_NAMES.endpointSlice,
+  cronjob: CONTROLLER_NAMES.cronJob,
 };
 
 /** The Lease kube-controller-manager elects its leader with. */
@@ -253,6 +261,7 @@ export async function startControllerManager(options: ControllerManagerOptions):
     [CONTROLLER_NAMES.garbageCollector]: (m) => m.add(createGarbageCollector({ ...options.garbageCollector, manager: m })),
     [CONTROLLER_NAMES.replicaSet]: (m) => createReplicaSetController(m),
     [CONTROLLER_NAMES.deployment]: (m) => createDeploymentController(m),
+    [CONTROLLER_NAMES.daemonSet]: (m) => createDaemonSetController(m),
     [CONTROLLER_NAMES.job]: (m) => createJobController(m),
     [CONTROLLER_NAMES.ttlAfterFinished]: (m) => createTtlAfterFinishedController(m),
     [CONTROLLER_NAMES.endpoints]: (m) => createEndpointsController(m),
@@ -260,6 +269,7 @@ export async function startControllerManager(options: ControllerManagerOptions):
     [CONTROLLER_NAMES.statefulSet]: (m) => createStatefulSetController(m),
     [CONTROLLER_NAMES.clusterRoleAggregation]: (m) => createClusterRoleAggregationController({ manager: m }),
     [CONTROLLER_NAMES.csrCleaner]: (m) => createCsrCleanerController({ manager: m }),
+    [CONTROLLER_NAMES.cronJob]: (m) => createCronJobController(m),
     ...(options.rootCA !== undefined ? { [CONTROLLER_NAMES.rootCACertPublisher]: (m: Manager) => createRootCACertPublisher({ manager: m, rootCA: options.rootCA! }) } : {}),
   };
   const signing = options.clusterSigning;

@@ -74,6 +74,8 @@ export interface Kubelet {
   trackedPods(): number;
   /** The logs of the containers on its nodes (read by the API server's `pods/log`). */
   readonly logs: ContainerLogs;
+  /** A pod bound to one of its nodes, as its cache holds it. */
+  pod(namespace: string, name: string): kinds.Pod | undefined;
   /**
    * The simulated resource usage of its nodes and their running pods now, as
    * metrics.k8s.io/v1beta1 objects (what metrics-server would serve).
@@ -156,7 +158,7 @@ export function createKubelet(options: KubeletOptions): Kubelet {
     const n: SimNode = {
       index: i,
       name,
-      hostIP: nodeInternalIp(i),
+      hostIP: options.address ?? nodeInternalIp(i),
       pool: createIpPool(podCidrBase(i), POD_IPS_PER_NODE),
       informer,
       // Per-pod backoff only: a burst of conflicts must not be throttled by a shared bucket.
@@ -407,6 +409,13 @@ export function createKubelet(options: KubeletOptions): Kubelet {
     },
     trackedPods: () => nodes.reduce((sum, n) => sum + n.records.size, 0),
     logs,
+    pod(namespace, name) {
+      for (const n of nodes) {
+        const p = n.informer.store.get(keyOf(namespace, name));
+        if (p) return p;
+      }
+      return undefined;
+    },
     metrics() {
       const now = clock.now();
       const out: { nodes: NodeMetrics[]; pods: PodMetrics[] } = { nodes: [], pods: [] };

@@ -20,6 +20,13 @@ export interface NodeTemplateOptions {
   taints?: kinds.Taint[];
   /** status.nodeInfo.kubeletVersion (default v1.32.0). */
   kubeletVersion?: string;
+  /**
+   * The InternalIP of every node, where the API server reaches its kubelet (default: node i's
+   * own 172.18.0.<i+2>, which nothing serves; in-process kubelets need no address).
+   */
+  address?: string;
+  /** status.daemonEndpoints.kubeletEndpoint.Port, the kubelet's HTTPS port (default 10250). */
+  port?: number;
 }
 
 /** The kubelet version simulated nodes report. */
@@ -144,10 +151,10 @@ export function buildNode(index: number, time: string, options: NodeTemplateOpti
       allocatable: { ...capacity },
       conditions: healthyNodeConditions(time),
       addresses: [
-        { type: 'InternalIP', address: nodeInternalIp(index) },
+        { type: 'InternalIP', address: options.address ?? nodeInternalIp(index) },
         { type: 'Hostname', address: name },
       ],
-      daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
+      daemonEndpoints: { kubeletEndpoint: { Port: options.port ?? 10250 } },
       nodeInfo: {
         machineID: hexId(`machine/${name}`),
         systemUUID: uuid(`system/${name}`),

@@ -1,10 +1,14 @@
 /**
  * The scheduler's filters, in kube-scheduler's order (NodeUnschedulable, TaintToleration,
  * NodeAffinity, NodeResourcesFit), with its reason strings, and the FitError message built
- * from them.
+ * from them. The taint and node affinity predicates themselves come from @kplane/runtime.
  */
-import type { kinds } from '@kplane/runtime';
+import { effectiveTaints, matchesNodeAffinity, tolerates, type kinds } from '@kplane/runtime';
 import { milliValue, value } from './quantity.js';
+
+// The node affinity, taint and toleration predicates live in @kplane/runtime, shared with the
+// DaemonSet controller; re-exported here for the package's users.
+export { effectiveTaints, matchesNodeAffinity, tolerates };
 
 /** What a node has committed: pods and the sum of their requests. */
 export interface NodeUsage {
@@ -41,70 +45,6 @@ export function podRequests(pod: kinds.Pod): PodRequests {
   milliCpu += milliValue(pod.spec?.overhead?.cpu);
   memory += value(pod.spec?.overhead?.memory);
   return { milliCpu, memory };
-}
-
-/** Does a toleration tolerate a taint (v1helper's ToleratesTaint)? */
-export function tolerates(t: kinds.Toleration, taint: kinds.Taint): boolean {
-  if (t.effect && t.effect !== taint.effect) return false;
-  if (t.key && t.key !== taint.key) return false;
-  const op = t.operator ?? 'Equal';
-  if (op === 'Exists') return true;
-  return op === 'Equal' && (t.value ?? '') === (taint.value ?? '');
-}
-
-/** The node's taints plus node.kubernetes.io/not-ready when its Ready condition is not True (the node lifecycle controller's taint). */
-export function effectiveTaints(node: kinds.Node): kinds.Taint[] {
-  const taints = [...(node.spec?.taints ?? [])];
-  const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
-  if (ready?.status !== 'True' && !taints.some((t) => t.key === 'node.kubernetes.io/not-ready' || t.key === 'node.kubernetes.io/unreachable')) {
-    taints.push({ key: ready?.status === 'Unknown' ? 'node.kubernetes.io/unreachable' : 'node.kubernetes.io/not-ready', effect: 'NoSchedule' });
-  }
-  return taints;
-}
-
-interface NodeSelectorRequirement {
-  key: string;
-  operator: string;
-  values?: string[];
-}
-
-function requirementMatches(r: NodeSelectorRequirement, labels: Record<string, string>, fields: Record<string, string>, isField: boolean): boolean {
-  const src = isField ? fields : labels;
-  const has = Object.prototype.hasOwnProperty.call(src, r.key);
-  const v = src[r.key];
-  switch (r.operator) {
-    case 'In':
-      return has && (r.values ?? []).includes(v!);
-    case 'NotIn':
-      return !has || !(r.values ?? []).includes(v!);
-    case 'Exists':
-      return has;
-    case 'DoesNotExist':
-      return !has;
-    case 'Gt':
-    case 'Lt': {
-      const a = Number(v);
-      const b = Number((r.values ?? [])[0]);
-      if (!has || !Number.isInteger(a) || !Number.isInteger(b)) return false;
-      return r.operator === 'Gt' ? a > b : a < b;
-    }
-    default:
-      return false;
-  }
-}
-
-/** nodeSelector and required node affinity (terms ORed, expressions ANDed). */
-export function matchesNodeAffinity(pod: kinds.Pod, node: kinds.Node): boolean {
-  const labels = node.metadata?.labels ?? {};
-  for (const [k, v] of Object.entries(pod.spec?.nodeSelector ?? {})) if (labels[k] !== v) return false;
-  const required = (pod.spec?.affinity?.nodeAffinity as { requiredDuringSchedulingIgnoredDuringExecution?: { nodeSelectorTerms?: { matchExpressions?: NodeSelectorRequirement[]; matchFields?: NodeSelectorRequirement[] }[] } } | undefined)
-    ?.requiredDuringSchedulingIgnoredDuringExecution;
-  if (!required) return true;
-  const fields = { 'metadata.name': node.metadata?.name ?? '' };
-  const terms = (required.nodeSelectorTerms ?? []).filter((t) => (t.matchExpressions?.length ?? 0) + (t.matchFields?.length ?? 0) > 0);
-  return terms.some(
-    (t) => (t.matchExpressions ?? []).every((r) => requirementMatches(r, labels, fields, false)) && (t.matchFields ?? []).every((r) => requirementMatches(r, labels, fields, true)),
-  );
 }
 
 /** Runs the filters; undefined when the node fits. */

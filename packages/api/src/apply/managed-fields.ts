@@ -9,7 +9,7 @@ import { ApiError, badRequest } from '../errors.js';
 import type { KubeObject, ManagedFieldsEntry, StatusCause } from '../types.js';
 import type { SchemaObject } from '../schema.js';
 import { FieldSet, pathString, type FieldPath } from './fieldpath.js';
-import { compare, merge, removeFields, toFieldSet, type TypeContext } from './typed.js';
+import { compare, merge, pruneDropped, toFieldSet, withNamedFieldsAsMembers, type TypeContext } from './typed.js';
 
 
 /** One manager's fields. */
@@ -29,6 +29,15 @@ export type Managed = Map<string, ManagerFields>;
 export function managerKey(m: Pick<ManagerFields, 'manager' | 'operation' | 'apiVersion' | 'subresource'>): string {
   return JSON.stringify([m.manager, m.operation, m.operation === 'Apply' ? '' : m.apiVersion, m.subresource]);
 }
+
+/** The manager that owns an untracked object's fields when it is first applied to. */
+export const BEFORE_FIRST_APPLY = 'before-first-apply';
+
+/** The manager the oldest Update entries are merged into past MAX_UPDATE_MANAGERS. */
+export const ANCIENT_CHANGES = 'ancient-changes';
+
+/** The most Update entries an object keeps, as kube-apiserver's DefaultMaxUpdateManagers. */
+export const MAX_UPDATE_MANAGERS = 10;
 
 /** The annotation kubectl's client-side apply keeps. */
 export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
@@ -177,6 +186,9 @@ function isEmptyEntry(e: unknown): boolean {
  * what it owned); fields removed leave every manager. Returns the managedFields to store.
  */
 export function recordUpdate(live: KubeObject | undefined, next: KubeObject, managed: Managed, ctx: FieldManagerContext): ManagedFieldsEntry[] {
+  // An existing object without managedFields (reset, or never tracked) is not tracked by
+  // updates: only an apply starts tracking it again (see BEFORE_FIRST_APPLY).
+  if (live !== undefined && managed.size === 0) return [];
   const c = compare(bare(live), bare(next), ctx.schema, ctx);
   const changed = ownable(c.modified.union(c.added), ctx);
   // An update takes the fields it changes from their owners (a forced write) and removes the
@@ -193,7 +205,44 @@ export function recordUpdate(live: KubeObject | undefined, next: KubeObject, man
     const prev = managed.get(key);
     managed.set(key, { ...id, time: ctx.time, set: prev ? prev.set.union(changed) : changed });
   }
-  return encodeManagedFields(managed);
+  return encodeManagedFields(capUpdateManagers(managed));
+}
+
+/**
+ * Keeps at most `max` Update entries, as kube-apiserver does after every update: the oldest
+ * ones (by time in seconds, then by identity) are merged, per apiVersion, into one Update
+ * entry of the manager `ancient-changes`, which takes the time of the newest entry merged
+ * into it; the oldest entry of each apiVersion is merged only once a second one of that
+ * apiVersion is. Changes `managed` in place and returns it.
+ */
+export function capUpdateManagers(managed: Managed, max = MAX_UPDATE_MANAGERS): Managed {
+  const updaters = [...managed.entries()].filter(([, m]) => m.operation === 'Update');
+  if (updaters.length <= max) return managed;
+  const seconds = (t?: string) => (t ? Math.floor(Date.parse(t) / 1000) : 0);
+  // Ties are broken by kube's manager identifier: the entry's JSON without time and fields.
+  const ident = (m: ManagerFields) => JSON.stringify({ manager: m.manager, operation: m.operation, apiVersion: m.apiVersion, ...(m.subresource ? { subresource: m.subresource } : {}) });
+  updaters.sort(([, a], [, b]) => seconds(a.time) - seconds(b.time) || (ident(a) < ident(b) ? -1 : ident(a) > ident(b) ? 1 : 0));
+  const firstOfVersion = new Map<string, string>();
+  let length = updaters.length;
+  for (let i = 0; i < updaters.length && length > max; i++) {
+    const [key, m] = updaters[i]!;
+    const id = { manager: ANCIENT_CHANGES, operation: 'Update' as const, apiVersion: m.apiVersion, subresource: '' };
+    const bucket = managerKey(id);
+    const first = firstOfVersion.get(m.apiVersion);
+    if (first === undefined) {
+      firstOfVersion.set(m.apiVersion, key);
+      continue;
+    }
+    if (!managed.has(bucket)) {
+      const f = managed.get(first)!;
+      managed.delete(first);
+      managed.set(bucket, { ...id, time: f.time, set: f.set });
+    }
+    managed.set(bucket, { ...id, time: m.time, set: m.set.union(managed.get(bucket)!.set) });
+    managed.delete(key);
+    length--;
+  }
+  return managed;
 }
 
 /** One conflict: a field another manager owns with another value. */
@@ -250,6 +299,14 @@ export function applyConfiguration(live: KubeObject | undefined, config: KubeObj
     managed = new Map();
   }
   const liveBare = bare(live);
+  // An object without managedFields (never tracked, or reset) is first given to a manager
+  // "before-first-apply" that owns every field it has, as kube-apiserver does.
+  if (live !== undefined && managed.size === 0) {
+    const c0 = compare({}, liveBare, ctx.schema, ctx);
+    const owned = ownable(c0.added.union(c0.modified), ctx);
+    const id = { manager: BEFORE_FIRST_APPLY, operation: 'Update' as const, apiVersion: ctx.apiVersion, subresource: ctx.subresource };
+    if (!owned.empty) managed.set(managerKey(id), { ...id, time: ctx.time, set: owned });
+  }
   const merged = merge(liveBare, config, ctx.schema, ctx) as KubeObject;
   const applied = ownable(toFieldSet(config, ctx.schema, ctx), ctx);
   const id = { manager: ctx.manager, operation: 'Apply' as const, apiVersion: ctx.apiVersion, subresource: ctx.subresource };
@@ -278,13 +335,14 @@ export function applyConfiguration(live: KubeObject | undefined, config: KubeObj
     if (set.empty) managed.delete(k);
     else managed.set(k, { ...m, set });
   }
-  // Fields no longer applied and owned by no one else go.
+  // Fields no longer applied and owned by no one else go, whole structs included.
   const last = managed.get(self)?.set;
-  if (last) {
-    const others = [...managed.entries()].filter(([k]) => k !== self).reduce((acc, [, m]) => acc.union(m.set), FieldSet.empty());
-    const gone = FieldSet.empty();
-    for (const p of last.paths()) if (!applied.hasPrefix(p) && !others.hasPrefix(p)) gone.insert(p);
-    removeFields(merged, gone, ctx.schema, ctx);
+  if (last && !last.empty) {
+    // The applier's set as structured-merge-diff holds it while pruning: the configuration's
+    // identity fields included, so metadata itself stays.
+    const configSet = toFieldSet(config, ctx.schema, ctx);
+    const owned = [...managed.entries()].filter(([k]) => k !== self).reduce((acc, [, m]) => acc.union(m.set), configSet);
+    pruneDropped(merged, withNamedFieldsAsMembers(last, ctx.schema, ctx), withNamedFieldsAsMembers(owned, ctx.schema, ctx), ctx.schema, ctx);
   }
   syncLastApplied(live, merged, config, ctx);
   // Applying the same configuration again changes nothing, not even the entry's time: the

@@ -12,6 +12,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { getOwn, hasOwn } from '../own.js';
 import { resolveSchema, type SchemaDefinitions, type SchemaObject } from '../schema.js';
 import { fieldElement, FieldSet, keyElement, valueElement, type PathElement } from './fieldpath.js';
+import { modelKind, modelType, parseTypeRef } from '../model/index.js';
 
 type Json = unknown;
 type JsonMap = Record<string, Json>;
@@ -139,14 +140,39 @@ export interface Comparison {
   removed: FieldSet;
 }
 
+/** The type name a schema refers to (`{ $ref }`, or `{ allOf: [{ $ref }] }`). */
+function refName(s: SchemaObject | undefined): string | undefined {
+  const ref = s?.$ref ?? (s?.allOf?.length === 1 ? s.allOf[0]!.$ref : undefined);
+  return ref?.replace(/^#\/(components\/schemas|definitions)\//, '');
+}
+
 /**
- * Compares two objects field by field. A struct that appears is recorded as added only when
- * nothing below it is (Kubernetes compares against the Go zero value, in which structs exist).
+ * Does Go's zero value of built-in type `typeName` hold field `key` (a struct that is not a
+ * pointer, or a field whose json tag has no omitempty)? Such a field exists in every object of
+ * the type, so it never appears or goes as a whole. Custom resources have no zero value.
+ */
+function inZeroValue(typeName: string | undefined, key: string): boolean {
+  if (!typeName) return false;
+  const f = modelType(typeName)?.type.fields?.[key];
+  if (!f) return false;
+  if (f.always) return true;
+  if (f.ptr) return false;
+  const ref = parseTypeRef(f.type);
+  if (ref.kind !== 'named') return false;
+  const t = modelType(ref.name)?.type;
+  return !!t?.fields && !t.special;
+}
+
+/**
+ * Compares two objects field by field, as structured-merge-diff compares the Go objects of an
+ * update: a map, list or struct that appears (or goes) is itself added (or removed), with what
+ * is below it, except a field that Go's zero value of its (existing) parent already holds — a
+ * non-pointer struct, a field without omitempty — which only holds the changes below it.
  */
 export function compare(lhs: Json, rhs: Json, schema: SchemaObject | undefined, ctx: TypeContext): Comparison {
   const c: Comparison = { added: FieldSet.empty(), modified: FieldSet.empty(), removed: FieldSet.empty() };
-  const empty = (v: Json): boolean => (Array.isArray(v) ? v.length === 0 : isMap(v) && Object.keys(v).length === 0);
-  const walk = (l: Json, r: Json, s: SchemaObject | undefined, path: PathElement[]): void => {
+  // `inL` / `inR`: the value's parent exists on that side; `zero`: Go's zero value of the parent holds the field.
+  const walk = (l: Json, r: Json, s: SchemaObject | undefined, path: PathElement[], inL: boolean, inR: boolean, zero: boolean): void => {
     if (l === undefined && r === undefined) return;
     if (l !== undefined && r !== undefined) {
       // Equal subtrees hold no change (most of an update).
@@ -163,8 +189,16 @@ export function compare(lhs: Json, rhs: Json, schema: SchemaObject | undefined, 
       (l === undefined ? c.added : c.removed).insert(path);
       return;
     }
+    // Whether each side really has this value (rather than an empty stand-in).
+    let hasL = l !== undefined;
+    let hasR = r !== undefined;
     if (l === undefined || r === undefined) {
-      if (empty(one) && path.length > 0) (l === undefined ? c.added : c.removed).insert(path);
+      const held = zero && (l === undefined ? inL : inR);
+      if (path.length > 0 && !held) (l === undefined ? c.added : c.removed).insert(path);
+      if (held) {
+        if (l === undefined) hasL = true;
+        else hasR = true;
+      }
       if (l === undefined) l = Array.isArray(r) ? [] : {};
       else r = Array.isArray(l) ? [] : {};
     }
@@ -180,33 +214,28 @@ export function compare(lhs: Json, rhs: Json, schema: SchemaObject | undefined, 
         const pe = itemElement(rs, item, i, ctx);
         if (pe === undefined) return;
         seen.add(pe);
-        const p = [...path, pe];
-        if (!li.has(pe)) c.added.insert(p);
-        walk(li.get(pe), item, rs.items, p);
+        walk(li.get(pe), item, rs.items, [...path, pe], hasL, hasR, false);
       });
       for (const [pe, item] of li) {
         if (seen.has(pe)) continue;
-        walk(item, undefined, rs.items, [...path, pe]);
-        c.removed.insert([...path, pe]);
+        walk(item, undefined, rs.items, [...path, pe], hasL, hasR, false);
       }
       return;
     }
     const lm = l as JsonMap;
     const rm = r as JsonMap;
+    const typeName = rs.t === 'struct' ? (path.length === 0 ? rootType : refName(s)) : undefined;
     for (const k of new Set([...Object.keys(lm), ...Object.keys(rm)])) {
       const f = fieldSchema(rs, k);
-      const p = [...path, fieldElement(k)];
       const lv = hasOwn(lm, k) ? lm[k] : undefined;
       const rv = hasOwn(rm, k) ? rm[k] : undefined;
-      walk(lv, rv, f.schema, p);
-      // A map entry (not a struct's field) that appears or goes is itself a member.
-      const childShape = rv !== undefined ? shapeOf(f.schema, rv, ctx) : lv !== undefined ? shapeOf(f.schema, lv, ctx) : undefined;
-      const granular = childShape && !isLeaf(childShape) && (childShape.t === 'map' || !f.declared);
-      if (granular && lv === undefined) c.added.insert(p);
-      if (granular && rv === undefined) c.removed.insert(p);
+      walk(lv, rv, f.schema, [...path, fieldElement(k)], hasL, hasR, f.declared && inZeroValue(typeName, k));
     }
   };
-  walk(isMap(lhs) ? lhs : {}, isMap(rhs) ? rhs : {}, schema, []);
+  // The root's type: from its schema's reference, or (a resolved schema) from the kind.
+  const obj = (isMap(rhs) ? rhs : isMap(lhs) ? lhs : {}) as JsonMap;
+  const rootType = refName(schema) ?? (typeof obj.apiVersion === 'string' && typeof obj.kind === 'string' ? modelKind(obj.apiVersion, obj.kind)?.name : undefined);
+  walk(isMap(lhs) ? lhs : {}, isMap(rhs) ? rhs : {}, schema, [], true, true, true);
   return c;
 }
 
@@ -303,4 +332,83 @@ function removePath(obj: Json, path: PathElement[], schema: SchemaObject | undef
     s = shape.items;
     v = v[idx];
   }
+}
+
+/** The schema of the value at path element `pe` below `schema`, and whether `pe` names a declared struct field. */
+function elementSchema(schema: SchemaObject | undefined, pe: PathElement, ctx: TypeContext): { schema: SchemaObject | undefined; named: boolean } {
+  const s = resolveSchema(schema, ctx.defs);
+  if (!s) return { schema: undefined, named: false };
+  if (pe.startsWith('f:')) {
+    const p = getOwn(s.properties, pe.slice(2));
+    if (p) return { schema: p, named: true };
+    return { schema: isMap(s.additionalProperties) ? (s.additionalProperties as SchemaObject) : undefined, named: false };
+  }
+  return { schema: s.items, named: false };
+}
+
+/**
+ * The set with every declared struct field on the way to its members made a member itself,
+ * as structured-merge-diff's EnsureNamedFieldsAreMembers (a map's keys and list items on the
+ * way are not): what removing a manager's fields removes whole, so that no emptied struct is
+ * left behind.
+ */
+export function withNamedFieldsAsMembers(set: FieldSet, schema: SchemaObject | undefined, ctx: TypeContext): FieldSet {
+  const out = FieldSet.empty();
+  for (const p of set.paths()) {
+    out.insert(p);
+    let s = schema;
+    for (let i = 0; i < p.length - 1; i++) {
+      const e = elementSchema(s, p[i]!, ctx);
+      if (e.named) out.insert(p.slice(0, i + 1));
+      s = e.schema;
+    }
+  }
+  return out;
+}
+
+/**
+ * Removes from `obj` (in place) what an applier stopped applying, as structured-merge-diff
+ * prunes an apply: a field of `last` (the applier's previous fields, declared struct fields
+ * on the way included) goes, with everything below it, unless it and each of its ancestors
+ * that `last` covers is still owned by someone (`owned`: every manager's fields after the
+ * apply, the applier's new ones included, with their declared struct fields). A map or list
+ * emptied by a removal goes too.
+ */
+export function pruneDropped(obj: Json, last: FieldSet, owned: FieldSet, schema: SchemaObject | undefined, ctx: TypeContext): void {
+  const walk = (v: Json, s: SchemaObject | undefined, path: PathElement[], cut: boolean, survives: boolean): boolean => {
+    const shape = shapeOf(s, v, ctx);
+    if (isLeaf(shape)) return false;
+    // Whether anything was removed from v, and v is now empty.
+    let removed = false;
+    const visit = (pe: PathElement, child: Json, childSchema: SchemaObject | undefined, drop: () => void, clear: () => void): void => {
+      const p = [...path, pe];
+      if (!last.hasPrefix(p)) return;
+      const inLast = last.has(p);
+      const cut2 = cut || inLast;
+      const survives2 = survives && (!cut2 || owned.has(p));
+      if (inLast && !survives2) {
+        drop();
+        removed = true;
+        return;
+      }
+      if (child !== null && typeof child === 'object' && walk(child, childSchema, p, cut2, survives2)) clear();
+    };
+    if (shape.t === 'list') {
+      const items = v as Json[];
+      const drops = new Set<number>();
+      const clears = new Set<number>();
+      items.forEach((item, i) => {
+        const pe = itemElement(shape, item, i, ctx);
+        if (pe !== undefined) visit(pe, item, shape.items, () => drops.add(i), () => clears.add(i));
+      });
+      for (let i = items.length - 1; i >= 0; i--) if (drops.has(i)) items.splice(i, 1);
+      return removed && items.length === 0;
+    }
+    const m = v as JsonMap;
+    for (const k of Object.keys(m)) {
+      visit(fieldElement(k), m[k], fieldSchema(shape, k).schema, () => delete m[k], () => delete m[k]);
+    }
+    return removed && Object.keys(m).length === 0;
+  };
+  if (isMap(obj)) walk(obj, schema, [], false, true);
 }

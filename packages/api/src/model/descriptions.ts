@@ -61,6 +61,52 @@ export function fieldDescription(
 
 /** kplane's descriptions of the built-in API. */
 export const DESCRIPTIONS: Descriptions = {
+  'io.k8s.api.apps.v1.DaemonSet': {
+    type: 'Runs one copy of a pod on every eligible node.',
+    fields: {
+      spec: 'Desired behavior of the daemon set.',
+      status: 'Most recently observed status of the daemon set. Read-only.',
+    },
+  },
+  'io.k8s.api.apps.v1.DaemonSetSpec': {
+    type: 'Desired state of a daemon set.',
+    fields: {
+      minReadySeconds: 'Seconds a new daemon pod must be ready, without crashing, to count as available. Defaults to 0.',
+      revisionHistoryLimit: 'How many old ControllerRevisions to keep for rollback. Defaults to 10.',
+      selector: "Label selector of the daemon pods; must match the template's labels. Immutable.",
+      template: 'The pod to run on each eligible node. Its restartPolicy must be Always.',
+      updateStrategy: 'How daemon pods are replaced when the template changes.',
+    },
+  },
+  'io.k8s.api.apps.v1.DaemonSetStatus': {
+    type: 'Observed state of a daemon set.',
+    fields: {
+      collisionCount: 'Count of hash collisions, used to name new ControllerRevisions.',
+      conditions: 'Latest observations of the daemon set.',
+      currentNumberScheduled: 'Nodes running at least one daemon pod that should run one.',
+      desiredNumberScheduled: 'Nodes that should run the daemon pod.',
+      numberAvailable: 'Nodes whose daemon pod has been ready for minReadySeconds.',
+      numberMisscheduled: 'Nodes running the daemon pod that should not.',
+      numberReady: 'Nodes whose daemon pod is ready.',
+      numberUnavailable: 'Nodes that should run the daemon pod and have none available.',
+      observedGeneration: 'The generation the controller last observed.',
+      updatedNumberScheduled: 'Nodes running the updated daemon pod.',
+    },
+  },
+  'io.k8s.api.apps.v1.DaemonSetUpdateStrategy': {
+    type: 'How a daemon set replaces its pods.',
+    fields: {
+      rollingUpdate: 'Parameters of a RollingUpdate.',
+      type: 'RollingUpdate (default) or OnDelete (new pods only where old ones were deleted).',
+    },
+  },
+  'io.k8s.api.apps.v1.RollingUpdateDaemonSet': {
+    type: 'Parameters of a daemon set rolling update.',
+    fields: {
+      maxSurge: 'Nodes that may run an updated pod beside the old one, a number or a percentage of the desired nodes (rounded up). Defaults to 0.',
+      maxUnavailable: 'Nodes whose daemon pod may be unavailable during the update, a number or a percentage (rounded up). Defaults to 1.',
+    },
+  },
   'io.k8s.api.apps.v1.Deployment': {
     type: 'Declarative updates for pods, through ReplicaSets.',
     fields: {
@@ -359,6 +405,41 @@ export const DESCRIPTIONS: Descriptions = {
     fields: {
       replicas: 'The observed number of instances.',
       selector: 'The label query over the scaled pods, in string form.',
+    },
+  },
+  'io.k8s.api.batch.v1.CronJob': {
+    type: 'Runs a Job on a schedule, written in cron syntax.',
+    fields: {
+      spec: 'The schedule and the Job to run.',
+      status: 'The Jobs running now and when the last one was started.',
+    },
+  },
+  'io.k8s.api.batch.v1.CronJobSpec': {
+    type: 'When and how a CronJob runs its Jobs.',
+    fields: {
+      concurrencyPolicy: 'What to do when a run is due while an earlier one still runs: Allow (run both, the default), Forbid (skip the new one) or Replace (delete the running one first).',
+      failedJobsHistoryLimit: 'How many failed Jobs to keep (default 1).',
+      jobTemplate: 'The Job created at each scheduled time.',
+      schedule: 'When to run, in cron syntax: five fields (minute hour day-of-month month day-of-week) or @hourly, @daily, @weekly, @monthly, @yearly, @every <duration>.',
+      startingDeadlineSeconds: 'A run that could not start within this many seconds of its scheduled time is skipped and counted as missed.',
+      successfulJobsHistoryLimit: 'How many successful Jobs to keep (default 3).',
+      suspend: 'When true, no new run starts; running Jobs are left alone (default false).',
+      timeZone: 'The IANA time zone the schedule is read in (e.g. Europe/Paris); absent: the controller manager\'s zone (UTC in kplane).',
+    },
+  },
+  'io.k8s.api.batch.v1.CronJobStatus': {
+    type: 'What a CronJob has run.',
+    fields: {
+      active: 'References to the Jobs running now.',
+      lastScheduleTime: 'The scheduled time of the last Job started.',
+      lastSuccessfulTime: 'When the last successful Job completed.',
+    },
+  },
+  'io.k8s.api.batch.v1.JobTemplateSpec': {
+    type: 'The Job a CronJob creates: its metadata and spec.',
+    fields: {
+      metadata: 'Labels and annotations copied to each Job.',
+      spec: 'The spec of each Job.',
     },
   },
   'io.k8s.api.certificates.v1.CertificateSigningRequest': {

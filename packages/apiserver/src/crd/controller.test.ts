@@ -190,7 +190,7 @@ test('watches stream custom objects from the resource version of a list', async 
 test('finalizers on custom objects hold their deletion', async () => {
   await call('PATCH', `${G}/hello`, { metadata: { finalizers: ['demo.example.com/cleanup'] } }, MERGE);
   const del = await call('DELETE', `${G}/hello`);
-  assert.equal(del.status, 202);
+  assert.equal(del.status, 200);
   const held = (await call('GET', `${G}/hello`)).body;
   assert.ok(held.metadata.deletionTimestamp);
   assert.deepEqual(held.metadata.finalizers, ['demo.example.com/cleanup']);
@@ -235,7 +235,7 @@ test('deleting a CRD deletes its objects, then the resource leaves discovery', a
   await call('POST', G, greeting({ version: '2.0' }, 'one'));
   await call('POST', G, greeting({ version: '2.0' }, 'two'));
   const del = await call('DELETE', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/greetings.demo.example.com');
-  assert.equal(del.status, 202);
+  assert.equal(del.status, 200);
   assert.deepEqual(del.body.metadata.finalizers, ['customresourcecleanup.apiextensions.k8s.io']);
   assert.equal((await until('/apis/apiextensions.k8s.io/v1/customresourcedefinitions/greetings.demo.example.com', 404)).status, 404);
   assert.equal((await backend.list('/registry/demo.example.com/greetings/')).items.length, 0);

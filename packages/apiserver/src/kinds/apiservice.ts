@@ -1,7 +1,7 @@
 /**
  * apiregistration.k8s.io/v1 apiservices: the APIService objects kube-apiserver's aggregator
  * keeps, one per served group/version. kplane serves every group itself, so its APIServices are
- * Local (no service) and always Available; one naming a service is stored and shown as given.
+ * Local (no service) and always Available; one naming a service is proxied to (server/aggregator.ts).
  */
 import { fieldInvalid, fieldNotSupported, fieldRequired, isDNS1035Label, isDNS1123Subdomain, nameIsPathSegment, type KubeObject, type StatusCause } from '@kplane/api';
 import type { ResourceType } from '../registry/resource.js';

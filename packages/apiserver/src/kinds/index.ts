@@ -11,8 +11,10 @@ import { deploymentResource, replicaSetResource } from './apps.js';
 import { certificateSigningRequestResource } from './certificates.js';
 import { configMapResource, secretResource } from './config.js';
 import { controllerRevisionResource } from './controllerrevision.js';
+import { cronJobResource } from './cronjob.js';
 import { crdResource } from './crd.js';
 import { endpointSliceResource } from './endpointslice.js';
+import { daemonSetResource } from './daemonset.js';
 import { eventResource, eventsV1Resource } from './events.js';
 import { ingressResource } from './ingress.js';
 import { jobResource } from './job.js';
@@ -38,6 +40,7 @@ export function builtinResources(): ResourceType[] {
     secretResource(),
     serviceAccountResource(),
     serviceResource(),
+    daemonSetResource(),
     deploymentResource(),
     replicaSetResource(),
     statefulSetResource(),
@@ -46,6 +49,7 @@ export function builtinResources(): ResourceType[] {
     leaseResource(),
     eventsV1Resource(),
     endpointSliceResource(),
+    cronJobResource(),
     ingressResource(),
     crdResource(),
     ...rbacResources(),

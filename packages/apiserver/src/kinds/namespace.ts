@@ -32,6 +32,7 @@ export function namespaceResource(): ResourceType {
     schemaName: 'io.k8s.api.core.v1.Namespace',
     strategy: {
       generation: false,
+      returnDeletedObject: true,
       defaults(obj) {
         const meta = child(obj as Obj, 'metadata');
         const name = str(meta.name);

@@ -126,6 +126,7 @@ export function serviceAccountResource(): ResourceType {
     schemaName: 'io.k8s.api.core.v1.ServiceAccount',
     strategy: {
       generation: false,
+      returnDeletedObject: true,
       table: {
         columns: [NAME_COLUMN, { name: 'Secrets', type: 'string', description: 'Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use.', priority: 0 }, AGE_COLUMN],
         row: (obj, now) => [obj.metadata?.name ?? '', objs((obj as Obj).secrets).length, translateTimestampSince(obj.metadata?.creationTimestamp, now)],

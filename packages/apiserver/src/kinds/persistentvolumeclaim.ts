@@ -98,6 +98,7 @@ export function persistentVolumeClaimResource(): ResourceType {
     schemaName: 'io.k8s.api.core.v1.PersistentVolumeClaim',
     strategy: {
       generation: false,
+      returnDeletedObject: true,
       defaults: (obj: KubeObject) => defaultClaim(obj as Obj),
       validate(obj, old, _warnings, req) {
         const spec = (asObj(obj.spec) ?? {}) as Obj;

@@ -251,6 +251,7 @@ export function serviceResource(): ResourceType {
     schemaName: 'io.k8s.api.core.v1.Service',
     strategy: {
       generation: false,
+      returnDeletedObject: true,
       nameValidator: nameIsDNS1035Label,
       defaults: defaultService,
       async prepareForCreate(obj, ctx) {

@@ -120,7 +120,11 @@ export interface ResourceStrategy {
   deletionHeld?(obj: KubeObject): boolean;
   /** Changes an object as it is marked for deletion (a Namespace's phase becomes Terminating). */
   prepareForDelete?(obj: KubeObject): void;
-  /** DELETE answers with the deleted object instead of a Success Status (as pods do). */
+  /**
+   * DELETE answers with the deleted object instead of a Success Status, as kube-apiserver's
+   * stores with ReturnDeletedObject do (pods, services, serviceaccounts, namespaces, podtemplates,
+   * persistentvolumes, persistentvolumeclaims, resourcequotas, storageclasses).
+   */
   returnDeletedObject?: boolean;
   /** Runs when an object is finally removed from storage, or when a create stored nothing after `prepareForCreate` ran, e.g. to release a ClusterIP. */
   afterDelete?(obj: KubeObject, ctx: StrategyContext): void | Promise<void>;

@@ -17,10 +17,9 @@ import {
   requestEntityTooLarge,
   admitObject,
   cloneBody,
-  pruneUnknownFields,
   CauseType,
 } from '@kplane/api';
-import { FieldSet, applyConfiguration, conflictError, decodeManagedFields, encodeManagedFields, managedForUpdate, managerKey, recordUpdate, type FieldManagerContext } from '@kplane/api';
+import type { FieldManagerContext } from '@kplane/api';
 import type { Backend, KeyValue, WriteOptions as StorageWriteOptions } from '@kplane/storage';
 import { CompactedError, FutureRevisionError, KeyExistsError, KeyNotFoundError, RevisionMismatchError, ValueTooLargeError } from '@kplane/storage';
 import type { ResourceType, StrategyContext, WriteRequest } from './resource.js';
@@ -29,12 +28,17 @@ import { WatchCache, tooLargeResourceVersion, type WatchCacheOptions } from './w
 import type { Timers } from './timers.js';
 import { decodeContinue, encodeContinue, parseResourceVersion, validateListOptions } from './read-options.js';
 import { JsonWriter, storedHeadLength, withResourceVersion } from './json-writer.js';
-import { dropEmptyMetadata, getPath, setPath } from './object-paths.js';
-import { selectorString } from '../kinds/util.js';
+import { dropEmptyMetadata } from './object-paths.js';
+import { fieldManagerContext, sentManagedFields, updateManagedFields } from './field-manager.js';
+import { applyObject } from './apply.js';
+import { applyScaleObject, scaleOf, updateScaleObject } from './scale.js';
 import { compileListFilter, type ListFilter } from './filter.js';
 
 /** How unknown fields in a request body are treated (the fieldValidation query parameter). */
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
+
+/** The manager of the writes the server's own code makes (no request, no field manager). */
+export const SERVER_FIELD_MANAGER = 'kube-apiserver';
 
 /** Options shared by create and update. */
 export interface WriteOptions {
@@ -46,7 +50,11 @@ export interface WriteOptions {
   warnings?: string[];
   /** Who writes (for strategies that decide on it, RBAC's escalation checks); undefined: in-process trusted code. */
   user?: UserInfo;
-  /** The manager recorded in managedFields (fieldManager, or the User-Agent's first segment). */
+  /**
+   * The manager recorded in managedFields (fieldManager, or the User-Agent's first segment).
+   * Absent: a write of the server's own code, recorded as `kube-apiserver` (the manager
+   * kube-apiserver's loopback clients write as).
+   */
   fieldManager?: string;
   /** The object's managedFields were set by an apply (the store records no Update entry). */
   applied?: boolean;
@@ -78,7 +86,7 @@ export interface ListOptions {
   resourceVersionMatch?: string;
 }
 
-/** Result of delete: the object, and whether it is gone (200) or only marked (202). */
+/** Result of delete: the object, and whether it is gone or only marked for deletion. */
 export interface DeleteResult {
   object: KubeObject;
   deleted: boolean;
@@ -100,8 +108,6 @@ export interface StoreDeps {
   timers?: Timers;
 }
 
-const STATUS = FieldSet.of(['f:status']);
-
 const NAME_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
 
 function randomSuffix(n = 5): string {
@@ -118,12 +124,6 @@ export function rfc3339(d: Date): string {
 function meta(obj: KubeObject): ObjectMeta {
   if (!obj.metadata || typeof obj.metadata !== 'object' || Array.isArray(obj.metadata)) obj.metadata = {};
   return obj.metadata;
-}
-
-/** The managedFields a request body carries, as an object managedForUpdate reads. */
-function sentManagedFields(obj: KubeObject): KubeObject {
-  const sent = obj !== null && typeof obj === 'object' && !Array.isArray(obj) ? obj.metadata?.managedFields : undefined;
-  return { metadata: { managedFields: sent } } as KubeObject;
 }
 
 function withoutMetaAndStatus(obj: KubeObject): Record<string, unknown> {
@@ -166,6 +166,16 @@ export class Store {
       capacity: deps.watchCache?.capacity ?? deps.watchCacheCapacity,
       timers: deps.timers,
     });
+  }
+
+  /** The schema definitions the store checks bodies against. */
+  get definitions(): SchemaDefinitions {
+    return this.deps.definitions;
+  }
+
+  /** Is object `name` stored? */
+  async exists(namespace: string | undefined, name: string): Promise<boolean> {
+    return !!(await this.deps.backend.get(this.key(namespace, name)));
   }
 
   /** Storage key of one object. */
@@ -287,7 +297,8 @@ export class Store {
     return this.servesStoredJson;
   }
 
-  private notFound(name: string): ApiError {
+  /** The 404 of object `name`. */
+  notFound(name: string): ApiError {
     return notFound(this.type.group, this.type.resource, name);
   }
 
@@ -376,16 +387,16 @@ export class Store {
     return { items, revision, continue: more && lastKey ? encodeContinue(revision, lastKey.slice(prefix.length)) : undefined };
   }
 
-  /** The kind's schema, resolved. */
   private resolvedSchema?: ReturnType<typeof resolveSchema>;
-  private schema() {
+  /** The kind's schema, resolved. */
+  schema() {
     // A store lives as long as its kind's definition: a changed CRD registers a new store.
     this.resolvedSchema ??= resolveSchema({ $ref: `#/components/schemas/${this.type.schemaName}` }, this.deps.definitions);
     return this.resolvedSchema;
   }
 
   /** Checks apiVersion/kind of a body, prunes unknown fields per fieldValidation. */
-  private admitBody(obj: KubeObject, opts: WriteOptions, expectedKind = this.type.kind, expectedApiVersion = this.apiVersion): void {
+  admitBody(obj: KubeObject, opts: WriteOptions, expectedKind = this.type.kind, expectedApiVersion = this.apiVersion): void {
     if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) throw badRequest('the body of the request must be a JSON object');
     if (obj.kind !== undefined && obj.kind !== expectedKind) {
       throw badRequest(`the kind in the data (${String(obj.kind)}) does not match the expected kind (${expectedKind})`);
@@ -630,85 +641,24 @@ export class Store {
     return obj;
   }
 
-  /**
-   * The managedFields of a write that is not an apply. A failure of the field manager never
-   * fails the write: as kube-apiserver does, it is logged and the object's managedFields are
-   * dropped.
-   */
+  /** The managedFields of a write that is not an apply (see updateManagedFields). */
   private recordUpdate(current: KubeObject | undefined, obj: KubeObject, sent: KubeObject, opts: WriteOptions, subresource: string): ObjectMeta['managedFields'] {
-    try {
-      return recordUpdate(current, obj, managedForUpdate(current, sent, subresource), this.fieldManagerContext(opts, subresource));
-    } catch (err) {
-      console.error(`kplane: managedFields of ${qualifiedResource(this.type.group, this.type.resource)} "${meta(obj).name ?? ''}" dropped:`, err);
-      return [];
-    }
+    return updateManagedFields(current, obj, sent, this.fieldManagerContext(opts, subresource), `${qualifiedResource(this.type.group, this.type.resource)} "${meta(obj).name ?? ''}"`);
   }
 
-  /** What the field manager needs to know of a write. */
-  private fieldManagerContext(opts: WriteOptions, subresource: string): FieldManagerContext {
-    const statusSub = !!this.type.subresources?.status;
-    return {
-      defs: this.deps.definitions,
-      schema: this.schema(),
-      manager: opts.fieldManager ?? '',
-      apiVersion: this.apiVersion,
-      subresource,
-      time: rfc3339(this.deps.now()),
-      ignored:
-        subresource === 'status'
-          ? (set) => FieldSet.of(...set.paths().filter((p) => p[0] === 'f:status' || p[0] === 'f:metadata'))
-          : statusSub
-            ? (set) => set.recursiveDifference(STATUS)
-            : undefined,
-    };
+  /** What the field manager needs to know of a write (for the store and its apply). */
+  fieldManagerContext(opts: WriteOptions, subresource: string): FieldManagerContext {
+    const scope = { definitions: this.deps.definitions, schema: this.schema(), apiVersion: this.apiVersion, hasStatus: !!this.type.subresources?.status, time: rfc3339(this.deps.now()) };
+    return fieldManagerContext(scope, opts.fieldManager ?? SERVER_FIELD_MANAGER, subresource);
   }
 
   /**
    * Server-side apply: merges an applied configuration into the object (creating it when
    * absent), records the manager's Apply entry, and refuses conflicting changes to fields other
-   * managers own unless forced (409 with one cause per field).
+   * managers own unless forced (409 with one cause per field). See registry/apply.ts.
    */
-  async apply(namespace: string | undefined, name: string, config: KubeObject, opts: ApplyOptions = {}): Promise<{ object: KubeObject; created: boolean }> {
-    if (config === null || typeof config !== 'object' || Array.isArray(config)) throw badRequest('the body of the request must be a JSON object');
-    if (config.apiVersion !== this.apiVersion) {
-      throw badRequest(`Incorrect version specified in apply patch. Specified patch version: ${String(config.apiVersion ?? '')}, expected: ${this.apiVersion}`);
-    }
-    if (config.metadata?.managedFields != null) throw badRequest('metadata.managedFields must be nil');
-    const bodyName = config.metadata?.name;
-    if (bodyName !== undefined && bodyName !== name) {
-      throw badRequest(`the name of the object (${String(bodyName)}) does not match the name on the URL (${name})`);
-    }
-    // Apply knows only the fields the schema declares, whatever fieldValidation says.
-    const unknown = pruneUnknownFields(structuredClone(config), this.schema(), this.deps.definitions);
-    if (unknown.length) {
-      const errs = unknown.map((p) => `.${p}: field not declared in schema`);
-      const ns = this.type.namespaced ? (namespace ?? '') : '';
-      throw badRequest(`failed to create typed patch object (${ns}/${name}; ${this.apiVersion}, Kind=${this.type.kind}): ${errs.length === 1 ? errs[0] : ['errors:', ...errs.map((e) => `  ${e}`)].join('\n')}`);
-    }
-    this.admitBody(config, opts);
-    const sub = opts.subresource ?? '';
-    const ctx = this.fieldManagerContext(opts, sub);
-    const pinned = config.metadata?.resourceVersion;
-    const existing = await this.deps.backend.get(this.key(namespace, name));
-    if (!existing) {
-      if (sub) throw this.notFound(name);
-      const obj = applyConfiguration(undefined, config, ctx, { force: opts.force });
-      meta(obj).name = name;
-      const created = await this.create(namespace, obj, { ...opts, warnings: [], applied: true });
-      return { object: created, created: true };
-    }
-    const object = await this.guaranteedUpdate(
-      namespace,
-      name,
-      (current) => {
-        const next = applyConfiguration(current, config, ctx, { force: opts.force });
-        if (pinned) meta(next).resourceVersion = pinned;
-        else delete meta(next).resourceVersion;
-        return next;
-      },
-      { ...opts, warnings: [], applied: true, subresource: sub },
-    );
-    return { object, created: false };
+  apply(namespace: string | undefined, name: string, config: KubeObject, opts: ApplyOptions = {}): Promise<{ object: KubeObject; created: boolean }> {
+    return applyObject(this, namespace, name, config, opts);
   }
 
   /**
@@ -840,98 +790,19 @@ export class Store {
     return { ...list, items };
   }
 
-  /**
-   * Server-side apply of an autoscaling/v1 Scale: its spec.replicas is the object's replicas
-   * field, owned by the manager's Apply entry with subresource "scale"; a different value owned
-   * by another manager conflicts unless forced.
-   */
+  /** Server-side apply of an autoscaling/v1 Scale (see registry/scale.ts); returns the Scale. */
   async applyScale(namespace: string | undefined, name: string, config: KubeObject, opts: ApplyOptions = {}): Promise<KubeObject> {
-    const spec = this.type.subresources?.scale;
-    if (!spec) throw this.notFound(name);
-    if (config === null || typeof config !== 'object' || Array.isArray(config)) throw badRequest('the body of the request must be a JSON object');
-    if (config.apiVersion !== 'autoscaling/v1') {
-      throw badRequest(`Incorrect version specified in apply patch. Specified patch version: ${String(config.apiVersion ?? '')}, expected: autoscaling/v1`);
-    }
-    if (config.metadata?.managedFields != null) throw badRequest('metadata.managedFields must be nil');
-    const path: string[] = spec.specReplicasPath.replace(/^\./, '').split('.').map((f) => `f:${f}`);
-    const replicas = (config.spec as { replicas?: unknown } | undefined)?.replicas;
-    const ctx = this.fieldManagerContext(opts, 'scale');
-    const updated = await this.guaranteedUpdate(
-      namespace,
-      name,
-      (current) => {
-        const next = structuredClone(current);
-        const wanted = replicas !== undefined && getPath(current, spec.specReplicasPath) !== replicas;
-        let managed: ReturnType<typeof decodeManagedFields>;
-        try {
-          managed = decodeManagedFields(current.metadata?.managedFields);
-        } catch {
-          managed = new Map();
-        }
-        const self = [...managed.entries()].find(([, m]) => m.manager === ctx.manager && m.operation === 'Apply' && m.subresource === 'scale');
-        const conflicts = wanted ? [...managed.values()].filter((m) => m !== self?.[1] && m.set.has(path)).map((m) => ({ manager: m, path })) : [];
-        if (conflicts.length && !opts.force) throw conflictError(conflicts);
-        for (const c of conflicts) c.manager.set = c.manager.set.difference(FieldSet.of(path));
-        if (replicas !== undefined) {
-          if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
-            throw invalid('autoscaling', 'Scale', name, [{ reason: 'FieldValueInvalid', field: 'spec.replicas', message: `Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0` }]);
-          }
-          setPath(next, spec.specReplicasPath, replicas);
-          const id = { manager: ctx.manager, operation: 'Apply' as const, apiVersion: 'autoscaling/v1', subresource: 'scale' };
-          managed.set(managerKey(id), { ...id, time: ctx.time, set: FieldSet.of(path) });
-        } else if (self) managed.delete(self[0]);
-        meta(next).managedFields = encodeManagedFields(managed);
-        delete meta(next).resourceVersion;
-        return next;
-      },
-      { ...opts, warnings: [], applied: true, subresource: 'scale' },
-    );
-    return this.toScale(updated);
+    return this.toScale(await applyScaleObject(this, namespace, name, config, opts));
   }
 
-  /** Builds the autoscaling/v1 Scale of an object (the scale subresource). */
+  /** Builds the autoscaling/v1 Scale of an object (the scale subresource; see registry/scale.ts). */
   toScale(obj: KubeObject): KubeObject {
-    const spec = this.type.subresources?.scale;
-    if (!spec) throw this.notFound(obj.metadata?.name ?? '');
-    const m = meta(obj);
-    const status: Record<string, unknown> = { replicas: Number(getPath(obj, spec.statusReplicasPath) ?? 0) };
-    const sel = spec.labelSelectorPath ? getPath(obj, spec.labelSelectorPath) : undefined;
-    if (typeof sel === 'string' && sel) status.selector = sel;
-    else if (sel && typeof sel === 'object') status.selector = selectorString(sel);
-    return {
-      kind: 'Scale',
-      apiVersion: 'autoscaling/v1',
-      metadata: {
-        name: m.name,
-        namespace: m.namespace,
-        uid: m.uid,
-        resourceVersion: m.resourceVersion,
-        creationTimestamp: m.creationTimestamp,
-      },
-      spec: { replicas: Number(getPath(obj, spec.specReplicasPath) ?? 0) },
-      status,
-    };
+    return scaleOf(this, obj);
   }
 
-  /** Writes a Scale back into the object's spec replicas. */
+  /** Writes a Scale back into the object's spec replicas (see registry/scale.ts); returns the Scale. */
   async updateScale(namespace: string | undefined, name: string, mutate: (scale: KubeObject) => KubeObject | Promise<KubeObject>, opts: WriteOptions = {}): Promise<KubeObject> {
-    const spec = this.type.subresources?.scale;
-    if (!spec) throw this.notFound(name);
-    const updated = await this.guaranteedUpdate(namespace, name, async (current) => {
-      const scale = await mutate(this.toScale(current));
-      this.admitBody(scale, opts, 'Scale', 'autoscaling/v1');
-      const replicas = (scale.spec as { replicas?: unknown } | undefined)?.replicas;
-      if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
-        throw invalid('autoscaling', 'Scale', name, [{ reason: 'FieldValueInvalid', field: 'spec.replicas', message: `Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0` }]);
-      }
-      const next = structuredClone(current);
-      setPath(next, spec.specReplicasPath, replicas);
-      const rv = scale.metadata?.resourceVersion;
-      if (rv) meta(next).resourceVersion = rv;
-      else delete meta(next).resourceVersion;
-      return next;
-    }, { ...opts, subresource: 'scale' });
-    return this.toScale(updated);
+    return this.toScale(await updateScaleObject(this, namespace, name, mutate, opts));
   }
 }
 

@@ -21,7 +21,8 @@ function deploy(name: string, spec: Record<string, unknown> = {}) {
 describe('server-side apply and managedFields', () => {
   let t: TestServer;
   before(async () => {
-    t = await startTestServer();
+    // One fixed second: entries of a second are ordered by manager name, as Kubernetes orders them.
+    t = await startTestServer({ now: () => new Date('2026-01-01T00:00:00Z') });
   });
   after(async () => {
     await t.close();
@@ -134,13 +135,53 @@ describe('server-side apply and managedFields', () => {
     assert.deepEqual(hpa.fieldsV1, { 'f:spec': { 'f:replicas': {} } });
   });
 
-  it('an update keeps the live managedFields when the body has none, and resets them for []', async () => {
+  it('an update keeps the live managedFields when the body has none, and [] strips them', async () => {
     const live = (await t.call('GET', '/api/v1/namespaces/default/configmaps/ua')).body;
     const { managedFields: _m, ...meta } = live.metadata;
     const kept = await t.call('PUT', '/api/v1/namespaces/default/configmaps/ua', { ...live, metadata: meta, data: { ...live.data, k3: 'x' } }, { 'user-agent': 'kubectl-edit/v1' });
     // Same second: ordered by manager name, as Kubernetes orders them.
     assert.deepEqual(kept.body.metadata.managedFields.map((e: { manager: string }) => e.manager), ['kubectl-create', 'kubectl-edit', 'patcher']);
+    // As kube-apiserver: a reset leaves the object untracked, and later updates do not track it.
     const reset = await t.call('PUT', '/api/v1/namespaces/default/configmaps/ua', { ...kept.body, metadata: { ...kept.body.metadata, managedFields: [] }, data: { k: 'changed' } }, { 'user-agent': 'kubectl-edit/v1' });
-    assert.deepEqual(reset.body.metadata.managedFields.map((e: { manager: string }) => e.manager), ['kubectl-edit']);
+    assert.equal(reset.body.metadata.managedFields, undefined);
+    const untracked = await t.call('PATCH', '/api/v1/namespaces/default/configmaps/ua', { data: { k2: 'v2' } }, { 'content-type': 'application/merge-patch+json' }, { fieldManager: 'patcher' });
+    assert.equal(untracked.body.metadata.managedFields, undefined);
+    // The first apply gives every field it finds to before-first-apply.
+    const applied = await t.call('PATCH', '/api/v1/namespaces/default/configmaps/ua', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ua' }, data: { mine: 'x' } }, APPLY, { fieldManager: 'alice' });
+    assert.equal(applied.status, 200, JSON.stringify(applied.body));
+    assert.deepEqual(
+      applied.body.metadata.managedFields.map((e: { manager: string; operation: string; fieldsV1: unknown }) => [e.manager, e.operation, e.fieldsV1]),
+      [
+        ['alice', 'Apply', { 'f:data': { 'f:mine': {} } }],
+        ['before-first-apply', 'Update', { 'f:data': { '.': {}, 'f:k': {}, 'f:k2': {} }, 'f:metadata': { 'f:labels': { '.': {}, 'f:a': {} } } }],
+      ],
+    );
+  });
+
+  it('writes of the server itself are recorded as kube-apiserver; a binding leaves managedFields as they were', async () => {
+    const ns = await t.call('GET', '/api/v1/namespaces/default');
+    assert.deepEqual(ns.body.metadata.managedFields.map((e: { manager: string }) => e.manager), ['kube-apiserver']);
+    const pod = await t.call('POST', '/api/v1/namespaces/default/pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'bound' }, spec: { containers: [{ name: 'c', image: 'x' }] } }, { 'user-agent': 'kubectl-run/v1.32.0' });
+    assert.equal(pod.status, 201);
+    const bound = await t.call('POST', '/api/v1/namespaces/default/pods/bound/binding', { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'bound' }, target: { kind: 'Node', name: 'n1' } }, { 'user-agent': 'kube-scheduler/v1.32.0' });
+    assert.equal(bound.status, 201, JSON.stringify(bound.body));
+    const after = await t.call('GET', '/api/v1/namespaces/default/pods/bound');
+    assert.equal(after.body.spec.nodeName, 'n1');
+    assert.deepEqual(after.body.metadata.managedFields, pod.body.metadata.managedFields);
+  });
+
+  it('discriminated unions get no special treatment (as kube 1.32): a Recreate strategy needs rollingUpdate: null', async () => {
+    const mk = (strategy?: Record<string, unknown>) => deploy('union', strategy ? { strategy } : {});
+    assert.equal((await t.call('PATCH', `${DEPLOYS}/union`, mk(), APPLY, { fieldManager: 'alice' })).status, 201);
+    // The defaulted rollingUpdate stays: the object is invalid.
+    const refused = await t.call('PATCH', `${DEPLOYS}/union`, mk({ type: 'Recreate' }), APPLY, { fieldManager: 'alice' });
+    assert.equal(refused.status, 422);
+    assert.equal(refused.body.message, "Deployment.apps \"union\" is invalid: spec.strategy.rollingUpdate: Forbidden: may not be specified when strategy `type` is 'Recreate'");
+    // An applied null removes it, and the applier owns it.
+    const recreate = await t.call('PATCH', `${DEPLOYS}/union`, mk({ type: 'Recreate', rollingUpdate: null }), APPLY, { fieldManager: 'alice' });
+    assert.equal(recreate.status, 200, JSON.stringify(recreate.body));
+    assert.deepEqual(recreate.body.spec.strategy, { type: 'Recreate' });
+    const entry = recreate.body.metadata.managedFields.find((e: { manager: string }) => e.manager === 'alice');
+    assert.deepEqual(entry.fieldsV1['f:spec']['f:strategy'], { 'f:rollingUpdate': {}, 'f:type': {} });
   });
 });

@@ -89,8 +89,9 @@ describe('API handler', () => {
 
   it('keeps an object with finalizers until they are removed', async () => {
     await t.call('POST', CM, cm('garde', { a: '1' }, { finalizers: ['cours.exemple/archivage'] }));
+    // kube-apiserver answers 200 with the object; 202 only for orphanDependents=false.
     const del = await t.call('DELETE', `${CM}/garde`);
-    assert.equal(del.status, 202);
+    assert.equal(del.status, 200);
     assert.ok(del.body.metadata.deletionTimestamp);
     const cur = await t.call('GET', `${CM}/garde`);
     assert.deepEqual(cur.body.metadata.finalizers, ['cours.exemple/archivage']);
@@ -147,6 +148,30 @@ describe('API handler', () => {
     await t.call('PATCH', `${CM}/bare`, { metadata: { labels: { a: 'b' } } }, { 'content-type': 'application/merge-patch+json' });
     const r = await t.call('PATCH', `${CM}/bare`, [{ op: 'remove', path: '/metadata/labels/a' }], { 'content-type': 'application/json-patch+json' });
     assert.equal(r.body.metadata.labels, undefined);
+  });
+
+  it('answers a DELETE with the deleted object for the kinds kube-apiserver returns it for, else a Status', async () => {
+    const svc = await t.call('POST', '/api/v1/namespaces/default/services', { apiVersion: 'v1', kind: 'Service', metadata: { name: 'gone' }, spec: { ports: [{ port: 80 }] } });
+    assert.equal(svc.status, 201, JSON.stringify(svc.body));
+    const delSvc = await t.call('DELETE', '/api/v1/namespaces/default/services/gone');
+    assert.deepEqual([delSvc.status, delSvc.body.kind, delSvc.body.metadata.name, delSvc.body.metadata.uid], [200, 'Service', 'gone', svc.body.metadata.uid]);
+    await t.call('POST', '/api/v1/namespaces/default/serviceaccounts', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'gone' } });
+    const delSa = await t.call('DELETE', '/api/v1/namespaces/default/serviceaccounts/gone');
+    assert.deepEqual([delSa.status, delSa.body.kind, delSa.body.metadata.name], [200, 'ServiceAccount', 'gone']);
+    await t.call('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'going' } });
+    const delNs = await t.call('DELETE', '/api/v1/namespaces/going');
+    assert.deepEqual([delNs.status, delNs.body.kind, delNs.body.status.phase], [200, 'Namespace', 'Terminating']);
+    const pvc = { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'gone' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } };
+    assert.equal((await t.call('POST', '/api/v1/namespaces/default/persistentvolumeclaims', pvc)).status, 201);
+    const delPvc = await t.call('DELETE', '/api/v1/namespaces/default/persistentvolumeclaims/gone');
+    assert.deepEqual([delPvc.status, delPvc.body.kind], [200, 'PersistentVolumeClaim']);
+    await t.call('POST', CM, cm('gone'));
+    const delCm = await t.call('DELETE', `${CM}/gone`);
+    assert.deepEqual([delCm.status, delCm.body.kind, delCm.body.status, delCm.body.details.name], [200, 'Status', 'Success', 'gone']);
+    // Left in place by a finalizer: 200 with the object, 202 when orphanDependents=false was asked.
+    await t.call('POST', CM, cm('held', {}, { finalizers: ['example.com/hold'] }));
+    const held = await t.call('DELETE', `${CM}/held`, { kind: 'DeleteOptions', apiVersion: 'v1', orphanDependents: false });
+    assert.deepEqual([held.status, held.body.kind], [202, 'ConfigMap']);
   });
 
   it('honours delete preconditions', async () => {

@@ -77,6 +77,10 @@ export interface HandlerOptions {
    * type-checked); absent, the subresource is not served.
    */
   tokenRequest?(namespace: string, name: string, body: KubeObject, ctx: { user: UserInfo; dryRun: boolean; warnings: string[] }): Promise<KubeObject>;
+  /** A request under /apis/<group>/<version> that no local resource serves: an APIService's backend (aggregator.ts), or undefined. */
+  aggregated?: (req: RawRequest, group: string, version: string) => Promise<RawResponse | undefined>;
+  /** Discovery entries of aggregated groups (APIGroup for /apis, APIGroupDiscovery for aggregated /apis). */
+  aggregatedDiscovery?: { legacy(): object[]; aggregated(): object[]; group(name: string): object | undefined };
   /** Non-resource paths served besides the built-in ones (the OIDC discovery documents), by exact path. */
   paths?: Record<string, (method: string) => RawResponse>;
 }
@@ -253,6 +257,10 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
   const timeoutMaxMs = options.limits?.requestTimeoutMs ?? DEFAULT_LIMITS.requestTimeoutMs;
   const timers = options.timers ?? realTimers;
   const nodes = options.nodes ?? createNodeConnections();
+  // The group/versions served here, rebuilt when resources come or go (CRDs).
+  let served: Set<string> | undefined;
+  if (options.aggregated) registry.onChange(() => (served = undefined));
+  const servedGroupVersions = () => (served ??= new Set(registry.all().map((s) => `${s.type.group}/${s.type.version}`)));
 
   function render(store: Store, rep: Representation, obj: KubeObject, q: Record<string, string>, status = 200, headers: Record<string, string> = {}): RawResponse {
     if (rep === 'table') {
@@ -435,8 +443,11 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
     if (method === 'DELETE') {
       if (sub) throw routeMethodNotAllowed();
       const b = req.body && req.body.length ? body() : undefined;
-      const result = await store.delete(ns, name, deleteOptions(b, q));
-      if (!result.deleted) return render(store, rep, result.object, q, 202);
+      const delOpts = deleteOptions(b, q);
+      const result = await store.delete(ns, name, delOpts);
+      // An object left in place (finalizers, a grace period) is answered with 200, as
+      // kube-apiserver does, unless the client asked orphanDependents=false: 202.
+      if (!result.deleted) return render(store, rep, result.object, q, delOpts.orphanDependents === false ? 202 : 200);
       if (t.strategy.returnDeletedObject) return render(store, rep, result.object, q, 200);
       return statusResponse(200, {
         kind: 'Status',
@@ -489,6 +500,11 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
       if (!doc) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
       return serveOpenAPIV3Document(req, key, doc, options.now());
     }
+    const gv = options.aggregated && /^\/apis\/([^/]+)\/([^/]+)(\/|$)/.exec(path);
+    if (gv && !servedGroupVersions().has(`${gv[1]}/${gv[2]}`)) {
+      const proxied = await options.aggregated!(req, gv[1]!, gv[2]!);
+      if (proxied) return proxied;
+    }
     const parsed = parsePath(path, isNamespaceSub);
     if (parsed.kind === 'other') {
       if (path === '/' ) return jsonResponse(200, { paths: ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/openapi/v2', '/openapi/v3', '/readyz', '/version'] });
@@ -501,12 +517,14 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
       const wantsAggregated = (v: 'v2' | 'v2beta1') => accept.some((m) => m.params.g === 'apidiscovery.k8s.io' && m.params.v === v && m.params.as === 'APIGroupDiscoveryList');
       if (r.kind === 'api-root' || r.kind === 'apis-root') {
         const core = r.kind === 'api-root';
-        if (wantsAggregated('v2')) return jsonResponse(200, aggregatedDiscovery(registry, core, 'v2'), {}, AGGREGATED_V2);
-        if (wantsAggregated('v2beta1')) return jsonResponse(200, aggregatedDiscovery(registry, core, 'v2beta1'), {}, AGGREGATED_V2BETA1);
-        return jsonResponse(200, core ? apiVersions(options.serverAddress()) : apiGroupList(registry));
+        const extra = core ? undefined : options.aggregatedDiscovery;
+        const withItems = (doc: object, key: 'items' | 'groups', more: object[] | undefined) => (more?.length ? { ...doc, [key]: [...(doc as Record<string, object[]>)[key]!, ...more] } : doc);
+        if (wantsAggregated('v2')) return jsonResponse(200, withItems(aggregatedDiscovery(registry, core, 'v2'), 'items', extra?.aggregated()), {}, AGGREGATED_V2);
+        if (wantsAggregated('v2beta1')) return jsonResponse(200, withItems(aggregatedDiscovery(registry, core, 'v2beta1'), 'items', extra?.aggregated()), {}, AGGREGATED_V2BETA1);
+        return jsonResponse(200, core ? apiVersions(options.serverAddress()) : withItems(apiGroupList(registry), 'groups', extra?.legacy()));
       }
       if (r.kind === 'group') {
-        const g = apiGroup(registry, r.group);
+        const g = apiGroup(registry, r.group) ?? (r.group ? options.aggregatedDiscovery?.group(r.group) : undefined);
         if (!g) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
         return jsonResponse(200, g);
       }

@@ -81,7 +81,7 @@ export function logContainer(pod: Pod, container: string | undefined): string {
 }
 
 /** Why the kubelet has no log to show, in its words (400). */
-function unavailable(pod: Pod, container: string, reason: 'NoContainer' | 'NoPrevious'): ApiError {
+export function logUnavailable(pod: Pod, container: string, reason: 'NoContainer' | 'NoPrevious'): ApiError {
   const name = pod.metadata?.name ?? '';
   if (reason === 'NoPrevious') return badRequest(`previous terminated container "${container}" in pod "${name}" not found`);
   const s = pod.status;
@@ -117,12 +117,12 @@ export async function servePodLog(pods: Store, namespace: string, name: string, 
   const container = logContainer(pod, opts.container);
   const node = pod.spec?.nodeName;
   if (!node) return { status: 200, headers: TEXT, body: new Uint8Array() };
-  const kubelet = nodes.get(node);
+  const kubelet = nodes.get(node) ?? (await nodes.remote?.(node));
   if (!kubelet) {
-    throw new ApiError(500, 'InternalError', `Internal error occurred: no kubelet serves node "${node}" to this API server: container logs are kept by a simulated kubelet running in the API server's process`);
+    throw new ApiError(500, 'InternalError', `Internal error occurred: no kubelet serves node "${node}" to this API server: its Node has no kubelet port, or the API server has no kubelet client certificate`);
   }
-  const read = kubelet.read(pod.metadata!.uid!, container, { ...opts, signal });
-  if (!(Symbol.asyncIterator in read)) throw unavailable(pod, container, read.reason);
+  const read = await kubelet.read(pod.metadata!.uid!, container, { ...opts, signal }, { namespace, name });
+  if (!(Symbol.asyncIterator in read)) throw logUnavailable(pod, container, read.reason);
   if (!opts.follow) {
     const chunks: Uint8Array[] = [];
     for await (const c of limited(read, opts.limitBytes)) chunks.push(c);

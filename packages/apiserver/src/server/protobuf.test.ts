@@ -11,7 +11,7 @@ import { send, startTestServer, type TestServer } from '../testing.js';
 
 const NS = '/api/v1/namespaces/default';
 /**
- * Where kubectl posts each captured body that kplane serves (not served: jobs, cronjobs,
+ * Where kubectl posts each captured body that kplane serves (not served: jobs,
  * resourcequotas, priorityclasses, poddisruptionbudgets and the serviceaccounts/token
  * subresource; their decoding is covered in @kplane/api).
  */
@@ -37,6 +37,7 @@ const PATHS: Record<string, string> = {
   rolebinding: '/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings',
   rolebindingCr: '/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings',
   ingress: '/apis/networking.k8s.io/v1/namespaces/default/ingresses',
+  cronjob: '/apis/batch/v1/namespaces/default/cronjobs',
 };
 
 const hex = (s: string) => Buffer.from(s, 'hex');
@@ -67,6 +68,7 @@ describe('protobuf bodies from kubectl', () => {
     assert.equal(created.serviceLb.spec.ports[0].targetPort, 'https');
     assert.deepEqual(created.clusterroleAgg.aggregationRule.clusterRoleSelectors, [{ matchLabels: { 'rbac.example.com/aggregate': 'true' } }]);
     assert.equal(created.configmapBinary.binaryData['bin.dat'], 'eP8AeQ==');
+    assert.equal(created.cronjob.spec.concurrencyPolicy, 'Allow'); // defaulted
     const got = await send(t.server.handle, 'GET', '/apis/apps/v1/namespaces/default/deployments/zero');
     assert.equal(got.status, 200);
     assert.equal((got.body as any).spec.replicas, 0);

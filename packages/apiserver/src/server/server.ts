@@ -8,7 +8,7 @@ import { staticTokenAuthenticator } from '../auth/token-file.js';
 import { issueTokenRequest, oidcDiscovery, selfSubjectReview, tokenReview, type ServiceAccountIssuing } from './authentication.js';
 import { registerReview } from './reviews.js';
 import { ApiError, forbidden, notFound } from '@kplane/api';
-import { DEFAULT_COMPACTION_INTERVAL_MS, startCompactor, startExpirySweeper, systemClock, type Backend, type Clock, type Periodic } from '@kplane/storage';
+import { DEFAULT_COMPACTION_INTERVAL_MS, runPeriodically, startCompactor, startExpirySweeper, systemClock, type Backend, type Clock, type Periodic } from '@kplane/storage';
 import { createCrdController } from '../crd/controller.js';
 import { builtinKinds } from '../kinds/index.js';
 import { buildOpenAPIV3Document, buildSwaggerV2, openAPIV3Root, servedDocument, swaggerSpec, type ServedDocument, type SwaggerSpec } from '../openapi/index.js';
@@ -24,6 +24,11 @@ import { ensureBootstrapPolicy, type BootstrapPolicy } from '../auth/rbac/bootst
 import { startRbacFeed, type RbacFeed, type RbacResource } from '../auth/rbac/feed.js';
 import { accessReviews } from '../auth/rbac/reviews.js';
 import { createNodeConnections, type NodeConnections } from './nodes.js';
+import { createKubeletClient, type KubeletClient, type KubeletClientConfig } from './kubelet-client.js';
+import { createAggregator } from './aggregator.js';
+
+/** How often APIServices that name a service are checked (their Available condition). */
+const AVAILABILITY_CHECK_MS = 2000;
 import { createStreamUpgrade, type LocalStreams } from './pod-stream.js';
 import { createHttpsServer } from './http.js';
 import { createServiceAllocator } from './ip-allocator.js';
@@ -75,6 +80,14 @@ export interface ApiServerOptions {
   bootstrapPolicy?: Partial<BootstrapPolicy>;
   /** What pods/exec and pods/portforward do for simulated containers (default: a clear error). */
   localStreams?: LocalStreams;
+  /**
+   * Credentials towards kubelets in other processes (kube-apiserver's --kubelet-client-certificate,
+   * --kubelet-client-key, --kubelet-certificate-authority): pods/log, exec, attach and portforward
+   * of their pods are proxied to them. Without: only in-process kubelets are reached.
+   */
+  kubeletClient?: KubeletClientConfig;
+  /** The client certificate presented to APIService backends (kube-apiserver's --proxy-client-cert-file, --proxy-client-key-file). */
+  proxyClient?: { cert: string; key: string };
   /** Where the audit event of every request goes (in-process requests included); absent: no audit. */
   audit?: AuditSink;
   /** Who may come in: tokens, ServiceAccount keys, issuer and audiences. */
@@ -110,6 +123,10 @@ export interface ListenOptions {
   clientCa: string;
   /** More static bearer tokens (token → user), besides those of the authentication options. */
   tokens?: ReadonlyMap<string, UserInfo>;
+  /** Credentials towards kubelets in other processes (as the `kubeletClient` option; the last given wins). */
+  kubeletClient?: KubeletClientConfig;
+  /** The client certificate presented to APIService backends (as the `proxyClient` option). */
+  proxyClient?: { cert: string; key: string };
 }
 
 /** A running API server. */
@@ -171,6 +188,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     const compactionIntervalMs = options.compactionIntervalMs ?? DEFAULT_COMPACTION_INTERVAL_MS;
     if (compactionIntervalMs > 0) maintenance.push(startCompactor({ backend: options.backend, clock, intervalMs: compactionIntervalMs }));
     maintenance.push(startExpirySweeper({ backend: options.backend, clock }));
+    maintenance.push(runPeriodically(clock, AVAILABILITY_CHECK_MS, () => aggregator.checkAvailability(), (err) => console.error('kplane: APIService availability:', err)));
   };
 
   // Namespaces as the namespaces watch cache last showed them: the lifecycle check reads this
@@ -261,6 +279,10 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   };
 
   const nodes = createNodeConnections();
+  let kubelets: KubeletClient | undefined;
+  const useKubeletClient = (c: KubeletClientConfig) => (kubelets = createKubeletClient(c, () => registry.get('', 'v1', 'nodes')));
+  if (options.kubeletClient) useKubeletClient(options.kubeletClient);
+  nodes.remote = async (node) => kubelets?.containers(node);
   // Authentication: static tokens, then ServiceAccount tokens (x509 comes first in the union).
   const auth = options.authentication ?? {};
   const saKeys = auth.serviceAccountKeys ?? generateServiceAccountKeys();
@@ -294,7 +316,11 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
 
   let ready = false;
   let address = '127.0.0.1:6443';
+  let proxyClient: { cert: string; key: string } | undefined = options.proxyClient;
+  const aggregator = createAggregator({ registry, now, proxyClient: () => proxyClient });
   const handleRequest = createHandler({
+    aggregated: (req, group, version) => aggregator.serve(req, group, version),
+    aggregatedDiscovery: { legacy: () => aggregator.legacyGroups(), aggregated: () => aggregator.aggregatedGroups(), group: (g) => aggregator.apiGroup(g) },
     registry,
     openapi,
     now,
@@ -359,11 +385,19 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       ready = true;
     },
     async listen(l) {
+      if (l.kubeletClient) useKubeletClient(l.kubeletClient);
+      if (l.proxyClient) proxyClient = l.proxyClient;
       if (l.tokens?.size) {
         staticTokens = new Map([...staticTokens, ...l.tokens]);
         authenticator = makeAuthenticator();
       }
-      const server = createHttpsServer({ handler: handle, cert: l.cert, key: l.key, clientCa: l.clientCa, authenticator: { authenticate: (r) => authenticator.authenticate(r) }, limits: options.limits, upgrade: createStreamUpgrade({ handler: handle, pods: () => registry.get('', 'v1', 'pods'), local: options.localStreams }) });
+      const server = createHttpsServer({ handler: handle, cert: l.cert, key: l.key, clientCa: l.clientCa, authenticator: { authenticate: (r) => authenticator.authenticate(r) }, limits: options.limits, upgrade: createStreamUpgrade({
+          handler: handle,
+          pods: () => registry.get('', 'v1', 'pods'),
+          local: options.localStreams,
+          remote: async (node, t, req, socket, head) => !nodes.get(node) && !!kubelets && (await kubelets.proxyUpgrade(node, t, req, socket, head)),
+        }),
+      });
       servers.push(server);
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);

@@ -1,9 +1,11 @@
 import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parse as parseYaml } from 'yaml';
 import { clientFromKubeconfig } from '@kplane/client';
-import { compileKubeletConfig, DEFAULT_MAX_PODS, DEFAULT_NODE_PREFIX, startSimulation, type KubeletConfig } from '@kplane/kubelet';
-import { stopOnSignals } from './up.js';
+import { compileKubeletConfig, DEFAULT_MAX_PODS, DEFAULT_NODE_PREFIX, startSimulation, type Kubelet, type KubeletConfig } from '@kplane/kubelet';
+import { parsePortForwards, stopOnSignals } from './up.js';
+import { kubeletServingCertificate, startKubeletServer, type KubeletServer } from './kubelet-server.js';
 
 /** Help of `kplane kubelet`. */
 export const KUBELET_USAGE = `Usage: kplane kubelet --kubeconfig FILE [flags]
@@ -21,6 +23,18 @@ Flags:
   --config FILE         pod behaviour (YAML or JSON): defaults and rules for delays, run times,
                         exit codes, crash-loop backoff and failures
   --no-scheduler        do not run the scheduler (another process binds pods)
+  --data-dir DIR        the data dir of "kplane up": its CA signs this kubelet's serving
+                        certificate and checks the API server's client certificate; without it
+                        the kubelet serves no port, and logs, exec and port-forward of its pods
+                        are unavailable
+  --address IP          where the kubelet serves, reported as its nodes' InternalIP (default
+                        127.0.0.1)
+  --port N              the kubelet's HTTPS port, reported in its Nodes' status.daemonEndpoints
+                        (default 10250; 0 picks a free one)
+  --exec-local          "kubectl exec" into its pods runs the command as a local process, in
+                        this process's working directory
+  --port-forward POD_PORT=HOST:PORT[,...]
+                        "kubectl port-forward" to its pods' POD_PORT reaches HOST:PORT
 `;
 
 /** Reads and checks a kubelet behaviour file (YAML or JSON). */
@@ -32,6 +46,18 @@ export async function loadKubeletConfig(path: string): Promise<KubeletConfig> {
     throw new Error(`${path}: ${err instanceof Error ? err.message : String(err)}`);
   }
   return config ?? {};
+}
+
+/** The kubelet's serving certificate and the client CA, from the data dir's CA; undefined without one. */
+async function servingCredentials(dataDir: string, address: string): Promise<{ cert: string; key: string; clientCa: string } | undefined> {
+  let caCert: string;
+  let caKey: string;
+  try {
+    [caCert, caKey] = await Promise.all([readFile(join(dataDir, 'pki', 'ca.crt'), 'utf8'), readFile(join(dataDir, 'pki', 'ca.key'), 'utf8')]);
+  } catch {
+    return undefined;
+  }
+  return { ...(await kubeletServingCertificate(caCert, caKey, address)), clientCa: caCert };
 }
 
 /** Parses a whole number flag. */
@@ -53,6 +79,11 @@ export async function kubelet(args: string[]): Promise<void> {
       'max-pods': { type: 'string', default: String(DEFAULT_MAX_PODS) },
       config: { type: 'string' },
       'no-scheduler': { type: 'boolean', default: false },
+      'data-dir': { type: 'string' },
+      address: { type: 'string', default: '127.0.0.1' },
+      port: { type: 'string', default: '10250' },
+      'exec-local': { type: 'boolean', default: false },
+      'port-forward': { type: 'string', multiple: true },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -64,6 +95,22 @@ export async function kubelet(args: string[]): Promise<void> {
   const nodes = count('nodes', values.nodes);
   const config = values.config ? await loadKubeletConfig(values.config) : undefined;
   const client = clientFromKubeconfig(values.kubeconfig, { userAgent: 'kplane-kubelet' });
+  const local = { execDir: values['exec-local'] ? process.cwd() : undefined, portForward: parsePortForwards(values['port-forward'] ?? []) };
+  const tls = values['data-dir'] === undefined ? undefined : await servingCredentials(values['data-dir'], values.address);
+  if (values['data-dir'] !== undefined && !tls) throw new Error(`--data-dir: cannot read ${join(values['data-dir'], 'pki', 'ca.crt')} and ca.key`);
+  // The port is bound before the nodes register, so they report it; the kubelet comes after.
+  let server: KubeletServer | undefined;
+  let running: Kubelet | undefined;
+  if (tls) {
+    server = await startKubeletServer({
+      kubelet: () => running,
+      ...tls,
+      host: values.address,
+      port: count('port', values.port),
+      local,
+    });
+    process.stderr.write(`kplane kubelet: serving on https://${values.address}:${server.port}\n`);
+  }
   const sim = await startSimulation({
     client,
     nodes,
@@ -72,14 +119,17 @@ export async function kubelet(args: string[]): Promise<void> {
     maxPods: count('max-pods', values['max-pods'], 1),
     config,
     scheduler: values['no-scheduler'] ? false : {},
+    ...(server ? { address: values.address, port: server.port } : { port: 0 }),
     onError: (err) => process.stderr.write(`kplane kubelet: ${err instanceof Error ? err.message : String(err)}\n`),
   });
+  running = sim.kubelet;
   process.stderr.write(
     nodes === 0
       ? 'kplane kubelet: --nodes 0, nothing to run\n'
       : `kplane kubelet: ${nodes} node(s) ready: ${sim.kubelet.nodeNames.join(', ')}${sim.scheduler ? '; scheduler running' : ''}\n`,
   );
   stopOnSignals(async () => {
+    await server?.close();
     await sim.stop();
     client.transport.close();
   });

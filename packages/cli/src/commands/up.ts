@@ -30,8 +30,8 @@ Flags:
   --exec-local            "kubectl exec" into a simulated container runs the command as a local
                           process of this user, in the current folder (default: a clear error)
   --port-forward POD_PORT=HOST:PORT[,...]
-                          forward these pod ports to local addresses, for every pod (websocket
-                          clients; default: a clear error)
+                          forward these pod ports to local addresses, for every pod
+                          ("kubectl port-forward", client libraries; default: a clear error)
   --service-cluster-ip-range CIDR
                           IPv4 range of Services' ClusterIPs; the kubernetes Service takes its
                           first address (default 10.96.0.0/12)

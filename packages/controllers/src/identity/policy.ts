@@ -71,6 +71,32 @@ export const CONTROLLER_IDENTITIES: readonly ControllerIdentity[] = [
     rules: [rule(['escalate', 'get', 'list', 'watch', 'update', 'patch'], ['rbac.authorization.k8s.io'], ['clusterroles'])],
   },
   {
+    controller: 'cronjob-controller',
+    account: 'cronjob-controller',
+    rules: [
+      rule(['get', 'list', 'watch', 'update'], ['batch'], ['cronjobs']),
+      rule(['get', 'list', 'watch', 'create', 'update', 'delete', 'patch'], ['batch'], ['jobs']),
+      rule(['update'], ['batch'], ['cronjobs/status']),
+      rule(['update'], ['batch'], ['cronjobs/finalizers']),
+      rule(['list', 'delete'], [''], ['pods']),
+      events,
+    ],
+  },
+  {
+    controller: 'daemonset-controller',
+    account: 'daemon-set-controller',
+    rules: [
+      rule(['get', 'list', 'watch'], ['extensions', 'apps'], ['daemonsets']),
+      rule(['update'], ['extensions', 'apps'], ['daemonsets/status']),
+      rule(['update'], ['extensions', 'apps'], ['daemonsets/finalizers']),
+      rule(['list', 'watch'], [''], ['nodes']),
+      rule(['list', 'watch', 'create', 'delete', 'patch'], [''], ['pods']),
+      rule(['create'], [''], ['pods/binding']),
+      rule(['get', 'list', 'watch', 'create', 'delete', 'update', 'patch'], ['apps'], ['controllerrevisions']),
+      events,
+    ],
+  },
+  {
     controller: 'deployment-controller',
     account: 'deployment-controller',
     rules: [

@@ -29,6 +29,8 @@ export interface Expectations {
   expectCreations(key: string, count: number): void;
   /** Expects the deletion of these pods (by "namespace/name") for `key` (replaces any earlier record). */
   expectDeletions(key: string, podKeys: string[]): void;
+  /** Expects `count` creations and the deletion of these pods at once (SetExpectations; replaces any earlier record). */
+  expectCreationsAndDeletions(key: string, count: number, podKeys: string[]): void;
   /** A pod created for `key` was seen (or its creation was abandoned). */
   creationObserved(key: string): void;
   /** A pod deleted for `key` was seen gone or terminating; unknown pods are ignored. */
@@ -70,6 +72,10 @@ export function createExpectations(options: ExpectationsOptions = {}): Expectati
     expectDeletions(key, podKeys) {
       const deleting = new Set(podKeys);
       entries.set(key, { adds: 0, dels: deleting.size, deleting, since: clock.now() });
+    },
+    expectCreationsAndDeletions(key, count, podKeys) {
+      const deleting = new Set(podKeys);
+      entries.set(key, { adds: count, dels: deleting.size, deleting, since: clock.now() });
     },
     creationObserved(key) {
       const e = entries.get(key);

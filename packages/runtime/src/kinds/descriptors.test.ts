@@ -5,7 +5,7 @@ import { createClient } from '@kplane/client';
 import type { Deployment, Endpoints as EndpointsObject, Pod } from './builtin/index.js';
 import type { ApplyConfiguration } from './index.js';
 import {
-  ClusterRoleBindings, ClusterRoles, ConfigMaps, ControllerRevisions, CustomResourceDefinitions, Deployments, EndpointSlices, Endpoints, Events, EventsV1Events, Ingresses, Jobs,
+  ClusterRoleBindings, ClusterRoles, ConfigMaps, ControllerRevisions, CronJobs, CustomResourceDefinitions, DaemonSets, Deployments, EndpointSlices, Endpoints, Events, EventsV1Events, Ingresses, Jobs,
   Leases, Namespaces, Nodes, PersistentVolumeClaims, Pods, ReplicaSets, StatefulSets, RoleBindings, Roles, Secrets, ServiceAccounts, Services, builtinDescriptors,
   kindDescriptor, newObject, resourceOf, type KindDescriptor, type ObjectOf,
 } from './descriptors.js';
@@ -22,6 +22,7 @@ const KUBERNETES: [KindDescriptor, string, string, string, boolean, string][] = 
   [Nodes, '', 'v1', 'nodes', false, 'Node'],
   [Endpoints, '', 'v1', 'endpoints', true, 'Endpoints'],
   [PersistentVolumeClaims, '', 'v1', 'persistentvolumeclaims', true, 'PersistentVolumeClaim'],
+  [DaemonSets, 'apps', 'v1', 'daemonsets', true, 'DaemonSet'],
   [Deployments, 'apps', 'v1', 'deployments', true, 'Deployment'],
   [ReplicaSets, 'apps', 'v1', 'replicasets', true, 'ReplicaSet'],
   [StatefulSets, 'apps', 'v1', 'statefulsets', true, 'StatefulSet'],
@@ -36,6 +37,7 @@ const KUBERNETES: [KindDescriptor, string, string, string, boolean, string][] = 
   [ClusterRoles, 'rbac.authorization.k8s.io', 'v1', 'clusterroles', false, 'ClusterRole'],
   [RoleBindings, 'rbac.authorization.k8s.io', 'v1', 'rolebindings', true, 'RoleBinding'],
   [ClusterRoleBindings, 'rbac.authorization.k8s.io', 'v1', 'clusterrolebindings', false, 'ClusterRoleBinding'],
+  [CronJobs, 'batch', 'v1', 'cronjobs', true, 'CronJob'],
 ];
 
 test('every built-in descriptor carries the names Kubernetes uses', () => {
