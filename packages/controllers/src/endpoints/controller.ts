@@ -117,7 +117,9 @@ export function createEndpointsController(manager: Manager, options: EndpointsCo
     const svc = services.store.get(key);
     if (!svc) {
       triggers.forget(req.namespace, req.name);
-      // The Service is gone: so are its Endpoints (they have no owner reference).
+      // The Service is gone: so are its Endpoints (they have no owner reference), unless they
+      // serve as a leader-election lock (kube leaves those too).
+      if (endpoints.store.get(key)?.metadata?.annotations?.['control-plane.alpha.kubernetes.io/leader'] !== undefined) return;
       try {
         await api.delete(req.name, { namespace: req.namespace });
       } catch (err) {
