@@ -346,6 +346,9 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   const handle = options.audit ? withAudit(handleRequest, { sink: options.audit, now }) : handleRequest;
 
   const servers: Server[] = [];
+  // What the `kubernetes` Service and its endpoints point at (the address once listening).
+  let kubernetesEndpoint: { port: number; address?: string } = { port: 6443 };
+  let kubernetesTimer: ReturnType<typeof setInterval> | undefined;
 
   return {
     registry,
@@ -375,7 +378,12 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       await followNamespaces();
       // The allocators' repair, then the `kubernetes` Service (kube-apiserver's post-start hooks).
       await repairServiceAllocations(registry, allocator, now);
-      await reconcileKubernetesService(registry, allocator, 6443);
+      await reconcileKubernetesService(registry, allocator, kubernetesEndpoint.port);
+      // Recreated or repaired every 10 s, as kube-apiserver's kubernetes Service controller does.
+      kubernetesTimer = setInterval(() => {
+        reconcileKubernetesService(registry, allocator, kubernetesEndpoint.port, kubernetesEndpoint.address).catch(() => undefined);
+      }, 10_000);
+      kubernetesTimer.unref();
       // kube-apiserver's rbac/bootstrap-roles post-start hook, then the index follows the RBAC objects.
       await ensureBootstrapPolicy(registry, options.bootstrapPolicy);
       if (rbac) rbacFeed = await startRbacFeed(registry, rbac);
@@ -405,11 +413,13 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       });
       const port = (server.address() as AddressInfo).port;
       address = `${l.host ?? '127.0.0.1'}:${port}`;
-      await reconcileKubernetesService(registry, allocator, port, advertiseAddress(l.host ?? '127.0.0.1'));
+      kubernetesEndpoint = { port, address: advertiseAddress(l.host ?? '127.0.0.1') };
+      await reconcileKubernetesService(registry, allocator, port, kubernetesEndpoint.address);
       return port;
     },
     async close() {
       ready = false;
+      clearInterval(kubernetesTimer);
       await Promise.all(maintenance.splice(0).map((m) => m.stop()));
       stopNamespaceCache.abort();
       rbacFeed?.stop();
