@@ -6,6 +6,7 @@ export * from './server/server.js';
 export * from './server/handler.js';
 export * from './auth/pki.js';
 export { createNodeConnections, type ContainerLogQuery, type LogRead, type NodeConnections, type NodeContainers } from './server/nodes.js';
+export { createResourceMetrics, type ResourceMetrics, type ResourceMetricsSource } from './server/resource-metrics.js';
 export { type ForwardTarget, type LocalStreams } from './server/pod-stream.js';
 export { serveStreamUpgrade, simulatedMessage, statusResponse, writeResponse, type StreamServeOptions, type StreamTarget } from './server/stream-sessions.js';
 export { createKubeletClient, KUBELET_CLIENT_USER, type KubeletClient, type KubeletClientConfig } from './server/kubelet-client.js';

@@ -2,7 +2,7 @@ import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { request } from 'node:https';
 import { stringify } from 'yaml';
-import type { RawRequest, RawResponse, Transport, UserInfo } from '@kplane/api';
+import { transportAs, type KubeObject, type RawRequest, type RawResponse, type Transport, type UserInfo } from '@kplane/api';
 import { createBackend, type Backend } from '@kplane/storage';
 import {
   createApiServer,
@@ -31,7 +31,6 @@ import {
   ensureClusterRoleBinding,
   inProcessServiceAccountClients,
   startControllerManager,
-  transportAs,
   type ControllerManager,
   type ControllerManagerOptions,
   type SecureServingOptions,
@@ -73,6 +72,8 @@ export interface ControlPlaneOptions {
    * 0 picks a free one). When the port is taken, the controllers run without it (a warning on stderr).
    */
   controllerManagerPort?: number;
+  /** How often the horizontal-pod-autoscaler controller syncs each HPA (default 15 s, --horizontal-pod-autoscaler-sync-period). */
+  hpaSyncPeriodMs?: number;
   /**
    * Each controller acts as its own ServiceAccount `kube-system/<name>-controller` bound to its
    * least-privilege ClusterRole (kube-controller-manager's --use-service-account-credentials;
@@ -110,6 +111,8 @@ export interface ControlPlaneOptions {
   auditLogPath?: string;
   /** Authentication flags, as kube-apiserver's. */
   authentication?: ControlPlaneAuthentication;
+  /** kube-apiserver's --authorization-mode (default `Node,RBAC`). */
+  authorizationMode?: string;
 }
 
 /** kube-apiserver's authentication flags. */
@@ -224,7 +227,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     await backend.close();
     throw err;
   }
-  const apiServer = createApiServer({ backend, serviceCIDR: options.serviceCIDR, serviceNodePortRange: options.serviceNodePortRange, eventTTLSeconds: options.eventTTLSeconds, compactionIntervalMs: options.compactionIntervalMs, authentication, audit, localStreams: options.localStreams });
+  const apiServer = createApiServer({ backend, serviceCIDR: options.serviceCIDR, serviceNodePortRange: options.serviceNodePortRange, authorizationMode: options.authorizationMode, eventTTLSeconds: options.eventTTLSeconds, compactionIntervalMs: options.compactionIntervalMs, authentication, audit, localStreams: options.localStreams });
   const tokenSigner = (rootCA: string) => ({ rootCA, generateToken: (c: Parameters<typeof signLegacyToken>[1]) => signLegacyToken(apiServer.serviceAccountKeys, c) });
   const transportFor = (user: UserInfo) => apiServer.transportAs(user);
   try {
@@ -329,7 +332,7 @@ async function ownerOnly(pkiDir: string): Promise<void> {
 
 /**
  * Starts the scheduler and simulated kubelet for `options.nodes` nodes on the in-process
- * transport (none for 0); the API server reads their containers' logs directly.
+ * transport (none for 0); the API server reads their containers' logs and resource usage directly.
  */
 async function startNodes(apiServer: ApiServer, options: ControlPlaneOptions, stop: () => Promise<void>): Promise<Simulation | undefined> {
   if (!options.nodes) return undefined;
@@ -347,6 +350,7 @@ async function startNodes(apiServer: ApiServer, options: ControlPlaneOptions, st
       config: options.kubeletConfig,
     });
     apiServer.nodes.register(sim.kubelet.nodeNames, sim.kubelet.logs);
+    apiServer.metrics.register({ metrics: () => sim.kubelet.metrics() as unknown as { nodes: KubeObject[]; pods: KubeObject[] } });
     return sim;
   } catch (err) {
     await stop();
@@ -367,10 +371,10 @@ async function startControllers(
   const client: Client = createClient({ transport });
   const serviceAccountClients = options.useServiceAccountCredentials === false ? undefined : inProcessServiceAccountClients(transport);
   try {
-    return await startControllerManager({ client, serving, serviceAccountClients, serviceAccountTokens, clusterSigning, rootCA });
+    return await startControllerManager({ client, serving, serviceAccountClients, serviceAccountTokens, clusterSigning, rootCA, horizontalPodAutoscaler: { syncPeriodMs: options.hpaSyncPeriodMs } });
   } catch (err) {
     if (!serving || (err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
     process.stderr.write(`kplane controller-manager: port ${serving.port} is in use; running without /metrics and /healthz\n`);
-    return startControllerManager({ client, serviceAccountClients, serviceAccountTokens, clusterSigning, rootCA });
+    return startControllerManager({ client, serviceAccountClients, serviceAccountTokens, clusterSigning, rootCA, horizontalPodAutoscaler: { syncPeriodMs: options.hpaSyncPeriodMs } });
   }
 }

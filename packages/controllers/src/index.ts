@@ -38,6 +38,8 @@ export * from './identity/policy.js';
 export * from './identity/reconcile.js';
 export * from './identity/token-clients.js';
 export * from './certificates/index.js';
+export * from './replicationcontroller/index.js';
+export * from './podautoscaler/index.js';
 export * from './job/index.js';
 export * from './ttlafterfinished/index.js';
 export {

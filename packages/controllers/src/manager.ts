@@ -11,6 +11,8 @@ import { createGarbageCollector, type GarbageCollectorOptions } from './garbagec
 import { createNamespaceController, type NamespaceControllerOptions } from './namespace/index.js';
 import { createServiceAccountController, createTokensController, type TokensControllerOptions } from './serviceaccount/index.js';
 import { createReplicaSetController } from './replicaset/index.js';
+import { createReplicationControllerController } from './replicationcontroller/index.js';
+import { createHorizontalPodAutoscalerController, type HorizontalPodAutoscalerControllerOptions } from './podautoscaler/index.js';
 import { createDeploymentController } from './deployment/index.js';
 import { createDaemonSetController } from './daemonset/index.js';
 import { createStatefulSetController } from './statefulset/index.js';
@@ -40,6 +42,8 @@ export const CONTROLLER_NAMES = {
   csrSigning: 'certificatesigningrequest-signing-controller',
   csrCleaner: 'certificatesigningrequest-cleaner-controller',
   rootCACertPublisher: 'root-ca-certificate-publisher-controller',
+  replicationController: 'replicationcontroller-controller',
+  horizontalPodAutoscaler: 'horizontal-pod-autoscaler-controller',
   job: 'job-controller',
   ttlAfterFinished: 'ttl-after-finished-controller',
   endpoints: 'endpoints-controller',
@@ -58,9 +62,11 @@ export const KNOWN_CONTROLLERS: readonly string[] = [
   CONTROLLER_NAMES.endpoints,
   CONTROLLER_NAMES.endpointSlice,
   CONTROLLER_NAMES.garbageCollector,
+  CONTROLLER_NAMES.horizontalPodAutoscaler,
   CONTROLLER_NAMES.job,
   CONTROLLER_NAMES.namespace,
   CONTROLLER_NAMES.replicaSet,
+  CONTROLLER_NAMES.replicationController,
   CONTROLLER_NAMES.rootCACertPublisher,
   CONTROLLER_NAMES.serviceAccount,
   CONTROLLER_NAMES.serviceAccountToken,
@@ -82,6 +88,8 @@ export const CONTROLLER_ALIASES: Readonly<Record<string, string>> = {
   csrsigning: CONTROLLER_NAMES.csrSigning,
   csrcleaner: CONTROLLER_NAMES.csrCleaner,
   'root-ca-cert-publisher': CONTROLLER_NAMES.rootCACertPublisher,
+  replicationcontroller: CONTROLLER_NAMES.replicationController,
+  horizontalpodautoscaling: CONTROLLER_NAMES.horizontalPodAutoscaler,
   job: CONTROLLER_NAMES.job,
   'ttl-after-finished': CONTROLLER_NAMES.ttlAfterFinished,
   endpoint: CONTROLLER_NAMES.endpoints,
@@ -163,6 +171,8 @@ export interface ControllerManagerOptions {
   clock?: Clock;
   /** Tuning of the namespace controller. */
   namespaceController?: Omit<NamespaceControllerOptions, 'manager'>;
+  /** Tuning of the horizontal-pod-autoscaler controller (its sync period: --horizontal-pod-autoscaler-sync-period). */
+  horizontalPodAutoscaler?: Pick<HorizontalPodAutoscalerControllerOptions, 'syncPeriodMs' | 'tolerance'>;
   /** Tuning of the garbage collector. */
   garbageCollector?: Omit<GarbageCollectorOptions, 'manager' | 'client' | 'clock' | 'metrics'>;
   /**
@@ -261,6 +271,8 @@ export async function startControllerManager(options: ControllerManagerOptions):
     [CONTROLLER_NAMES.garbageCollector]: (m) => m.add(createGarbageCollector({ ...options.garbageCollector, manager: m })),
     [CONTROLLER_NAMES.replicaSet]: (m) => createReplicaSetController(m),
     [CONTROLLER_NAMES.deployment]: (m) => createDeploymentController(m),
+    [CONTROLLER_NAMES.replicationController]: (m) => createReplicationControllerController(m),
+    [CONTROLLER_NAMES.horizontalPodAutoscaler]: (m) => createHorizontalPodAutoscalerController(m, options.horizontalPodAutoscaler),
     [CONTROLLER_NAMES.daemonSet]: (m) => createDaemonSetController(m),
     [CONTROLLER_NAMES.job]: (m) => createJobController(m),
     [CONTROLLER_NAMES.ttlAfterFinished]: (m) => createTtlAfterFinishedController(m),

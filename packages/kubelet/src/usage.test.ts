@@ -59,6 +59,6 @@ describe('simulated resource usage', () => {
     });
     assert.equal(podMetrics(pod({}, 'Succeeded'), NOW), undefined);
     const n = nodeMetrics({ metadata: { name: 'n0', labels: { type: 'kplane' } } }, [pod(), pod(), pod({}, 'Pending')], NOW);
-    assert.deepEqual([n.kind, n.metadata.name, n.usage], ['NodeMetrics', 'n0', { cpu: '502000000n', memory: '133120Ki' }]);
+    assert.deepEqual([n.kind, n.metadata.name, n.usage], ['NodeMetrics', 'n0', { cpu: '552000000n', memory: '264192Ki' }]);
   });
 });

@@ -15,6 +15,10 @@ export const MEMORY_USAGE_ANNOTATION = 'kplane.io/memory-usage';
 export const DEFAULT_CPU_USAGE_NANOCORES = 1_000_000;
 /** Memory of a container that requests none: 1Mi. */
 export const DEFAULT_MEMORY_USAGE_BYTES = 2 ** 20;
+/** CPU a node uses besides its pods (its system daemons): 50m. */
+export const NODE_BASE_CPU_NANOCORES = 50_000_000;
+/** Memory a node uses besides its pods: 128Mi. */
+export const NODE_BASE_MEMORY_BYTES = 128 * 2 ** 20;
 /** The window a usage sample covers (metrics-server's resolution). */
 export const USAGE_WINDOW = '10s';
 
@@ -93,10 +97,10 @@ export function podMetrics(pod: kinds.Pod, now: number): PodMetrics | undefined 
   };
 }
 
-/** A node's NodeMetrics at `now`: the sum of what the running containers of its pods use. */
+/** A node's NodeMetrics at `now`: a base (50m, 128Mi) plus what the running containers of its pods use. */
 export function nodeMetrics(node: kinds.Node, pods: Iterable<kinds.Pod>, now: number): NodeMetrics {
-  let nano = 0;
-  let bytes = 0;
+  let nano = NODE_BASE_CPU_NANOCORES;
+  let bytes = NODE_BASE_MEMORY_BYTES;
   for (const p of pods) {
     if (p.status?.phase !== 'Running') continue;
     for (const u of podUsage(p)) {

@@ -387,6 +387,20 @@ export const DESCRIPTIONS: Descriptions = {
       username: 'The name of the user.',
     },
   },
+  'io.k8s.api.autoscaling.v1.HorizontalPodAutoscaler': {
+    type: 'Scales a workload (through its scale subresource) to keep the average CPU use of its pods near a target.',
+    fields: {
+      spec: 'Target, replica bounds and CPU target.',
+      status: 'What the autoscaler last observed and decided.',
+    },
+  },
+  'io.k8s.api.autoscaling.v2.HorizontalPodAutoscaler': {
+    type: 'Scales a workload (through its scale subresource) from metrics of its pods, within bounds and at the rates its behavior allows.',
+    fields: {
+      spec: 'Target, replica bounds, metrics and scaling behavior.',
+      status: 'What the autoscaler last observed and decided: replicas, current metrics, conditions.',
+    },
+  },
   'io.k8s.api.autoscaling.v1.Scale': {
     type: 'The scale subresource of a scalable resource.',
     fields: {
@@ -1370,6 +1384,12 @@ export const DESCRIPTIONS: Descriptions = {
       startTime: 'When the kubelet acknowledged the pod, before pulling images.',
     },
   },
+  'io.k8s.api.core.v1.PodTemplate': {
+    type: 'A named pod template, kept for others to create pods from.',
+    fields: {
+      template: 'The pods to create.',
+    },
+  },
   'io.k8s.api.core.v1.PodTemplateSpec': {
     type: 'Describes the pods created from a template.',
     fields: {
@@ -1417,6 +1437,13 @@ export const DESCRIPTIONS: Descriptions = {
   },
   'io.k8s.api.core.v1.RBDVolumeSource': {
     type: 'Deprecated Rados block device.',
+  },
+  'io.k8s.api.core.v1.ReplicationController': {
+    type: 'The legacy ReplicaSet: keeps a number of identical pods running, selected by an equality-only label map.',
+    fields: {
+      spec: 'Desired behavior of the replication controller.',
+      status: 'Most recently observed status of the replication controller. Read-only.',
+    },
   },
   'io.k8s.api.core.v1.ResourceClaim': {
     type: 'A reference to a pod resource claim.',

@@ -8,6 +8,7 @@ import { toOpenApiV3 } from '@kplane/api/model';
 import type { KindBundle, ResourceType } from '../registry/resource.js';
 import { apiServiceResource } from './apiservice.js';
 import { deploymentResource, replicaSetResource } from './apps.js';
+import { hpaV1Resource, hpaV2Resource } from './autoscaling.js';
 import { certificateSigningRequestResource } from './certificates.js';
 import { configMapResource, secretResource } from './config.js';
 import { controllerRevisionResource } from './controllerrevision.js';
@@ -23,6 +24,7 @@ import { namespaceResource } from './namespace.js';
 import { nodeResource, serviceAccountResource } from './node.js';
 import { persistentVolumeClaimResource } from './persistentvolumeclaim.js';
 import { podResource } from './pod.js';
+import { podTemplateResource, replicationControllerResource } from './replicationcontroller.js';
 import { rbacResources } from './rbac.js';
 import { endpointsResource, serviceResource } from './service.js';
 import { statefulSetResource } from './statefulset.js';
@@ -37,6 +39,8 @@ export function builtinResources(): ResourceType[] {
     nodeResource(),
     persistentVolumeClaimResource(),
     podResource(),
+    podTemplateResource(),
+    replicationControllerResource(),
     secretResource(),
     serviceAccountResource(),
     serviceResource(),
@@ -45,6 +49,8 @@ export function builtinResources(): ResourceType[] {
     replicaSetResource(),
     statefulSetResource(),
     controllerRevisionResource(),
+    hpaV2Resource(),
+    hpaV1Resource(),
     jobResource(),
     leaseResource(),
     eventsV1Resource(),
@@ -87,6 +93,7 @@ export { humanDuration, translateTimestampSince } from './age.js';
 export { CERTIFICATES_GROUP, KEY_USAGES, certificateSigningRequestResource, csrCondition } from './certificates.js';
 export { certificateError, checkCsrSignature, parseCsrPem, pemBlocks, type ParsedCsr, type PemBlock } from './csr-request.js';
 export { coreToEventsV1, eventsV1ToCore } from './events.js';
+export { formatHpaMetrics, hpaV1ToV2, hpaV2ToV1 } from './autoscaling.js';
 export { defaultPodSpec, podQOSClass } from './pod-defaults.js';
 export { validatePodSpec } from './pod-validation.js';
 export { JOB_CONTROLLER_UID_LABEL, JOB_NAME_LABEL, defaultJob, generateJobSelector, jobCompletionsCell, jobDurationCell, jobStatusCell, validateJobSpec } from './job.js';

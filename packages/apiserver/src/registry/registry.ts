@@ -84,7 +84,7 @@ export class Registry {
 
   /** Starts every store's watch cache. */
   async start(): Promise<void> {
-    await Promise.all(this.all().filter((s) => !s.type.review).map((s) => s.cache.start()));
+    await Promise.all(this.all().filter((s) => !s.type.review && !s.type.read).map((s) => s.cache.start()));
   }
 
   /** Stops every watch cache. */

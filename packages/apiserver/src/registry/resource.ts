@@ -140,6 +140,8 @@ export interface ScaleSpec {
   specReplicasPath: string;
   statusReplicasPath: string;
   labelSelectorPath?: string;
+  /** The selector at labelSelectorPath is a plain label map (a ReplicationController's), not a LabelSelector. */
+  labelSelectorIsMap?: boolean;
 }
 
 /** One served resource: its names, scope, subresources, schema and strategy. */
@@ -193,6 +195,11 @@ export interface ResourceType {
    * written in storage and no watch cache is kept. Made by `reviewResource` (server/reviews.ts).
    */
   review?(obj: KubeObject, ctx: ReviewContext): Promise<KubeObject> | KubeObject;
+  /**
+   * A read-only, never-stored resource (metrics.k8s.io): GET of the collection lists these
+   * objects (by namespace and label selector), GET of a name finds one; no watch cache is kept.
+   */
+  read?(): KubeObject[];
 }
 
 /** What a review resource learns of the request that creates it. */

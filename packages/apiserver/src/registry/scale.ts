@@ -22,6 +22,7 @@ export function scaleOf(store: Store, obj: KubeObject): KubeObject {
   const status: Record<string, unknown> = { replicas: Number(getPath(obj, spec.statusReplicasPath) ?? 0) };
   const sel = spec.labelSelectorPath ? getPath(obj, spec.labelSelectorPath) : undefined;
   if (typeof sel === 'string' && sel) status.selector = sel;
+  else if (sel && typeof sel === 'object' && spec.labelSelectorIsMap) status.selector = formatSet(sel as Record<string, unknown>);
   else if (sel && typeof sel === 'object') status.selector = selectorString(sel);
   return {
     kind: 'Scale',
@@ -102,4 +103,12 @@ export async function applyScaleObject(store: Store, namespace: string | undefin
     },
     { ...opts, warnings: [], applied: true, subresource: 'scale' },
   );
+}
+
+/** labels.SelectorFromSet(set).String(): "a=b,c=d" sorted by key. */
+function formatSet(set: Record<string, unknown>): string {
+  return Object.keys(set)
+    .sort()
+    .map((k) => `${k}=${String(set[k])}`)
+    .join(',');
 }

@@ -38,6 +38,8 @@ export const BUILTIN_PRIORITIES: Readonly<Record<string, readonly [number, numbe
   'coordination.k8s.io/v1': [16500, 15],
   'node.k8s.io/v1': [16300, 15],
   'discovery.k8s.io/v1': [16200, 15],
+  // metrics-server's APIService (served here by kplane itself).
+  'metrics.k8s.io/v1beta1': [100, 100],
   'flowcontrol.apiserver.k8s.io/v1': [16100, 21],
 };
 

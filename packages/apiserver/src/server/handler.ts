@@ -1,6 +1,8 @@
-import type { KubeObject, RawRequest, RawResponse, SchemaObject, Status, UserInfo } from '@kplane/api';
-import type { Authorizer } from '../auth/types.js';
-import { authorizeOrThrow, impersonate, requestAttributes, wantsImpersonation } from './authorize.js';
+import { NODES_GROUP, nodeUsername, type KubeObject, type RawRequest, type RawResponse, type SchemaObject, type Status, type UserInfo } from '@kplane/api';
+import type { AuthorizationAttributes, Authorizer } from '../auth/types.js';
+import { decideRequest, impersonate, wantsImpersonation } from './authorize.js';
+import { forbiddenError } from '../auth/rbac/rules.js';
+import { recordAuthorizationDecision, recordImpersonatedUser } from '../auth/audit.js';
 import {
   admitObject,
   ApiError,
@@ -26,6 +28,7 @@ import { createNodeConnections, type NodeConnections } from './nodes.js';
 import { servePodLog } from './pod-log.js';
 import { checkStreamTarget, STREAM_SUBRESOURCES } from './pod-stream.js';
 import { serveReview } from './reviews.js';
+import { readObjects } from './resource-metrics.js';
 import { requestUser } from '../auth/identity.js';
 import { DEFAULT_LIMITS, parseBoolParam, parseGoDuration, type ServerLimits } from './limits.js';
 import { deleteOptions, listOptions, typedListQuery, writeOptions } from './options.js';
@@ -73,6 +76,11 @@ export interface HandlerOptions {
    */
   authorizer?: Authorizer;
   /**
+   * Admission of authorized requests of node identities (NodeRestriction): rejects with an
+   * ApiError what a node may not write. Absent: none.
+   */
+  admitNode?: (req: RawRequest, attrs: AuthorizationAttributes) => Promise<void>;
+  /**
    * POST serviceaccounts/NAME/token (TokenRequest): issues a token for the body (already
    * type-checked); absent, the subresource is not served.
    */
@@ -86,6 +94,8 @@ export interface HandlerOptions {
 }
 
 const JSON_TYPE = 'application/json';
+/** The user names of node identities start with it (`system:node:`). */
+const NODE_USER_PREFIX = nodeUsername('');
 
 /** A JSON response. */
 export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}, contentType = JSON_TYPE): RawResponse {
@@ -317,6 +327,15 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
       const opts = writeOptions(q);
       const { object, status } = await serveReview(store, registry.definitions, body(), { user: requestUser(req), namespace: ns, opts });
       return jsonResponse(status, object, warningHeaders(opts));
+    }
+
+    // Read-only, never-stored kinds (metrics.k8s.io): see resource-metrics.ts.
+    if (t.read) {
+      if (method !== 'GET' || sub || info.watchPath || verb === 'watch') throw routeMethodNotAllowed();
+      const answer = readObjects(t, ns, info.name, q);
+      const items = info.name === undefined ? ((answer as { items?: KubeObject[] }).items ?? []) : [answer];
+      if (rep === 'table') return jsonResponse(200, toTable(t.strategy.table, items, {}, { include: includeObject(q), now: options.now() }));
+      return jsonResponse(200, answer);
     }
 
     // Collection requests.
@@ -569,18 +588,25 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
     });
   }
 
-  /** Impersonation, then authorization of the request's attributes (403 when refused). */
-  function authorize(req: RawRequest): RawRequest {
+  /**
+   * Impersonation, then authorization of the request's attributes (403 when refused); the
+   * impersonated user and the decision go on the request's audit event.
+   */
+  function authorize(req: RawRequest): RawRequest | Promise<RawRequest> {
     const authorizer = options.authorizer;
     if (!authorizer) return req;
-    if (wantsImpersonation(req.headers)) req = impersonate(req, req.user, authorizer);
+    if (wantsImpersonation(req.headers)) {
+      const requester = req.user;
+      req = impersonate(req, requester, authorizer);
+      if (req.user !== requester && req.user) recordImpersonatedUser(req, req.user);
+    }
     if (req.user) {
-      const attrs = requestAttributes(req, req.user);
-      authorizeOrThrow(authorizer, attrs);
-      // As kube-apiserver 1.32 (AuthorizePodWebsocketUpgradeCreatePermission): a websocket GET of
-      // exec, attach or portforward also needs create, the verb of the same call over POST.
-      if (attrs.verb === 'get' && attrs.resource === 'pods' && attrs.apiGroup === '' && (attrs.subresource === 'exec' || attrs.subresource === 'attach' || attrs.subresource === 'portforward')) {
-        authorizeOrThrow(authorizer, { ...attrs, verb: 'create' });
+      const { attrs, decision } = decideRequest(authorizer, req, req.user);
+      recordAuthorizationDecision(req, decision.allowed, decision.reason);
+      if (!decision.allowed) throw forbiddenError(attrs, decision.reason);
+      if (options.admitNode && req.user.username.startsWith(NODE_USER_PREFIX) && req.user.groups.includes(NODES_GROUP)) {
+        const admitted = req;
+        return options.admitNode(admitted, attrs).then(() => admitted);
       }
     }
     return req;
@@ -588,7 +614,8 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
 
   return async (req) => {
     try {
-      return await withDeadline(authorize(req));
+      const authorized = authorize(req);
+      return await withDeadline(authorized instanceof Promise ? await authorized : authorized);
     } catch (err) {
       if (!(err instanceof ApiError)) console.error('kplane: internal error serving', req.method, req.path, err);
       return errorResponse(err);

@@ -35,6 +35,8 @@ Flags:
                                 its private key (PEM: PKCS#8, PKCS#1 or SEC1; EC or RSA)
   --cluster-signing-duration DURATION
                                 longest validity of a signed certificate (default 8760h)
+  --horizontal-pod-autoscaler-sync-period DURATION
+                                how often each HorizontalPodAutoscaler is synced (default 15s)
   --service-account-private-key-file FILE
                                 key that signs the tokens of kubernetes.io/service-account-token
                                 Secrets (the API server's signing key); without it the
@@ -70,6 +72,7 @@ export async function controllerManager(args: string[]): Promise<void> {
       'cluster-signing-cert-file': { type: 'string' },
       'cluster-signing-key-file': { type: 'string' },
       'cluster-signing-duration': { type: 'string', default: '8760h' },
+      'horizontal-pod-autoscaler-sync-period': { type: 'string', default: '15s' },
       'service-account-private-key-file': { type: 'string' },
       'root-ca-file': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -132,6 +135,7 @@ export async function controllerManager(args: string[]): Promise<void> {
     leaderElect: leaderElect === 'true',
     serving: { host: values['bind-address'], port, cert, key, clientCa },
     clusterSigning,
+    horizontalPodAutoscaler: { syncPeriodMs: parseDuration('--horizontal-pod-autoscaler-sync-period', values['horizontal-pod-autoscaler-sync-period']!) },
   });
   let stopping = false;
   stopOnSignals(async () => {

@@ -2,8 +2,9 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parse as parseYaml } from 'yaml';
-import { clientFromKubeconfig } from '@kplane/client';
-import { compileKubeletConfig, DEFAULT_MAX_PODS, DEFAULT_NODE_PREFIX, startSimulation, type Kubelet, type KubeletConfig } from '@kplane/kubelet';
+import { clientFromKubeconfig, loadKubeconfig } from '@kplane/client';
+import { compileKubeletConfig, DEFAULT_MAX_PODS, DEFAULT_NODE_PREFIX, nodeName, startSimulation, type Kubelet, type KubeletConfig } from '@kplane/kubelet';
+import { nodeClients } from './node-credentials.js';
 import { parsePortForwards, stopOnSignals } from './up.js';
 import { kubeletServingCertificate, startKubeletServer, type KubeletServer } from './kubelet-server.js';
 
@@ -35,6 +36,9 @@ Flags:
                         this process's working directory
   --port-forward POD_PORT=HOST:PORT[,...]
                         "kubectl port-forward" to its pods' POD_PORT reaches HOST:PORT
+  --shared-credentials  every node acts as the kubeconfig's user (default: each node gets its
+                        own client certificate, CN=system:node:NAME O=system:nodes, through a
+                        CertificateSigningRequest the kubeconfig's user approves)
 `;
 
 /** Reads and checks a kubelet behaviour file (YAML or JSON). */
@@ -84,6 +88,7 @@ export async function kubelet(args: string[]): Promise<void> {
       port: { type: 'string', default: '10250' },
       'exec-local': { type: 'boolean', default: false },
       'port-forward': { type: 'string', multiple: true },
+      'shared-credentials': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -111,11 +116,21 @@ export async function kubelet(args: string[]): Promise<void> {
     });
     process.stderr.write(`kplane kubelet: serving on https://${values.address}:${server.port}\n`);
   }
+  const prefix = values['node-prefix'];
+  const first = count('first-node', values['first-node']);
+  // Each node acts as itself (system:node:NAME), as a kubelet after its TLS bootstrap.
+  const perNode = values['shared-credentials'] || nodes === 0
+    ? undefined
+    : await nodeClients(
+        { bootstrap: client, server: loadKubeconfig(values.kubeconfig).transportOptions, userAgent: 'kplane-kubelet' },
+        Array.from({ length: nodes }, (_, i) => nodeName(first + i, prefix)),
+      );
   const sim = await startSimulation({
     client,
+    ...(perNode ? { clientFor: perNode.clientFor } : {}),
     nodes,
-    namePrefix: values['node-prefix'],
-    firstIndex: count('first-node', values['first-node']),
+    namePrefix: prefix,
+    firstIndex: first,
     maxPods: count('max-pods', values['max-pods'], 1),
     config,
     scheduler: values['no-scheduler'] ? false : {},
@@ -131,6 +146,7 @@ export async function kubelet(args: string[]): Promise<void> {
   stopOnSignals(async () => {
     await server?.close();
     await sim.stop();
+    perNode?.close();
     client.transport.close();
   });
 }

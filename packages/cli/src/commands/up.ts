@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { startControlPlane } from '../control-plane.js';
 import { parseDuration } from './duration.js';
-import type { ForwardTarget } from '@kplane/apiserver';
+import { parseAuthorizationModes, type ForwardTarget } from '@kplane/apiserver';
 import { loadKubeletConfig } from './kubelet.js';
 
 /** Help of `kplane up`. */
@@ -18,6 +18,8 @@ Flags:
   --controller-manager-port N
                           HTTPS port of the controllers' /metrics and /healthz (default 10257,
                           or 0, a free one, when --port is 0)
+  --horizontal-pod-autoscaler-sync-period DURATION
+                          how often each HorizontalPodAutoscaler is synced (default 15s)
   --nodes N               simulated nodes, with a scheduler and kubelet (default 3; 0: none,
                           pods stay Pending)
   --kubelet-config FILE   pod behaviour of the simulated kubelet (see "kplane kubelet --help")
@@ -39,6 +41,8 @@ Flags:
                           NodePorts of NodePort and LoadBalancer Services (default 30000-32767)
   --audit-log PATH        append one audit.k8s.io/v1 Event (level Metadata) per request to PATH,
                           as JSON lines (created 0600)
+  --authorization-mode M  authorizers asked in order, comma-separated: Node, RBAC, AlwaysAllow
+                          (default Node,RBAC, as kube-apiserver)
 
 Authentication (as kube-apiserver's flags):
   --token-auth-file FILE  static bearer tokens: CSV lines token,user,uid,"group1,group2"
@@ -70,6 +74,7 @@ export async function up(args: string[]): Promise<void> {
       'no-controllers': { type: 'boolean', default: false },
       'controller-manager-port': { type: 'string' },
       nodes: { type: 'string', default: '3' },
+      'horizontal-pod-autoscaler-sync-period': { type: 'string', default: '15s' },
       'kubelet-config': { type: 'string' },
       'event-ttl': { type: 'string', default: '1h' },
       'compaction-interval': { type: 'string', default: '5m' },
@@ -85,6 +90,7 @@ export async function up(args: string[]): Promise<void> {
       'audit-log': { type: 'string' },
       'service-cluster-ip-range': { type: 'string', default: '10.96.0.0/12' },
       'service-node-port-range': { type: 'string', default: '30000-32767' },
+      'authorization-mode': { type: 'string', default: 'Node,RBAC' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -108,16 +114,21 @@ export async function up(args: string[]): Promise<void> {
   if (eventTTLMs < 1000) throw new Error(`--event-ttl: must be at least 1s, not ${values['event-ttl']}`);
   const compactionIntervalMs = parseDuration('--compaction-interval', values['compaction-interval']);
   const clusterSigningDurationMs = parseDuration('--cluster-signing-duration', values['cluster-signing-duration']);
+  const hpaSyncPeriodMs = parseDuration('--horizontal-pod-autoscaler-sync-period', values['horizontal-pod-autoscaler-sync-period']);
+  if (hpaSyncPeriodMs < 1) throw new Error(`--horizontal-pod-autoscaler-sync-period: must be positive, not ${values['horizontal-pod-autoscaler-sync-period']}`);
   const kubeletConfig = values['kubelet-config'] ? await loadKubeletConfig(values['kubelet-config']) : undefined;
   const maxExpiration = values['service-account-max-token-expiration'];
   const maxExpirationMs = maxExpiration === undefined ? 0 : parseDuration('--service-account-max-token-expiration', maxExpiration);
   if (maxExpiration !== undefined && maxExpirationMs < 600_000) throw new Error(`--service-account-max-token-expiration: must be at least 10m, not ${maxExpiration}`);
+  parseAuthorizationModes(values['authorization-mode']);
   const cp = await startControlPlane({
     dataDir: values['data-dir'],
+    authorizationMode: values['authorization-mode'],
     port,
     storage,
     controllers: !values['no-controllers'],
     controllerManagerPort,
+    hpaSyncPeriodMs,
     nodes,
     kubeletConfig,
     eventTTLSeconds: Math.floor(eventTTLMs / 1000),

@@ -135,6 +135,20 @@ export const CONTROLLER_IDENTITIES: readonly ControllerIdentity[] = [
     ],
   },
   {
+    controller: 'horizontal-pod-autoscaler-controller',
+    account: 'horizontal-pod-autoscaler',
+    rules: [
+      rule(['get', 'list', 'watch'], ['autoscaling'], ['horizontalpodautoscalers']),
+      rule(['update'], ['autoscaling'], ['horizontalpodautoscalers/status']),
+      rule(['get', 'update'], ['*'], ['*/scale']),
+      rule(['list'], [''], ['pods']),
+      rule(['list'], ['metrics.k8s.io'], ['pods']),
+      rule(['get', 'list'], ['custom.metrics.k8s.io'], ['*']),
+      rule(['get', 'list'], ['external.metrics.k8s.io'], ['*']),
+      events,
+    ],
+  },
+  {
     controller: 'job-controller',
     account: 'job-controller',
     rules: [
@@ -161,6 +175,17 @@ export const CONTROLLER_IDENTITIES: readonly ControllerIdentity[] = [
       rule(['get', 'list', 'watch', 'update'], ['apps', 'extensions'], ['replicasets']),
       rule(['update'], ['apps', 'extensions'], ['replicasets/status']),
       rule(['update'], ['apps', 'extensions'], ['replicasets/finalizers']),
+      rule(['list', 'watch', 'patch', 'create', 'delete'], [''], ['pods']),
+      events,
+    ],
+  },
+  {
+    controller: 'replicationcontroller-controller',
+    account: 'replication-controller',
+    rules: [
+      rule(['get', 'list', 'watch', 'update'], [''], ['replicationcontrollers']),
+      rule(['update'], [''], ['replicationcontrollers/status']),
+      rule(['update'], [''], ['replicationcontrollers/finalizers']),
       rule(['list', 'watch', 'patch', 'create', 'delete'], [''], ['pods']),
       events,
     ],
@@ -200,16 +225,6 @@ export const CONTROLLER_IDENTITIES: readonly ControllerIdentity[] = [
 /** The identity of a controller by canonical name, if it has one. */
 export function controllerIdentity(controller: string): ControllerIdentity | undefined {
   return CONTROLLER_IDENTITIES.find((i) => i.controller === controller);
-}
-
-/** The user name a ServiceAccount authenticates as. */
-export function serviceAccountUsername(namespace: string, name: string): string {
-  return `system:serviceaccount:${namespace}:${name}`;
-}
-
-/** The groups a ServiceAccount authenticates with. */
-export function serviceAccountGroups(namespace: string): string[] {
-  return ['system:serviceaccounts', `system:serviceaccounts:${namespace}`, 'system:authenticated'];
 }
 
 /** The ClusterRole of a controller identity. */

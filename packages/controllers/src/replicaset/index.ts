@@ -10,6 +10,8 @@ export {
   type ReplicaCounts,
   type ReplicaSetController,
   type ReplicaSetControllerOptions,
+  type ReplicaSetLikeKind,
+  REPLICA_SET_KIND,
 } from './replicaset-controller.js';
 export { createPodTally, type PodCounts, type PodTally } from './pod-tally.js';
 export { createOwnWrites, type OwnWrites } from './own-writes.js';

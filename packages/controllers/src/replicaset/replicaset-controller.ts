@@ -17,6 +17,7 @@ import {
   formatTime,
   type Clock,
   type Controller,
+  type KindDescriptor,
   type EventRecorder,
   type Manager,
   type Pod,
@@ -58,7 +59,36 @@ export interface ReplicaSetControllerOptions {
    * status write) per window instead of one each; a lone change still wakes it at once.
    */
   batchWindowMs?: number;
+  /**
+   * The kind reconciled (default ReplicaSets): another kind with a ReplicaSet's spec and status
+   * (a ReplicationController) runs on this engine through a view of its objects as ReplicaSets.
+   */
+  kind?: ReplicaSetLikeKind;
 }
+
+/** A kind the ReplicaSet engine reconciles, seen as ReplicaSets. */
+export interface ReplicaSetLikeKind {
+  descriptor: KindDescriptor<KubeObject>;
+  /** apiVersion and kind written in controller references and events. */
+  apiVersion: string;
+  kind: string;
+  /** The component events are recorded as ("replicaset-controller"). */
+  component: string;
+  /** The object as a ReplicaSet (memoised per cached object, frozen when the object is). */
+  view(obj: KubeObject): ReplicaSet;
+  /** The object a view was made of (for writes). */
+  original(view: ReplicaSet): KubeObject;
+}
+
+/** The ReplicaSet kind itself. */
+export const REPLICA_SET_KIND: ReplicaSetLikeKind = {
+  descriptor: ReplicaSets as KindDescriptor<KubeObject>,
+  apiVersion: 'apps/v1',
+  kind: 'ReplicaSet',
+  component: 'replicaset-controller',
+  view: (obj) => obj as ReplicaSet,
+  original: (view) => view,
+};
 
 /** Default of ReplicaSetControllerOptions.batchWindowMs. */
 export const POD_BATCH_WINDOW_MS = 25;
@@ -71,8 +101,7 @@ export const ORPHAN_POD_INDEX = 'replicaset:orphansByNamespace';
 
 const orphanIndexFunc = (pod: Pod): string[] => (controllerOf(pod) ? [] : [pod.metadata?.namespace ?? '']);
 
-const RS_API_VERSION = 'apps/v1';
-const RS_KIND = 'ReplicaSet';
+const groupOf = (apiVersion: string): string => (apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '');
 
 const errorMessage = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
@@ -189,13 +218,20 @@ function sameStatus(rs: ReplicaSet, next: ReplicaSetStatus): boolean {
  */
 export function createReplicaSetController(manager: Manager, options: ReplicaSetControllerOptions = {}): ReplicaSetController {
   const clock = options.clock ?? manager.clock;
+  const rsKind = options.kind ?? REPLICA_SET_KIND;
+  const RS_API_VERSION = rsKind.apiVersion;
+  const RS_KIND = rsKind.kind;
+  const RS_GROUP = groupOf(RS_API_VERSION);
+  const view = rsKind.view;
+  /** Does a controller reference point to this kind (any version of its group)? */
+  const isOurs = (ref: OwnerReference): boolean => ref.kind === RS_KIND && groupOf(ref.apiVersion) === RS_GROUP;
   const burst = options.burstReplicas ?? BURST_REPLICAS;
   const expectations = createExpectations({ clock, ttlMs: options.expectationsTtlMs });
   const recorder =
-    options.recorder === false ? undefined : (options.recorder ?? createEventRecorder({ client: manager.client, component: 'replicaset-controller', clock }));
-  const rsInformer = manager.factory.informerFor<ReplicaSet>(ReplicaSets);
+    options.recorder === false ? undefined : (options.recorder ?? createEventRecorder({ client: manager.client, component: rsKind.component, clock }));
+  const rsInformer = manager.factory.informerFor<KubeObject>(rsKind.descriptor);
   const podInformer = manager.factory.informerFor<Pod>(Pods);
-  const rsApi = manager.client.resource<ReplicaSet>(ReplicaSets);
+  const rsApi = manager.client.resource<KubeObject>(rsKind.descriptor);
   const podApi = manager.client.resource<Pod>(Pods);
   try {
     podInformer.store.addIndexer(ORPHAN_POD_INDEX, orphanIndexFunc);
@@ -209,7 +245,7 @@ export function createReplicaSetController(manager: Manager, options: ReplicaSet
 
   /** The key of the ReplicaSet a controller reference points to, if it is in the cache with that uid. */
   const resolveRef = (namespace: string, ref: OwnerReference | undefined): string | undefined => {
-    if (!ref || ref.kind !== RS_KIND || !ref.apiVersion.startsWith('apps/')) return undefined;
+    if (!ref || !isOurs(ref)) return undefined;
     const key = `${namespace}/${ref.name}`;
     return rsInformer.store.get(key)?.metadata?.uid === ref.uid ? key : undefined;
   };
@@ -220,7 +256,7 @@ export function createReplicaSetController(manager: Manager, options: ReplicaSet
   // Pod counts per ReplicaSet, kept current by the pod events (a sync reads them in O(1)).
   const tally = createPodTally(podInformer.store);
   // The status this controller last wrote, until its cache shows it (no 409 on the next write).
-  const ownWrites = createOwnWrites<ReplicaSet>();
+  const ownWrites = createOwnWrites<KubeObject>();
   podInformer.addEventHandler({
     onAdd(pod) {
       tally.observe(undefined, pod);
@@ -255,7 +291,8 @@ export function createReplicaSetController(manager: Manager, options: ReplicaSet
     if (pod.metadata?.deletionTimestamp) return [];
     const ns = pod.metadata?.namespace ?? '';
     const out: Array<{ namespace: string; name: string }> = [];
-    for (const rs of rsInformer.store.byIndex(NAMESPACE_INDEX, ns)) {
+    for (const raw of rsInformer.store.byIndex(NAMESPACE_INDEX, ns)) {
+      const rs = view(raw);
       let sel: LabelSelector;
       try {
         sel = selectorOf(rs);
@@ -268,7 +305,7 @@ export function createReplicaSetController(manager: Manager, options: ReplicaSet
   };
   const podToReplicaSets = (pod: Pod): Array<{ namespace: string; name: string }> => {
     const ref = controllerOf(pod);
-    if (ref) return ref.kind === RS_KIND && ref.apiVersion.startsWith('apps/') ? [{ namespace: pod.metadata?.namespace ?? '', name: ref.name }] : [];
+    if (ref) return isOurs(ref) ? [{ namespace: pod.metadata?.namespace ?? '', name: ref.name }] : [];
     return replicaSetsForOrphan(pod);
   };
 
@@ -280,7 +317,8 @@ export function createReplicaSetController(manager: Manager, options: ReplicaSet
     const seen = new Set<string>();
     const out: Pod[] = [];
     const nsPods = podInformer.store.byIndex(NAMESPACE_INDEX, ns);
-    for (const sibling of rsInformer.store.byIndex(CONTROLLER_OWNER_INDEX, owner.uid)) {
+    for (const rawSibling of rsInformer.store.byIndex(CONTROLLER_OWNER_INDEX, owner.uid)) {
+      const sibling = view(rawSibling);
       if ((sibling.metadata?.namespace ?? '') !== ns) continue;
       let sel: LabelSelector;
       try {
@@ -352,12 +390,12 @@ export function createReplicaSetController(manager: Manager, options: ReplicaSet
     }
   };
 
-  const writeStatus = async (key: string, rs: ReplicaSet, status: ReplicaSetStatus): Promise<ReplicaSet> => {
-    if (sameStatus(rs, status)) return rs;
-    const next = structuredClone(rs) as ReplicaSet;
+  const writeStatus = async (key: string, rs: ReplicaSet, status: ReplicaSetStatus): Promise<void> => {
+    if (sameStatus(rs, status)) return;
+    const next = structuredClone(rsKind.original(rs));
     next.status = compact({ ...status, observedGeneration: rs.metadata?.generation });
     let base = rs.metadata?.resourceVersion;
-    let written: ReplicaSet;
+    let written: KubeObject;
     try {
       written = await rsApi.updateStatus(next, { namespace: rs.metadata?.namespace });
     } catch (err) {
@@ -369,7 +407,6 @@ export function createReplicaSetController(manager: Manager, options: ReplicaSet
       written = await rsApi.updateStatus(fresh, { namespace: rs.metadata?.namespace });
     }
     ownWrites.wrote(key, base, deepFreeze(written));
-    return written;
   };
 
   const reconcile = async (req: Request): Promise<Action | void> => {
@@ -389,7 +426,7 @@ export function createReplicaSetController(manager: Manager, options: ReplicaSet
       ownWrites.forget(req.key);
       return;
     }
-    const rs = ownWrites.latest(req.key, cached);
+    const rs = view(ownWrites.latest(req.key, cached));
     // Deletions the cache already shows (gone or terminating) count even if their event was missed.
     for (const key of expectations.pending(req.key)?.deleting ?? []) {
       const pod = podInformer.store.get(key);
@@ -466,9 +503,9 @@ export function createReplicaSetController(manager: Manager, options: ReplicaSet
 
   const controller = manager
     .controller()
-    .named(options.name ?? 'replicaset')
+    .named(options.name ?? (rsKind === REPLICA_SET_KIND ? 'replicaset' : 'replicationmanager'))
     // A status this controller wrote comes back as an update of the ReplicaSet: nothing to do for it.
-    .for<ReplicaSet>(ReplicaSets, { predicates: [(c) => c.type !== 'update' || !ownWrites.isOwn(objectKey(c.object), c.object)] })
+    .for<KubeObject>(rsKind.descriptor, { predicates: [(c) => c.type !== 'update' || !ownWrites.isOwn(objectKey(c.object), c.object)] })
     .watches<Pod>(Pods, podToReplicaSets, { batchWindowMs: options.batchWindowMs ?? POD_BATCH_WINDOW_MS })
     .withOptions({ maxConcurrentReconciles: options.workers ?? 5 })
     .complete(reconcile);

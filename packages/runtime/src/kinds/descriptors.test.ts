@@ -5,6 +5,7 @@ import { createClient } from '@kplane/client';
 import type { Deployment, Endpoints as EndpointsObject, Pod } from './builtin/index.js';
 import type { ApplyConfiguration } from './index.js';
 import {
+  HorizontalPodAutoscalers, PodTemplates, ReplicationControllers,
   ClusterRoleBindings, ClusterRoles, ConfigMaps, ControllerRevisions, CronJobs, CustomResourceDefinitions, DaemonSets, Deployments, EndpointSlices, Endpoints, Events, EventsV1Events, Ingresses, Jobs,
   Leases, Namespaces, Nodes, PersistentVolumeClaims, Pods, ReplicaSets, StatefulSets, RoleBindings, Roles, Secrets, ServiceAccounts, Services, builtinDescriptors,
   kindDescriptor, newObject, resourceOf, type KindDescriptor, type ObjectOf,
@@ -37,6 +38,9 @@ const KUBERNETES: [KindDescriptor, string, string, string, boolean, string][] = 
   [ClusterRoles, 'rbac.authorization.k8s.io', 'v1', 'clusterroles', false, 'ClusterRole'],
   [RoleBindings, 'rbac.authorization.k8s.io', 'v1', 'rolebindings', true, 'RoleBinding'],
   [ClusterRoleBindings, 'rbac.authorization.k8s.io', 'v1', 'clusterrolebindings', false, 'ClusterRoleBinding'],
+  [ReplicationControllers, '', 'v1', 'replicationcontrollers', true, 'ReplicationController'],
+  [PodTemplates, '', 'v1', 'podtemplates', true, 'PodTemplate'],
+  [HorizontalPodAutoscalers, 'autoscaling', 'v2', 'horizontalpodautoscalers', true, 'HorizontalPodAutoscaler'],
   [CronJobs, 'batch', 'v1', 'cronjobs', true, 'CronJob'],
 ];
 

@@ -138,5 +138,6 @@ export const builtinDescriptors: readonly KindDescriptor[] = Object.freeze([
   Namespaces, ConfigMaps, Secrets, Pods, Services, ServiceAccounts, Events, Nodes, Endpoints, PersistentVolumeClaims,
   DaemonSets, Deployments, ReplicaSets, StatefulSets, ControllerRevisions, Jobs, Leases, EventsV1Events, EndpointSlices, Ingresses, CustomResourceDefinitions,
   Roles, ClusterRoles, RoleBindings, ClusterRoleBindings,
+  ReplicationControllers, PodTemplates, HorizontalPodAutoscalers,
   CronJobs,
 ]);
