@@ -30,7 +30,8 @@
  * run, default 200000; 0 skips it), --fuzz-seed N (default: random, printed), --statefulset N
  * (replicas of the StatefulSet case and of its Deployment, default 500; 0 skips it), --job N (completions of the Job case,
  * parallelism N/10, default 1000; 0 skips it), --daemonset N (simulated nodes of the DaemonSet case, default
- * 1000; 0 skips it), --daemonset-timeout N (seconds per rollout, default 240).
+ * 1000; 0 skips it), --daemonset-timeout N (seconds per rollout, default 240), --endpoints N (pods behind the Service of the Endpoints
+ * case, default 5000; 0 skips it).
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -55,6 +56,7 @@ import { formatAuthorization, type AuthzRow } from './authz-bench.js';
 import { benchSafety, formatSafety, type SafetyBenchResult } from './safety-bench.js';
 import type { FuzzRunResult } from './probe-fuzz.js';
 import { formatJob, jobInChild } from './job-bench.js';
+import { endpointsInChild, formatEndpoints } from './endpoints-bench.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -86,6 +88,7 @@ const { values: flags } = parseArgs({
     'fuzz-seed': { type: 'string', default: '' },
     statefulset: { type: 'string', default: '500' },
     job: { type: 'string', default: '1000' },
+    endpoints: { type: 'string', default: '5000' },
   },
 });
 const rounds = Math.max(1, Number(flags.rounds));
@@ -108,6 +111,7 @@ const safetyWatchers = Number(flags['safety-watchers']);
 const safetyCompactionMs = Number(flags['safety-compaction-interval']) * 1000;
 const fuzzRequests = Number(flags.fuzz);
 const jobCompletions = Number(flags.job);
+const endpointsReplicas = Number(flags.endpoints);
 
 /** Targets of the extra cases: kplane's informer at most half of client-node's memory and twice its speed; 1M workqueue ops/s. */
 const INFORMER_TARGETS = { maxMemoryRatio: 0.5, minSpeedup: 2 };
@@ -318,6 +322,7 @@ async function main(): Promise<void> {
       statefulSet = await statefulSetCaseInChildren(statefulSetReplicas, podsStorage);
     }
     const job = jobCompletions > 0 ? (console.log(`Job: ${jobCompletions} completions, parallelism ${Math.max(1, Math.round(jobCompletions / 10))} ...`), await jobInChild(jobCompletions, Math.max(1, Math.round(jobCompletions / 10)))) : undefined;
+    const endpoints = endpointsReplicas > 0 ? (console.log(`Endpoints: a Service of ${endpointsReplicas} pods ...`), await endpointsInChild(endpointsReplicas)) : undefined;
     let safety: SafetyBenchResult | undefined;
     if (safetyPatches > 0) {
       console.log(`safety: ${safetyPatches} patches of a 0.9 MiB ConfigMap, ${safetyWatchers} idle and 10 stalled watchers ...`);
@@ -377,6 +382,10 @@ async function main(): Promise<void> {
     if (job) {
       console.log(`\nJob: in a fresh process on startControlPlane({ storage: 'memory', listen: false }), 3 simulated nodes, containers start and exit at once; a Deployment of as many replicas scaled from 0 first, on the same control plane, is the baseline\n`);
       console.log(formatJob(job));
+    }
+    if (endpoints) {
+      console.log(`\nEndpoints: in a fresh process on startControlPlane({ storage: 'memory', listen: false }), 3 simulated nodes, containers start at once; a Service selecting a Deployment scaled from 0, its pods becoming Ready are the baseline\n`);
+      console.log(formatEndpoints(endpoints));
     }
     if (statefulSet) {
       console.log(`\nStatefulSet: ${statefulSetReplicas} replicas, OrderedReady, against a Deployment of ${statefulSetReplicas}, each in a fresh process on startControlPlane({ storage: '${podsStorage}', listen: false }), 3 simulated nodes, containers start at once\n`);

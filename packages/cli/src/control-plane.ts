@@ -90,6 +90,10 @@ export interface ControlPlaneOptions {
   kubeletConfig?: KubeletConfig;
   /** How long an Event lives after its last write, in seconds (default 3600, as kube-apiserver's --event-ttl). */
   eventTTLSeconds?: number;
+  /** Services' ClusterIP range (default 10.96.0.0/12, as kube-apiserver's --service-cluster-ip-range). */
+  serviceCIDR?: string;
+  /** Services' NodePort range (default 30000-32767, as kube-apiserver's --service-node-port-range). */
+  serviceNodePortRange?: string;
   /** Time between storage compactions in ms (default 5 minutes, as kube-apiserver); 0: never. */
   compactionIntervalMs?: number;
   /**
@@ -227,7 +231,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     await backend.close();
     throw err;
   }
-  const apiServer = createApiServer({ backend, authorizationMode: options.authorizationMode, eventTTLSeconds: options.eventTTLSeconds, compactionIntervalMs: options.compactionIntervalMs, authentication, audit, localStreams: options.localStreams, admission: options.defaultTolerationSeconds });
+  const apiServer = createApiServer({ backend, serviceCIDR: options.serviceCIDR, serviceNodePortRange: options.serviceNodePortRange, authorizationMode: options.authorizationMode, eventTTLSeconds: options.eventTTLSeconds, compactionIntervalMs: options.compactionIntervalMs, authentication, audit, localStreams: options.localStreams, admission: options.defaultTolerationSeconds });
   const tokenSigner = (rootCA: string) => ({ rootCA, generateToken: (c: Parameters<typeof signLegacyToken>[1]) => signLegacyToken(apiServer.serviceAccountKeys, c) });
   const transportFor = (user: UserInfo) => apiServer.transportAs(user);
   try {

@@ -56,3 +56,5 @@ export * from './history/index.js';
 export * from './statefulset/index.js';
 export * from './resourcequota/index.js';
 export * from './volume/index.js';
+export * from './endpointslice/index.js';
+export * from './endpoints/index.js';

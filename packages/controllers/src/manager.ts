@@ -19,6 +19,8 @@ import { createStatefulSetController } from './statefulset/index.js';
 import { createRootCACertPublisher } from './rootcacertpublisher/index.js';
 import { createJobController } from './job/index.js';
 import { createTtlAfterFinishedController } from './ttlafterfinished/index.js';
+import { createEndpointsController } from './endpoints/index.js';
+import { createEndpointSliceController } from './endpointslice/index.js';
 import { controllerIdentity } from './identity/policy.js';
 import { ensureControllerIdentity, type ServiceAccountClientFactory } from './identity/reconcile.js';
 import { createClusterRoleAggregationController } from './clusterrole-aggregation/index.js';
@@ -48,6 +50,8 @@ export const CONTROLLER_NAMES = {
   horizontalPodAutoscaler: 'horizontal-pod-autoscaler-controller',
   job: 'job-controller',
   ttlAfterFinished: 'ttl-after-finished-controller',
+  endpoints: 'endpoints-controller',
+  endpointSlice: 'endpointslice-controller',
   cronJob: 'cronjob-controller',
   nodeLifecycle: 'node-lifecycle-controller',
   taintEviction: 'taint-eviction-controller',
@@ -67,6 +71,8 @@ export const KNOWN_CONTROLLERS: readonly string[] = [
   CONTROLLER_NAMES.daemonSet,
   CONTROLLER_NAMES.deployment,
   CONTROLLER_NAMES.disruption,
+  CONTROLLER_NAMES.endpoints,
+  CONTROLLER_NAMES.endpointSlice,
   CONTROLLER_NAMES.garbageCollector,
   CONTROLLER_NAMES.horizontalPodAutoscaler,
   CONTROLLER_NAMES.job,
@@ -104,6 +110,8 @@ export const CONTROLLER_ALIASES: Readonly<Record<string, string>> = {
   horizontalpodautoscaling: CONTROLLER_NAMES.horizontalPodAutoscaler,
   job: CONTROLLER_NAMES.job,
   'ttl-after-finished': CONTROLLER_NAMES.ttlAfterFinished,
+  endpoint: CONTROLLER_NAMES.endpoints,
+  endpointslice: CONTROLLER_NAMES.endpointSlice,
   cronjob: CONTROLLER_NAMES.cronJob,
   nodelifecycle: CONTROLLER_NAMES.nodeLifecycle,
   disruption: CONTROLLER_NAMES.disruption,
@@ -295,6 +303,8 @@ export async function startControllerManager(options: ControllerManagerOptions):
     [CONTROLLER_NAMES.job]: (m) => createJobController(m),
     [CONTROLLER_NAMES.ttlAfterFinished]: (m) => createTtlAfterFinishedController(m),
     [CONTROLLER_NAMES.resourceQuota]: (m) => createResourceQuotaController(m),
+    [CONTROLLER_NAMES.endpoints]: (m) => createEndpointsController(m),
+    [CONTROLLER_NAMES.endpointSlice]: (m) => createEndpointSliceController(m),
     [CONTROLLER_NAMES.statefulSet]: (m) => createStatefulSetController(m),
     [CONTROLLER_NAMES.clusterRoleAggregation]: (m) => createClusterRoleAggregationController({ manager: m }),
     [CONTROLLER_NAMES.csrCleaner]: (m) => createCsrCleanerController({ manager: m }),

@@ -1852,6 +1852,42 @@ export const DESCRIPTIONS: Descriptions = {
       paths: 'Paths mapped to backends.',
     },
   },
+  'io.k8s.api.discovery.v1.EndpointSlice': {
+    type: 'A subset of the endpoints that implement a service, sharing one address type and one set of ports.',
+    fields: {
+      addressType: 'The type of the addresses in this slice: IPv4, IPv6 or FQDN. Immutable.',
+      endpoints: 'The endpoints in this slice (at most 1000).',
+      ports: 'The network ports every endpoint in this slice exposes; empty means no ports are exposed.',
+    },
+  },
+  'io.k8s.api.discovery.v1.Endpoint': {
+    type: 'One backend of a service.',
+    fields: {
+      addresses: 'The addresses of this endpoint (consumers use the first).',
+      conditions: 'What is known of the endpoint\'s state.',
+      hostname: 'The endpoint\'s hostname, when its pod sets hostname and subdomain.',
+      nodeName: 'The node hosting this endpoint.',
+      targetRef: 'The object (usually a pod) providing this endpoint.',
+      zone: 'The zone this endpoint is in.',
+    },
+  },
+  'io.k8s.api.discovery.v1.EndpointConditions': {
+    type: 'The state of an endpoint.',
+    fields: {
+      ready: 'The endpoint can take new traffic (false while terminating).',
+      serving: 'The endpoint passes its readiness checks, terminating or not.',
+      terminating: 'The endpoint is terminating.',
+    },
+  },
+  'io.k8s.api.discovery.v1.EndpointPort': {
+    type: 'A port of the endpoints in a slice.',
+    fields: {
+      appProtocol: 'The application protocol of this port.',
+      name: 'The name of this port, matching the service port\'s name.',
+      port: 'The port number.',
+      protocol: 'TCP, UDP or SCTP (default TCP).',
+    },
+  },
   'io.k8s.api.networking.v1.Ingress': {
     type: 'Rules routing external HTTP(S) traffic to services.',
     fields: {

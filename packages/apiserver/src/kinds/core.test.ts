@@ -5,6 +5,7 @@ import { configMapResource, secretResource } from './config.js';
 import { namespaceResource } from './namespace.js';
 import { nodeResource, serviceAccountResource } from './node.js';
 import { endpointsResource, serviceResource } from './service.js';
+import { createServiceAllocator } from '../server/ip-allocator.js';
 
 const now = new Date('2024-05-01T12:00:00Z');
 const created = '2024-05-01T11:59:00Z';
@@ -73,8 +74,9 @@ test('services: defaults, ClusterIP allocation and release, validation, table', 
   assert.deepEqual(spec.ipFamilies, ['IPv4']);
   assert.equal(spec.ipFamilyPolicy, 'SingleStack');
   assert.equal(spec.internalTrafficPolicy, 'Cluster');
-  const released: string[] = [];
-  const ctx = { allocateClusterIP: async () => '10.96.0.10', releaseClusterIP: async (ip: string) => void released.push(ip) };
+  const ctx = { serviceAllocator: createServiceAllocator({ random: () => 0 }) };
+  o.metadata!.uid = 'u1';
+  (o.spec as any).clusterIP = '10.96.0.10';
   await svc.strategy.prepareForCreate?.(o, ctx);
   assert.equal(spec.clusterIP, '10.96.0.10');
   assert.deepEqual(spec.clusterIPs, ['10.96.0.10']);
@@ -89,14 +91,14 @@ test('services: defaults, ClusterIP allocation and release, validation, table', 
   const moved = structuredClone(o);
   (moved.spec as any).clusterIPs = ['10.96.0.11'];
   assert.deepEqual(msgs(svc, moved, o), ['spec.clusterIPs[0]: Invalid value: []string{"10.96.0.11"}: may not change once set']);
+  assert.deepEqual(ctx.serviceAllocator.usage(), { ips: 1, ports: 0 });
   await svc.strategy.afterDelete?.(o, ctx);
-  assert.deepEqual(released, ['10.96.0.10']);
+  assert.deepEqual(ctx.serviceAllocator.usage(), { ips: 0, ports: 0 });
 
   const headless: KubeObject = { metadata: { name: 'h' }, spec: { clusterIP: 'None', selector: { app: 'x' } } };
   svc.strategy.defaults?.(headless);
-  let allocated = false;
-  await svc.strategy.prepareForCreate?.(headless, { allocateClusterIP: async () => ((allocated = true), '1.1.1.1') });
-  assert.equal(allocated, false);
+  await svc.strategy.prepareForCreate?.(headless, ctx);
+  assert.deepEqual(ctx.serviceAllocator.usage(), { ips: 0, ports: 0 }, 'headless: no IP');
   assert.deepEqual(msgs(svc, headless), []);
   assert.deepEqual(msgs(svc, { metadata: { name: 'n' }, spec: { type: 'ClusterIP' } }), ['spec.ports: Required value']);
   const two: KubeObject = { metadata: { name: 'n' }, spec: { ports: [{ port: 80 }, { port: 0, name: 'b' }] } };
@@ -107,7 +109,7 @@ test('services: defaults, ClusterIP allocation and release, validation, table', 
     'spec.ports[1].targetPort: Invalid value: 0: must be between 1 and 65535, inclusive',
   ]);
 
-  const np: KubeObject = { metadata: { name: 'np', creationTimestamp: created }, spec: { type: 'NodePort', ports: [{ port: 80 }] } };
+  const np: KubeObject = { metadata: { name: 'np', uid: 'u2', creationTimestamp: created }, spec: { type: 'NodePort', ports: [{ port: 80 }] } };
   svc.strategy.defaults?.(np);
   await svc.strategy.prepareForCreate?.(np, ctx);
   const nodePort = (np.spec as any).ports[0].nodePort;

@@ -14,6 +14,7 @@ import { configMapResource, secretResource } from './config.js';
 import { controllerRevisionResource } from './controllerrevision.js';
 import { cronJobResource } from './cronjob.js';
 import { crdResource } from './crd.js';
+import { endpointSliceResource } from './endpointslice.js';
 import { daemonSetResource } from './daemonset.js';
 import { eventResource, eventsV1Resource } from './events.js';
 import { ingressResource } from './ingress.js';
@@ -61,6 +62,7 @@ export function builtinResources(): ResourceType[] {
     jobResource(),
     leaseResource(),
     eventsV1Resource(),
+    endpointSliceResource(),
     cronJobResource(),
     ingressResource(),
     podDisruptionBudgetResource(),

@@ -2,9 +2,10 @@
 import { isIP } from 'node:net';
 import {
   nameIsDNS1035Label, fieldDuplicate, fieldInvalid, fieldNotSupported, fieldRequired, isDNS1123Label, isDNS1123Subdomain, validateLabels,
-  type KubeObject, type StatusCause,
+  invalid, type KubeObject, type StatusCause,
 } from '@kplane/api';
 import type { ResourceType, StrategyContext } from '../registry/resource.js';
+import { AllocationError } from '../server/ip-allocator.js';
 import { translateTimestampSince } from './age.js';
 import { AGE_COLUMN, NAME_COLUMN } from './pod.js';
 import { PORT_RANGE_MSG, isValidPortName, isValidPortNum } from './pod-validation.js';
@@ -51,27 +52,104 @@ export function defaultService(obj: KubeObject): void {
   child(child(obj as Obj, 'status'), 'loadBalancer');
 }
 
-function randomNodePort(used: Set<number>): number {
-  for (;;) {
-    const p = 30000 + Math.floor(Math.random() * 2768);
-    if (!used.has(p)) return p;
+/** The owner key of a Service's allocations: its uid. */
+function ownerOf(obj: KubeObject): string {
+  return obj.metadata?.uid ?? `${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`;
+}
+
+/** The ClusterIPs a Service holds (none for headless and ExternalName). */
+export function serviceClusterIPs(spec: Obj): string[] {
+  const ips = Array.isArray(spec.clusterIPs) && spec.clusterIPs.length > 0 ? (spec.clusterIPs as unknown[]) : [spec.clusterIP];
+  return ips.map((ip) => str(ip)).filter((ip) => ip && ip !== 'None');
+}
+
+/** The NodePorts a Service holds. */
+export function serviceNodePorts(spec: Obj): number[] {
+  return objs(spec.ports).map((p) => p.nodePort).filter((n): n is number => typeof n === 'number' && n > 0);
+}
+
+/**
+ * Allocates what the Service's spec needs and does not have yet (kube's REST layer): the
+ * requested ClusterIP or a free one, the requested NodePorts or free ones. A refusal is a 422
+ * worded as kube-apiserver's; what this call took is given back first.
+ */
+function allocate(obj: KubeObject, owner: string, ctx: StrategyContext, rollback: () => void): void {
+  const alloc = ctx.serviceAllocator;
+  if (!alloc) return;
+  const spec = child(obj as Obj, 'spec');
+  const name = obj.metadata?.name ?? '';
+  const fail = (cause: StatusCause): never => {
+    rollback();
+    throw invalid('', 'Service', name, [cause]);
+  };
+  if (needsClusterIP(spec)) {
+    const requested = serviceClusterIPs(spec)[0];
+    try {
+      const ip = alloc.allocateIP(owner, requested);
+      spec.clusterIP = ip;
+      if (!Array.isArray(spec.clusterIPs) || spec.clusterIPs.length === 0) spec.clusterIPs = [ip];
+    } catch (err) {
+      if (!(err instanceof AllocationError)) throw err;
+      if (!requested) fail({ reason: 'FieldValueInvalid', field: 'spec.clusterIPs', message: `Internal error: failed to allocate a serviceIP: ${err.message}` });
+      fail(invalidRendered('spec.clusterIPs', goStringSlice(spec.clusterIPs ?? [requested]), `failed to allocate IP ${requested}: ${err.message}`));
+    }
+  }
+  if (needsNodePorts(spec)) {
+    const ports = objs(spec.ports);
+    ports.forEach((p, i) => {
+      if (typeof p.nodePort !== 'number' || p.nodePort === 0) return;
+      try {
+        alloc.allocateNodePort(owner, p.nodePort);
+      } catch (err) {
+        if (!(err instanceof AllocationError)) throw err;
+        fail(fieldInvalid(`spec.ports[${i}].nodePort`, p.nodePort, err.message));
+      }
+    });
+    // A port number exposed over two protocols shares one NodePort, as kube-apiserver allocates it.
+    const byPort = new Map<unknown, number>();
+    for (const p of ports) if (typeof p.nodePort === 'number' && p.nodePort > 0) byPort.set(p.port, p.nodePort);
+    for (const p of ports) {
+      if (typeof p.nodePort === 'number' && p.nodePort > 0) continue;
+      const shared = byPort.get(p.port);
+      if (shared) {
+        p.nodePort = shared;
+        continue;
+      }
+      try {
+        p.nodePort = alloc.allocateNodePort(owner);
+        byPort.set(p.port, p.nodePort as number);
+      } catch (err) {
+        if (!(err instanceof AllocationError)) throw err;
+        fail({ reason: 'FieldValueInvalid', field: 'spec.ports', message: `Internal error: failed to allocate a nodePort: ${err.message}` });
+      }
+    }
   }
 }
 
-async function allocate(spec: Obj, ctx: StrategyContext): Promise<void> {
-  if (needsClusterIP(spec) && !str(spec.clusterIP) && ctx.allocateClusterIP) {
-    const ip = await ctx.allocateClusterIP();
-    spec.clusterIP = ip;
-    spec.clusterIPs = [ip];
-  }
-  if (needsNodePorts(spec)) {
-    const used = new Set(objs(spec.ports).map((p) => p.nodePort).filter((n): n is number => typeof n === 'number'));
-    for (const p of objs(spec.ports)) {
-      if (!p.nodePort) {
-        p.nodePort = randomNodePort(used);
-        used.add(p.nodePort as number);
-      }
+/**
+ * kube's dropTypeDependentFields: a type change that leaves the old ClusterIP or NodePorts in
+ * place (as `kubectl edit` or a patch of spec.type does) drops them when the new type has no use
+ * for them, so they are released instead of refused.
+ */
+function dropTypeDependentFields(obj: KubeObject, old: KubeObject): void {
+  const spec = child(obj as Obj, 'spec');
+  const oldSpec = specOf(old);
+  if (needsClusterIP(oldSpec) && !needsClusterIP(spec) && spec.type === 'ExternalName') {
+    const same = JSON.stringify(serviceClusterIPs(spec)) === JSON.stringify(serviceClusterIPs(oldSpec));
+    if (same) {
+      delete spec.clusterIP;
+      delete spec.clusterIPs;
+      delete spec.ipFamilies;
+      delete spec.ipFamilyPolicy;
+      delete spec.internalTrafficPolicy;
     }
+  }
+  if (needsNodePorts(oldSpec) && !needsNodePorts(spec)) {
+    const oldPorts = new Set(serviceNodePorts(oldSpec));
+    for (const p of objs(spec.ports)) if (typeof p.nodePort === 'number' && oldPorts.has(p.nodePort)) delete p.nodePort;
+  }
+  if (oldSpec.type === 'NodePort' || oldSpec.type === 'LoadBalancer') {
+    if (spec.type !== 'NodePort' && spec.type !== 'LoadBalancer' && spec.externalTrafficPolicy === oldSpec.externalTrafficPolicy) delete spec.externalTrafficPolicy;
   }
 }
 
@@ -177,12 +255,15 @@ export function serviceResource(): ResourceType {
       nameValidator: nameIsDNS1035Label,
       defaults: defaultService,
       async prepareForCreate(obj, ctx) {
-        await allocate(child(obj as Obj, 'spec'), ctx);
+        allocate(obj, ownerOf(obj), ctx, () => ctx.serviceAllocator?.releaseAll(ownerOf(obj)));
+      },
+      admitUpdate(obj, old, req) {
+        if (req.subresource === '') dropTypeDependentFields(obj, old);
       },
       async prepareForUpdate(obj, old, ctx) {
         const spec = child(obj as Obj, 'spec');
         const oldSpec = specOf(old);
-        if (needsClusterIP(spec) && !str(spec.clusterIP) && str(oldSpec.clusterIP) && oldSpec.clusterIP !== 'None') {
+        if (needsClusterIP(spec) && serviceClusterIPs(spec).length === 0 && serviceClusterIPs(oldSpec).length > 0) {
           spec.clusterIP = oldSpec.clusterIP;
           spec.clusterIPs = oldSpec.clusterIPs ?? [oldSpec.clusterIP];
         }
@@ -194,14 +275,14 @@ export function serviceResource(): ResourceType {
             if (prev?.nodePort) p.nodePort = prev.nodePort;
           }
         }
-        await allocate(spec, ctx);
-        const released = [oldSpec.clusterIP].filter((ip) => str(ip) && ip !== 'None' && ip !== spec.clusterIP);
-        for (const ip of released) await ctx.releaseClusterIP?.(String(ip));
+        const owner = ownerOf(old);
+        const keepOld = () => ctx.serviceAllocator?.retain(owner, serviceClusterIPs(oldSpec), serviceNodePorts(oldSpec));
+        allocate(obj, owner, ctx, keepOld);
+        // What the new spec no longer holds goes back (a type change, a dropped port).
+        ctx.serviceAllocator?.retain(owner, needsClusterIP(spec) ? serviceClusterIPs(spec) : [], needsNodePorts(spec) ? serviceNodePorts(spec) : []);
       },
       async afterDelete(obj, ctx) {
-        const spec = specOf(obj);
-        const ips = new Set([spec.clusterIP, ...(Array.isArray(spec.clusterIPs) ? spec.clusterIPs : [])].filter((ip) => str(ip) && ip !== 'None'));
-        for (const ip of ips) await ctx.releaseClusterIP?.(String(ip));
+        ctx.serviceAllocator?.releaseAll(ownerOf(obj));
       },
       validate: validateService,
       table: {

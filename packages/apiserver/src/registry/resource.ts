@@ -2,6 +2,7 @@ import type { KubeObject, NameValidator, SchemaDefinitions, StatusCause, UserInf
 import type { Backend } from '@kplane/storage';
 import type { AuthorizationAttributes, AuthorizationDecision, Authorizer } from '../auth/types.js';
 import type { PolicyRule, RoleRef } from '../auth/rbac/rules.js';
+import type { ServiceAllocator } from '../server/ip-allocator.js';
 
 /** A column of Table output (meta.k8s.io/v1 TableColumnDefinition). */
 export interface TableColumn {
@@ -25,10 +26,8 @@ export interface TableSpec {
 
 /** Context given to a strategy's hooks. */
 export interface StrategyContext {
-  /** Allocates cluster-wide resources (e.g. a Service ClusterIP). */
-  allocateClusterIP?(): Promise<string>;
-  /** Releases an allocation made by allocateClusterIP. */
-  releaseClusterIP?(ip: string): Promise<void>;
+  /** The Services' ClusterIP and NodePort allocators (absent: Services get none). */
+  serviceAllocator?: ServiceAllocator;
   /** How long Events live after their last write, in seconds (kube-apiserver's --event-ttl). */
   eventTTLSeconds?: number;
   /** The name of the default StorageClass (the newest one so annotated), if any. */
@@ -129,7 +128,7 @@ export interface ResourceStrategy {
    * persistentvolumes, persistentvolumeclaims, resourcequotas, storageclasses).
    */
   returnDeletedObject?: boolean;
-  /** Runs when an object is finally removed from storage, e.g. to release a ClusterIP. */
+  /** Runs when an object is finally removed from storage, or when a create stored nothing after `prepareForCreate` ran, e.g. to release a ClusterIP. */
   afterDelete?(obj: KubeObject, ctx: StrategyContext): void | Promise<void>;
   /**
    * Time to live of a stored object, in seconds, set again by every write (Events: the

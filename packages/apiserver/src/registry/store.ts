@@ -540,11 +540,13 @@ export class Store {
         m.resourceVersion = String(kv.modRevision);
         return obj;
       } catch (err) {
-        if (err instanceof ValueTooLargeError) throw this.tooLarge(m.name!, err);
         if (err instanceof KeyExistsError && generated && attempt < 7) {
           m.name = m.generateName + randomSuffix();
           continue;
         }
+        // Nothing was stored: give back what prepareForCreate allocated.
+        await this.type.strategy.afterDelete?.(obj, this.deps.context);
+        if (err instanceof ValueTooLargeError) throw this.tooLarge(m.name!, err);
         if (err instanceof KeyExistsError) throw alreadyExists(this.type.group, this.type.resource, m.name!);
         throw err;
       }

@@ -38,8 +38,9 @@ import { createResourceMetrics, type ResourceMetrics } from './resource-metrics.
 import { metricsKinds } from '../kinds/metrics.js';
 import { createStreamUpgrade, type LocalStreams } from './pod-stream.js';
 import { createHttpsServer } from './http.js';
-import { createClusterIPAllocator } from './ip-allocator.js';
 import { ensureDefaultStorageClass, findDefaultStorageClass } from '../kinds/storageclass.js';
+import { createServiceAllocator } from './ip-allocator.js';
+import { advertiseAddress, reconcileKubernetesService, repairServiceAllocations } from './kubernetes-service.js';
 import type { ServerLimits } from './limits.js';
 import { builtinAdmissionSteps, createAdmissionChain, type AdmissionObjects, type AdmissionOptions } from '../admission/index.js';
 
@@ -57,8 +58,10 @@ export interface ApiServerOptions {
   backend: Backend;
   /** Clock (tests inject one). */
   now?: () => Date;
-  /** Service ClusterIP range (default 10.96.0.0/12). */
+  /** Service ClusterIP range (default 10.96.0.0/12, kube-apiserver's --service-cluster-ip-range). */
   serviceCIDR?: string;
+  /** Service NodePort range (default 30000-32767, kube-apiserver's --service-node-port-range). */
+  serviceNodePortRange?: string;
   /** Extra kinds to serve beside the built-in ones. */
   kinds?: KindBundle[];
   /** BOOKMARK interval for watches (ms). */
@@ -211,18 +214,9 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   const bundles = [builtinKinds(), metricsKinds(resourceMetrics.read), ...(options.kinds ?? [])];
   const definitions = Object.assign({}, ...bundles.map((b) => b.definitions));
   let registry!: Registry;
-  const allocator = createClusterIPAllocator(options.serviceCIDR ?? '10.96.0.0/12', async () => {
-    const services = registry.get('', 'v1', 'services');
-    if (!services) return [];
-    const list = await services.list(undefined);
-    return list.items.flatMap((s) => {
-      const spec = (s.spec ?? {}) as { clusterIP?: string; clusterIPs?: string[] };
-      return [spec.clusterIP, ...(spec.clusterIPs ?? [])].filter((x): x is string => !!x && x !== 'None');
-    });
-  });
+  const allocator = createServiceAllocator({ cidr: options.serviceCIDR, portRange: options.serviceNodePortRange });
   const context: StrategyContext = {
-    allocateClusterIP: () => allocator.allocate(),
-    releaseClusterIP: async (ip) => allocator.release(ip),
+    serviceAllocator: allocator,
     eventTTLSeconds: options.eventTTLSeconds ?? 3600,
     policy: rbac,
     defaultStorageClass: () => findDefaultStorageClass(registry),
@@ -400,6 +394,9 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   const handle = options.audit ? withAudit(handleRequest, { sink: options.audit, now }) : handleRequest;
 
   const servers: Server[] = [];
+  // What the `kubernetes` Service and its endpoints point at (the address once listening).
+  let kubernetesEndpoint: { port: number; address?: string } = { port: 6443 };
+  let kubernetesTimer: ReturnType<typeof setInterval> | undefined;
 
   return {
     registry,
@@ -438,6 +435,14 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
         }
       }
       await ensureDefaultStorageClass(registry);
+      // The allocators' repair, then the `kubernetes` Service (kube-apiserver's post-start hooks).
+      await repairServiceAllocations(registry, allocator, now);
+      await reconcileKubernetesService(registry, allocator, kubernetesEndpoint.port);
+      // Recreated or repaired every 10 s, as kube-apiserver's kubernetes Service controller does.
+      kubernetesTimer = setInterval(() => {
+        reconcileKubernetesService(registry, allocator, kubernetesEndpoint.port, kubernetesEndpoint.address).catch(() => undefined);
+      }, 10_000);
+      kubernetesTimer.unref();
       // kube-apiserver's rbac/bootstrap-roles post-start hook, then the index follows the RBAC objects.
       await ensureBootstrapPolicy(registry, options.bootstrapPolicy);
       if (rbac) rbacFeed = await startRbacFeed(registry, rbac);
@@ -468,10 +473,13 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       });
       const port = (server.address() as AddressInfo).port;
       address = `${l.host ?? '127.0.0.1'}:${port}`;
+      kubernetesEndpoint = { port, address: advertiseAddress(l.host ?? '127.0.0.1') };
+      await reconcileKubernetesService(registry, allocator, port, kubernetesEndpoint.address);
       return port;
     },
     async close() {
       ready = false;
+      clearInterval(kubernetesTimer);
       await Promise.all(maintenance.splice(0).map((m) => m.stop()));
       stopNamespaceCache.abort();
       rbacFeed?.stop();

@@ -41,6 +41,11 @@ Flags:
   --port-forward POD_PORT=HOST:PORT[,...]
                           forward these pod ports to local addresses, for every pod
                           ("kubectl port-forward", client libraries; default: a clear error)
+  --service-cluster-ip-range CIDR
+                          IPv4 range of Services' ClusterIPs; the kubernetes Service takes its
+                          first address (default 10.96.0.0/12)
+  --service-node-port-range RANGE
+                          NodePorts of NodePort and LoadBalancer Services (default 30000-32767)
   --audit-log PATH        append one audit.k8s.io/v1 Event (level Metadata) per request to PATH,
                           as JSON lines (created 0600)
   --authorization-mode M  authorizers asked in order, comma-separated: Node, RBAC, AlwaysAllow
@@ -93,6 +98,8 @@ export async function up(args: string[]): Promise<void> {
       'api-audiences': { type: 'string' },
       'service-account-max-token-expiration': { type: 'string' },
       'audit-log': { type: 'string' },
+      'service-cluster-ip-range': { type: 'string', default: '10.96.0.0/12' },
+      'service-node-port-range': { type: 'string', default: '30000-32767' },
       'authorization-mode': { type: 'string', default: 'Node,RBAC' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -162,6 +169,8 @@ export async function up(args: string[]): Promise<void> {
       serviceAccountMaxTokenExpirationSeconds: Math.floor(maxExpirationMs / 1000),
     },
     auditLogPath: values['audit-log'],
+    serviceCIDR: values['service-cluster-ip-range'],
+    serviceNodePortRange: values['service-node-port-range'],
   });
   process.stdout.write(`kubeconfig: ${cp.kubeconfigPath}\nready: ${cp.url}\nexport KUBECONFIG=${cp.kubeconfigPath}\n`);
   stopOnSignals(() => cp.stop());

@@ -129,6 +129,27 @@ export const CONTROLLER_IDENTITIES: readonly ControllerIdentity[] = [
     rules: [rule(['get', 'list', 'watch', 'patch', 'update', 'delete'], ['*'], ['*']), events],
   },
   {
+    controller: 'endpoints-controller',
+    account: 'endpoint-controller',
+    rules: [
+      rule(['get', 'list', 'watch'], [''], ['services', 'pods']),
+      rule(['get', 'list', 'create', 'update', 'delete'], [''], ['endpoints']),
+      rule(['create'], [''], ['endpoints/restricted']),
+      events,
+    ],
+  },
+  {
+    controller: 'endpointslice-controller',
+    account: 'endpointslice-controller',
+    rules: [
+      rule(['get', 'list', 'watch'], [''], ['services', 'pods', 'nodes']),
+      // Owning a slice with blockOwnerDeletion needs the right to set the Service's finalizers.
+      rule(['update'], [''], ['services/finalizers']),
+      rule(['get', 'list', 'create', 'update', 'delete'], ['discovery.k8s.io'], ['endpointslices']),
+      events,
+    ],
+  },
+  {
     controller: 'horizontal-pod-autoscaler-controller',
     account: 'horizontal-pod-autoscaler',
     rules: [

@@ -6,8 +6,7 @@ import type { Deployment, Endpoints as EndpointsObject, Pod } from './builtin/in
 import type { ApplyConfiguration } from './index.js';
 import {
   HorizontalPodAutoscalers, PodTemplates, ReplicationControllers,
-  ClusterRoleBindings, ClusterRoles, ConfigMaps, ControllerRevisions, CronJobs, CustomResourceDefinitions, DaemonSets, Deployments, Endpoints, Events, EventsV1Events, Ingresses, Jobs,
-  Leases, LimitRanges, Namespaces, PriorityClasses, ResourceQuotas, Nodes, PersistentVolumeClaims, PodDisruptionBudgets, Pods, ReplicaSets, StatefulSets, RoleBindings, Roles, Secrets, ServiceAccounts, Services, PersistentVolumes, StorageClasses, builtinDescriptors,
+  ClusterRoleBindings, ClusterRoles, ConfigMaps, ControllerRevisions, CronJobs, CustomResourceDefinitions, DaemonSets, Deployments, Endpoints, Events, EventsV1Events, Ingresses, Jobs, Leases, LimitRanges, Namespaces, PriorityClasses, ResourceQuotas, Nodes, PersistentVolumeClaims, PodDisruptionBudgets, Pods, ReplicaSets, StatefulSets, RoleBindings, Roles, Secrets, ServiceAccounts, Services, PersistentVolumes, StorageClasses, EndpointSlices, builtinDescriptors,
   kindDescriptor, newObject, resourceOf, type KindDescriptor, type ObjectOf,
 } from './descriptors.js';
 
@@ -31,6 +30,7 @@ const KUBERNETES: [KindDescriptor, string, string, string, boolean, string][] = 
   [Jobs, 'batch', 'v1', 'jobs', true, 'Job'],
   [Leases, 'coordination.k8s.io', 'v1', 'leases', true, 'Lease'],
   [EventsV1Events, 'events.k8s.io', 'v1', 'events', true, 'Event'],
+  [EndpointSlices, 'discovery.k8s.io', 'v1', 'endpointslices', true, 'EndpointSlice'],
   [Ingresses, 'networking.k8s.io', 'v1', 'ingresses', true, 'Ingress'],
   [CustomResourceDefinitions, 'apiextensions.k8s.io', 'v1', 'customresourcedefinitions', false, 'CustomResourceDefinition'],
   [Roles, 'rbac.authorization.k8s.io', 'v1', 'roles', true, 'Role'],

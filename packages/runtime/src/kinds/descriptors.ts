@@ -6,7 +6,7 @@ import { apiVersionOf, type KubeObject } from '@kplane/api';
 import type { Client, ResourceClient, ResourceDescriptor } from '@kplane/client';
 import type {
   ClusterRole, ClusterRoleBinding, ConfigMap, ControllerRevision, CronJob, CustomResourceDefinition, DaemonSet, Deployment,
-  Endpoints as EndpointsObject, Event, EventsV1Event, HorizontalPodAutoscaler, Ingress, Job, Lease, LimitRange, Namespace, Node, PersistentVolumeClaim, Pod, PodDisruptionBudget, PodTemplate, PriorityClass, ReplicaSet, ResourceQuota, ReplicationController, Role, RoleBinding, Secret, Service, ServiceAccount, StatefulSet, PersistentVolume, StorageClass,
+  Endpoints as EndpointsObject, Event, EventsV1Event, HorizontalPodAutoscaler, Ingress, Job, Lease, LimitRange, Namespace, Node, PersistentVolumeClaim, Pod, PodDisruptionBudget, PodTemplate, PriorityClass, ReplicaSet, ResourceQuota, ReplicationController, Role, RoleBinding, Secret, Service, ServiceAccount, StatefulSet, PersistentVolume, StorageClass, EndpointSlice,
 } from './builtin/index.js';
 
 /** Type-only key of the phantom field; no value exists at run time. */
@@ -85,6 +85,8 @@ export const Nodes: KindDescriptor<Node> = core('nodes', 'Node', false);
 export type Endpoints = EndpointsObject;
 /** core/v1 endpoints (the kind is plural: the type and this value share the name `Endpoints`). */
 export const Endpoints: KindDescriptor<EndpointsObject> = core('endpoints', 'Endpoints', true);
+/** discovery.k8s.io/v1 EndpointSlices. */
+export const EndpointSlices: KindDescriptor<EndpointSlice> = kindDescriptor({ group: 'discovery.k8s.io', version: 'v1', resource: 'endpointslices', kind: 'EndpointSlice', namespaced: true });
 /** apps/v1 deployments. */
 export const Deployments: KindDescriptor<Deployment> = kindDescriptor({ group: 'apps', version: 'v1', resource: 'deployments', kind: 'Deployment', namespaced: true });
 /** apps/v1 replicasets. */
@@ -148,7 +150,7 @@ export const PriorityClasses: KindDescriptor<PriorityClass> = kindDescriptor({ g
 /** Every built-in descriptor of a kind kplane serves, core group first (a descriptor joins once its kind is served). */
 export const builtinDescriptors: readonly KindDescriptor[] = Object.freeze([
   Namespaces, ConfigMaps, Secrets, Pods, Services, ServiceAccounts, Events, Nodes, Endpoints, PersistentVolumeClaims,
-  DaemonSets, Deployments, ReplicaSets, StatefulSets, ControllerRevisions, Jobs, Leases, EventsV1Events, Ingresses, CustomResourceDefinitions,
+  DaemonSets, Deployments, ReplicaSets, StatefulSets, ControllerRevisions, Jobs, Leases, EventsV1Events, EndpointSlices, Ingresses, CustomResourceDefinitions,
   Roles, ClusterRoles, RoleBindings, ClusterRoleBindings,
   ReplicationControllers, PodTemplates, HorizontalPodAutoscalers,
   CronJobs, PodDisruptionBudgets, ResourceQuotas, LimitRanges, PriorityClasses, PersistentVolumes, StorageClasses,

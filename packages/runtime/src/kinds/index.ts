@@ -10,6 +10,7 @@ export {
   CustomResourceDefinitions,
   Deployments,
   Endpoints,
+  EndpointSlices,
   Events,
   EventsV1Events,
   Ingresses,

@@ -1,0 +1,141 @@
+/**
+ * What kube-apiserver does for Services at start: the allocators' repair (rebuild the
+ * ClusterIP and NodePort allocations from the stored Services, reporting duplicates and
+ * addresses out of range as Warning Events), the `default/kubernetes` Service at the range's
+ * first address, and its Endpoints and EndpointSlice listing this API server (the endpoint
+ * reconciler, for one API server).
+ */
+import { networkInterfaces } from 'node:os';
+import { ApiError, type KubeObject } from '@kplane/api';
+import type { Registry } from '../registry/registry.js';
+import { serviceClusterIPs, serviceNodePorts } from '../kinds/service.js';
+import type { RepairProblem, ServiceAllocator } from './ip-allocator.js';
+
+/** The `kubernetes` Service's labels, as kube-apiserver sets them. */
+export const KUBERNETES_SERVICE_LABELS = { component: 'apiserver', provider: 'kubernetes' } as const;
+
+type Obj = Record<string, any>;
+
+function rfc3339(d: Date): string {
+  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/**
+ * Rebuilds the allocations from the stored Services (oldest first, so the older of two
+ * Services holding one value keeps it) and records a Warning Event per problem.
+ */
+export async function repairServiceAllocations(registry: Registry, allocator: ServiceAllocator, now: () => Date): Promise<RepairProblem[]> {
+  const services = registry.get('', 'v1', 'services');
+  if (!services) return [];
+  const list = await services.list(undefined);
+  const items = [...list.items].sort((a, b) => String(a.metadata?.creationTimestamp ?? '').localeCompare(String(b.metadata?.creationTimestamp ?? '')));
+  const problems = allocator.repair(
+    items.map((s) => {
+      const spec = (s.spec ?? {}) as Obj;
+      return {
+        owner: s.metadata?.uid ?? '',
+        name: `${s.metadata?.namespace}/${s.metadata?.name}`,
+        clusterIPs: spec.type === 'ExternalName' ? [] : serviceClusterIPs(spec),
+        nodePorts: serviceNodePorts(spec),
+      };
+    }),
+  );
+  const events = registry.get('', 'v1', 'events');
+  let seq = 0;
+  for (const p of problems) {
+    console.error(`kplane: service allocation repair: ${p.service}: ${p.message}`);
+    const [namespace, name] = p.service.split('/') as [string, string];
+    const t = rfc3339(now());
+    try {
+      await events?.create(namespace, {
+        apiVersion: 'v1',
+        kind: 'Event',
+        // Named as client-go's recorder names events: <object>.<nanoseconds in hex>.
+        metadata: { name: `${name}.${(BigInt(now().getTime()) * 1_000_000n + BigInt(seq++)).toString(16)}`, namespace },
+        involvedObject: { apiVersion: 'v1', kind: 'Service', namespace, name, uid: p.owner },
+        reason: p.reason,
+        message: p.message,
+        type: 'Warning',
+        source: { component: p.reason.startsWith('Port') ? 'portallocator-repair-controller' : 'ipallocator-repair-controller' },
+        firstTimestamp: t,
+        lastTimestamp: t,
+        count: 1,
+        reportingComponent: '',
+        reportingInstance: '',
+      });
+    } catch (err) {
+      console.error('kplane: recording a repair event failed:', err);
+    }
+  }
+  return problems;
+}
+
+/** The address the endpoint reconciler publishes for a bind host (an unspecified host: the first external IPv4). */
+export function advertiseAddress(host: string): string {
+  if (host && host !== '0.0.0.0' && host !== '::') return host;
+  for (const addrs of Object.values(networkInterfaces())) {
+    for (const a of addrs ?? []) if (a.family === 'IPv4' && !a.internal) return a.address;
+  }
+  return '127.0.0.1';
+}
+
+async function upsert(registry: Registry, resource: string, group: string, version: string, desired: KubeObject, same: (cur: KubeObject) => boolean): Promise<void> {
+  const store = registry.get(group, version, resource);
+  if (!store) return;
+  const name = desired.metadata!.name!;
+  let current: KubeObject | undefined;
+  try {
+    current = await store.get('default', name);
+  } catch (err) {
+    if (!(err instanceof ApiError && err.code === 404)) throw err;
+  }
+  if (!current) {
+    try {
+      await store.create('default', desired);
+    } catch (err) {
+      if (!(err instanceof ApiError && err.code === 409)) throw err;
+    }
+    return;
+  }
+  if (same(current)) return;
+  await store.guaranteedUpdate('default', name, (cur) => ({ ...cur, ...desired, metadata: { ...cur.metadata, labels: { ...cur.metadata?.labels, ...desired.metadata?.labels } } }));
+}
+
+/**
+ * Creates or repairs `default/kubernetes` (port 443 "https" → `port`, at the range's first
+ * address) and, when `address` is given, its Endpoints and EndpointSlice naming this API server.
+ */
+export async function reconcileKubernetesService(registry: Registry, allocator: ServiceAllocator, port: number, address?: string): Promise<void> {
+  const ports = [{ name: 'https', port: 443, protocol: 'TCP', targetPort: port }];
+  const service: KubeObject = {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: 'kubernetes', namespace: 'default', labels: { ...KUBERNETES_SERVICE_LABELS } },
+    spec: { type: 'ClusterIP', sessionAffinity: 'None', clusterIP: allocator.kubernetesIP, clusterIPs: [allocator.kubernetesIP], ports },
+  };
+  await upsert(registry, 'services', '', 'v1', service, (cur) => {
+    const spec = (cur.spec ?? {}) as Obj;
+    return JSON.stringify(spec.ports) === JSON.stringify(ports) && spec.type === 'ClusterIP';
+  });
+  if (!address) return;
+  const endpointPorts = [{ name: 'https', port, protocol: 'TCP' }];
+  const endpoints: KubeObject = {
+    apiVersion: 'v1',
+    kind: 'Endpoints',
+    metadata: { name: 'kubernetes', namespace: 'default', labels: { 'endpointslice.kubernetes.io/skip-mirror': 'true' } },
+    subsets: [{ addresses: [{ ip: address }], ports: endpointPorts }],
+  } as KubeObject;
+  await upsert(registry, 'endpoints', '', 'v1', endpoints, (cur) => JSON.stringify((cur as Obj).subsets) === JSON.stringify((endpoints as Obj).subsets));
+  const slice: KubeObject = {
+    apiVersion: 'discovery.k8s.io/v1',
+    kind: 'EndpointSlice',
+    metadata: { name: 'kubernetes', namespace: 'default', labels: { 'kubernetes.io/service-name': 'kubernetes' } },
+    addressType: address.includes(':') ? 'IPv6' : 'IPv4',
+    endpoints: [{ addresses: [address], conditions: { ready: true } }],
+    ports: endpointPorts,
+  } as KubeObject;
+  await upsert(registry, 'endpointslices', 'discovery.k8s.io', 'v1', slice, (cur) => {
+    const c = cur as Obj;
+    return JSON.stringify(c.endpoints) === JSON.stringify((slice as Obj).endpoints) && JSON.stringify(c.ports) === JSON.stringify((slice as Obj).ports);
+  });
+}
