@@ -32,7 +32,14 @@ it('the generator replays the same requests from the same seed, over every serve
     assert.deepEqual(seqA.map(key), seqB.map(key));
     assert.notDeepEqual(seqA.map(key), seqC.map(key));
     // Every kind, and every verb and patch type, shows up in those requests.
-    const touched = new Set(seqA.map((q) => q.path.split('/').filter(Boolean).find((s) => resources.some((r) => r.resource === s))));
+    // The resource of a path: the segment after /namespaces/NAME/ when there is one, else the first resource name.
+    const resourceOf = (path: string) => {
+      const segs = path.split('/').filter(Boolean);
+      const ns = segs.indexOf('namespaces');
+      if (ns >= 0 && segs.length > ns + 2) return segs[ns + 2];
+      return segs.find((s) => resources.some((r) => r.resource === s));
+    };
+    const touched = new Set(seqA.map((q) => resourceOf(q.path)));
     for (const r of resources) assert.ok(touched.has(r.resource), `some request addresses ${r.resource}`);
     const labels = seqA.map((q) => q.label).join('\n');
     for (const l of ['create', 'update', 'get', 'list', 'deletecollection', 'delete', 'watch', 'subresource', 'application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml', 'nesting', 'huge number', '__proto__', 'yaml aliases', 'duplicate']) {

@@ -1,16 +1,19 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
-import { ConfigMaps, Jobs, Pods, ResourceQuotas, Services, createFakeClock, createManager, type FakeClock, type ResourceQuota } from '@kplane/runtime';
+import { ConfigMaps, Jobs, Namespaces, Pods, ResourceQuotas, Services, createFakeClock, createManager, type FakeClock, type ResourceQuota } from '@kplane/runtime';
 import { eventually, startTestKplane, type TestKplane } from '../namespace/testing.js';
 import { newJob } from '../job/test-support.js';
 import { createResourceQuotaController, quotaUsage } from './controller.js';
 
+/** A namespace of its own: `default` holds the API server's `kubernetes` Service, which a quota counts. */
+const NS = 'quota-controller';
 let kp: TestKplane;
 let clock: FakeClock;
 let stop: () => Promise<void>;
 
 before(async () => {
   kp = await startTestKplane();
+  await kp.client.resource(Namespaces).create({ metadata: { name: NS } });
   clock = createFakeClock(Date.parse('2026-03-01T10:00:00Z'));
   const mgr = createManager({ client: kp.client, clock });
   createResourceQuotaController(mgr);
@@ -27,7 +30,7 @@ after(async () => {
 });
 
 const quotas = () => kp.client.resource<ResourceQuota>(ResourceQuotas);
-const status = async (name: string) => (await quotas().get(name, { namespace: 'default' })).status;
+const status = async (name: string) => (await quotas().get(name, { namespace: NS })).status;
 const pod = (name: string, cpu?: string, phase?: 'Succeeded') => ({
   metadata: { name },
   spec: { containers: [{ name: 'c', image: 'busybox', ...(cpu ? { resources: { requests: { cpu }, limits: { cpu } } } : {}) }] },
@@ -41,21 +44,21 @@ it('quotaUsage: every hard resource gets a value, "0" when nothing counts; termi
 });
 
 it('fills status.hard and status.used from the namespace and follows pods, services and other kinds', async () => {
-  await quotas().create({ metadata: { name: 'q' }, spec: { hard: { pods: '10', 'requests.cpu': '4', services: '2', 'services.nodeports': '5', 'count/jobs.batch': '4', 'count/configmaps': '9' } } }, { namespace: 'default' });
+  await quotas().create({ metadata: { name: 'q' }, spec: { hard: { pods: '10', 'requests.cpu': '4', services: '2', 'services.nodeports': '5', 'count/jobs.batch': '4', 'count/configmaps': '9' } } }, { namespace: NS });
   await eventually('status filled', async () => (await status('q'))?.used?.pods === '0');
   assert.deepEqual((await status('q'))?.hard, { pods: '10', 'requests.cpu': '4', services: '2', 'services.nodeports': '5', 'count/jobs.batch': '4', 'count/configmaps': '9' });
-  await kp.client.resource(Pods).create(pod('p1', '500m'), { namespace: 'default' });
-  await kp.client.resource(Pods).create(pod('p2', '1500m'), { namespace: 'default' });
-  await kp.client.resource(Services).create({ metadata: { name: 's' }, spec: { type: 'NodePort', ports: [{ port: 80 }] } }, { namespace: 'default' });
-  await kp.client.resource(ConfigMaps).create({ metadata: { name: 'cm' } }, { namespace: 'default' });
+  await kp.client.resource(Pods).create(pod('p1', '500m'), { namespace: NS });
+  await kp.client.resource(Pods).create(pod('p2', '1500m'), { namespace: NS });
+  await kp.client.resource(Services).create({ metadata: { name: 's' }, spec: { type: 'NodePort', ports: [{ port: 80 }] } }, { namespace: NS });
+  await kp.client.resource(ConfigMaps).create({ metadata: { name: 'cm' } }, { namespace: NS });
   await eventually('pods, services and config maps counted', async () => {
     const u = (await status('q'))?.used;
     return u?.pods === '2' && u['requests.cpu'] === '2' && u.services === '1' && u['services.nodeports'] === '1' && u['count/configmaps'] === '1';
   });
-  await kp.client.resource(Pods).delete('p2', { namespace: 'default', gracePeriodSeconds: 0 });
+  await kp.client.resource(Pods).delete('p2', { namespace: NS, gracePeriodSeconds: 0 });
   await eventually('a deleted pod is given back', async () => (await status('q'))?.used?.pods === '1');
   // Jobs are not followed by an informer: they are counted at the next resync, on the virtual clock.
-  await kp.client.resource(Jobs).create(newJob('j'), { namespace: 'default' });
+  await kp.client.resource(Jobs).create(newJob('j'), { namespace: NS });
   await clock.advanceAsync(5 * 60_000 + 1000);
   await eventually('jobs counted at the resync', async () => (await status('q'))?.used?.['count/jobs.batch'] === '1');
 });
