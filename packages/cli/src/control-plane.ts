@@ -75,6 +75,8 @@ export interface ControlPlaneOptions {
   controllerManagerPort?: number;
   /** How often the horizontal-pod-autoscaler controller syncs each HPA (default 15 s, --horizontal-pod-autoscaler-sync-period). */
   hpaSyncPeriodMs?: number;
+  /** Terminated pods kept before the pod garbage collector deletes the oldest (default 12 500, --terminated-pod-gc-threshold). */
+  terminatedPodGcThreshold?: number;
   /**
    * Each controller acts as its own ServiceAccount `kube-system/<name>-controller` bound to its
    * least-privilege ClusterRole (kube-controller-manager's --use-service-account-credentials;
@@ -366,10 +368,10 @@ async function startControllers(
   const client: Client = createClient({ transport });
   const serviceAccountClients = options.useServiceAccountCredentials === false ? undefined : inProcessServiceAccountClients(transport);
   try {
-    return await startControllerManager({ client, serving, serviceAccountClients, serviceAccountTokens, clusterSigning, rootCA, horizontalPodAutoscaler: { syncPeriodMs: options.hpaSyncPeriodMs } });
+    return await startControllerManager({ client, serving, serviceAccountClients, serviceAccountTokens, clusterSigning, rootCA, horizontalPodAutoscaler: { syncPeriodMs: options.hpaSyncPeriodMs }, podGarbageCollector: { terminatedPodThreshold: options.terminatedPodGcThreshold } });
   } catch (err) {
     if (!serving || (err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
     process.stderr.write(`kplane controller-manager: port ${serving.port} is in use; running without /metrics and /healthz\n`);
-    return startControllerManager({ client, serviceAccountClients, serviceAccountTokens, clusterSigning, rootCA, horizontalPodAutoscaler: { syncPeriodMs: options.hpaSyncPeriodMs } });
+    return startControllerManager({ client, serviceAccountClients, serviceAccountTokens, clusterSigning, rootCA, horizontalPodAutoscaler: { syncPeriodMs: options.hpaSyncPeriodMs }, podGarbageCollector: { terminatedPodThreshold: options.terminatedPodGcThreshold } });
   }
 }

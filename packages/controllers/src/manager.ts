@@ -24,6 +24,7 @@ import { ensureControllerIdentity, type ServiceAccountClientFactory } from './id
 import { createClusterRoleAggregationController } from './clusterrole-aggregation/index.js';
 import { createCsrCleanerController, createCsrSigningController } from './certificates/index.js';
 import { createCronJobController } from './cronjob/index.js';
+import { createPodGarbageCollector, type PodGarbageCollectorOptions } from './podgc/index.js';
 import type { SigningCa } from './certificates/sign.js';
 
 /** Canonical controller names, as kube-controller-manager names them. */
@@ -45,6 +46,7 @@ export const CONTROLLER_NAMES = {
   job: 'job-controller',
   ttlAfterFinished: 'ttl-after-finished-controller',
   cronJob: 'cronjob-controller',
+  podGarbageCollector: 'pod-garbage-collector-controller',
 } as const;
 
 /** Every controller this manager knows, by canonical name. */
@@ -59,6 +61,7 @@ export const KNOWN_CONTROLLERS: readonly string[] = [
   CONTROLLER_NAMES.horizontalPodAutoscaler,
   CONTROLLER_NAMES.job,
   CONTROLLER_NAMES.namespace,
+  CONTROLLER_NAMES.podGarbageCollector,
   CONTROLLER_NAMES.replicaSet,
   CONTROLLER_NAMES.replicationController,
   CONTROLLER_NAMES.rootCACertPublisher,
@@ -87,6 +90,7 @@ export const CONTROLLER_ALIASES: Readonly<Record<string, string>> = {
   job: CONTROLLER_NAMES.job,
   'ttl-after-finished': CONTROLLER_NAMES.ttlAfterFinished,
   cronjob: CONTROLLER_NAMES.cronJob,
+  podgc: CONTROLLER_NAMES.podGarbageCollector,
 };
 
 /** The Lease kube-controller-manager elects its leader with. */
@@ -165,6 +169,8 @@ export interface ControllerManagerOptions {
   namespaceController?: Omit<NamespaceControllerOptions, 'manager'>;
   /** Tuning of the horizontal-pod-autoscaler controller (its sync period: --horizontal-pod-autoscaler-sync-period). */
   horizontalPodAutoscaler?: Pick<HorizontalPodAutoscalerControllerOptions, 'syncPeriodMs' | 'tolerance'>;
+  /** Tuning of the pod garbage collector (its threshold: --terminated-pod-gc-threshold). */
+  podGarbageCollector?: Pick<PodGarbageCollectorOptions, 'terminatedPodThreshold' | 'gcCheckPeriodMs' | 'quarantineMs'>;
   /** Tuning of the garbage collector. */
   garbageCollector?: Omit<GarbageCollectorOptions, 'manager' | 'client' | 'clock' | 'metrics'>;
   /**
@@ -272,6 +278,7 @@ export async function startControllerManager(options: ControllerManagerOptions):
     [CONTROLLER_NAMES.clusterRoleAggregation]: (m) => createClusterRoleAggregationController({ manager: m }),
     [CONTROLLER_NAMES.csrCleaner]: (m) => createCsrCleanerController({ manager: m }),
     [CONTROLLER_NAMES.cronJob]: (m) => createCronJobController(m),
+    [CONTROLLER_NAMES.podGarbageCollector]: (m) => m.add(createPodGarbageCollector(m, options.podGarbageCollector)),
     ...(options.rootCA !== undefined ? { [CONTROLLER_NAMES.rootCACertPublisher]: (m: Manager) => createRootCACertPublisher({ manager: m, rootCA: options.rootCA! }) } : {}),
   };
   const signing = options.clusterSigning;

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { startControlPlane } from '../control-plane.js';
 import { parseDuration } from './duration.js';
+import { parseTerminatedPodGcThreshold } from './controller-manager.js';
 import type { ForwardTarget } from '@kplane/apiserver';
 import { loadKubeletConfig } from './kubelet.js';
 
@@ -20,6 +21,9 @@ Flags:
                           or 0, a free one, when --port is 0)
   --horizontal-pod-autoscaler-sync-period DURATION
                           how often each HorizontalPodAutoscaler is synced (default 15s)
+  --terminated-pod-gc-threshold N
+                          terminated pods kept before the pod garbage collector deletes the
+                          oldest (default 12500; 0 or less: never)
   --nodes N               simulated nodes, with a scheduler and kubelet (default 3; 0: none,
                           pods stay Pending)
   --kubelet-config FILE   pod behaviour of the simulated kubelet (see "kplane kubelet --help")
@@ -68,6 +72,7 @@ export async function up(args: string[]): Promise<void> {
       'controller-manager-port': { type: 'string' },
       nodes: { type: 'string', default: '3' },
       'horizontal-pod-autoscaler-sync-period': { type: 'string', default: '15s' },
+      'terminated-pod-gc-threshold': { type: 'string', default: '12500' },
       'kubelet-config': { type: 'string' },
       'event-ttl': { type: 'string', default: '1h' },
       'compaction-interval': { type: 'string', default: '5m' },
@@ -117,6 +122,7 @@ export async function up(args: string[]): Promise<void> {
     controllers: !values['no-controllers'],
     controllerManagerPort,
     hpaSyncPeriodMs,
+    terminatedPodGcThreshold: parseTerminatedPodGcThreshold(values['terminated-pod-gc-threshold']!),
     nodes,
     kubeletConfig,
     eventTTLSeconds: Math.floor(eventTTLMs / 1000),
