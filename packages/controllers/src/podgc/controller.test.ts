@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { Client } from '@kplane/client';
+import type { RawRequest, RawResponse } from '@kplane/api';
 import { Nodes, Pods, createFakeClock, createManager, type Node, type Pod } from '@kplane/runtime';
 import { createNamespace, startKplane, until, type TestKplane } from '../replicaset/test-support.js';
 import { compareForDeletion, createPodGarbageCollector, type PodGarbageCollectorOptions } from './controller.js';
@@ -27,9 +29,9 @@ describe('pod garbage collector', () => {
   const names = async (ns: string) => (await podApi().list({ namespace: ns })).items.map((p) => p.metadata?.name).sort();
 
   /** Starts a manager with the collector on a fake clock; `passes()` counts finished passes. */
-  const run = (options: PodGarbageCollectorOptions = {}) => {
+  const run = (options: PodGarbageCollectorOptions = {}, client: Client = kp.client) => {
     const clock = createFakeClock(Date.parse('2026-01-01T00:00:00Z'));
-    const mgr = createManager({ client: kp.client, clock });
+    const mgr = createManager({ client, clock });
     let passes = 0;
     mgr.add(createPodGarbageCollector(mgr, { ...options, onPass: () => passes++ }));
     const stop = new AbortController();
@@ -154,6 +156,36 @@ describe('pod garbage collector', () => {
       await ctl.stop();
       for (const name of ['unscheduled', 'stuck', 'untouched']) await podApi().patch(name, { metadata: { finalizers: null } }, 'merge', { namespace: ns });
       await nodeApi().delete('oos');
+    }
+  });
+
+  it('falls back on a strategic merge patch of the status when the server answers 415 to apply', async () => {
+    const ns = 'podgc-no-apply';
+    await createNamespace(kp.client, ns);
+    await pod(ns, 'lost', 'Running', 'nowhere', { finalizers: ['example.com/hold'] });
+    const writes: string[] = [];
+    const unsupported: RawResponse = {
+      status: 415,
+      headers: { 'content-type': 'application/json' },
+      body: new TextEncoder().encode(JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'the body of the request was in an unknown format', reason: 'UnsupportedMediaType', code: 415 })),
+    };
+    const client = kp.clientWith(async (req: RawRequest, next) => {
+      if (req.method === 'GET') return next(req);
+      writes.push(`${req.method} ${req.headers?.['content-type'] ?? ''} ${req.path}`);
+      return req.headers?.['content-type'] === 'application/apply-patch+yaml' ? unsupported : next(req);
+    });
+    const ctl = run({ quarantineMs: 0 }, client);
+    try {
+      await ctl.pass(1);
+      const base = `/api/v1/namespaces/${ns}/pods/lost`;
+      // (Pods other tests left on nodes they removed go too.)
+      assert.deepEqual(writes.filter((w) => w.includes(`/namespaces/${ns}/`)), [`PATCH application/apply-patch+yaml ${base}/status`, `PATCH application/strategic-merge-patch+json ${base}/status`, `DELETE application/json ${base}`]);
+      const lost = await podApi().get('lost', { namespace: ns });
+      assert.equal(lost.status?.phase, 'Failed');
+      assert.equal(lost.status?.conditions?.find((c) => c.type === 'DisruptionTarget')?.reason, 'DeletionByPodGC');
+    } finally {
+      await ctl.stop();
+      await podApi().patch('lost', { metadata: { finalizers: null } }, 'merge', { namespace: ns });
     }
   });
 });
