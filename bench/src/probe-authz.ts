@@ -2,4 +2,4 @@
 import { reportFromChild } from './child.js';
 import { benchAuthorization } from './authz-bench.js';
 
-await reportFromChild(() => benchAuthorization({ bindings: Number(process.argv[2] ?? 2000), rounds: Number(process.argv[3] ?? 5) }));
+await reportFromChild(() => benchAuthorization({ bindings: Number(process.argv[2] ?? 2000), ...(process.argv[3] ? { rounds: Number(process.argv[3]) } : {}) }));

@@ -2,6 +2,7 @@ export * from './types.js';
 export * from './errors.js';
 export * from './schema.js';
 export * from './transport.js';
+export * from './identity.js';
 export * from './field-errors.js';
 export * from './validation.js';
 export * from './labels.js';

@@ -26,3 +26,4 @@ export * from './auth/serviceaccount.js';
 export * from './auth/token.js';
 export * from './auth/token-file.js';
 export * from './server/authentication.js';
+export * from './admission/index.js';

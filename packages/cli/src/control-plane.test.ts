@@ -19,7 +19,7 @@ it('starts in-process on memory storage, without disk or network, and serves a c
 it('runs the controllers in process when asked, and stops them with the control plane', async () => {
   const cp = await startControlPlane({ storage: 'memory', listen: false, controllers: true });
   try {
-    assert.deepEqual(cp.controllerManager?.controllers, ['certificatesigningrequest-cleaner-controller', 'clusterrole-aggregation-controller', 'cronjob-controller', 'daemonset-controller', 'deployment-controller', 'garbage-collector-controller', 'horizontal-pod-autoscaler-controller', 'job-controller', 'namespace-controller', 'pod-garbage-collector-controller', 'replicaset-controller', 'replicationcontroller-controller', 'serviceaccount-controller', 'serviceaccount-token-controller', 'statefulset-controller', 'ttl-after-finished-controller']);
+    assert.deepEqual(cp.controllerManager?.controllers, ['certificatesigningrequest-cleaner-controller', 'clusterrole-aggregation-controller', 'cronjob-controller', 'daemonset-controller', 'deployment-controller', 'garbage-collector-controller', 'horizontal-pod-autoscaler-controller', 'job-controller', 'namespace-controller', 'node-lifecycle-controller', 'pod-garbage-collector-controller', 'replicaset-controller', 'replicationcontroller-controller', 'serviceaccount-controller', 'serviceaccount-token-controller', 'statefulset-controller', 'taint-eviction-controller', 'ttl-after-finished-controller']);
     const sas = cp.client.resource({ group: '', version: 'v1', resource: 'serviceaccounts', namespaced: true });
     for (let i = 0; ; i++) {
       if ((await sas.list({ namespace: 'kube-system' })).items.some((s) => s.metadata?.name === 'default')) break;

@@ -2,7 +2,7 @@ import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { request } from 'node:https';
 import { stringify } from 'yaml';
-import type { KubeObject, RawRequest, RawResponse, Transport, UserInfo } from '@kplane/api';
+import { transportAs, type KubeObject, type RawRequest, type RawResponse, type Transport, type UserInfo } from '@kplane/api';
 import { createBackend, type Backend } from '@kplane/storage';
 import {
   createApiServer,
@@ -31,7 +31,6 @@ import {
   ensureClusterRoleBinding,
   inProcessServiceAccountClients,
   startControllerManager,
-  transportAs,
   type ControllerManager,
   type ControllerManagerOptions,
   type SecureServingOptions,
@@ -113,6 +112,12 @@ export interface ControlPlaneOptions {
   auditLogPath?: string;
   /** Authentication flags, as kube-apiserver's. */
   authentication?: ControlPlaneAuthentication;
+  /** kube-apiserver's --authorization-mode (default `Node,RBAC`). */
+  authorizationMode?: string;
+  /** kube-apiserver's --default-not-ready-toleration-seconds and --default-unreachable-toleration-seconds (300 each). */
+  defaultTolerationSeconds?: { notReadySeconds?: number; unreachableSeconds?: number };
+  /** kube-controller-manager's --node-monitor-grace-period, in ms (default 40 s). */
+  nodeMonitorGracePeriodMs?: number;
 }
 
 /** kube-apiserver's authentication flags. */
@@ -227,7 +232,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     await backend.close();
     throw err;
   }
-  const apiServer = createApiServer({ backend, eventTTLSeconds: options.eventTTLSeconds, compactionIntervalMs: options.compactionIntervalMs, authentication, audit, localStreams: options.localStreams });
+  const apiServer = createApiServer({ backend, authorizationMode: options.authorizationMode, eventTTLSeconds: options.eventTTLSeconds, compactionIntervalMs: options.compactionIntervalMs, authentication, audit, localStreams: options.localStreams, admission: options.defaultTolerationSeconds });
   const tokenSigner = (rootCA: string) => ({ rootCA, generateToken: (c: Parameters<typeof signLegacyToken>[1]) => signLegacyToken(apiServer.serviceAccountKeys, c) });
   const transportFor = (user: UserInfo) => apiServer.transportAs(user);
   try {
@@ -370,11 +375,12 @@ async function startControllers(
   const transport = withAgent(apiServer.handle, CONTROLLER_MANAGER_AGENT);
   const client: Client = createClient({ transport });
   const serviceAccountClients = options.useServiceAccountCredentials === false ? undefined : inProcessServiceAccountClients(transport);
+  const nodeLifecycle = { gracePeriodMs: options.nodeMonitorGracePeriodMs };
   try {
-    return await startControllerManager({ client, serving, serviceAccountClients, serviceAccountTokens, clusterSigning, rootCA, horizontalPodAutoscaler: { syncPeriodMs: options.hpaSyncPeriodMs }, podGarbageCollector: { terminatedPodThreshold: options.terminatedPodGcThreshold, gcCheckPeriodMs: options.podGcPeriodMs, quarantineMs: options.podGcQuarantineMs } });
+    return await startControllerManager({ client, serving, serviceAccountClients, serviceAccountTokens, clusterSigning, rootCA, horizontalPodAutoscaler: { syncPeriodMs: options.hpaSyncPeriodMs }, nodeLifecycle, podGarbageCollector: { terminatedPodThreshold: options.terminatedPodGcThreshold, gcCheckPeriodMs: options.podGcPeriodMs, quarantineMs: options.podGcQuarantineMs } });
   } catch (err) {
     if (!serving || (err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
     process.stderr.write(`kplane controller-manager: port ${serving.port} is in use; running without /metrics and /healthz\n`);
-    return startControllerManager({ client, serviceAccountClients, serviceAccountTokens, clusterSigning, rootCA, horizontalPodAutoscaler: { syncPeriodMs: options.hpaSyncPeriodMs }, podGarbageCollector: { terminatedPodThreshold: options.terminatedPodGcThreshold, gcCheckPeriodMs: options.podGcPeriodMs, quarantineMs: options.podGcQuarantineMs } });
+    return startControllerManager({ client, serviceAccountClients, serviceAccountTokens, clusterSigning, rootCA, horizontalPodAutoscaler: { syncPeriodMs: options.hpaSyncPeriodMs }, nodeLifecycle, podGarbageCollector: { terminatedPodThreshold: options.terminatedPodGcThreshold, gcCheckPeriodMs: options.podGcPeriodMs, quarantineMs: options.podGcQuarantineMs } });
   }
 }

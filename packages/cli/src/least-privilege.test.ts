@@ -8,13 +8,12 @@
  */
 import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { RawRequest, UserInfo } from '@kplane/api';
+import { serviceAccountUser, type RawRequest, type UserInfo } from '@kplane/api';
 import { createClient, type Client } from '@kplane/client';
 import {
   CONTROLLER_IDENTITIES,
   ensureClusterRole,
   ensureClusterRoleBinding,
-  serviceAccountUser,
   startControllerManager,
   type ControllerManager,
   type PolicyRule,
@@ -111,7 +110,7 @@ before(async () => {
     leaderElect: false,
     log: () => {},
     namespaceController: { deletionGracePeriodMs: 0 },
-    serviceAccountClients: (account) => recordingClient(serviceAccountUser(account)),
+    serviceAccountClients: (account) => recordingClient(serviceAccountUser(account.namespace, account.name, account.uid)),
   });
   const policy = simulationPolicy();
   for (const role of policy.clusterRoles) await ensureClusterRole(kp.client, role);

@@ -43,6 +43,7 @@ export * from './replicationcontroller/index.js';
 export * from './podautoscaler/index.js';
 export * from './job/index.js';
 export * from './ttlafterfinished/index.js';
+export * from './nodelifecycle/index.js';
 export {
   CRONJOB_SCHEDULED_TIMESTAMP_ANNOTATION,
   compileSchedule,

@@ -24,6 +24,7 @@ import { ensureControllerIdentity, type ServiceAccountClientFactory } from './id
 import { createClusterRoleAggregationController } from './clusterrole-aggregation/index.js';
 import { createCsrCleanerController, createCsrSigningController } from './certificates/index.js';
 import { createCronJobController } from './cronjob/index.js';
+import { createNodeLifecycleController, createTaintEvictionController, type NodeLifecycleOptions } from './nodelifecycle/index.js';
 import { createPodGarbageCollector, type PodGarbageCollectorOptions } from './podgc/index.js';
 import type { SigningCa } from './certificates/sign.js';
 
@@ -46,6 +47,8 @@ export const CONTROLLER_NAMES = {
   job: 'job-controller',
   ttlAfterFinished: 'ttl-after-finished-controller',
   cronJob: 'cronjob-controller',
+  nodeLifecycle: 'node-lifecycle-controller',
+  taintEviction: 'taint-eviction-controller',
   podGarbageCollector: 'pod-garbage-collector-controller',
 } as const;
 
@@ -61,6 +64,7 @@ export const KNOWN_CONTROLLERS: readonly string[] = [
   CONTROLLER_NAMES.horizontalPodAutoscaler,
   CONTROLLER_NAMES.job,
   CONTROLLER_NAMES.namespace,
+  CONTROLLER_NAMES.nodeLifecycle,
   CONTROLLER_NAMES.podGarbageCollector,
   CONTROLLER_NAMES.replicaSet,
   CONTROLLER_NAMES.replicationController,
@@ -68,6 +72,7 @@ export const KNOWN_CONTROLLERS: readonly string[] = [
   CONTROLLER_NAMES.serviceAccount,
   CONTROLLER_NAMES.serviceAccountToken,
   CONTROLLER_NAMES.statefulSet,
+  CONTROLLER_NAMES.taintEviction,
   CONTROLLER_NAMES.ttlAfterFinished,
 ];
 
@@ -90,6 +95,7 @@ export const CONTROLLER_ALIASES: Readonly<Record<string, string>> = {
   job: CONTROLLER_NAMES.job,
   'ttl-after-finished': CONTROLLER_NAMES.ttlAfterFinished,
   cronjob: CONTROLLER_NAMES.cronJob,
+  nodelifecycle: CONTROLLER_NAMES.nodeLifecycle,
   podgc: CONTROLLER_NAMES.podGarbageCollector,
 };
 
@@ -167,6 +173,8 @@ export interface ControllerManagerOptions {
   clock?: Clock;
   /** Tuning of the namespace controller. */
   namespaceController?: Omit<NamespaceControllerOptions, 'manager'>;
+  /** The node lifecycle controller's grace periods (--node-monitor-grace-period, --node-startup-grace-period). */
+  nodeLifecycle?: Pick<NodeLifecycleOptions, 'gracePeriodMs' | 'startupGracePeriodMs'>;
   /** Tuning of the horizontal-pod-autoscaler controller (its sync period: --horizontal-pod-autoscaler-sync-period). */
   horizontalPodAutoscaler?: Pick<HorizontalPodAutoscalerControllerOptions, 'syncPeriodMs' | 'tolerance'>;
   /** Tuning of the pod garbage collector (its threshold: --terminated-pod-gc-threshold). */
@@ -278,6 +286,8 @@ export async function startControllerManager(options: ControllerManagerOptions):
     [CONTROLLER_NAMES.clusterRoleAggregation]: (m) => createClusterRoleAggregationController({ manager: m }),
     [CONTROLLER_NAMES.csrCleaner]: (m) => createCsrCleanerController({ manager: m }),
     [CONTROLLER_NAMES.cronJob]: (m) => createCronJobController(m),
+    [CONTROLLER_NAMES.nodeLifecycle]: (m) => createNodeLifecycleController(m, options.nodeLifecycle),
+    [CONTROLLER_NAMES.taintEviction]: (m) => createTaintEvictionController(m),
     [CONTROLLER_NAMES.podGarbageCollector]: (m) => m.add(createPodGarbageCollector(m, options.podGarbageCollector)),
     ...(options.rootCA !== undefined ? { [CONTROLLER_NAMES.rootCACertPublisher]: (m: Manager) => createRootCACertPublisher({ manager: m, rootCA: options.rootCA! }) } : {}),
   };

@@ -60,6 +60,22 @@ describe('simulated kubelet on a fake clock', () => {
     await tickUntil(clock, async () => (await k.client.resource(Leases).get('kplane-node-1', { namespace: 'kube-node-lease' })).spec!.renewTime === '2025-06-01T12:00:10.000000Z', 1, 50);
   });
 
+  it('posts its own conditions again at the next status update when the Node says otherwise', async () => {
+    const nodes = k.client.resource(Nodes);
+    const cur = await nodes.get('kplane-node-0');
+    const before = cur.status!.conditions!.find((c) => c.type === 'Ready')!;
+    const unknown = cur.status!.conditions!.map((c) => ({ ...c, status: 'Unknown', reason: 'NodeStatusUnknown', message: 'Kubelet stopped posting node status.' }));
+    await nodes.updateStatus({ ...cur, status: { ...cur.status, conditions: unknown } });
+    const back = await tickUntil(clock, async () => {
+      const n = await nodes.get('kplane-node-0');
+      const r = n.status!.conditions!.find((c) => c.type === 'Ready')!;
+      return r.status === 'True' ? r : undefined;
+    }, 1000, 11_000);
+    assert.deepEqual([back.reason, back.message], ['KubeletReady', 'kubelet is posting ready status']);
+    assert.notEqual(back.lastHeartbeatTime, before.lastHeartbeatTime, 'a new heartbeat');
+    assert.notEqual(back.lastTransitionTime, before.lastTransitionTime, 'a transition');
+  });
+
   it('runs a bound pod: ContainerCreating, then Running and Ready with a pod IP from the node CIDR', async () => {
     await pods().create(pod('web', {}, { 'kplane.io/start-after-ms': '1000' }));
     const creating = await tickUntil(clock, async () => {

@@ -363,11 +363,23 @@ export function createKubelet(options: KubeletOptions): Kubelet {
           if (is(err, 404) && n.node) await n.api.leases.create(buildNodeLease(n.node, formatMicroTime(now), leaseSeconds)).catch(onError);
           else onError(err);
         }
-        if (!report) return;
         try {
+          // As the kubelet at each status update: its own view of the conditions is posted when it
+          // differs from the Node's (the node lifecycle controller set them Unknown) or when a
+          // report is due; a condition whose status is unchanged keeps its lastTransitionTime.
           const cur = await n.api.nodes.get(n.name);
           const time = rfc3339(now);
-          const conditions = (cur.status?.conditions ?? healthyNodeConditions(time)).map((c) => ({ ...c, lastHeartbeatTime: time }));
+          const current = cur.status?.conditions ?? [];
+          const own = healthyNodeConditions(time).map((c) => {
+            const seen = current.find((x) => x.type === c.type);
+            return seen && seen.status === c.status && seen.lastTransitionTime ? { ...c, lastTransitionTime: seen.lastTransitionTime } : c;
+          });
+          const differs = own.some((c) => {
+            const seen = current.find((x) => x.type === c.type);
+            return !seen || seen.status !== c.status || seen.reason !== c.reason || seen.message !== c.message;
+          });
+          if (!report && !differs) return;
+          const conditions = [...current.filter((x) => !own.some((c) => c.type === x.type)).map((c) => ({ ...c, lastHeartbeatTime: time })), ...own];
           await n.api.nodes.patch(n.name, { status: { conditions } }, 'strategic', { subresource: 'status' });
         } catch (err) {
           onError(err);

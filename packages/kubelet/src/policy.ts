@@ -1,8 +1,8 @@
 /**
  * The roles of the scheduler's and the nodes' identities: Kubernetes 1.32's bootstrap
- * ClusterRoles `system:kube-scheduler` and `system:node`, with their bindings. kplane has no
- * Node authorizer, so `system:node` is bound to the group `system:nodes` (as Kubernetes did
- * before 1.8) rather than left without subjects.
+ * ClusterRoles `system:kube-scheduler` (bound to its user) and `system:node`, which, as in
+ * Kubernetes since 1.8, is bound to no one: the API server's Node authorizer grants nodes
+ * these rules, narrowed to each node's own objects.
  */
 import type { KubeObject } from '@kplane/api';
 
@@ -78,6 +78,6 @@ export function simulationPolicy(): { clusterRoles: KubeObject[]; clusterRoleBin
     ({ apiVersion: `${RBAC}/v1`, kind: 'ClusterRoleBinding', metadata: meta(name), roleRef: { apiGroup: RBAC, kind: 'ClusterRole', name }, subjects: [{ apiGroup: RBAC, ...subject }] }) as KubeObject;
   return {
     clusterRoles: [role('system:kube-scheduler', SCHEDULER_RULES), role('system:node', NODE_RULES)],
-    clusterRoleBindings: [binding('system:kube-scheduler', { kind: 'User', name: 'system:kube-scheduler' }), binding('system:node', { kind: 'Group', name: 'system:nodes' })],
+    clusterRoleBindings: [binding('system:kube-scheduler', { kind: 'User', name: 'system:kube-scheduler' })],
   };
 }

@@ -14,10 +14,8 @@ export interface SimulationOptions extends KubeletOptions {
 /** The user a scheduler authenticates as (kube-scheduler's identity, bound to the ClusterRole system:kube-scheduler). */
 export const SCHEDULER_USER: UserInfo = { username: 'system:kube-scheduler', groups: ['system:authenticated'] };
 
-/** The user a node's kubelet authenticates as: `system:node:<name>` in group `system:nodes` (bound to the ClusterRole system:node). */
-export function nodeUser(nodeName: string): UserInfo {
-  return { username: `system:node:${nodeName}`, groups: ['system:nodes', 'system:authenticated'] };
-}
+/** The user a node's kubelet authenticates as: `system:node:<name>` in group `system:nodes`. */
+export { nodeUser } from '@kplane/api';
 
 /** A running simulation. */
 export interface Simulation {

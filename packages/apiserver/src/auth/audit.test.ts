@@ -47,6 +47,8 @@ it('writes one Metadata event per request, with the Audit-Id header kube sends',
         responseStatus: { metadata: {}, code: 201 },
         requestReceivedTimestamp: events[0]!.requestReceivedTimestamp,
         stageTimestamp: events[0]!.stageTimestamp,
+        // system:masters: allowed by the privileged-group authorizer, with no reason.
+        annotations: { 'authorization.k8s.io/decision': 'allow', 'authorization.k8s.io/reason': '' },
       },
     ]);
     assert.match(events[0]!.requestReceivedTimestamp, /^2026-12-03T10:00:00\.\d{6}Z$/);
@@ -108,6 +110,49 @@ it('records the impersonated user and the authorization decision the later layer
   });
   // Outside an audited request the recorders do nothing.
   recordAuthorizationDecision({ method: 'GET', path: '/' }, false, '');
+});
+
+it('records the authorizer decision and the impersonated user of requests the handler authorizes', async () => {
+  const events: AuditEvent[] = [];
+  const backend = createMemoryBackend();
+  const server = createApiServer({ backend, audit: { write: (e) => events.push(e) } });
+  await server.start();
+  try {
+    const rbac = '/apis/rbac.authorization.k8s.io/v1';
+    const post = async (path: string, obj: object) => assert.equal((await server.handle({ method: 'POST', path, headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify(obj)) })).status, 201);
+    await post(`${rbac}/namespaces/default/roles`, { metadata: { name: 'cm-reader' }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list'] }] });
+    const created = await server.handle({ method: 'POST', path: `${rbac}/namespaces/default/rolebindings`, headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify({ metadata: { name: 'carol' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'cm-reader' }, subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'carol' }] })) });
+    await post(`${rbac}/clusterroles`, { metadata: { name: 'impersonator' }, rules: [{ apiGroups: [''], resources: ['users'], verbs: ['impersonate'], resourceNames: ['carol'] }] });
+    const last = await server.handle({ method: 'POST', path: `${rbac}/clusterrolebindings`, headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify({ metadata: { name: 'dan' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'impersonator' }, subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'dan' }] })) });
+    await server.rbacSynced('rolebindings', JSON.parse(Buffer.from(created.body!).toString()).metadata.resourceVersion);
+    await server.rbacSynced('clusterrolebindings', JSON.parse(Buffer.from(last.body!).toString()).metadata.resourceVersion);
+    const carol = { username: 'carol', groups: ['system:authenticated'] };
+    const dan = { username: 'dan', groups: ['system:authenticated'] };
+
+    events.length = 0;
+    assert.equal((await server.handle({ method: 'GET', path: '/api/v1/namespaces/default/configmaps', user: carol })).status, 200);
+    assert.deepEqual(events.at(-1)!.annotations, {
+      'authorization.k8s.io/decision': 'allow',
+      'authorization.k8s.io/reason': 'RBAC: allowed by RoleBinding "carol/default" of Role "cm-reader" to User "carol"',
+    });
+    assert.equal((await server.handle({ method: 'GET', path: '/api/v1/namespaces/default/secrets', user: carol })).status, 403);
+    assert.deepEqual([events.at(-1)!.annotations, events.at(-1)!.responseStatus?.code], [{ 'authorization.k8s.io/decision': 'forbid', 'authorization.k8s.io/reason': '' }, 403]);
+    // The same request again: the remembered decision is recorded too.
+    await server.handle({ method: 'GET', path: '/api/v1/namespaces/default/secrets', user: carol });
+    assert.equal(events.at(-1)!.annotations?.['authorization.k8s.io/decision'], 'forbid');
+
+    // dan acts as carol: the event keeps dan as the user and names carol as impersonated.
+    const asCarol = await server.handle({ method: 'GET', path: '/api/v1/namespaces/default/configmaps', user: dan, headers: { 'impersonate-user': 'carol' } });
+    assert.equal(asCarol.status, 200);
+    const e = events.at(-1)!;
+    assert.deepEqual([e.user.username, e.impersonatedUser, e.annotations?.['authorization.k8s.io/decision']], ['dan', { username: 'carol', groups: ['system:authenticated'] }, 'allow']);
+    // Impersonation refused: 403, no impersonated user.
+    assert.equal((await server.handle({ method: 'GET', path: '/api/v1/namespaces/default/configmaps', user: dan, headers: { 'impersonate-user': 'erin' } })).status, 403);
+    assert.deepEqual([events.at(-1)!.impersonatedUser, events.at(-1)!.responseStatus?.code], [undefined, 403]);
+  } finally {
+    await server.close();
+    await backend.close();
+  }
 });
 
 it('appends JSON lines to an owner-only file, and drops rather than grows past its buffer', async () => {

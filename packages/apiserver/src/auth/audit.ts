@@ -70,8 +70,11 @@ export function addAuditAnnotation(req: RawRequest, key: string, value: string):
 
 /** Records the authorization decision of a request on its audit event. */
 export function recordAuthorizationDecision(req: RawRequest, allowed: boolean, reason: string): void {
-  addAuditAnnotation(req, 'authorization.k8s.io/decision', allowed ? 'allow' : 'forbid');
-  addAuditAnnotation(req, 'authorization.k8s.io/reason', reason);
+  const ctx = contextOf(req);
+  if (ctx === undefined) return;
+  const a = ctx.annotations;
+  if (!('authorization.k8s.io/decision' in a)) a['authorization.k8s.io/decision'] = allowed ? 'allow' : 'forbid';
+  if (!('authorization.k8s.io/reason' in a)) a['authorization.k8s.io/reason'] = reason;
 }
 
 /** Records the user a request impersonates (set once impersonation is allowed). */
@@ -150,6 +153,50 @@ export interface AuditOptions {
   now?: () => Date;
 }
 
+/** The audit event of a request, built at each stage from what the layers reported. */
+function eventBuilder(req: RawRequest, ctx: AuditContext, auditID: string, received: Date, now: () => Date, user: UserInfo | undefined) {
+  const parsed = (() => {
+    try {
+      return parsePath(req.path);
+    } catch {
+      return { kind: 'other' as const };
+    }
+  })();
+  const info = parsed.kind === 'resource' ? parsed.info : undefined;
+  const objectRef: AuditEvent['objectRef'] = info
+    ? {
+        resource: info.resource,
+        ...(info.namespace ?? (info.resource === 'namespaces' ? info.name : undefined) ? { namespace: info.namespace ?? info.name } : {}),
+        ...(info.name ? { name: info.name } : {}),
+        apiGroup: info.group,
+        apiVersion: info.version,
+        ...(info.subresource ? { subresource: info.subresource } : {}),
+      }
+    : undefined;
+  return (stage: AuditEvent['stage'], r: RawResponse, status = responseStatus(r)): AuditEvent => ({
+    kind: 'Event',
+    apiVersion: 'audit.k8s.io/v1',
+    level: 'Metadata',
+    auditID,
+    stage,
+    requestURI: requestURI(req),
+    verb: verbOf(req, !!info, !!info?.name),
+    user: auditUser(user),
+    ...(ctx.impersonatedUser ? { impersonatedUser: auditUser(ctx.impersonatedUser) } : {}),
+    ...(sourceIPs(req) ? { sourceIPs: sourceIPs(req) } : {}),
+    ...(req.headers?.['user-agent'] ? { userAgent: req.headers['user-agent'] } : {}),
+    ...(objectRef ? { objectRef } : {}),
+    responseStatus: status,
+    requestReceivedTimestamp: microTime(received),
+    stageTimestamp: microTime(now()),
+    ...(Object.keys(ctx.annotations).length ? { annotations: { ...ctx.annotations } } : {}),
+  });
+}
+
+function auditIdOf(req: RawRequest): string {
+  return req.headers?.['audit-id']?.trim() || randomUUID();
+}
+
 /**
  * Wraps a request handler so that every request gets an Audit-ID (the client's `Audit-ID`
  * header, else a new UUID; sent back as the `Audit-Id` response header) and one audit event
@@ -159,44 +206,9 @@ export function withAudit(handler: (req: RawRequest) => Promise<RawResponse>, op
   const now = options.now ?? (() => new Date());
   return async (req) => {
     const received = now();
-    const auditID = req.headers?.['audit-id']?.trim() || randomUUID();
+    const auditID = auditIdOf(req);
     const ctx: AuditContext = { annotations: {} };
-    const parsed = (() => {
-      try {
-        return parsePath(req.path);
-      } catch {
-        return { kind: 'other' as const };
-      }
-    })();
-    const info = parsed.kind === 'resource' ? parsed.info : undefined;
-    const objectRef: AuditEvent['objectRef'] = info
-      ? {
-          resource: info.resource,
-          ...(info.namespace ?? (info.resource === 'namespaces' ? info.name : undefined) ? { namespace: info.namespace ?? info.name } : {}),
-          ...(info.name ? { name: info.name } : {}),
-          apiGroup: info.group,
-          apiVersion: info.version,
-          ...(info.subresource ? { subresource: info.subresource } : {}),
-        }
-      : undefined;
-    const event = (stage: AuditEvent['stage'], r: RawResponse): AuditEvent => ({
-      kind: 'Event',
-      apiVersion: 'audit.k8s.io/v1',
-      level: 'Metadata',
-      auditID,
-      stage,
-      requestURI: requestURI(req),
-      verb: verbOf(req, !!info, !!info?.name),
-      user: auditUser(requestUser(req)),
-      ...(ctx.impersonatedUser ? { impersonatedUser: auditUser(ctx.impersonatedUser) } : {}),
-      ...(sourceIPs(req) ? { sourceIPs: sourceIPs(req) } : {}),
-      ...(req.headers?.['user-agent'] ? { userAgent: req.headers['user-agent'] } : {}),
-      ...(objectRef ? { objectRef } : {}),
-      responseStatus: responseStatus(r),
-      requestReceivedTimestamp: microTime(received),
-      stageTimestamp: microTime(now()),
-      ...(Object.keys(ctx.annotations).length ? { annotations: { ...ctx.annotations } } : {}),
-    });
+    const event = eventBuilder(req, ctx, auditID, received, now, requestUser(req));
     let r: RawResponse;
     try {
       r = await handler({ ...req, [AUDIT_CONTEXT]: ctx } as AuditedRequest);
@@ -219,6 +231,40 @@ export function withAudit(handler: (req: RawRequest) => Promise<RawResponse>, op
       }
     })();
     return { ...r, headers, stream };
+  };
+}
+
+/**
+ * kube's message for a request whose credentials did not authenticate (WithFailedAuthenticationAudit):
+ * the methods it tried, or that it brought none.
+ */
+export function failedAuthenticationMessage(req: RawRequest, presentedCertificate: boolean): string {
+  const methods: string[] = [];
+  const auth = (req.headers?.authorization ?? '').trim();
+  if (/^basic\s/i.test(auth)) methods.push('basic');
+  const parts = auth.split(' ');
+  if (parts.length > 1 && parts[0]!.toLowerCase() === 'bearer') methods.push('bearer');
+  if ((req.query?.access_token ?? '').trim()) methods.push('access_token');
+  if (presentedCertificate) methods.push('x509');
+  return methods.length ? `Authentication failed, attempted: ${methods.join(', ')}` : 'Authentication failed, no credentials provided';
+}
+
+/**
+ * The audit of requests the HTTPS server refuses before they reach the handler: a request whose
+ * credentials do not authenticate (401: no user; the event says which methods failed, at stage
+ * ResponseStarted, as kube's failed-authentication audit), and an authenticated one refused
+ * for its size (413) or past the in-flight bounds (429). Writes the event and returns the
+ * response with its `Audit-Id` header.
+ */
+export function auditRefusal(options: AuditOptions): (req: RawRequest, r: RawResponse, failedAuthentication?: { presentedCertificate: boolean }) => RawResponse {
+  const now = options.now ?? (() => new Date());
+  return (req, r, failed) => {
+    const auditID = auditIdOf(req);
+    const ctx: AuditContext = { annotations: {} };
+    const event = eventBuilder(req, ctx, auditID, now(), now, failed ? undefined : req.user);
+    if (failed) options.sink.write(event('ResponseStarted', r, { metadata: {}, message: failedAuthenticationMessage(req, failed.presentedCertificate), code: r.status }));
+    else options.sink.write(event('ResponseComplete', r));
+    return { ...r, headers: { ...r.headers, 'audit-id': auditID } };
   };
 }
 

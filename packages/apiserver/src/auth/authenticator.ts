@@ -77,13 +77,15 @@ export function createRequestAuthenticator(options: RequestAuthenticatorOptions)
         let u = certUsers.get(leaf);
         if (!u) {
           try {
-            u = certificateUser(leaf);
+            // Kept with system:authenticated added: the same identity object for every request
+            // of the certificate (the authorizer remembers decisions under it).
+            u = withAuthenticatedGroup(certificateUser(leaf));
           } catch (err) {
             u = err as Error;
           }
           certUsers.set(leaf, u);
         }
-        if (!(u instanceof Error)) return withAuthenticatedGroup(u);
+        if (!(u instanceof Error)) return u;
         failed = true;
       }
       if (req.certificateError) failed = true;

@@ -29,15 +29,4 @@ export function isAnonymous(user: UserInfo): boolean {
   return user.username === ANONYMOUS_USER;
 }
 
-/**
- * The identity of a ServiceAccount, as its tokens authenticate (`system:serviceaccount:NS:NAME`
- * in system:serviceaccounts, system:serviceaccounts:NS and system:authenticated): for in-process
- * code that acts as one (`ApiServer.transportAs`).
- */
-export function serviceAccountUser(namespace: string, name: string, uid?: string): UserInfo {
-  return {
-    username: `system:serviceaccount:${namespace}:${name}`,
-    ...(uid ? { uid } : {}),
-    groups: ['system:serviceaccounts', `system:serviceaccounts:${namespace}`, AUTHENTICATED_GROUP],
-  };
-}
+export { serviceAccountUser } from '@kplane/api';

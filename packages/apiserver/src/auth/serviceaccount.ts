@@ -10,23 +10,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import { decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
-import type { KubeObject, UserInfo } from '@kplane/api';
+import { serviceAccountGroups, serviceAccountUsername, type KubeObject, type UserInfo } from '@kplane/api';
 import type { ServiceAccountKeys } from './keys.js';
 import { InvalidTokenError, intersectAudiences, type TokenAuthenticator } from './token.js';
-import { SERVICE_ACCOUNTS_GROUP } from './types.js';
 
 /** The issuer of legacy (Secret-based) tokens. */
 export const LEGACY_ISSUER = 'kubernetes/serviceaccount';
 
-/** The user name of a ServiceAccount: `system:serviceaccount:NS:NAME`. */
-export function serviceAccountUsername(namespace: string, name: string): string {
-  return `system:serviceaccount:${namespace}:${name}`;
-}
-
-/** The groups of a ServiceAccount (system:authenticated is added by the request authenticator). */
-export function serviceAccountGroups(namespace: string): string[] {
-  return [SERVICE_ACCOUNTS_GROUP, `${SERVICE_ACCOUNTS_GROUP}:${namespace}`];
-}
+export { serviceAccountGroups, serviceAccountUsername } from '@kplane/api';
 
 /** Reads an object the token is bound to; undefined when it does not exist. */
 export type ObjectLookup = (resource: 'serviceaccounts' | 'pods' | 'secrets' | 'nodes', namespace: string | undefined, name: string) => Promise<KubeObject | undefined>;

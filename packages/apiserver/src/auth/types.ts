@@ -8,12 +8,8 @@ import type { UserInfo } from '@kplane/api';
 
 export type { UserInfo } from '@kplane/api';
 
-/** Kubernetes' well-known users and groups. */
-export const ANONYMOUS_USER = 'system:anonymous';
-export const UNAUTHENTICATED_GROUP = 'system:unauthenticated';
-export const AUTHENTICATED_GROUP = 'system:authenticated';
-export const MASTERS_GROUP = 'system:masters';
-export const SERVICE_ACCOUNTS_GROUP = 'system:serviceaccounts';
+/** Kubernetes' well-known users and groups (defined once, in @kplane/api). */
+export { ANONYMOUS_USER, AUTHENTICATED_GROUP, MASTERS_GROUP, NODES_GROUP, SERVICE_ACCOUNTS_GROUP, UNAUTHENTICATED_GROUP } from '@kplane/api';
 
 /** What an authenticator sees of a request. */
 export interface AuthenticationRequest {
@@ -52,6 +48,8 @@ export interface AuthorizationAttributes {
   readonly subresource?: string;
   readonly namespace?: string;
   readonly name?: string;
+  /** The field selector of a list or watch, as sent (kube's AuthorizeWithSelectors). */
+  readonly fieldSelector?: string;
 }
 
 /** An authorization decision; `reason` is shown to the user when refused (and in audit). */
@@ -63,4 +61,11 @@ export interface AuthorizationDecision {
 /** Decides whether a user may do what the attributes describe. */
 export interface Authorizer {
   authorize(attrs: AuthorizationAttributes): AuthorizationDecision;
+  /**
+   * A key that stands for the user's decisions: the same object for as long as no decision on
+   * the same attributes can change for this user (a new one afterwards), so a caller may
+   * remember decisions under it (held weakly). `null`: this authorizer never has an opinion on
+   * the user's requests; undefined (or no method): do not remember.
+   */
+  identity?(user: UserInfo): object | null | undefined;
 }

@@ -26,6 +26,8 @@ import type { ResourceType, StrategyContext, WriteRequest } from './resource.js'
 import type { Authorizer } from '../auth/types.js';
 import { WatchCache, tooLargeResourceVersion, type WatchCacheOptions } from './watch-cache.js';
 import type { Timers } from './timers.js';
+import type { AdmissionChain } from '../admission/chain.js';
+import type { AdmissionAttributes, AdmissionOperation } from '../admission/types.js';
 import { decodeContinue, encodeContinue, parseResourceVersion, validateListOptions } from './read-options.js';
 import { JsonWriter, storedHeadLength, withResourceVersion } from './json-writer.js';
 import { dropEmptyMetadata } from './object-paths.js';
@@ -74,6 +76,8 @@ export interface DeleteOptions {
   propagationPolicy?: 'Background' | 'Foreground' | 'Orphan';
   orphanDependents?: boolean;
   preconditions?: { uid?: string; resourceVersion?: string };
+  /** Who deletes (admission sees it); undefined: in-process trusted code. */
+  user?: UserInfo;
 }
 
 /** Options of list and watch. */
@@ -106,6 +110,8 @@ export interface StoreDeps {
   watchCache?: Pick<WatchCacheOptions, 'capacity' | 'maxBytes' | 'watcherMaxEvents' | 'watcherMaxBytes'>;
   /** Timers of freshness waits (tests inject virtual ones). */
   timers?: Timers;
+  /** The admission chain every write passes (absent: none). */
+  admission?: AdmissionChain;
 }
 
 const NAME_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
@@ -428,6 +434,62 @@ export class Store {
     if (causes.length) throw invalid(this.type.group, this.type.kind, m.name ?? m.generateName ?? '', causes);
   }
 
+  /**
+   * Runs both admission phases for a write the store does not make through create, update or
+   * delete: a subresource whose body is another kind (pods/binding, pods/eviction). `object` is
+   * the request's body, of `kind`; the mutating steps may change it.
+   */
+  async admitSubresource(
+    operation: AdmissionOperation,
+    subresource: string,
+    namespace: string | undefined,
+    name: string,
+    object: KubeObject,
+    kind: { group: string; version: string; kind: string },
+    opts: { dryRun?: boolean; user?: UserInfo } = {},
+  ): Promise<void> {
+    const chain = this.deps.admission;
+    if (!chain) return;
+    const { group, version, resource } = this.type;
+    const attrs: AdmissionAttributes = {
+      operation,
+      kind,
+      resource: { group, version, resource },
+      subresource,
+      namespace: this.type.namespaced ? (namespace ?? '') : '',
+      name,
+      object,
+      dryRun: !!opts.dryRun,
+      user: opts.user,
+    };
+    await chain.admit(attrs);
+    await chain.validate(attrs);
+  }
+
+  /** The attributes the admission chain sees of a write of this resource. */
+  private admissionAttributes(
+    operation: AdmissionOperation,
+    subresource: string,
+    object: KubeObject | undefined,
+    oldObject: KubeObject | undefined,
+    opts: { dryRun?: boolean; user?: UserInfo },
+  ): AdmissionAttributes {
+    const m = (object ?? oldObject)?.metadata ?? {};
+    const { group, version, kind, resource } = this.type;
+    return {
+      operation,
+      kind: { group, version, kind },
+      resource: { group, version, resource },
+      subresource,
+      namespace: this.type.namespaced ? (m.namespace ?? '') : '',
+      name: m.name ?? '',
+      object,
+      oldObject,
+      dryRun: !!opts.dryRun,
+      user: opts.user,
+    };
+  }
+
   private tracksGeneration(obj: KubeObject): boolean {
     const g = this.type.strategy.generation;
     return g === undefined ? obj.spec !== undefined : g;
@@ -449,6 +511,7 @@ export class Store {
     if (this.type.subresources?.status && this.type.strategy.resetStatusOnCreate !== false) delete obj.status;
     for (const k of ['uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation', 'selfLink']) delete m[k];
     this.type.strategy.defaults?.(obj);
+    await this.deps.admission?.admit(this.admissionAttributes('CREATE', '', obj, undefined, opts));
     if (!opts.applied) m.managedFields = this.recordUpdate(undefined, obj, sentManaged, opts, '');
     if (m.managedFields?.length === 0) delete m.managedFields;
     this.type.strategy.admit?.(obj, undefined, opts.user, this.deps.context);
@@ -457,6 +520,7 @@ export class Store {
     m.uid = randomUUID();
     this.type.strategy.admitCreate?.(obj, req);
     this.validate(obj, undefined, opts.warnings, req);
+    await this.deps.admission?.validate(this.admissionAttributes('CREATE', '', obj, undefined, opts));
     if (this.type.namespaced && this.deps.checkNamespace) await this.deps.checkNamespace(m.namespace!, this.type.group, this.type.resource, m.name!);
     m.creationTimestamp = rfc3339(this.deps.now());
     if (this.tracksGeneration(obj)) m.generation = 1;
@@ -622,6 +686,7 @@ export class Store {
         m.generation = cm.generation + 1;
       }
     }
+    await this.deps.admission?.admit(this.admissionAttributes('UPDATE', sub, obj, current, opts));
     const om = meta(obj);
     om.resourceVersion = cm.resourceVersion;
     if (opts.applied) {
@@ -633,6 +698,7 @@ export class Store {
     const req: WriteRequest = { user: opts.user, subresource: sub, now: this.deps.now(), authorizer: opts.authorizer ?? this.deps.context.policy };
     this.type.strategy.admitUpdate?.(obj, current, req);
     this.validate(obj, current, opts.warnings, req);
+    await this.deps.admission?.validate(this.admissionAttributes('UPDATE', sub, obj, current, opts));
     if (isDeepStrictEqual(obj, current)) return current;
     this.type.strategy.admit?.(obj, current, opts.user, this.deps.context);
     await this.type.strategy.prepareForUpdate?.(obj, current, this.deps.context);
@@ -722,6 +788,11 @@ export class Store {
         throw conflict(this.type.group, this.type.resource, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${m.resourceVersion}`);
       }
       if (!m.deletionTimestamp) this.type.strategy.beforeDelete?.(obj);
+      if (this.deps.admission) {
+        const attrs = this.admissionAttributes('DELETE', '', undefined, obj, opts);
+        await this.deps.admission.admit(attrs);
+        await this.deps.admission.validate(attrs);
+      }
       const finalizers = [...(m.finalizers ?? [])];
       const policy = opts.propagationPolicy ?? (opts.orphanDependents === true ? 'Orphan' : undefined);
       if (policy === 'Foreground' && !finalizers.includes('foregroundDeletion')) finalizers.push('foregroundDeletion');

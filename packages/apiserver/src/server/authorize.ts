@@ -7,7 +7,7 @@
 import type { RawRequest, UserInfo } from '@kplane/api';
 import { ApiError, parseFieldSelector } from '@kplane/api';
 import { forbiddenError, serviceAccountUsername, splitServiceAccountUsername } from '../auth/rbac/rules.js';
-import { ANONYMOUS_USER, AUTHENTICATED_GROUP, SERVICE_ACCOUNTS_GROUP, UNAUTHENTICATED_GROUP, type AuthorizationAttributes, type Authorizer } from '../auth/types.js';
+import { ANONYMOUS_USER, AUTHENTICATED_GROUP, SERVICE_ACCOUNTS_GROUP, UNAUTHENTICATED_GROUP, type AuthorizationAttributes, type AuthorizationDecision, type Authorizer } from '../auth/types.js';
 import { parseBoolParam } from './limits.js';
 import { isNamespaceSubresource, parsePath, pathSegmentNameErrors, type ParsedPath } from './request-info.js';
 
@@ -57,10 +57,13 @@ export function requestAttributes(req: RawRequest, user: UserInfo): Authorizatio
   const q = req.query ?? {};
   let verb = info.watchPath ? 'watch' : (METHOD_VERBS[method] ?? '');
   let name = info.name;
+  let fieldSelector: string | undefined;
   if (name === undefined && verb === 'get') {
     verb = q.watch !== undefined && safeBool(q.watch) ? 'watch' : 'list';
     name = fieldSelectorName(q.fieldSelector);
+    fieldSelector = q.fieldSelector || undefined;
   }
+  if (verb === 'watch' && info.watchPath) fieldSelector = q.fieldSelector || undefined;
   if (name === undefined && verb === 'delete') verb = 'deletecollection';
   // The namespace of a namespace's own paths is the namespace itself.
   const namespace = info.namespace ?? (info.resource === 'namespaces' && info.name !== undefined ? info.name : undefined);
@@ -74,6 +77,7 @@ export function requestAttributes(req: RawRequest, user: UserInfo): Authorizatio
     subresource: info.subresource,
     namespace,
     name,
+    ...(fieldSelector !== undefined ? { fieldSelector } : {}),
   };
 }
 
@@ -83,6 +87,53 @@ function safeBool(v: string): boolean {
   } catch {
     return v.toLowerCase() !== 'false' && v !== '0';
   }
+}
+
+/** A request's attributes and the decision on them. */
+export interface Decided {
+  readonly attrs: AuthorizationAttributes;
+  readonly decision: AuthorizationDecision;
+}
+
+/** Decisions remembered per path, per method, per user identity (see Authorizer.identity). */
+const decisions = new WeakMap<object, Map<string, Map<string, Decided>>>();
+/** Paths remembered per method and identity (all dropped past it). */
+const PATHS_PER_IDENTITY = 1024;
+
+/**
+ * The authorizer's decision on a request as `user`, as kube-apiserver's WithAuthorization
+ * takes it (with kube 1.32's extra `create` check of a websocket GET of exec, attach and
+ * portforward). Decisions are remembered under the authorizer's identity of the user, by
+ * method and path (requests whose attributes depend on the query — watch, field selectors —
+ * are decided each time): a repeated request allocates nothing and builds no string.
+ */
+export function decideRequest(authorizer: Authorizer, req: RawRequest, user: UserInfo): Decided {
+  const q = req.query;
+  const remember = q === undefined || (q.watch === undefined && q.fieldSelector === undefined);
+  const id = remember && authorizer.identity ? authorizer.identity(user) : undefined;
+  let byPath: Map<string, Decided> | undefined;
+  if (id) {
+    let byMethod = decisions.get(id);
+    if (byMethod === undefined) decisions.set(id, (byMethod = new Map()));
+    byPath = byMethod.get(req.method);
+    if (byPath === undefined) byMethod.set(req.method, (byPath = new Map()));
+    const hit = byPath.get(req.path);
+    if (hit !== undefined) return hit;
+  }
+  const attrs = requestAttributes(req, user);
+  let decided: Decided = { attrs, decision: authorizer.authorize(attrs) };
+  // As kube-apiserver 1.32 (AuthorizePodWebsocketUpgradeCreatePermission): a websocket GET of
+  // exec, attach or portforward also needs create, the verb of the same call over POST.
+  if (decided.decision.allowed && attrs.verb === 'get' && attrs.resource === 'pods' && attrs.apiGroup === '' && (attrs.subresource === 'exec' || attrs.subresource === 'attach' || attrs.subresource === 'portforward')) {
+    const create = { ...attrs, verb: 'create' };
+    const d = authorizer.authorize(create);
+    if (!d.allowed) decided = { attrs: create, decision: d };
+  }
+  if (byPath !== undefined) {
+    if (byPath.size >= PATHS_PER_IDENTITY) byPath.clear();
+    byPath.set(req.path, decided);
+  }
+  return decided;
 }
 
 /** Throws kube-apiserver's 403 unless the authorizer allows the attributes. */
@@ -106,7 +157,7 @@ function headerValues(v: string | undefined): string[] {
 /** Is the request asking to act as someone else? */
 export function wantsImpersonation(headers: Record<string, string> | undefined): boolean {
   if (!headers) return false;
-  for (const k of Object.keys(headers)) if (k.startsWith('impersonate-')) return true;
+  for (const k in headers) if (k.startsWith('impersonate-')) return true;
   return false;
 }
 

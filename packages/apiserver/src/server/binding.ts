@@ -3,7 +3,7 @@
  * scheduler does), as kube-apiserver's BindingREST: spec.nodeName is set only if it was empty,
  * the Binding's annotations are merged into the pod's, and PodScheduled becomes True.
  */
-import { badRequest, conflict, invalid, type StatusCause } from '@kplane/api';
+import { badRequest, conflict, invalid, type KubeObject, type StatusCause, type UserInfo } from '@kplane/api';
 import { admitBinding } from '../kinds/binding.js';
 import type { Store } from '../registry/store.js';
 
@@ -41,7 +41,7 @@ function validateBinding(binding: Obj): StatusCause[] {
  * name mismatch, 422 for an invalid Binding, 404 for a missing pod, 409 when the pod is already
  * assigned, being deleted, gated, or fails the Binding's uid / resourceVersion preconditions.
  */
-export async function bindPod(store: Store, namespace: string, name: string, body: unknown, now: () => Date, dryRun = false): Promise<void> {
+export async function bindPod(store: Store, namespace: string, name: string, body: unknown, now: () => Date, dryRun = false, user?: UserInfo): Promise<void> {
   const binding = asObj(body);
   if (!binding) throw badRequest('the body of the request must be a JSON object');
   if (binding.kind !== undefined && binding.kind !== 'Binding') {
@@ -55,6 +55,7 @@ export async function bindPod(store: Store, namespace: string, name: string, bod
   }
   const causes = validateBinding(binding);
   if (causes.length) throw invalid('', 'Binding', name, causes);
+  await store.admitSubresource('CREATE', 'binding', namespace, name, binding as KubeObject, { group: '', version: 'v1', kind: 'Binding' }, { dryRun, user });
   const node = String(asObj(binding.target)!.name);
   const annotations = asObj(meta.annotations) ?? {};
   // The generic update refuses spec changes on pods; a binding is the one write allowed to set

@@ -1,6 +1,8 @@
-import type { KubeObject, RawRequest, RawResponse, SchemaObject, Status, UserInfo } from '@kplane/api';
-import type { Authorizer } from '../auth/types.js';
-import { authorizeOrThrow, impersonate, requestAttributes, wantsImpersonation } from './authorize.js';
+import { NODES_GROUP, nodeUsername, type KubeObject, type RawRequest, type RawResponse, type SchemaObject, type Status, type UserInfo } from '@kplane/api';
+import type { AuthorizationAttributes, Authorizer } from '../auth/types.js';
+import { decideRequest, impersonate, wantsImpersonation } from './authorize.js';
+import { forbiddenError } from '../auth/rbac/rules.js';
+import { recordAuthorizationDecision, recordImpersonatedUser } from '../auth/audit.js';
 import {
   admitObject,
   ApiError,
@@ -74,6 +76,11 @@ export interface HandlerOptions {
    */
   authorizer?: Authorizer;
   /**
+   * Admission of authorized requests of node identities (NodeRestriction): rejects with an
+   * ApiError what a node may not write. Absent: none.
+   */
+  admitNode?: (req: RawRequest, attrs: AuthorizationAttributes) => Promise<void>;
+  /**
    * POST serviceaccounts/NAME/token (TokenRequest): issues a token for the body (already
    * type-checked); absent, the subresource is not served.
    */
@@ -87,6 +94,8 @@ export interface HandlerOptions {
 }
 
 const JSON_TYPE = 'application/json';
+/** The user names of node identities start with it (`system:node:`). */
+const NODE_USER_PREFIX = nodeUsername('');
 
 /** A JSON response. */
 export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}, contentType = JSON_TYPE): RawResponse {
@@ -367,7 +376,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
       }
       if (method === 'DELETE') {
         const b = req.body && req.body.length ? body() : undefined;
-        const list = await store.deleteCollection(ns, listOptions(q), deleteOptions(b, q));
+        const list = await store.deleteCollection(ns, listOptions(q), { ...deleteOptions(b, q), user: req.user });
         return jsonResponse(200, list);
       }
       throw routeMethodNotAllowed();
@@ -388,7 +397,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
     if (STREAM_SUBRESOURCES.includes(sub)) return checkStreamTarget(store, ns!, name, sub, q);
     if (sub === 'binding') {
       if (method !== 'POST') throw routeMethodNotAllowed();
-      await bindPod(store, ns!, name, body(), options.now, writeOptions(q).dryRun === true);
+      await bindPod(store, ns!, name, body(), options.now, writeOptions(q).dryRun === true, req.user);
       return statusResponse(201, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
     }
     if (sub === 'token') {
@@ -453,7 +462,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
     if (method === 'DELETE') {
       if (sub) throw routeMethodNotAllowed();
       const b = req.body && req.body.length ? body() : undefined;
-      const delOpts = deleteOptions(b, q);
+      const delOpts = { ...deleteOptions(b, q), user: req.user };
       const result = await store.delete(ns, name, delOpts);
       // An object left in place (finalizers, a grace period) is answered with 200, as
       // kube-apiserver does, unless the client asked orphanDependents=false: 202.
@@ -579,18 +588,25 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
     });
   }
 
-  /** Impersonation, then authorization of the request's attributes (403 when refused). */
-  function authorize(req: RawRequest): RawRequest {
+  /**
+   * Impersonation, then authorization of the request's attributes (403 when refused); the
+   * impersonated user and the decision go on the request's audit event.
+   */
+  function authorize(req: RawRequest): RawRequest | Promise<RawRequest> {
     const authorizer = options.authorizer;
     if (!authorizer) return req;
-    if (wantsImpersonation(req.headers)) req = impersonate(req, req.user, authorizer);
+    if (wantsImpersonation(req.headers)) {
+      const requester = req.user;
+      req = impersonate(req, requester, authorizer);
+      if (req.user !== requester && req.user) recordImpersonatedUser(req, req.user);
+    }
     if (req.user) {
-      const attrs = requestAttributes(req, req.user);
-      authorizeOrThrow(authorizer, attrs);
-      // As kube-apiserver 1.32 (AuthorizePodWebsocketUpgradeCreatePermission): a websocket GET of
-      // exec, attach or portforward also needs create, the verb of the same call over POST.
-      if (attrs.verb === 'get' && attrs.resource === 'pods' && attrs.apiGroup === '' && (attrs.subresource === 'exec' || attrs.subresource === 'attach' || attrs.subresource === 'portforward')) {
-        authorizeOrThrow(authorizer, { ...attrs, verb: 'create' });
+      const { attrs, decision } = decideRequest(authorizer, req, req.user);
+      recordAuthorizationDecision(req, decision.allowed, decision.reason);
+      if (!decision.allowed) throw forbiddenError(attrs, decision.reason);
+      if (options.admitNode && req.user.username.startsWith(NODE_USER_PREFIX) && req.user.groups.includes(NODES_GROUP)) {
+        const admitted = req;
+        return options.admitNode(admitted, attrs).then(() => admitted);
       }
     }
     return req;
@@ -598,7 +614,8 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
 
   return async (req) => {
     try {
-      return await withDeadline(authorize(req));
+      const authorized = authorize(req);
+      return await withDeadline(authorized instanceof Promise ? await authorized : authorized);
     } catch (err) {
       if (!(err instanceof ApiError)) console.error('kplane: internal error serving', req.method, req.path, err);
       return errorResponse(err);

@@ -32,6 +32,12 @@ export interface HttpsServerOptions {
   authenticator: Authenticator;
   /** Body size and in-flight limits; kube-apiserver's defaults otherwise. */
   limits?: Partial<ServerLimits>;
+  /**
+   * Told of each request refused before the handler (credentials that do not authenticate:
+   * `failedAuthentication` set; a body too large, past the in-flight bounds: with its `user`);
+   * returns the response to send (the audit adds its event and the Audit-Id header).
+   */
+  refused?: (req: RawRequest, response: RawResponse, failedAuthentication?: { presentedCertificate: boolean }) => RawResponse;
   /** Serves authenticated protocol upgrades (websocket, SPDY: pods/exec, attach, portforward); the socket is its own. */
   upgrade?: (raw: RawRequest, req: IncomingMessage, socket: Duplex, head: Buffer) => void;
 }
@@ -161,30 +167,35 @@ function headersOf(req: IncomingMessage): Record<string, string> {
 /** Turns a node request into a RawRequest and writes the RawResponse back. */
 async function serve(options: HttpsServerOptions, limits: ServerLimits, limiter: InFlightLimiter, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const { path, search } = splitTarget(req.url ?? '/');
+  const query = queryOf(search);
+  const method = req.method ?? 'GET';
+  const refused = (r: RawResponse, user?: UserInfo): RawResponse => {
+    if (!options.refused) return r;
+    const raw: RawRequest = { method, path, query, headers: headersOf(req), ...(user ? { user } : {}), remoteAddress: req.socket.remoteAddress };
+    return options.refused(raw, r, user ? undefined : { presentedCertificate: !!(req.socket as TLSSocket).getPeerX509Certificate?.() });
+  };
   let user: UserInfo;
   try {
     user = await authenticate(req, options.authenticator, path);
   } catch (err) {
     req.resume();
-    send(res, errorResponse(err));
+    send(res, refused(errorResponse(err)));
     return;
   }
-  const query = queryOf(search);
-  const method = req.method ?? 'GET';
   const requestClass = classifyRequest(method, path, query);
   let release: () => void;
   try {
     release = limiter.acquire(requestClass);
   } catch (err) {
     req.resume();
-    send(res, withRetryAfter(errorResponse(err)));
+    send(res, refused(withRetryAfter(errorResponse(err)), user));
     return;
   }
   try {
     const read = await readBody(req, limits);
     if ('tooLarge' in read) {
       if (!read.drained) res.setHeader('connection', 'close');
-      send(res, errorResponse(requestEntityTooLarge(`Request entity too large: limit is ${limits.maxBodyBytes}`)));
+      send(res, refused(errorResponse(requestEntityTooLarge(`Request entity too large: limit is ${limits.maxBodyBytes}`)), user));
       return;
     }
     const raw: RawRequest = { method, path, query, headers: headersOf(req), body: read.body, user, remoteAddress: req.socket.remoteAddress };
@@ -320,15 +331,20 @@ export function createHttpsServer(options: HttpsServerOptions): Server {
   // is refused before the client sends it.
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
     void (async () => {
-      const { path } = splitTarget(req.url ?? '/');
+      const { path, search } = splitTarget(req.url ?? '/');
       let refusal: RawResponse | undefined;
+      let user: UserInfo | undefined;
       try {
-        await authenticate(req, options.authenticator, path);
+        user = await authenticate(req, options.authenticator, path);
         if (Number(req.headers['content-length'] ?? 0) > limits.maxBodyBytes) {
           refusal = errorResponse(requestEntityTooLarge(`Request entity too large: limit is ${limits.maxBodyBytes}`));
         }
       } catch (err) {
         refusal = errorResponse(err);
+      }
+      if (refusal && options.refused) {
+        const raw: RawRequest = { method: req.method ?? 'GET', path, query: queryOf(search), headers: headersOf(req), ...(user ? { user } : {}), remoteAddress: req.socket.remoteAddress };
+        refusal = options.refused(raw, refusal, user ? undefined : { presentedCertificate: !!(req.socket as TLSSocket).getPeerX509Certificate?.() });
       }
       if (refusal) {
         res.setHeader('connection', 'close');

@@ -7,7 +7,7 @@ import { serviceAccountTokenAuthenticator, type ObjectLookup } from '../auth/ser
 import { staticTokenAuthenticator } from '../auth/token-file.js';
 import { issueTokenRequest, oidcDiscovery, selfSubjectReview, tokenReview, type ServiceAccountIssuing } from './authentication.js';
 import { registerReview } from './reviews.js';
-import { ApiError, forbidden, notFound } from '@kplane/api';
+import { ApiError, forbidden, notFound, transportAs } from '@kplane/api';
 import { DEFAULT_COMPACTION_INTERVAL_MS, runPeriodically, startCompactor, startExpirySweeper, systemClock, type Backend, type Clock, type Periodic } from '@kplane/storage';
 import { createCrdController } from '../crd/controller.js';
 import { builtinKinds } from '../kinds/index.js';
@@ -16,10 +16,14 @@ import { Registry } from '../registry/registry.js';
 import type { KindBundle, StrategyContext } from '../registry/resource.js';
 import type { StoreDeps } from '../registry/store.js';
 import type { Timers } from '../registry/timers.js';
-import { withAudit, type AuditSink } from '../auth/audit.js';
+import { auditRefusal, withAudit, type AuditSink } from '../auth/audit.js';
 import { createHandler, type OpenAPIProvider } from './handler.js';
 import { createAutoRegistration } from './autoregister.js';
 import { RbacAuthorizer } from '../auth/rbac/authorizer.js';
+import { NodeAuthorizer, unionAuthorizer } from '../auth/node/authorizer.js';
+import { NodeGraph, startNodeGraphFeed, type NodeGraphFeed } from '../auth/node/graph.js';
+import type { AuthorizationAttributes, Authorizer } from '../auth/types.js';
+import { createNodeRestriction } from './node-restriction.js';
 import { ensureBootstrapPolicy, type BootstrapPolicy } from '../auth/rbac/bootstrap.js';
 import { startRbacFeed, type RbacFeed, type RbacResource } from '../auth/rbac/feed.js';
 import { accessReviews } from '../auth/rbac/reviews.js';
@@ -35,6 +39,7 @@ import { createStreamUpgrade, type LocalStreams } from './pod-stream.js';
 import { createHttpsServer } from './http.js';
 import { createClusterIPAllocator } from './ip-allocator.js';
 import type { ServerLimits } from './limits.js';
+import { builtinAdmissionSteps, createAdmissionChain, type AdmissionOptions } from '../admission/index.js';
 
 export type { ServerLimits } from './limits.js';
 export type { Timers } from '../registry/timers.js';
@@ -71,10 +76,12 @@ export interface ApiServerOptions {
   /** Timers of request timeouts, watches and freshness waits (tests inject virtual ones). */
   timers?: Timers;
   /**
-   * kube-apiserver's --authorization-mode: `RBAC` (default) decides every request that carries
-   * a user; `AlwaysAllow` lets every user do everything.
+   * kube-apiserver's --authorization-mode: a comma-separated list of `Node`, `RBAC` and
+   * `AlwaysAllow`, asked in order (the first that allows decides), default `Node,RBAC`;
+   * `AlwaysAllow` alone lets every user do everything. With `Node`, the NodeRestriction
+   * admission runs too.
    */
-  authorizationMode?: 'RBAC' | 'AlwaysAllow';
+  authorizationMode?: string;
   /** ClusterRoles and ClusterRoleBindings created or reconciled at start beside the bootstrap policy (kplane's own components). */
   bootstrapPolicy?: Partial<BootstrapPolicy>;
   /** What pods/exec and pods/portforward do for simulated containers (default: a clear error). */
@@ -91,6 +98,8 @@ export interface ApiServerOptions {
   audit?: AuditSink;
   /** Who may come in: tokens, ServiceAccount keys, issuer and audiences. */
   authentication?: AuthenticationOptions;
+  /** Settings of the admission chain's steps (see src/admission). */
+  admission?: AdmissionOptions;
 }
 
 /** The ServiceAccount issuer when none is given (kubeadm's). */
@@ -143,7 +152,7 @@ export interface ApiServer {
   listen(options: ListenOptions): Promise<number>;
   /** Stops serving and the caches (the backend is the caller's to close). */
   close(): Promise<void>;
-  /** The RBAC authorizer (absent with authorizationMode AlwaysAllow). */
+  /** The RBAC authorizer (absent when the authorization modes do not name RBAC). */
   readonly rbac?: RbacAuthorizer;
   /** Resolves once the RBAC index has applied `resource`'s changes up to `resourceVersion`. */
   rbacSynced(resource: RbacResource, resourceVersion: string | number): Promise<void>;
@@ -162,16 +171,39 @@ export interface ApiServer {
   transportAs(user: UserInfo): (req: RawRequest) => Promise<RawResponse>;
 }
 
+/** The identity under which AlwaysAllow's decisions are remembered (they never change). */
+const ALLOW_ALL_IDENTITY = {};
+
 /** The authorizer of authorizationMode AlwaysAllow. */
 const allowAll = {
   authorize: () => ({ allowed: true, reason: '' }),
   rulesFor: () => ({ rules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }, { verbs: ['*'], nonResourceURLs: ['*'] }], errors: [] }),
 };
 
+/** The authorization modes kplane knows, as kube-apiserver spells them. */
+export const AUTHORIZATION_MODES = ['Node', 'RBAC', 'AlwaysAllow'] as const;
+
+/** Parses --authorization-mode (`Node,RBAC`): the modes in order; throws for an unknown or repeated one, or none. */
+export function parseAuthorizationModes(value: string): (typeof AUTHORIZATION_MODES)[number][] {
+  const modes = value.split(',').map((m) => m.trim());
+  for (const m of modes) {
+    if (!(AUTHORIZATION_MODES as readonly string[]).includes(m)) throw new Error(`authorization-mode "${m}" is not a valid mode (valid: ${AUTHORIZATION_MODES.join(', ')})`);
+  }
+  if (new Set(modes).size !== modes.length) throw new Error(`authorization-mode "${value}" has mode specified more than once`);
+  return modes as (typeof AUTHORIZATION_MODES)[number][];
+}
+
 /** Creates an API server over a storage backend. */
 export function createApiServer(options: ApiServerOptions): ApiServer {
   const now = options.now ?? (() => new Date());
-  const rbac = options.authorizationMode === 'AlwaysAllow' ? undefined : new RbacAuthorizer();
+  const modes = parseAuthorizationModes(options.authorizationMode ?? 'Node,RBAC');
+  const rbac = modes.includes('RBAC') ? new RbacAuthorizer() : undefined;
+  const nodeGraph = modes.includes('Node') ? new NodeGraph() : undefined;
+  let nodeGraphFeed: NodeGraphFeed | undefined;
+  // kube's union: each mode in order; AlwaysAllow alone is no authorization at all.
+  const members = modes.map((m): Authorizer => (m === 'Node' ? new NodeAuthorizer(nodeGraph!) : m === 'RBAC' ? rbac! : { authorize: allowAll.authorize, identity: () => ALLOW_ALL_IDENTITY }));
+  const authorizer: Authorizer | undefined = modes.length === 1 && modes[0] === 'AlwaysAllow' ? undefined : members.length === 1 ? members[0] : unionAuthorizer(members);
+  const reviewAuthorizer = authorizer ? { authorize: (a: AuthorizationAttributes) => authorizer.authorize(a), rulesFor: rbac ? rbac.rulesFor.bind(rbac) : allowAll.rulesFor } : allowAll;
   let rbacFeed: RbacFeed | undefined;
   const resourceMetrics = createResourceMetrics();
   const bundles = [builtinKinds(), metricsKinds(resourceMetrics.read), ...(options.kinds ?? [])];
@@ -245,7 +277,8 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     }
   }
 
-  registry = new Registry({ backend: options.backend, definitions, context, now, checkNamespace, watchCacheCapacity: options.watchCacheCapacity, watchCache: options.watchCache, timers: options.timers });
+  const admission = createAdmissionChain(builtinAdmissionSteps(options.admission));
+  registry = new Registry({ backend: options.backend, definitions, context, now, checkNamespace, admission, watchCacheCapacity: options.watchCacheCapacity, watchCache: options.watchCache, timers: options.timers });
   for (const b of bundles) for (const r of b.resources) registry.add(r);
 
   // Custom resources: a CRD becomes served ResourceTypes (and leaves again) at run time.
@@ -323,7 +356,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   };
   registerReview(registry, tokenReview(() => authenticator));
   registerReview(registry, selfSubjectReview(now));
-  for (const review of accessReviews(rbac ?? allowAll)) registerReview(registry, review);
+  for (const review of accessReviews(reviewAuthorizer)) registerReview(registry, review);
 
   let ready = false;
   let address = '127.0.0.1:6443';
@@ -349,7 +382,8 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     bookmarkIntervalMs: options.bookmarkIntervalMs,
     limits: options.limits,
     timers: options.timers,
-    authorizer: rbac,
+    authorizer,
+    admitNode: nodeGraph ? createNodeRestriction(registry, nodeGraph) : undefined,
     nodes,
     tokenRequest: (namespace, name, body, ctx) => issueTokenRequest(issuing, namespace, name, body, ctx.warnings),
     paths: oidcDiscovery(issuing, () => `https://${address}`),
@@ -373,7 +407,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     serviceAccountKeys: saKeys,
     serviceAccountIssuer: issuers[0]!,
     apiAudiences,
-    transportAs: (user) => (req) => handle({ ...req, user }),
+    transportAs: (user) => transportAs(handle, user),
     async start() {
       await registry.start();
       const namespaces = registry.get('', 'v1', 'namespaces')!;
@@ -388,6 +422,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       // kube-apiserver's rbac/bootstrap-roles post-start hook, then the index follows the RBAC objects.
       await ensureBootstrapPolicy(registry, options.bootstrapPolicy);
       if (rbac) rbacFeed = await startRbacFeed(registry, rbac);
+      if (nodeGraph) nodeGraphFeed = await startNodeGraphFeed(registry, nodeGraph);
       await crdController.start();
       await autoRegistration.start();
       startMaintenance();
@@ -400,7 +435,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
         staticTokens = new Map([...staticTokens, ...l.tokens]);
         authenticator = makeAuthenticator();
       }
-      const server = createHttpsServer({ handler: handle, cert: l.cert, key: l.key, clientCa: l.clientCa, authenticator: { authenticate: (r) => authenticator.authenticate(r) }, limits: options.limits, upgrade: createStreamUpgrade({
+      const server = createHttpsServer({ handler: handle, refused: options.audit ? auditRefusal({ sink: options.audit, now }) : undefined, cert: l.cert, key: l.key, clientCa: l.clientCa, authenticator: { authenticate: (r) => authenticator.authenticate(r) }, limits: options.limits, upgrade: createStreamUpgrade({
           handler: handle,
           pods: () => registry.get('', 'v1', 'pods'),
           local: options.localStreams,
@@ -421,6 +456,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       await Promise.all(maintenance.splice(0).map((m) => m.stop()));
       stopNamespaceCache.abort();
       rbacFeed?.stop();
+      nodeGraphFeed?.stop();
       crdController.stop();
       autoRegistration.stop();
       await Promise.all(

@@ -21,6 +21,9 @@ Flags:
                                 run each controller as its own ServiceAccount
                                 kube-system/<name>-controller, with a token from the TokenRequest
                                 API (default false, as kube-controller-manager; kplane up: true)
+  --node-monitor-grace-period DURATION
+                                how long a node's kubelet may stay silent before the node is
+                                Unknown and tainted unreachable (default 40s)
   --secure-port N               HTTPS port of /metrics and /healthz, 0 picks a free one (default ${DEFAULT_SECURE_PORT})
   --bind-address ADDR           address of that port (default 127.0.0.1)
   --tls-cert-file FILE          serving certificate (default: a self-signed one, in memory)
@@ -68,6 +71,7 @@ export async function controllerManager(args: string[]): Promise<void> {
       'leader-elect': { type: 'string', default: 'true' },
       'use-service-account-credentials': { type: 'string', default: 'false' },
       'secure-port': { type: 'string', default: String(DEFAULT_SECURE_PORT) },
+      'node-monitor-grace-period': { type: 'string', default: '40s' },
       'bind-address': { type: 'string', default: '127.0.0.1' },
       'tls-cert-file': { type: 'string' },
       'tls-private-key-file': { type: 'string' },
@@ -92,6 +96,7 @@ export async function controllerManager(args: string[]): Promise<void> {
   const useSACredentials = values['use-service-account-credentials'];
   if (useSACredentials !== 'true' && useSACredentials !== 'false') throw new Error(`--use-service-account-credentials: must be true or false, not ${useSACredentials}`);
   const port = Number(values['secure-port']);
+  const nodeMonitorGracePeriodMs = parseDuration('--node-monitor-grace-period', values['node-monitor-grace-period']!);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--secure-port: not a port number: ${values['secure-port']}`);
   if (Boolean(values['tls-cert-file']) !== Boolean(values['tls-private-key-file'])) {
     throw new Error('--tls-cert-file and --tls-private-key-file must be given together');
@@ -139,6 +144,7 @@ export async function controllerManager(args: string[]): Promise<void> {
     leaderElect: leaderElect === 'true',
     serving: { host: values['bind-address'], port, cert, key, clientCa },
     clusterSigning,
+    nodeLifecycle: { gracePeriodMs: nodeMonitorGracePeriodMs },
     horizontalPodAutoscaler: { syncPeriodMs: parseDuration('--horizontal-pod-autoscaler-sync-period', values['horizontal-pod-autoscaler-sync-period']!) },
     podGarbageCollector: { terminatedPodThreshold: parseTerminatedPodGcThreshold(values['terminated-pod-gc-threshold']!) },
   });

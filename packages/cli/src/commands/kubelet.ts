@@ -2,8 +2,9 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parse as parseYaml } from 'yaml';
-import { clientFromKubeconfig } from '@kplane/client';
-import { compileKubeletConfig, DEFAULT_MAX_PODS, DEFAULT_NODE_PREFIX, startSimulation, type Kubelet, type KubeletConfig } from '@kplane/kubelet';
+import { clientFromKubeconfig, loadKubeconfig } from '@kplane/client';
+import { compileKubeletConfig, DEFAULT_MAX_PODS, DEFAULT_NODE_PREFIX, nodeName, startSimulation, type Kubelet, type KubeletConfig } from '@kplane/kubelet';
+import { nodeClients } from './node-credentials.js';
 import { parsePortForwards, stopOnSignals } from './up.js';
 import { kubeletServingCertificate, startKubeletServer, type KubeletServer } from './kubelet-server.js';
 
@@ -23,6 +24,9 @@ Flags:
   --config FILE         pod behaviour (YAML or JSON): defaults and rules for delays, run times,
                         exit codes, crash-loop backoff and failures
   --no-scheduler        do not run the scheduler (another process binds pods)
+  --node-lease-duration-seconds N
+                        leaseDurationSeconds of the nodes' Leases (default 40), renewed every
+                        quarter of it, as the kubelet's nodeLeaseDurationSeconds
   --data-dir DIR        the data dir of "kplane up": its CA signs this kubelet's serving
                         certificate and checks the API server's client certificate; without it
                         the kubelet serves no port, and logs, exec and port-forward of its pods
@@ -35,6 +39,9 @@ Flags:
                         this process's working directory
   --port-forward POD_PORT=HOST:PORT[,...]
                         "kubectl port-forward" to its pods' POD_PORT reaches HOST:PORT
+  --shared-credentials  every node acts as the kubeconfig's user (default: each node gets its
+                        own client certificate, CN=system:node:NAME O=system:nodes, through a
+                        CertificateSigningRequest the kubeconfig's user approves)
 `;
 
 /** Reads and checks a kubelet behaviour file (YAML or JSON). */
@@ -79,11 +86,13 @@ export async function kubelet(args: string[]): Promise<void> {
       'max-pods': { type: 'string', default: String(DEFAULT_MAX_PODS) },
       config: { type: 'string' },
       'no-scheduler': { type: 'boolean', default: false },
+      'node-lease-duration-seconds': { type: 'string', default: '40' },
       'data-dir': { type: 'string' },
       address: { type: 'string', default: '127.0.0.1' },
       port: { type: 'string', default: '10250' },
       'exec-local': { type: 'boolean', default: false },
       'port-forward': { type: 'string', multiple: true },
+      'shared-credentials': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -93,6 +102,7 @@ export async function kubelet(args: string[]): Promise<void> {
     return;
   }
   const nodes = count('nodes', values.nodes);
+  const leaseDurationSeconds = count('node-lease-duration-seconds', values['node-lease-duration-seconds'], 1);
   const config = values.config ? await loadKubeletConfig(values.config) : undefined;
   const client = clientFromKubeconfig(values.kubeconfig, { userAgent: 'kplane-kubelet' });
   const local = { execDir: values['exec-local'] ? process.cwd() : undefined, portForward: parsePortForwards(values['port-forward'] ?? []) };
@@ -111,13 +121,25 @@ export async function kubelet(args: string[]): Promise<void> {
     });
     process.stderr.write(`kplane kubelet: serving on https://${values.address}:${server.port}\n`);
   }
+  const prefix = values['node-prefix'];
+  const first = count('first-node', values['first-node']);
+  // Each node acts as itself (system:node:NAME), as a kubelet after its TLS bootstrap.
+  const perNode = values['shared-credentials'] || nodes === 0
+    ? undefined
+    : await nodeClients(
+        { bootstrap: client, server: loadKubeconfig(values.kubeconfig).transportOptions, userAgent: 'kplane-kubelet' },
+        Array.from({ length: nodes }, (_, i) => nodeName(first + i, prefix)),
+      );
   const sim = await startSimulation({
     client,
+    ...(perNode ? { clientFor: perNode.clientFor } : {}),
     nodes,
-    namePrefix: values['node-prefix'],
-    firstIndex: count('first-node', values['first-node']),
+    namePrefix: prefix,
+    firstIndex: first,
     maxPods: count('max-pods', values['max-pods'], 1),
     config,
+    leaseDurationSeconds,
+    leaseRenewIntervalMs: leaseDurationSeconds * 250,
     scheduler: values['no-scheduler'] ? false : {},
     ...(server ? { address: values.address, port: server.port } : { port: 0 }),
     onError: (err) => process.stderr.write(`kplane kubelet: ${err instanceof Error ? err.message : String(err)}\n`),
@@ -131,6 +153,7 @@ export async function kubelet(args: string[]): Promise<void> {
   stopOnSignals(async () => {
     await server?.close();
     await sim.stop();
+    perNode?.close();
     client.transport.close();
   });
 }

@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
 import { startControlPlane } from '../control-plane.js';
 import { parseDuration } from './duration.js';
+import { parseAuthorizationModes, type ForwardTarget } from '@kplane/apiserver';
 import { parseTerminatedPodGcThreshold } from './controller-manager.js';
-import type { ForwardTarget } from '@kplane/apiserver';
 import { loadKubeletConfig } from './kubelet.js';
 
 /** Help of `kplane up`. */
@@ -32,6 +32,13 @@ Flags:
                           pods stay Pending)
   --kubelet-config FILE   pod behaviour of the simulated kubelet (see "kplane kubelet --help")
   --event-ttl DURATION    how long Events are kept after their last write (default 1h)
+  --node-monitor-grace-period DURATION
+                          how long a node's kubelet may stay silent (no Lease renewal, no
+                          status) before the node is Unknown and tainted unreachable (default 40s)
+  --default-not-ready-toleration-seconds N
+  --default-unreachable-toleration-seconds N
+                          tolerationSeconds of the not-ready / unreachable NoExecute tolerations
+                          pods get when they have none (default 300)
   --compaction-interval DURATION
                           how often storage history is compacted (default 5m; 0: never)
   --cluster-signing-duration DURATION
@@ -44,6 +51,8 @@ Flags:
                           ("kubectl port-forward", client libraries; default: a clear error)
   --audit-log PATH        append one audit.k8s.io/v1 Event (level Metadata) per request to PATH,
                           as JSON lines (created 0600)
+  --authorization-mode M  authorizers asked in order, comma-separated: Node, RBAC, AlwaysAllow
+                          (default Node,RBAC, as kube-apiserver)
 
 Authentication (as kube-apiserver's flags):
   --token-auth-file FILE  static bearer tokens: CSV lines token,user,uid,"group1,group2"
@@ -81,6 +90,9 @@ export async function up(args: string[]): Promise<void> {
       'pod-gc-quarantine': { type: 'string', default: '40s' },
       'kubelet-config': { type: 'string' },
       'event-ttl': { type: 'string', default: '1h' },
+      'node-monitor-grace-period': { type: 'string', default: '40s' },
+      'default-not-ready-toleration-seconds': { type: 'string', default: '300' },
+      'default-unreachable-toleration-seconds': { type: 'string', default: '300' },
       'compaction-interval': { type: 'string', default: '5m' },
       'cluster-signing-duration': { type: 'string', default: '8760h' },
       'exec-local': { type: 'boolean', default: false },
@@ -92,6 +104,7 @@ export async function up(args: string[]): Promise<void> {
       'api-audiences': { type: 'string' },
       'service-account-max-token-expiration': { type: 'string' },
       'audit-log': { type: 'string' },
+      'authorization-mode': { type: 'string', default: 'Node,RBAC' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -114,6 +127,16 @@ export async function up(args: string[]): Promise<void> {
   const eventTTLMs = parseDuration('--event-ttl', values['event-ttl']);
   if (eventTTLMs < 1000) throw new Error(`--event-ttl: must be at least 1s, not ${values['event-ttl']}`);
   const compactionIntervalMs = parseDuration('--compaction-interval', values['compaction-interval']);
+  const nodeMonitorGracePeriodMs = parseDuration('--node-monitor-grace-period', values['node-monitor-grace-period']);
+  const seconds = (flag: string, v: string): number => {
+    const n = Number(v);
+    if (!/^\d+$/.test(v) || !Number.isSafeInteger(n)) throw new Error(`--${flag}: must be a whole number of seconds >= 0, not ${v}`);
+    return n;
+  };
+  const defaultTolerationSeconds = {
+    notReadySeconds: seconds('default-not-ready-toleration-seconds', values['default-not-ready-toleration-seconds']),
+    unreachableSeconds: seconds('default-unreachable-toleration-seconds', values['default-unreachable-toleration-seconds']),
+  };
   const clusterSigningDurationMs = parseDuration('--cluster-signing-duration', values['cluster-signing-duration']);
   const hpaSyncPeriodMs = parseDuration('--horizontal-pod-autoscaler-sync-period', values['horizontal-pod-autoscaler-sync-period']);
   if (hpaSyncPeriodMs < 1) throw new Error(`--horizontal-pod-autoscaler-sync-period: must be positive, not ${values['horizontal-pod-autoscaler-sync-period']}`);
@@ -123,8 +146,10 @@ export async function up(args: string[]): Promise<void> {
   const maxExpiration = values['service-account-max-token-expiration'];
   const maxExpirationMs = maxExpiration === undefined ? 0 : parseDuration('--service-account-max-token-expiration', maxExpiration);
   if (maxExpiration !== undefined && maxExpirationMs < 600_000) throw new Error(`--service-account-max-token-expiration: must be at least 10m, not ${maxExpiration}`);
+  parseAuthorizationModes(values['authorization-mode']);
   const cp = await startControlPlane({
     dataDir: values['data-dir'],
+    authorizationMode: values['authorization-mode'],
     port,
     storage,
     controllers: !values['no-controllers'],
@@ -136,6 +161,8 @@ export async function up(args: string[]): Promise<void> {
     nodes,
     kubeletConfig,
     eventTTLSeconds: Math.floor(eventTTLMs / 1000),
+    nodeMonitorGracePeriodMs,
+    defaultTolerationSeconds,
     compactionIntervalMs,
     clusterSigningDurationMs,
     localStreams: {

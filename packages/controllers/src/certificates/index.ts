@@ -10,4 +10,4 @@ export {
   type CsrCleanerControllerOptions,
   type CsrSigningControllerOptions,
 } from './controller.js';
-export { BACKDATE_MS, issueClientCertificate, kubeApiServerClientUsagesError, loadSigningCa, signRequest, type ClientCertificateOptions, type SignOptions, type SigningCa } from './sign.js';
+export { BACKDATE_MS, createClientCertificateRequest, issueClientCertificate, kubeApiServerClientUsagesError, loadSigningCa, signRequest, type ClientCertificateOptions, type SignOptions, type SigningCa } from './sign.js';

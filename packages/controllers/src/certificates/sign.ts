@@ -164,18 +164,27 @@ export interface ClientCertificateOptions {
  * kube-apiserver-client signer would issue it. Returns both as PEM (the key PKCS#8).
  */
 export async function issueClientCertificate(ca: SigningCa, options: ClientCertificateOptions): Promise<{ cert: string; key: string }> {
-  const alg = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
-  const keys = (await webcrypto.subtle.generateKey(alg, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
-  // Built as ASN.1, each value a UTF8String taken as is (no string form to parse and escape).
-  const rdn = (type: string, value: string) => new RelativeDistinguishedName([new AttributeTypeAndValue({ type, value: new AttributeValue({ utf8String: value }) })]);
-  const name = new x509.Name(AsnConvert.serialize(new AsnName([rdn('2.5.4.3', options.commonName), ...options.organizations.map((o) => rdn('2.5.4.10', o))])));
-  const request = await x509.Pkcs10CertificateRequestGenerator.create({ name, keys, signingAlgorithm: alg });
+  const { request, key } = await createClientCertificateRequest(options.commonName, options.organizations);
   const cert = await signRequest(ca, {
-    request: request.toString('pem'),
+    request,
     usages: ['digital signature', 'key encipherment', 'client auth'],
     durationMs: options.durationMs,
     now: options.now,
   });
-  const key = x509.PemConverter.encode(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey), 'PRIVATE KEY');
   return { cert, key };
+}
+
+/**
+ * Makes a new EC P-256 key and a PKCS#10 certificate request for it (subject CN and one O per
+ * group), as a kubelet makes for its client certificate. Returns both as PEM (the key PKCS#8).
+ */
+export async function createClientCertificateRequest(commonName: string, organizations: readonly string[]): Promise<{ request: string; key: string }> {
+  const alg = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
+  const keys = (await webcrypto.subtle.generateKey(alg, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
+  // Built as ASN.1, each value a UTF8String taken as is (no string form to parse and escape).
+  const rdn = (type: string, value: string) => new RelativeDistinguishedName([new AttributeTypeAndValue({ type, value: new AttributeValue({ utf8String: value }) })]);
+  const name = new x509.Name(AsnConvert.serialize(new AsnName([rdn('2.5.4.3', commonName), ...organizations.map((o) => rdn('2.5.4.10', o))])));
+  const request = await x509.Pkcs10CertificateRequestGenerator.create({ name, keys, signingAlgorithm: alg });
+  const key = x509.PemConverter.encode(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey), 'PRIVATE KEY');
+  return { request: request.toString('pem'), key };
 }

@@ -148,6 +148,22 @@ export const CONTROLLER_IDENTITIES: readonly ControllerIdentity[] = [
     ],
   },
   {
+    controller: 'node-lifecycle-controller',
+    account: 'node-controller',
+    rules: [
+      rule(['get', 'list', 'update', 'delete', 'patch'], [''], ['nodes']),
+      rule(['patch', 'update'], [''], ['nodes/status']),
+      rule(['patch', 'update'], [''], ['pods/status']),
+      rule(['list', 'delete'], [''], ['pods']),
+      events,
+    ],
+  },
+  {
+    controller: 'taint-eviction-controller',
+    account: 'taint-eviction-controller',
+    rules: [rule(['patch'], [''], ['pods/status']), rule(['list', 'delete'], [''], ['pods']), events],
+  },
+  {
     controller: 'replicaset-controller',
     account: 'replicaset-controller',
     rules: [
@@ -209,16 +225,6 @@ export const CONTROLLER_IDENTITIES: readonly ControllerIdentity[] = [
 /** The identity of a controller by canonical name, if it has one. */
 export function controllerIdentity(controller: string): ControllerIdentity | undefined {
   return CONTROLLER_IDENTITIES.find((i) => i.controller === controller);
-}
-
-/** The user name a ServiceAccount authenticates as. */
-export function serviceAccountUsername(namespace: string, name: string): string {
-  return `system:serviceaccount:${namespace}:${name}`;
-}
-
-/** The groups a ServiceAccount authenticates with. */
-export function serviceAccountGroups(namespace: string): string[] {
-  return ['system:serviceaccounts', `system:serviceaccounts:${namespace}`, 'system:authenticated'];
 }
 
 /** The ClusterRole of a controller identity. */

@@ -2,7 +2,7 @@
  * Creating and reconciling the controllers' ServiceAccounts, ClusterRoles and
  * ClusterRoleBindings at start, and the clients that act as those accounts.
  */
-import { ApiError, type KubeObject, type Transport, type UserInfo } from '@kplane/api';
+import { ApiError, serviceAccountUser, transportAs, type KubeObject, type Transport } from '@kplane/api';
 import { createClient, type Client, type ClientOptions } from '@kplane/client';
 import { ClusterRoleBindings, ClusterRoles, ServiceAccounts } from '@kplane/runtime';
 import {
@@ -10,8 +10,6 @@ import {
   CONTROLLER_ACCOUNT_NAMESPACE,
   controllerClusterRole,
   controllerClusterRoleBinding,
-  serviceAccountGroups,
-  serviceAccountUsername,
   type ControllerIdentity,
 } from './policy.js';
 
@@ -115,24 +113,10 @@ export async function ensureControllerIdentity(client: Client, id: ControllerIde
   return { namespace: ns, name: id.account, uid: sa.metadata?.uid };
 }
 
-/** A transport that sends every request as `user` (in-process: the API server trusts RawRequest.user). */
-export function transportAs(transport: Transport, user: UserInfo): Transport {
-  return (req) => transport({ ...req, user });
-}
-
-/** The identity a ServiceAccount authenticates as. */
-export function serviceAccountUser(account: ServiceAccountRef): UserInfo {
-  return {
-    username: serviceAccountUsername(account.namespace, account.name),
-    ...(account.uid ? { uid: account.uid } : {}),
-    groups: serviceAccountGroups(account.namespace),
-  };
-}
-
 /**
  * The client factory of an in-process controller manager: each account's client calls
  * `transport` (the API server's handler) as that account.
  */
 export function inProcessServiceAccountClients(transport: Transport, options: Omit<ClientOptions, 'transport'> = {}): ServiceAccountClientFactory {
-  return (account) => createClient({ ...options, transport: transportAs(transport, serviceAccountUser(account)) });
+  return (account) => createClient({ ...options, transport: transportAs(transport, serviceAccountUser(account.namespace, account.name, account.uid)) });
 }

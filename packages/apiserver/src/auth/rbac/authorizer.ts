@@ -156,9 +156,14 @@ export class RbacAuthorizer implements Authorizer {
   private readonly roles = new Map<string, RoleEntry>();
   private readonly clusterRoles = new Map<string, RoleEntry>();
   private readonly bindings = new Map<string, BindingEntry>();
-  /** Bumped by every binding change: it ends the per-user memos of candidates. */
+  /** Bumped by every change of a role or a binding: it ends the users' compiled rule sets. */
   private generation = 0;
-  private readonly memo = new WeakMap<UserInfo, { generation: number; byIndex: Map<SubjectIndex, readonly BindingEntry[]> }>();
+  /** The compiled rule sets of the users seen since the last change, by user name (then groups). */
+  private readonly users = new Map<string, UserRules[]>();
+  private usersGeneration = 0;
+  private usersCount = 0;
+  /** The same sets by UserInfo object: callers that keep their identity object skip the name and group comparisons. */
+  private byObject = new WeakMap<UserInfo, UserRules>();
   /** ClusterRoleBindings by subject key. */
   private readonly clusterBySubject = new SubjectIndex();
   /** RoleBindings by namespace, then subject key. */
@@ -169,22 +174,24 @@ export class RbacAuthorizer implements Authorizer {
     const ns = obj.metadata?.namespace ?? '';
     const name = obj.metadata?.name ?? '';
     this.roles.set(`${ns}/${name}`, { namespace: ns, name, rules: rulesOf(obj) });
+    this.generation++;
   }
 
   /** Removes a Role. */
   deleteRole(namespace: string, name: string): void {
-    this.roles.delete(`${namespace}/${name}`);
+    if (this.roles.delete(`${namespace}/${name}`)) this.generation++;
   }
 
   /** Adds or replaces a ClusterRole. */
   setClusterRole(obj: KubeObject): void {
     const name = obj.metadata?.name ?? '';
     this.clusterRoles.set(name, { name, rules: rulesOf(obj) });
+    this.generation++;
   }
 
   /** Removes a ClusterRole. */
   deleteClusterRole(name: string): void {
-    this.clusterRoles.delete(name);
+    if (this.clusterRoles.delete(name)) this.generation++;
   }
 
   /** Adds or replaces a RoleBinding or ClusterRoleBinding (namespace absent). */
@@ -267,71 +274,137 @@ export class RbacAuthorizer implements Authorizer {
     }
   }
 
-  /** Kubernetes' RBAC decision (system:masters is allowed everything, as kube-apiserver's privileged-group authorizer). */
-  authorize(attrs: AuthorizationAttributes): AuthorizationDecision {
-    const user = attrs.user;
-    if (user.groups.includes(MASTERS_GROUP)) return ALLOWED;
-    const errors: string[] = [];
-    let reason = this.firstAllowing(this.clusterBySubject, attrs, errors);
-    const ns = attrs.resourceRequest ? attrs.namespace : undefined;
-    if (reason === undefined && ns) {
-      const m = this.nsBySubject.get(ns);
-      if (m) reason = this.firstAllowing(m, attrs, errors);
+  /**
+   * The user's compiled rule set: the same object for the same user name and groups until a
+   * role or a binding changes (a stand-in for the user's decisions, see `identity`).
+   */
+  private userRules(user: UserInfo): UserRules {
+    if (this.usersGeneration !== this.generation || this.usersCount >= MAX_USERS) {
+      this.users.clear();
+      this.byObject = new WeakMap();
+      this.usersCount = 0;
+      this.usersGeneration = this.generation;
     }
-    if (reason !== undefined) return { allowed: true, reason };
-    return { allowed: false, reason: errors.length ? `RBAC: ${aggregateErrors(errors)}` : '' };
-  }
-
-  /** The reason of the first binding in `m` whose role allows the request; role errors are collected. */
-  private firstAllowing(m: SubjectIndex, attrs: AuthorizationAttributes, errors: string[]): string | undefined {
-    const user = attrs.user;
-    for (const b of this.candidates(m, user)) {
-      const rules = this.roleRules(b.roleRef, b.namespace);
-      if (typeof rules === 'string') {
-        errors.push(rules);
-        continue;
-      }
-      for (const rule of rules) {
-        if (ruleAllows(attrs, rule)) {
-          const s = b.subjects.find((x) => subjectAppliesTo(user, x, b.namespace ?? ''));
-          return allowedReason(b, s ?? b.subjects[0]!);
+    const known = this.byObject.get(user);
+    if (known !== undefined) return known;
+    let list = this.users.get(user.username);
+    if (list !== undefined) {
+      for (let i = 0; i < list.length; i++) {
+        if (sameGroups(list[i]!.groups, user.groups)) {
+          this.byObject.set(user, list[i]!);
+          return list[i]!;
         }
       }
+    } else this.users.set(user.username, (list = []));
+    const entry = new UserRules(user.username, [...user.groups], user.groups.includes(MASTERS_GROUP));
+    entry.cluster = this.compile(entry, this.clusterBySubject);
+    list.push(entry);
+    this.byObject.set(user, entry);
+    this.usersCount++;
+    return entry;
+  }
+
+  /** The rules the bindings of `m` give the user, in binding order, and the errors met. */
+  private compile(user: UserInfo, m: SubjectIndex | undefined): CompiledRules {
+    const out: CompiledRules = { rules: [], errors: [] };
+    if (!m) return out;
+    const seen = new Set<BindingEntry>();
+    const visit = (set: Set<BindingEntry> | undefined) => {
+      if (!set) return;
+      for (const b of set) {
+        if (seen.has(b)) continue;
+        seen.add(b);
+        const rules = this.roleRules(b.roleRef, b.namespace);
+        if (typeof rules === 'string') {
+          out.errors.push(rules);
+          continue;
+        }
+        const s = b.subjects.find((x) => subjectAppliesTo(user, x, b.namespace ?? '')) ?? b.subjects[0]!;
+        for (const rule of rules) out.rules.push({ rule, binding: b, subject: s });
+      }
+    };
+    visit(m.users.get(user.username));
+    for (const g of user.groups) visit(m.groups.get(g));
+    return out;
+  }
+
+  private namespaceRules(entry: UserRules, namespace: string): CompiledRules {
+    let c = entry.namespaces.get(namespace);
+    if (c === undefined) {
+      if (entry.namespaces.size >= MAX_NAMESPACES_PER_USER) entry.namespaces.clear();
+      entry.namespaces.set(namespace, (c = this.compile(entry, this.nsBySubject.get(namespace))));
     }
-    return undefined;
+    return c;
   }
 
   /**
-   * The bindings of `m` that name the user or one of its groups, each once. Remembered per
-   * UserInfo object until a binding changes: clients that keep their identity (a connection's
-   * certificate, an in-process component) skip the lookups.
+   * An object that stands for the user's decisions: the same object for requests of the same
+   * user name and groups for as long as no role or binding changes (a new one afterwards), so a
+   * caller may remember decisions under it (held weakly). Undefined: do not remember.
    */
-  private candidates(m: SubjectIndex, user: UserInfo): readonly BindingEntry[] {
-    let memo = this.memo.get(user);
-    if (memo === undefined || memo.generation !== this.generation) this.memo.set(user, (memo = { generation: this.generation, byIndex: new Map() }));
-    let list = memo.byIndex.get(m);
-    if (list !== undefined) return list;
-    const out = new Set<BindingEntry>();
-    const add = (set: Set<BindingEntry> | undefined) => {
-      if (set) for (const b of set) out.add(b);
-    };
-    add(m.users.get(user.username));
-    for (const g of user.groups) add(m.groups.get(g));
-    list = [...out];
-    memo.byIndex.set(m, list);
-    return list;
+  identity(user: UserInfo): object | undefined {
+    return this.userRules(user);
+  }
+
+  /** Kubernetes' RBAC decision (system:masters is allowed everything, as kube-apiserver's privileged-group authorizer). */
+  authorize(attrs: AuthorizationAttributes): AuthorizationDecision {
+    const entry = this.userRules(attrs.user);
+    if (entry.master) return ALLOWED;
+    let reason = firstAllowing(entry.cluster!, attrs);
+    const ns = attrs.resourceRequest ? attrs.namespace : undefined;
+    let nsRules: CompiledRules | undefined;
+    if (reason === undefined && ns) {
+      nsRules = this.namespaceRules(entry, ns);
+      reason = firstAllowing(nsRules, attrs);
+    }
+    if (reason !== undefined) return { allowed: true, reason };
+    const errors = nsRules ? [...entry.cluster!.errors, ...nsRules.errors] : entry.cluster!.errors;
+    return { allowed: false, reason: errors.length ? `RBAC: ${aggregateErrors(errors)}` : '' };
   }
 
   /** Every rule the user holds in `namespace` (cluster-wide ones included), for rules reviews and escalation checks. */
   rulesFor(user: UserInfo, namespace: string | undefined): RulesResult {
-    const rules: PolicyRule[] = [];
-    const errors: string[] = [];
-    this.visitBindings(user, namespace, (b) => {
-      const r = this.roleRules(b.roleRef, b.namespace);
-      if (typeof r === 'string') errors.push(r);
-      else rules.push(...r);
-      return true;
-    });
-    return { rules, errors };
+    const entry = this.userRules(user);
+    const parts = namespace ? [entry.cluster!, this.namespaceRules(entry, namespace)] : [entry.cluster!];
+    return { rules: parts.flatMap((c) => c.rules.map((r) => r.rule)), errors: parts.flatMap((c) => c.errors) };
   }
+}
+
+/** Users whose rule sets are kept at once (all dropped past it, as at any RBAC change). */
+const MAX_USERS = 10_000;
+/** Namespaces whose rules a user's set keeps at once. */
+const MAX_NAMESPACES_PER_USER = 1_000;
+
+/** The rules bindings give a user in one scope (cluster-wide, or one namespace). */
+interface CompiledRules {
+  readonly rules: RuleSource[];
+  readonly errors: string[];
+}
+
+/** A user (name and groups, all RBAC decides on) with its compiled rules. */
+class UserRules implements UserInfo {
+  cluster: CompiledRules | undefined;
+  readonly namespaces = new Map<string, CompiledRules>();
+  constructor(
+    readonly username: string,
+    readonly groups: readonly string[],
+    readonly master: boolean,
+  ) {}
+}
+
+function sameGroups(a: readonly string[], b: readonly string[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** The reason of the first rule that allows the request, if any. */
+function firstAllowing(c: CompiledRules, attrs: AuthorizationAttributes): string | undefined {
+  const rules = c.rules;
+  for (let i = 0; i < rules.length; i++) {
+    const r = rules[i]!;
+    if (ruleAllows(attrs, r.rule)) return allowedReason(r.binding, r.subject);
+  }
+  return undefined;
 }

@@ -2,7 +2,7 @@
  * RBAC policy rules: how one rule matches the attributes of a request, and the words
  * kube-apiserver answers a refused request with.
  */
-import { ApiError, goQuote } from '@kplane/api';
+import { ApiError, goQuote, serviceAccountUsername } from '@kplane/api';
 import type { AuthorizationAttributes, UserInfo } from '../types.js';
 
 /** rbac.authorization.k8s.io/v1 PolicyRule. */
@@ -69,14 +69,30 @@ export function nonResourceURLMatches(rule: PolicyRule, path: string): boolean {
   return false;
 }
 
+/** Does the rule name `resource` (with `subresource`, when not empty)? The same as resourceMatches, without building `resource/subresource`. */
+function resourceMatchesParts(rule: PolicyRule, resource: string, subresource: string): boolean {
+  const list = rule.resources;
+  if (list === undefined) return false;
+  for (let i = 0; i < list.length; i++) {
+    const r = list[i]!;
+    if (r === ALL) return true;
+    if (subresource === '') {
+      if (r === resource) return true;
+      continue;
+    }
+    const slash = resource.length;
+    if (r.length === slash + 1 + subresource.length && r.charCodeAt(slash) === 47 && r.startsWith(resource) && r.endsWith(subresource)) return true;
+    if (r.length === subresource.length + 2 && r.startsWith('*/') && r.endsWith(subresource)) return true;
+  }
+  return false;
+}
+
 /** Does one rule allow the request? */
 export function ruleAllows(attrs: AuthorizationAttributes, rule: PolicyRule): boolean {
   if (!verbMatches(rule, attrs.verb)) return false;
   if (attrs.resourceRequest) {
     if (rule.apiGroups === undefined || !apiGroupMatches(rule, attrs.apiGroup ?? '')) return false;
-    const sub = attrs.subresource ?? '';
-    const combined = sub ? `${attrs.resource ?? ''}/${sub}` : (attrs.resource ?? '');
-    return resourceMatches(rule, combined, sub) && resourceNameMatches(rule, attrs.name ?? '');
+    return resourceMatchesParts(rule, attrs.resource ?? '', attrs.subresource ?? '') && resourceNameMatches(rule, attrs.name ?? '');
   }
   return nonResourceURLMatches(rule, attrs.path ?? '');
 }
@@ -107,20 +123,7 @@ export function forbiddenError(attrs: AuthorizationAttributes, reason: string): 
   });
 }
 
-const SA_PREFIX = 'system:serviceaccount:';
-
-/** The user name of a ServiceAccount. */
-export function serviceAccountUsername(namespace: string, name: string): string {
-  return `${SA_PREFIX}${namespace}:${name}`;
-}
-
-/** Splits `system:serviceaccount:NS:NAME`; undefined for any other user name. */
-export function splitServiceAccountUsername(username: string): { namespace: string; name: string } | undefined {
-  if (!username.startsWith(SA_PREFIX)) return undefined;
-  const parts = username.slice(SA_PREFIX.length).split(':');
-  if (parts.length !== 2 || !parts[0] || !parts[1]) return undefined;
-  return { namespace: parts[0], name: parts[1] };
-}
+export { serviceAccountUsername, splitServiceAccountUsername } from '@kplane/api';
 
 /** Does a binding's subject name the user? A ServiceAccount without a namespace takes the binding's. */
 export function subjectAppliesTo(user: UserInfo, subject: Subject, bindingNamespace: string): boolean {
