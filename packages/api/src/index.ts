@@ -20,3 +20,4 @@ export * from './patch/patch-info.js';
 export * from './random.js';
 export * from './apply/index.js';
 export * from './cron.js';
+export * from './quota.js';

@@ -44,6 +44,7 @@ export * from './podautoscaler/index.js';
 export * from './job/index.js';
 export * from './ttlafterfinished/index.js';
 export * from './nodelifecycle/index.js';
+export * from './disruption/index.js';
 export {
   CRONJOB_SCHEDULED_TIMESTAMP_ANNOTATION,
   compileSchedule,
@@ -54,3 +55,4 @@ export {
 } from './cronjob/index.js';
 export * from './history/index.js';
 export * from './statefulset/index.js';
+export * from './resourcequota/index.js';

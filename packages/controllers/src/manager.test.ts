@@ -90,7 +90,7 @@ it('leads on the kube-controller-manager Lease, serves metrics to the admin cred
     log: (m) => logs.push(m),
   });
   try {
-    assert.deepEqual(first.controllers, ['certificatesigningrequest-cleaner-controller', 'clusterrole-aggregation-controller', 'cronjob-controller', 'daemonset-controller', 'deployment-controller', 'garbage-collector-controller', 'horizontal-pod-autoscaler-controller', 'job-controller', 'namespace-controller', 'node-lifecycle-controller', 'pod-garbage-collector-controller', 'replicaset-controller', 'replicationcontroller-controller', 'serviceaccount-controller', 'statefulset-controller', 'taint-eviction-controller', 'ttl-after-finished-controller']);
+    assert.deepEqual(first.controllers, ['certificatesigningrequest-cleaner-controller', 'clusterrole-aggregation-controller', 'cronjob-controller', 'daemonset-controller', 'deployment-controller', 'disruption-controller', 'garbage-collector-controller', 'horizontal-pod-autoscaler-controller', 'job-controller', 'namespace-controller', 'node-lifecycle-controller', 'pod-garbage-collector-controller', 'replicaset-controller', 'replicationcontroller-controller', 'resourcequota-controller', 'serviceaccount-controller', 'statefulset-controller', 'taint-eviction-controller', 'ttl-after-finished-controller']);
     const lease = await eventually('the Lease', async () => {
       const l = await kp.client.resource(Leases).get(CONTROLLER_MANAGER_LEASE.name, { namespace: CONTROLLER_MANAGER_LEASE.namespace });
       return l.spec?.holderIdentity ? l : undefined;

@@ -25,6 +25,8 @@ import { createClusterRoleAggregationController } from './clusterrole-aggregatio
 import { createCsrCleanerController, createCsrSigningController } from './certificates/index.js';
 import { createCronJobController } from './cronjob/index.js';
 import { createNodeLifecycleController, createTaintEvictionController, type NodeLifecycleOptions } from './nodelifecycle/index.js';
+import { createDisruptionController } from './disruption/index.js';
+import { createResourceQuotaController } from './resourcequota/index.js';
 import { createPodGarbageCollector, type PodGarbageCollectorOptions } from './podgc/index.js';
 import type { SigningCa } from './certificates/sign.js';
 
@@ -49,6 +51,8 @@ export const CONTROLLER_NAMES = {
   cronJob: 'cronjob-controller',
   nodeLifecycle: 'node-lifecycle-controller',
   taintEviction: 'taint-eviction-controller',
+  disruption: 'disruption-controller',
+  resourceQuota: 'resourcequota-controller',
   podGarbageCollector: 'pod-garbage-collector-controller',
 } as const;
 
@@ -60,6 +64,7 @@ export const KNOWN_CONTROLLERS: readonly string[] = [
   CONTROLLER_NAMES.cronJob,
   CONTROLLER_NAMES.daemonSet,
   CONTROLLER_NAMES.deployment,
+  CONTROLLER_NAMES.disruption,
   CONTROLLER_NAMES.garbageCollector,
   CONTROLLER_NAMES.horizontalPodAutoscaler,
   CONTROLLER_NAMES.job,
@@ -68,6 +73,7 @@ export const KNOWN_CONTROLLERS: readonly string[] = [
   CONTROLLER_NAMES.podGarbageCollector,
   CONTROLLER_NAMES.replicaSet,
   CONTROLLER_NAMES.replicationController,
+  CONTROLLER_NAMES.resourceQuota,
   CONTROLLER_NAMES.rootCACertPublisher,
   CONTROLLER_NAMES.serviceAccount,
   CONTROLLER_NAMES.serviceAccountToken,
@@ -96,6 +102,8 @@ export const CONTROLLER_ALIASES: Readonly<Record<string, string>> = {
   'ttl-after-finished': CONTROLLER_NAMES.ttlAfterFinished,
   cronjob: CONTROLLER_NAMES.cronJob,
   nodelifecycle: CONTROLLER_NAMES.nodeLifecycle,
+  disruption: CONTROLLER_NAMES.disruption,
+  resourcequota: CONTROLLER_NAMES.resourceQuota,
   podgc: CONTROLLER_NAMES.podGarbageCollector,
 };
 
@@ -282,12 +290,14 @@ export async function startControllerManager(options: ControllerManagerOptions):
     [CONTROLLER_NAMES.daemonSet]: (m) => createDaemonSetController(m),
     [CONTROLLER_NAMES.job]: (m) => createJobController(m),
     [CONTROLLER_NAMES.ttlAfterFinished]: (m) => createTtlAfterFinishedController(m),
+    [CONTROLLER_NAMES.resourceQuota]: (m) => createResourceQuotaController(m),
     [CONTROLLER_NAMES.statefulSet]: (m) => createStatefulSetController(m),
     [CONTROLLER_NAMES.clusterRoleAggregation]: (m) => createClusterRoleAggregationController({ manager: m }),
     [CONTROLLER_NAMES.csrCleaner]: (m) => createCsrCleanerController({ manager: m }),
     [CONTROLLER_NAMES.cronJob]: (m) => createCronJobController(m),
     [CONTROLLER_NAMES.nodeLifecycle]: (m) => createNodeLifecycleController(m, options.nodeLifecycle),
     [CONTROLLER_NAMES.taintEviction]: (m) => createTaintEvictionController(m),
+    [CONTROLLER_NAMES.disruption]: (m) => createDisruptionController(m),
     [CONTROLLER_NAMES.podGarbageCollector]: (m) => m.add(createPodGarbageCollector(m, options.podGarbageCollector)),
     ...(options.rootCA !== undefined ? { [CONTROLLER_NAMES.rootCACertPublisher]: (m: Manager) => createRootCACertPublisher({ manager: m, rootCA: options.rootCA! }) } : {}),
   };

@@ -421,6 +421,40 @@ export const DESCRIPTIONS: Descriptions = {
       selector: 'The label query over the scaled pods, in string form.',
     },
   },
+  'io.k8s.api.policy.v1.PodDisruptionBudget': {
+    type: 'Limits how many pods of a set voluntary disruptions (evictions, drains) may take down at once.',
+    fields: {
+      spec: 'Which pods the budget covers and how many of them must stay available.',
+      status: 'What the disruption controller last observed of the covered pods.',
+    },
+  },
+  'io.k8s.api.policy.v1.PodDisruptionBudgetSpec': {
+    type: 'The pods a budget covers and the availability it asks for.',
+    fields: {
+      maxUnavailable: 'At most this many of the expected pods (a number, or a percentage of the controllers\' scale) may be unavailable after an eviction. Exclusive with minAvailable.',
+      minAvailable: 'At least this many pods (a number, or a percentage of the controllers\' scale) must stay available after an eviction. Exclusive with maxUnavailable.',
+      selector: 'The pods the budget covers; an empty selector covers every pod of the namespace.',
+      unhealthyPodEvictionPolicy: 'When a pod that is not Ready may be evicted: IfHealthyBudget (default; only while the budget has enough healthy pods) or AlwaysAllow.',
+    },
+  },
+  'io.k8s.api.policy.v1.PodDisruptionBudgetStatus': {
+    type: 'How many of the covered pods are healthy and how many may be disrupted now.',
+    fields: {
+      conditions: 'DisruptionAllowed: True (SufficientPods) while an eviction may proceed, False (InsufficientPods or SyncFailed) otherwise.',
+      currentHealthy: 'Covered pods that are Ready and not being disrupted.',
+      desiredHealthy: 'The fewest healthy pods the budget accepts.',
+      disruptedPods: 'Pods the eviction API let go that are not deleted yet, with when; an entry is dropped after two minutes.',
+      disruptionsAllowed: 'How many more pods may be evicted now.',
+      expectedPods: 'How many pods the budget counts on.',
+      observedGeneration: 'The spec generation this status was computed from; evictions wait until it is current.',
+    },
+  },
+  'io.k8s.api.policy.v1.Eviction': {
+    type: 'A request to evict a pod, honouring its PodDisruptionBudget: POST it to pods/<name>/eviction.',
+    fields: {
+      deleteOptions: 'How the pod is deleted once its budget allows.',
+    },
+  },
   'io.k8s.api.batch.v1.CronJob': {
     type: 'Runs a Job on a schedule, written in cron syntax.',
     fields: {
@@ -2321,6 +2355,60 @@ export const DESCRIPTIONS: Descriptions = {
       name: 'Name of the service.',
       namespace: 'Namespace of the service.',
       port: 'Port of the service (default 443).',
+    },
+  },
+  'io.k8s.api.core.v1.ResourceQuota': {
+    type: 'Limits what the objects of one namespace may use in total: object counts and compute resources.',
+    fields: {
+      spec: 'The limits and which objects they apply to.',
+      status: 'The limits in force and what the namespace uses, as the resource quota controller last counted it.',
+    },
+  },
+  'io.k8s.api.core.v1.ResourceQuotaSpec': {
+    type: 'The hard limits of a quota and the scopes of the objects it counts.',
+    fields: {
+      hard: 'The most of each named resource the namespace may use (pods, requests.cpu, count/jobs.batch, ...).',
+      scopeSelector: 'Scope requirements (such as PriorityClass In [high]) an object must match to be counted.',
+      scopes: 'Scopes an object must match to be counted: Terminating, NotTerminating, BestEffort, NotBestEffort.',
+    },
+  },
+  'io.k8s.api.core.v1.ResourceQuotaStatus': {
+    type: 'The limits in force and the usage counted against them.',
+    fields: {
+      hard: 'The limits in force (the spec\'s, once the controller has seen them).',
+      used: 'What the namespace uses now, for each limited resource.',
+    },
+  },
+  'io.k8s.api.core.v1.LimitRange': {
+    type: 'Default, minimum and maximum resources of the containers, pods and claims of a namespace.',
+    fields: {
+      spec: 'The limits that apply in the namespace.',
+    },
+  },
+  'io.k8s.api.core.v1.LimitRangeSpec': {
+    type: 'The limits of a LimitRange.',
+    fields: {
+      limits: 'One entry per kind of object limited (Container, Pod, PersistentVolumeClaim).',
+    },
+  },
+  'io.k8s.api.core.v1.LimitRangeItem': {
+    type: 'The limits of one kind of object.',
+    fields: {
+      default: 'The limits a container gets when it states none.',
+      defaultRequest: 'The requests a container gets when it states none.',
+      max: 'The highest limit allowed.',
+      maxLimitRequestRatio: 'The highest limit-to-request ratio allowed.',
+      min: 'The lowest request allowed.',
+      type: 'What is limited: Container, Pod or PersistentVolumeClaim.',
+    },
+  },
+  'io.k8s.api.scheduling.v1.PriorityClass': {
+    type: 'A named priority for pods: pods naming it in priorityClassName get its value as spec.priority.',
+    fields: {
+      description: 'What the class is for.',
+      globalDefault: 'When true, pods that name no class get this one (only one class may be the default).',
+      preemptionPolicy: 'Whether pods of this class may preempt lower-priority pods: PreemptLowerPriority (the default) or Never.',
+      value: 'The priority of the pods of this class; higher runs first. User classes may go up to 1000000000.',
     },
   },
 };

@@ -1,10 +1,16 @@
 import { defaultTolerationSeconds, type DefaultTolerationSecondsOptions } from './default-toleration-seconds.js';
+import { limitRanger } from './limit-ranger.js';
+import type { AdmissionObjects } from './objects.js';
+import { priorityAdmission } from './priority.js';
+import { resourceQuotaAdmission } from './resource-quota.js';
 import type { AdmissionStep } from './types.js';
 
 /** Settings of the built-in admission steps (kube-apiserver's flags). */
 export interface AdmissionOptions extends DefaultTolerationSecondsOptions {
   /** Steps run after the built-in ones (tests, embedders). */
   extraSteps?: readonly AdmissionStep[];
+  /** What the steps that read the cluster (LimitRanger, Priority, ResourceQuota) read and write; without it they are left out. */
+  objects?: AdmissionObjects;
 }
 
 /**
@@ -12,8 +18,12 @@ export interface AdmissionOptions extends DefaultTolerationSecondsOptions {
  * AllOrderedPlugins): a new step goes where kube's list puts it.
  */
 export function builtinAdmissionSteps(options: AdmissionOptions = {}): AdmissionStep[] {
+  const { objects } = options;
   return [
+    ...(objects ? [limitRanger(objects)] : []),
+    ...(objects ? [priorityAdmission(objects)] : []),
     defaultTolerationSeconds(options),
+    ...(objects ? [resourceQuotaAdmission(objects)] : []),
     ...(options.extraSteps ?? []),
   ];
 }

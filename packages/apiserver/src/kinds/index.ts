@@ -23,8 +23,11 @@ import { namespaceResource } from './namespace.js';
 import { nodeResource, serviceAccountResource } from './node.js';
 import { persistentVolumeClaimResource } from './persistentvolumeclaim.js';
 import { podResource } from './pod.js';
+import { podDisruptionBudgetResource } from './poddisruptionbudget.js';
+import { priorityClassResource } from './priorityclass.js';
 import { podTemplateResource, replicationControllerResource } from './replicationcontroller.js';
 import { rbacResources } from './rbac.js';
+import { limitRangeResource, resourceQuotaResource } from './resourcequota.js';
 import { endpointsResource, serviceResource } from './service.js';
 import { statefulSetResource } from './statefulset.js';
 
@@ -36,8 +39,10 @@ export function builtinResources(): ResourceType[] {
     eventResource(),
     namespaceResource(),
     nodeResource(),
+    limitRangeResource(),
     persistentVolumeClaimResource(),
     podResource(),
+    resourceQuotaResource(),
     podTemplateResource(),
     replicationControllerResource(),
     secretResource(),
@@ -55,6 +60,8 @@ export function builtinResources(): ResourceType[] {
     eventsV1Resource(),
     cronJobResource(),
     ingressResource(),
+    podDisruptionBudgetResource(),
+    priorityClassResource(),
     crdResource(),
     ...rbacResources(),
     certificateSigningRequestResource(),

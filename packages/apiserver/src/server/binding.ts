@@ -16,7 +16,7 @@ function rfc3339(d: Date): string {
 }
 
 /** podutil.UpdatePodCondition: replaces the condition of that type, keeping lastTransitionTime when the status is unchanged. */
-function setCondition(status: Obj, condition: Obj): void {
+export function setPodCondition(status: Obj, condition: Obj): void {
   const list = Array.isArray(status.conditions) ? (status.conditions as Obj[]) : [];
   const i = list.findIndex((c) => c?.type === condition.type);
   if (i >= 0 && list[i]!.status === condition.status) condition.lastTransitionTime = list[i]!.lastTransitionTime;
@@ -79,7 +79,7 @@ export async function bindPod(store: Store, namespace: string, name: string, bod
       pod.spec = spec;
       if (Object.keys(annotations).length) m.annotations = { ...m.annotations, ...(annotations as Record<string, string>) };
       const status = (asObj(pod.status) ?? {}) as Obj;
-      setCondition(status, { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: rfc3339(now()) });
+      setPodCondition(status, { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: rfc3339(now()) });
       pod.status = status;
       return pod;
     },

@@ -26,7 +26,7 @@ function subresources(s: Store): { name: string; kind: string; group?: string; v
   const out: { name: string; kind: string; group?: string; version?: string; verbs: string[] }[] = [];
   if (t.group === '' && t.resource === 'pods') {
     const connect = ['create', 'get'];
-    out.push({ name: 'attach', kind: 'PodAttachOptions', verbs: connect }, { name: 'binding', kind: 'Binding', verbs: ['create'] }, { name: 'exec', kind: 'PodExecOptions', verbs: connect }, { name: 'log', kind: 'Pod', verbs: ['get'] }, { name: 'portforward', kind: 'PodPortForwardOptions', verbs: connect });
+    out.push({ name: 'attach', kind: 'PodAttachOptions', verbs: connect }, { name: 'binding', kind: 'Binding', verbs: ['create'] }, { name: 'eviction', kind: 'Eviction', group: 'policy', version: 'v1', verbs: ['create'] }, { name: 'exec', kind: 'PodExecOptions', verbs: connect }, { name: 'log', kind: 'Pod', verbs: ['get'] }, { name: 'portforward', kind: 'PodPortForwardOptions', verbs: connect });
   }
   if (t.group === '' && t.resource === 'serviceaccounts') out.push({ name: 'token', kind: 'TokenRequest', group: 'authentication.k8s.io', version: 'v1', verbs: ['create'] });
   if (t.resource === 'namespaces') out.push({ name: 'finalize', kind: t.kind, verbs: ['update'] });

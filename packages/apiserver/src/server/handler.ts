@@ -23,6 +23,7 @@ import { unstructuredList, unstructuredObject } from '../crd/unstructured.js';
 import type { Registry } from '../registry/registry.js';
 import type { Store, WriteOptions } from '../registry/store.js';
 import { bindPod } from './binding.js';
+import { evictPod } from './eviction.js';
 import { fieldManager, isApplyPatch } from './field-manager.js';
 import { createNodeConnections, type NodeConnections } from './nodes.js';
 import { servePodLog } from './pod-log.js';
@@ -210,6 +211,7 @@ const OBJECT_VERBS: Record<string, Record<string, string>> = {
   scale: { GET: 'get', PUT: 'update', PATCH: 'patch' },
   finalize: { PUT: 'update' },
   binding: { POST: 'create' },
+  eviction: { POST: 'create' },
   log: { GET: 'get' },
   exec: { GET: 'create', POST: 'create' },
   attach: { GET: 'create', POST: 'create' },
@@ -298,9 +300,9 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
     // A namespaced resource has no object paths outside a namespace.
     if (t.namespaced && info.namespace === undefined && info.name !== undefined) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     const sub = info.subresource ?? '';
-    if (sub && !['status', 'scale', 'finalize', 'binding', 'token', 'log', ...STREAM_SUBRESOURCES].includes(sub) && !t.subresources?.extra?.includes(sub)) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+    if (sub && !['status', 'scale', 'finalize', 'binding', 'eviction', 'token', 'log', ...STREAM_SUBRESOURCES].includes(sub) && !t.subresources?.extra?.includes(sub)) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     if (sub === 'token' && !(t.group === '' && t.resource === 'serviceaccounts' && options.tokenRequest)) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
-    if ((sub === 'binding' || sub === 'log' || STREAM_SUBRESOURCES.includes(sub)) && !(t.group === '' && t.resource === 'pods')) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+    if ((sub === 'binding' || sub === 'eviction' || sub === 'log' || STREAM_SUBRESOURCES.includes(sub)) && !(t.group === '' && t.resource === 'pods')) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     if (sub === 'status' && !t.subresources?.status) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     if (sub === 'scale' && !t.subresources?.scale) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     if (sub === 'finalize' && t.resource !== 'namespaces') throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
@@ -400,6 +402,14 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
       await bindPod(store, ns!, name, body(), options.now, writeOptions(q).dryRun === true, req.user);
       return statusResponse(201, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
     }
+    if (sub === 'eviction') {
+      if (method !== 'POST') throw routeMethodNotAllowed();
+      const opts = writeOptions(q);
+      const eviction = admitEvictionBody(body({ apiVersion: 'policy/v1', kind: 'Eviction' }), opts);
+      const delOpts = deleteOptions(eviction.deleteOptions ?? undefined, {});
+      const status = await evictPod(ns!, name, eviction, delOpts, { registry, now: options.now, dryRun: opts.dryRun === true });
+      return statusResponse(status.code ?? 201, status);
+    }
     if (sub === 'token') {
       if (method !== 'POST') throw routeMethodNotAllowed();
       const opts = writeOptions(q);
@@ -488,6 +498,13 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
     obj.apiVersion = apiVersion;
     admitObject(obj, resolveSchema({ $ref: `#/components/schemas/${schemaName}` }, registry.definitions), registry.definitions, { kind, version: apiVersion.split('/').pop()!, fieldValidation: opts.fieldValidation, warnings: opts.warnings });
     return obj;
+  }
+
+  /** Type-checks an Eviction (policy/v1, or v1beta1 which has the same fields) as policy/v1. */
+  function admitEvictionBody(b: unknown, opts: WriteOptions): KubeObject {
+    const obj = asObject(b);
+    if (obj.apiVersion === 'policy/v1beta1') obj.apiVersion = 'policy/v1';
+    return admitSubresourceBody(obj, 'policy/v1', 'Eviction', 'io.k8s.api.policy.v1.Eviction', opts);
   }
 
   /** PUT /api/v1/namespaces/<name>/finalize: only spec.finalizers changes. */

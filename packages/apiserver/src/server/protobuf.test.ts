@@ -12,7 +12,7 @@ import { send, startTestServer, type TestServer } from '../testing.js';
 const NS = '/api/v1/namespaces/default';
 /**
  * Where kubectl posts each captured body that kplane serves (not served: jobs,
- * resourcequotas, priorityclasses, poddisruptionbudgets and the serviceaccounts/token
+ * resourcequotas, priorityclasses and the serviceaccounts/token; poddisruptionbudgets in eviction.test.ts
  * subresource; their decoding is covered in @kplane/api).
  */
 const PATHS: Record<string, string> = {

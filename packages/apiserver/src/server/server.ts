@@ -11,6 +11,7 @@ import { ApiError, forbidden, notFound, transportAs } from '@kplane/api';
 import { DEFAULT_COMPACTION_INTERVAL_MS, runPeriodically, startCompactor, startExpirySweeper, systemClock, type Backend, type Clock, type Periodic } from '@kplane/storage';
 import { createCrdController } from '../crd/controller.js';
 import { builtinKinds } from '../kinds/index.js';
+import { systemPriorityClasses } from '../kinds/priorityclass.js';
 import { buildOpenAPIV3Document, buildSwaggerV2, openAPIV3Root, servedDocument, swaggerSpec, type ServedDocument, type SwaggerSpec } from '../openapi/index.js';
 import { Registry } from '../registry/registry.js';
 import type { KindBundle, StrategyContext } from '../registry/resource.js';
@@ -39,7 +40,7 @@ import { createStreamUpgrade, type LocalStreams } from './pod-stream.js';
 import { createHttpsServer } from './http.js';
 import { createClusterIPAllocator } from './ip-allocator.js';
 import type { ServerLimits } from './limits.js';
-import { builtinAdmissionSteps, createAdmissionChain, type AdmissionOptions } from '../admission/index.js';
+import { builtinAdmissionSteps, createAdmissionChain, type AdmissionObjects, type AdmissionOptions } from '../admission/index.js';
 
 export type { ServerLimits } from './limits.js';
 export type { Timers } from '../registry/timers.js';
@@ -277,7 +278,13 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     }
   }
 
-  const admission = createAdmissionChain(builtinAdmissionSteps(options.admission));
+  // The steps that read the cluster (LimitRanger, Priority, ResourceQuota) read storage through the registry.
+  const admissionObjects: AdmissionObjects = {
+    list: async (group, version, resource, namespace) => (await registry.get(group, version, resource)?.list(namespace || undefined))?.items ?? [],
+    updateStatus: (group, version, resource, obj) =>
+      registry.get(group, version, resource)!.update(obj.metadata?.namespace, obj.metadata?.name ?? '', obj, { subresource: 'status' }),
+  };
+  const admission = createAdmissionChain(builtinAdmissionSteps({ objects: admissionObjects, ...options.admission }));
   registry = new Registry({ backend: options.backend, definitions, context, now, checkNamespace, admission, watchCacheCapacity: options.watchCacheCapacity, watchCache: options.watchCache, timers: options.timers });
   for (const b of bundles) for (const r of b.resources) registry.add(r);
 
@@ -419,6 +426,15 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
         }
       }
       await followNamespaces();
+      // kube-apiserver's scheduling/bootstrap-system-priority-classes post-start hook.
+      const priorityClasses = registry.get('scheduling.k8s.io', 'v1', 'priorityclasses');
+      for (const pc of priorityClasses ? systemPriorityClasses() : []) {
+        try {
+          await priorityClasses!.create(undefined, pc);
+        } catch (err) {
+          if (!(err instanceof ApiError && err.code === 409)) throw err;
+        }
+      }
       // kube-apiserver's rbac/bootstrap-roles post-start hook, then the index follows the RBAC objects.
       await ensureBootstrapPolicy(registry, options.bootstrapPolicy);
       if (rbac) rbacFeed = await startRbacFeed(registry, rbac);

@@ -109,6 +109,21 @@ export const CONTROLLER_IDENTITIES: readonly ControllerIdentity[] = [
     ],
   },
   {
+    controller: 'disruption-controller',
+    account: 'disruption-controller',
+    rules: [
+      rule(['get', 'list', 'watch'], ['extensions', 'apps'], ['deployments']),
+      rule(['get', 'list', 'watch'], ['apps', 'extensions'], ['replicasets']),
+      rule(['get', 'list', 'watch'], [''], ['replicationcontrollers']),
+      rule(['get', 'list', 'watch'], ['policy'], ['poddisruptionbudgets']),
+      rule(['get', 'list', 'watch'], ['apps'], ['statefulsets']),
+      rule(['update'], ['policy'], ['poddisruptionbudgets/status']),
+      rule(['get'], ['*'], ['*/scale']),
+      rule(['patch', 'update'], [''], ['pods/status']),
+      events,
+    ],
+  },
+  {
     controller: 'garbage-collector-controller',
     account: 'generic-garbage-collector',
     rules: [rule(['get', 'list', 'watch', 'patch', 'update', 'delete'], ['*'], ['*']), events],
@@ -184,6 +199,11 @@ export const CONTROLLER_IDENTITIES: readonly ControllerIdentity[] = [
       rule(['list', 'watch', 'patch', 'create', 'delete'], [''], ['pods']),
       events,
     ],
+  },
+  {
+    controller: 'resourcequota-controller',
+    account: 'resourcequota-controller',
+    rules: [rule(['list', 'watch'], ['*'], ['*']), rule(['update'], [''], ['resourcequotas/status']), events],
   },
   {
     controller: 'root-ca-certificate-publisher-controller',

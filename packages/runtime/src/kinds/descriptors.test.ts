@@ -7,7 +7,7 @@ import type { ApplyConfiguration } from './index.js';
 import {
   HorizontalPodAutoscalers, PodTemplates, ReplicationControllers,
   ClusterRoleBindings, ClusterRoles, ConfigMaps, ControllerRevisions, CronJobs, CustomResourceDefinitions, DaemonSets, Deployments, Endpoints, Events, EventsV1Events, Ingresses, Jobs,
-  Leases, Namespaces, Nodes, PersistentVolumeClaims, Pods, ReplicaSets, StatefulSets, RoleBindings, Roles, Secrets, ServiceAccounts, Services, builtinDescriptors,
+  Leases, LimitRanges, Namespaces, PriorityClasses, ResourceQuotas, Nodes, PersistentVolumeClaims, PodDisruptionBudgets, Pods, ReplicaSets, StatefulSets, RoleBindings, Roles, Secrets, ServiceAccounts, Services, builtinDescriptors,
   kindDescriptor, newObject, resourceOf, type KindDescriptor, type ObjectOf,
 } from './descriptors.js';
 
@@ -41,6 +41,10 @@ const KUBERNETES: [KindDescriptor, string, string, string, boolean, string][] = 
   [PodTemplates, '', 'v1', 'podtemplates', true, 'PodTemplate'],
   [HorizontalPodAutoscalers, 'autoscaling', 'v2', 'horizontalpodautoscalers', true, 'HorizontalPodAutoscaler'],
   [CronJobs, 'batch', 'v1', 'cronjobs', true, 'CronJob'],
+  [PodDisruptionBudgets, 'policy', 'v1', 'poddisruptionbudgets', true, 'PodDisruptionBudget'],
+  [ResourceQuotas, '', 'v1', 'resourcequotas', true, 'ResourceQuota'],
+  [LimitRanges, '', 'v1', 'limitranges', true, 'LimitRange'],
+  [PriorityClasses, 'scheduling.k8s.io', 'v1', 'priorityclasses', false, 'PriorityClass'],
 ];
 
 test('every built-in descriptor carries the names Kubernetes uses', () => {

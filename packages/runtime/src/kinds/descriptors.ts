@@ -6,8 +6,8 @@ import { apiVersionOf, type KubeObject } from '@kplane/api';
 import type { Client, ResourceClient, ResourceDescriptor } from '@kplane/client';
 import type {
   ClusterRole, ClusterRoleBinding, ConfigMap, ControllerRevision, CronJob, CustomResourceDefinition, DaemonSet, Deployment,
-  Endpoints as EndpointsObject, Event, EventsV1Event, HorizontalPodAutoscaler, Ingress, Job, Lease, Namespace, Node, PersistentVolumeClaim, Pod,
-  PodTemplate, ReplicaSet, ReplicationController, Role, RoleBinding, Secret, Service, ServiceAccount, StatefulSet,
+  Endpoints as EndpointsObject, Event, EventsV1Event, HorizontalPodAutoscaler, Ingress, Job, Lease, LimitRange, Namespace, Node, PersistentVolumeClaim, Pod,
+  PodDisruptionBudget, PodTemplate, PriorityClass, ReplicaSet, ResourceQuota, ReplicationController, Role, RoleBinding, Secret, Service, ServiceAccount, StatefulSet,
 } from './builtin/index.js';
 
 /** Type-only key of the phantom field; no value exists at run time. */
@@ -112,6 +112,10 @@ export const CronJobs: KindDescriptor<CronJob> = kindDescriptor({ group: 'batch'
 export const HorizontalPodAutoscalers: KindDescriptor<HorizontalPodAutoscaler> = kindDescriptor({
   group: 'autoscaling', version: 'v2', resource: 'horizontalpodautoscalers', kind: 'HorizontalPodAutoscaler', namespaced: true,
 });
+/** policy/v1 poddisruptionbudgets. */
+export const PodDisruptionBudgets: KindDescriptor<PodDisruptionBudget> = kindDescriptor({
+  group: 'policy', version: 'v1', resource: 'poddisruptionbudgets', kind: 'PodDisruptionBudget', namespaced: true,
+});
 /** coordination.k8s.io/v1 leases. */
 export const Leases: KindDescriptor<Lease> = kindDescriptor({ group: 'coordination.k8s.io', version: 'v1', resource: 'leases', kind: 'Lease', namespaced: true });
 /** events.k8s.io/v1 events. */
@@ -131,6 +135,13 @@ export const RoleBindings: KindDescriptor<RoleBinding> = rbac('rolebindings', 'R
 /** rbac.authorization.k8s.io/v1 clusterrolebindings (cluster-scoped). */
 export const ClusterRoleBindings: KindDescriptor<ClusterRoleBinding> = rbac('clusterrolebindings', 'ClusterRoleBinding', false);
 
+/** core/v1 resourcequotas. */
+export const ResourceQuotas: KindDescriptor<ResourceQuota> = core('resourcequotas', 'ResourceQuota', true);
+/** core/v1 limitranges. */
+export const LimitRanges: KindDescriptor<LimitRange> = core('limitranges', 'LimitRange', true);
+/** scheduling.k8s.io/v1 priorityclasses (cluster-scoped). */
+export const PriorityClasses: KindDescriptor<PriorityClass> = kindDescriptor({ group: 'scheduling.k8s.io', version: 'v1', resource: 'priorityclasses', kind: 'PriorityClass', namespaced: false });
+
 /** Every built-in descriptor of a kind kplane serves, core group first (a descriptor joins once its kind is served). */
 export const builtinDescriptors: readonly KindDescriptor[] = Object.freeze([
   Namespaces, ConfigMaps, Secrets, Pods, Services, ServiceAccounts, Events, Nodes, Endpoints, PersistentVolumeClaims,
@@ -138,4 +149,6 @@ export const builtinDescriptors: readonly KindDescriptor[] = Object.freeze([
   Roles, ClusterRoles, RoleBindings, ClusterRoleBindings,
   ReplicationControllers, PodTemplates, HorizontalPodAutoscalers,
   CronJobs,
+  PodDisruptionBudgets,
+  ResourceQuotas, LimitRanges, PriorityClasses,
 ]);

@@ -1,0 +1,9 @@
+import type { KubeObject } from '@kplane/api';
+
+/** What admission steps read and write of the cluster (kube's plugins use informers and clients). */
+export interface AdmissionObjects {
+  /** The objects of a resource, in one namespace ('' for cluster-scoped kinds or all namespaces). */
+  list(group: string, version: string, resource: string, namespace: string): Promise<KubeObject[]>;
+  /** A conditional write of an object's status (its resourceVersion must be current: else a 409 ApiError). */
+  updateStatus(group: string, version: string, resource: string, obj: KubeObject): Promise<KubeObject>;
+}

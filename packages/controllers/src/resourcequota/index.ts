@@ -1,0 +1,1 @@
+export { createResourceQuotaController, quotaUsage, type ResourceQuotaControllerOptions } from './controller.js';
