@@ -31,7 +31,8 @@ spec:
 `;
 
 describe('DaemonSets with kubectl', () => {
-  const s = useKplane(['--nodes', '2']);
+  // A short pod GC period and quarantine, so the pod of a removed node goes within seconds.
+  const s = useKplane(['--nodes', '2', '--pod-gc-period', '500ms', '--pod-gc-quarantine', '1s']);
   const k = (...args: string[]) => kubectlOk(s.kp.kubeconfig, args);
   const client = () => clientFromKubeconfig(s.kp.kubeconfig);
 
@@ -75,7 +76,7 @@ describe('DaemonSets with kubectl', () => {
       child.kill('SIGTERM');
       await exited;
     }
-    // ... and leaves: its pod goes with it.
+    // ... and leaves: the pod garbage collector deletes its pod.
     assert.match(await k('delete', 'node', 'kplane-node-2'), /node "kplane-node-2" deleted/);
     await eventually('the pod of the removed node to go', async () => (await podNodes('agent')) === 'kplane-node-0,kplane-node-1');
     await eventually('DESIRED 2', async () => (await status('agent'))?.desiredNumberScheduled === 2 && (await status('agent'))?.currentNumberScheduled === 2);

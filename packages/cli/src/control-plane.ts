@@ -74,6 +74,11 @@ export interface ControlPlaneOptions {
   controllerManagerPort?: number;
   /** How often the horizontal-pod-autoscaler controller syncs each HPA (default 15 s, --horizontal-pod-autoscaler-sync-period). */
   hpaSyncPeriodMs?: number;
+  /** Terminated pods kept before the pod garbage collector deletes the oldest (default 12 500, --terminated-pod-gc-threshold). */
+  terminatedPodGcThreshold?: number;
+  /** Period of the pod garbage collector and quarantine of missing nodes (default 20 s and 40 s). */
+  podGcPeriodMs?: number;
+  podGcQuarantineMs?: number;
   /**
    * Each controller acts as its own ServiceAccount `kube-system/<name>-controller` bound to its
    * least-privilege ClusterRole (kube-controller-manager's --use-service-account-credentials;
@@ -376,10 +381,10 @@ async function startControllers(
   const serviceAccountClients = options.useServiceAccountCredentials === false ? undefined : inProcessServiceAccountClients(transport);
   const nodeLifecycle = { gracePeriodMs: options.nodeMonitorGracePeriodMs };
   try {
-    return await startControllerManager({ client, serving, serviceAccountClients, serviceAccountTokens, clusterSigning, rootCA, horizontalPodAutoscaler: { syncPeriodMs: options.hpaSyncPeriodMs }, nodeLifecycle });
+    return await startControllerManager({ client, serving, serviceAccountClients, serviceAccountTokens, clusterSigning, rootCA, horizontalPodAutoscaler: { syncPeriodMs: options.hpaSyncPeriodMs }, nodeLifecycle, podGarbageCollector: { terminatedPodThreshold: options.terminatedPodGcThreshold, gcCheckPeriodMs: options.podGcPeriodMs, quarantineMs: options.podGcQuarantineMs } });
   } catch (err) {
     if (!serving || (err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
     process.stderr.write(`kplane controller-manager: port ${serving.port} is in use; running without /metrics and /healthz\n`);
-    return startControllerManager({ client, serviceAccountClients, serviceAccountTokens, clusterSigning, rootCA, horizontalPodAutoscaler: { syncPeriodMs: options.hpaSyncPeriodMs }, nodeLifecycle });
+    return startControllerManager({ client, serviceAccountClients, serviceAccountTokens, clusterSigning, rootCA, horizontalPodAutoscaler: { syncPeriodMs: options.hpaSyncPeriodMs }, nodeLifecycle, podGarbageCollector: { terminatedPodThreshold: options.terminatedPodGcThreshold, gcCheckPeriodMs: options.podGcPeriodMs, quarantineMs: options.podGcQuarantineMs } });
   }
 }

@@ -5,6 +5,7 @@ export * from './rootcacertpublisher/index.js';
 export * from './manager.js';
 export * from './garbagecollector/index.js';
 export * from './clusterrole-aggregation/index.js';
+export * from './podgc/index.js';
 export {
   BURST_REPLICAS,
   POD_BATCH_WINDOW_MS,

@@ -30,6 +30,7 @@ import { createNodeLifecycleController, createTaintEvictionController, type Node
 import { createDisruptionController } from './disruption/index.js';
 import { createResourceQuotaController } from './resourcequota/index.js';
 import { createPersistentVolumeBinderController, createPvProtectionController, createPvcProtectionController } from './volume/index.js';
+import { createPodGarbageCollector, type PodGarbageCollectorOptions } from './podgc/index.js';
 import type { SigningCa } from './certificates/sign.js';
 
 /** Canonical controller names, as kube-controller-manager names them. */
@@ -60,6 +61,7 @@ export const CONTROLLER_NAMES = {
   persistentVolumeBinder: 'persistentvolume-binder-controller',
   pvcProtection: 'persistentvolumeclaim-protection-controller',
   pvProtection: 'persistentvolume-protection-controller',
+  podGarbageCollector: 'pod-garbage-collector-controller',
 } as const;
 
 /** Every controller this manager knows, by canonical name. */
@@ -81,6 +83,7 @@ export const KNOWN_CONTROLLERS: readonly string[] = [
   CONTROLLER_NAMES.persistentVolumeBinder,
   CONTROLLER_NAMES.pvProtection,
   CONTROLLER_NAMES.pvcProtection,
+  CONTROLLER_NAMES.podGarbageCollector,
   CONTROLLER_NAMES.replicaSet,
   CONTROLLER_NAMES.replicationController,
   CONTROLLER_NAMES.resourceQuota,
@@ -119,6 +122,7 @@ export const CONTROLLER_ALIASES: Readonly<Record<string, string>> = {
   'persistentvolume-binder': CONTROLLER_NAMES.persistentVolumeBinder,
   'pvc-protection': CONTROLLER_NAMES.pvcProtection,
   'pv-protection': CONTROLLER_NAMES.pvProtection,
+  podgc: CONTROLLER_NAMES.podGarbageCollector,
 };
 
 /** The Lease kube-controller-manager elects its leader with. */
@@ -199,6 +203,8 @@ export interface ControllerManagerOptions {
   nodeLifecycle?: Pick<NodeLifecycleOptions, 'gracePeriodMs' | 'startupGracePeriodMs'>;
   /** Tuning of the horizontal-pod-autoscaler controller (its sync period: --horizontal-pod-autoscaler-sync-period). */
   horizontalPodAutoscaler?: Pick<HorizontalPodAutoscalerControllerOptions, 'syncPeriodMs' | 'tolerance'>;
+  /** Tuning of the pod garbage collector (its threshold: --terminated-pod-gc-threshold). */
+  podGarbageCollector?: Pick<PodGarbageCollectorOptions, 'terminatedPodThreshold' | 'gcCheckPeriodMs' | 'quarantineMs'>;
   /** Tuning of the garbage collector. */
   garbageCollector?: Omit<GarbageCollectorOptions, 'manager' | 'client' | 'clock' | 'metrics'>;
   /**
@@ -315,6 +321,7 @@ export async function startControllerManager(options: ControllerManagerOptions):
     [CONTROLLER_NAMES.persistentVolumeBinder]: (m) => createPersistentVolumeBinderController(m),
     [CONTROLLER_NAMES.pvcProtection]: (m) => createPvcProtectionController(m),
     [CONTROLLER_NAMES.pvProtection]: (m) => createPvProtectionController(m),
+    [CONTROLLER_NAMES.podGarbageCollector]: (m) => m.add(createPodGarbageCollector(m, options.podGarbageCollector)),
     ...(options.rootCA !== undefined ? { [CONTROLLER_NAMES.rootCACertPublisher]: (m: Manager) => createRootCACertPublisher({ manager: m, rootCA: options.rootCA! }) } : {}),
   };
   const signing = options.clusterSigning;

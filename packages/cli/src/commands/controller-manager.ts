@@ -40,6 +40,9 @@ Flags:
                                 longest validity of a signed certificate (default 8760h)
   --horizontal-pod-autoscaler-sync-period DURATION
                                 how often each HorizontalPodAutoscaler is synced (default 15s)
+  --terminated-pod-gc-threshold N
+                                terminated pods kept before the pod garbage collector deletes
+                                the oldest (default 12500; 0 or less: never)
   --service-account-private-key-file FILE
                                 key that signs the tokens of kubernetes.io/service-account-token
                                 Secrets (the API server's signing key); without it the
@@ -77,6 +80,7 @@ export async function controllerManager(args: string[]): Promise<void> {
       'cluster-signing-key-file': { type: 'string' },
       'cluster-signing-duration': { type: 'string', default: '8760h' },
       'horizontal-pod-autoscaler-sync-period': { type: 'string', default: '15s' },
+      'terminated-pod-gc-threshold': { type: 'string', default: '12500' },
       'service-account-private-key-file': { type: 'string' },
       'root-ca-file': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -142,6 +146,7 @@ export async function controllerManager(args: string[]): Promise<void> {
     clusterSigning,
     nodeLifecycle: { gracePeriodMs: nodeMonitorGracePeriodMs },
     horizontalPodAutoscaler: { syncPeriodMs: parseDuration('--horizontal-pod-autoscaler-sync-period', values['horizontal-pod-autoscaler-sync-period']!) },
+    podGarbageCollector: { terminatedPodThreshold: parseTerminatedPodGcThreshold(values['terminated-pod-gc-threshold']!) },
   });
   let stopping = false;
   stopOnSignals(async () => {
@@ -156,4 +161,11 @@ export async function controllerManager(args: string[]): Promise<void> {
     await cm.stop();
     process.exit(1);
   }
+}
+
+/** Parses --terminated-pod-gc-threshold: a whole number (0 or less: terminated pods are never collected). */
+export function parseTerminatedPodGcThreshold(text: string): number {
+  const n = Number(text);
+  if (text.trim() === '' || !Number.isInteger(n)) throw new Error(`--terminated-pod-gc-threshold: must be a whole number, not ${text}`);
+  return n;
 }

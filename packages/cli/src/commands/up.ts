@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { startControlPlane } from '../control-plane.js';
 import { parseDuration } from './duration.js';
 import { parseAuthorizationModes, type ForwardTarget } from '@kplane/apiserver';
+import { parseTerminatedPodGcThreshold } from './controller-manager.js';
 import { loadKubeletConfig } from './kubelet.js';
 
 /** Help of `kplane up`. */
@@ -20,6 +21,13 @@ Flags:
                           or 0, a free one, when --port is 0)
   --horizontal-pod-autoscaler-sync-period DURATION
                           how often each HorizontalPodAutoscaler is synced (default 15s)
+  --terminated-pod-gc-threshold N
+                          terminated pods kept before the pod garbage collector deletes the
+                          oldest (default 12500; 0 or less: never)
+  --pod-gc-period DURATION, --pod-gc-quarantine DURATION
+                          kplane only: how often the pod garbage collector runs (default 20s)
+                          and how long a missing node's pods wait before they are deleted
+                          (default 40s); shorter values suit tests
   --nodes N               simulated nodes, with a scheduler and kubelet (default 3; 0: none,
                           pods stay Pending)
   --kubelet-config FILE   pod behaviour of the simulated kubelet (see "kplane kubelet --help")
@@ -82,6 +90,9 @@ export async function up(args: string[]): Promise<void> {
       'controller-manager-port': { type: 'string' },
       nodes: { type: 'string', default: '3' },
       'horizontal-pod-autoscaler-sync-period': { type: 'string', default: '15s' },
+      'terminated-pod-gc-threshold': { type: 'string', default: '12500' },
+      'pod-gc-period': { type: 'string', default: '20s' },
+      'pod-gc-quarantine': { type: 'string', default: '40s' },
       'kubelet-config': { type: 'string' },
       'event-ttl': { type: 'string', default: '1h' },
       'node-monitor-grace-period': { type: 'string', default: '40s' },
@@ -136,6 +147,8 @@ export async function up(args: string[]): Promise<void> {
   const clusterSigningDurationMs = parseDuration('--cluster-signing-duration', values['cluster-signing-duration']);
   const hpaSyncPeriodMs = parseDuration('--horizontal-pod-autoscaler-sync-period', values['horizontal-pod-autoscaler-sync-period']);
   if (hpaSyncPeriodMs < 1) throw new Error(`--horizontal-pod-autoscaler-sync-period: must be positive, not ${values['horizontal-pod-autoscaler-sync-period']}`);
+  const podGcPeriodMs = parseDuration('--pod-gc-period', values['pod-gc-period']);
+  if (podGcPeriodMs < 1) throw new Error(`--pod-gc-period: must be positive, not ${values['pod-gc-period']}`);
   const kubeletConfig = values['kubelet-config'] ? await loadKubeletConfig(values['kubelet-config']) : undefined;
   const maxExpiration = values['service-account-max-token-expiration'];
   const maxExpirationMs = maxExpiration === undefined ? 0 : parseDuration('--service-account-max-token-expiration', maxExpiration);
@@ -149,6 +162,9 @@ export async function up(args: string[]): Promise<void> {
     controllers: !values['no-controllers'],
     controllerManagerPort,
     hpaSyncPeriodMs,
+    terminatedPodGcThreshold: parseTerminatedPodGcThreshold(values['terminated-pod-gc-threshold']!),
+    podGcPeriodMs,
+    podGcQuarantineMs: parseDuration('--pod-gc-quarantine', values['pod-gc-quarantine']),
     nodes,
     kubeletConfig,
     eventTTLSeconds: Math.floor(eventTTLMs / 1000),

@@ -97,7 +97,8 @@ function namespaceTerminating(err: unknown): boolean {
  *   labels and a required node affinity `metadata.name In [node]`; the scheduler binds it.
  * - A node that stops qualifying loses its pod (only an untolerated NoExecute taint evicts a
  *   running one); failed pods are deleted (with a per-node backoff) and replaced, succeeded ones
- *   deleted; pods of nodes that no longer exist are deleted at once (grace period 0).
+ *   deleted; unscheduled pods of nodes that no longer exist are deleted (bound ones are left to
+ *   the pod garbage collector).
  * - Expectations: after creating or deleting pods, a DaemonSet does not act again until the
  *   cache has shown them (or 5 minutes passed); at most `burstReplicas` creations and deletions
  *   per sync, creations in slow-start batches.
@@ -258,9 +259,9 @@ export function createDaemonSetController(manager: Manager, options: DaemonSetCo
 
   /**
    * syncNodes: deletes the pods and creates pods on the nodes (at most `burst` of each), with
-   * expectations set first; `force` names pods to delete without a grace period.
+   * expectations set first.
    */
-  const syncNodes = async (key: string, ds: DaemonSet, podsToDelete: string[], nodesNeeding: string[], hash: string, force = new Set<string>()): Promise<void> => {
+  const syncNodes = async (key: string, ds: DaemonSet, podsToDelete: string[], nodesNeeding: string[], hash: string): Promise<void> => {
     const ns = ds.metadata?.namespace ?? '';
     const creates = nodesNeeding.slice(0, burst);
     const deletes = podsToDelete.slice(0, burst);
@@ -287,7 +288,7 @@ export function createDaemonSetController(manager: Manager, options: DaemonSetCo
     await Promise.all(
       deletes.map(async (name) => {
         try {
-          await podApi.delete(name, { namespace: ns, ...(force.has(name) ? { gracePeriodSeconds: 0 } : {}) });
+          await podApi.delete(name, { namespace: ns });
           event(ds, 'Normal', 'SuccessfulDelete', `Deleted pod: ${name}`);
         } catch (err) {
           expectations.deletionObserved(key, `${ns}/${name}`);
@@ -389,18 +390,17 @@ export function createDaemonSetController(manager: Manager, options: DaemonSetCo
         events.push(...plan.events);
         if (plan.requeueMs !== undefined) requeueMs = Math.min(requeueMs ?? Infinity, plan.requeueMs);
       }
-      // Pods for nodes that no longer exist: no kubelet will ever stop them.
-      const force = new Set<string>();
+      // getUnscheduledPodsWithoutNode: pods meant for a node that no longer exists and never
+      // bound to it will never be scheduled; bound ones are the pod garbage collector's.
       for (const [name, list] of nodeToPods) {
         if (placements.has(name)) continue;
         for (const p of list) {
-          if (p.metadata?.deletionTimestamp) continue;
+          if (p.metadata?.deletionTimestamp || p.spec?.nodeName) continue;
           toDelete.push(p.metadata?.name ?? '');
-          force.add(p.metadata?.name ?? '');
         }
       }
       for (const e of events) event(ds, e.type, e.reason, e.message);
-      await syncNodes(req.key, ds, toDelete, needing, hash, force);
+      await syncNodes(req.key, ds, toDelete, needing, hash);
       if (expectations.satisfied(req.key) && (ds.spec?.updateStrategy?.type ?? 'RollingUpdate') === 'RollingUpdate') {
         const current = byNode(podInformer.store.byIndex(CONTROLLER_OWNER_INDEX, ds.metadata?.uid ?? '').filter((p) => (p.metadata?.namespace ?? '') === ns), false);
         let desired = 0;

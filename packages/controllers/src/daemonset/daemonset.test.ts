@@ -4,6 +4,7 @@ import type { Client } from '@kplane/client';
 import { ControllerRevisions, DaemonSets, Events, Nodes, Pods, createManager, type ControllerRevision, type DaemonSet, type Node, type Pod } from '@kplane/runtime';
 import { createNamespace, markReady, sleep, startKplane, until, type TestKplane } from '../replicaset/test-support.js';
 import { createGarbageCollector } from '../garbagecollector/index.js';
+import { createPodGarbageCollector } from '../podgc/index.js';
 import { createDaemonSetController } from './daemonset-controller.js';
 import { targetNodeName } from './util.js';
 
@@ -80,6 +81,8 @@ describe('DaemonSet controller', () => {
   async function run(ns: string, ready?: (pod: Pod) => boolean, gc = false) {
     const mgr = createManager({ client: kp.client });
     createDaemonSetController(mgr);
+    // Pods bound to a deleted node are the pod garbage collector's (short period, no quarantine).
+    mgr.add(createPodGarbageCollector(mgr, { gcCheckPeriodMs: 25, quarantineMs: 0 }));
     if (gc) mgr.add(createGarbageCollector({ manager: mgr }));
     const stop = new AbortController();
     const done = mgr.start(stop.signal);

@@ -264,6 +264,11 @@ export const CONTROLLER_IDENTITIES: readonly ControllerIdentity[] = [
     rules: [rule(['get', 'list', 'watch', 'delete'], ['batch'], ['jobs']), events],
   },
   {
+    controller: 'pod-garbage-collector-controller',
+    account: 'pod-garbage-collector',
+    rules: [rule(['list', 'watch', 'delete'], [''], ['pods']), rule(['get', 'list'], [''], ['nodes']), rule(['patch'], [''], ['pods/status'])],
+  },
+  {
     controller: 'serviceaccount-controller',
     account: 'service-account-controller',
     rules: [rule(['create'], [''], ['serviceaccounts']), events],
