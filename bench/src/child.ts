@@ -157,3 +157,40 @@ export async function reportFromChild<T>(measure: () => Promise<T>): Promise<voi
   }
   process.send(message, () => process.exit(message.error === undefined ? 0 : 1));
 }
+
+/** What a probe's control plane wrote to stderr while it ran: counted, not printed. */
+export interface StderrTally {
+  /** Non-empty lines written. */
+  readonly lines: number;
+  /** The first line mentioning a failure or an error (240 characters at most). */
+  readonly firstError?: string;
+  /** `{ stderrLines, firstError? }`, the fields a probe's result carries. */
+  fields(): { stderrLines: number; firstError?: string };
+}
+
+/**
+ * Replaces process.stderr.write, console.error and console.warn in a probe's child process with
+ * a tally, so a control plane's logging neither slows the measurement nor floods the parent.
+ */
+export function captureStderr(): StderrTally {
+  let lines = 0;
+  let firstError: string | undefined;
+  const swallow = (chunk: unknown): boolean => {
+    const text = String(chunk);
+    lines += text.split('\n').filter((l) => l.trim() !== '').length;
+    firstError ??= text.split('\n').find((l) => /fail|error/i.test(l))?.slice(0, 240);
+    return true;
+  };
+  process.stderr.write = swallow as typeof process.stderr.write;
+  console.error = (...args: unknown[]): void => void swallow(args.map((a) => (a instanceof Error ? `${a.name}: ${a.message}` : String(a))).join(' '));
+  console.warn = console.error;
+  return {
+    get lines() {
+      return lines;
+    },
+    get firstError() {
+      return firstError;
+    },
+    fields: () => ({ stderrLines: lines, ...(firstError ? { firstError } : {}) }),
+  };
+}

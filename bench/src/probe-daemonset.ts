@@ -6,7 +6,7 @@
  */
 import { startControlPlane } from '@kplane/cli';
 import { Nodes } from '@kplane/runtime';
-import { reportFromChild } from './child.js';
+import { captureStderr, reportFromChild } from './child.js';
 import { benchDaemonSetRollout, type DaemonSetCaseResult } from './daemonset-bench.js';
 import { benchDeploymentScale, type PodsProbeResult } from './pods-bench.js';
 
@@ -15,17 +15,7 @@ const nodes = Number(nodesArg);
 const timeoutMs = Number(timeoutArg ?? 300_000);
 if (!(nodes > 0)) throw new Error('usage: probe-daemonset.js <nodes> [timeoutMs]');
 
-let stderrLines = 0;
-let firstError: string | undefined;
-const swallow = (chunk: unknown): boolean => {
-  const text = String(chunk);
-  stderrLines += text.split('\n').filter((l) => l.trim() !== '').length;
-  firstError ??= text.split('\n').find((l) => /fail|error/i.test(l))?.slice(0, 240);
-  return true;
-};
-process.stderr.write = swallow as typeof process.stderr.write;
-console.error = (...args: unknown[]): void => void swallow(args.map((a) => (a instanceof Error ? `${a.name}: ${a.message}` : String(a))).join(' '));
-console.warn = console.error;
+const stderr = captureStderr();
 
 // The control plane is not stopped: the process exits as soon as the result is sent.
 await reportFromChild(async (): Promise<PodsProbeResult<DaemonSetCaseResult>> => {
@@ -39,5 +29,5 @@ await reportFromChild(async (): Promise<PodsProbeResult<DaemonSetCaseResult>> =>
   const deployment = await benchDeploymentScale({ client: cp.client, replicas: nodes, timeoutMs });
   const daemonSet = await benchDaemonSetRollout({ client: cp.client, timeoutMs });
   const result = { nodes, deployment, daemonSet, ratio: daemonSet.seconds / deployment.seconds };
-  return { result, stderrLines, ...(firstError ? { firstError } : {}) };
+  return { result, ...stderr.fields() };
 });

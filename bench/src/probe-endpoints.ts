@@ -4,7 +4,7 @@
  * `<replicas> [timeoutMs]`.
  */
 import { startControlPlane } from '@kplane/cli';
-import { reportFromChild } from './child.js';
+import { captureStderr, reportFromChild } from './child.js';
 import { benchEndpoints, type EndpointsBenchResult } from './endpoints-bench.js';
 import type { PodsProbeResult } from './pods-bench.js';
 
@@ -13,20 +13,10 @@ const replicas = Number(replicasArg);
 const timeoutMs = Number(timeoutArg ?? 300_000);
 if (!(replicas > 0)) throw new Error('usage: probe-endpoints.js <replicas> [timeoutMs]');
 
-let stderrLines = 0;
-let firstError: string | undefined;
-const swallow = (chunk: unknown): boolean => {
-  const text = String(chunk);
-  stderrLines += text.split('\n').filter((l) => l.trim() !== '').length;
-  firstError ??= text.split('\n').find((l) => /fail|error/i.test(l))?.slice(0, 240);
-  return true;
-};
-process.stderr.write = swallow as typeof process.stderr.write;
-console.error = (...args: unknown[]): void => void swallow(args.map((a) => (a instanceof Error ? `${a.name}: ${a.message}` : String(a))).join(' '));
-console.warn = console.error;
+const stderr = captureStderr();
 
 await reportFromChild(async (): Promise<PodsProbeResult<EndpointsBenchResult>> => {
   const cp = await startControlPlane({ storage: 'memory', listen: false, controllers: true, nodes: 3, kubeletConfig: { defaults: { startAfterMs: 0 } } });
   const result = await benchEndpoints(cp.client, replicas, timeoutMs);
-  return { result, stderrLines, ...(firstError ? { firstError } : {}) };
+  return { result, ...stderr.fields() };
 });

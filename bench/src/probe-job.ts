@@ -5,7 +5,7 @@
  * `completions` replicas is scaled from 0 first, as the baseline, then the Job runs.
  */
 import { startControlPlane } from '@kplane/cli';
-import { reportFromChild } from './child.js';
+import { captureStderr, reportFromChild } from './child.js';
 import { benchJob, type JobBenchResult } from './job-bench.js';
 import { benchDeploymentScale, type PodsProbeResult } from './pods-bench.js';
 
@@ -15,22 +15,12 @@ const parallelism = Number(parallelismArg);
 const timeoutMs = Number(timeoutArg ?? 300_000);
 if (!(completions > 0) || !(parallelism > 0)) throw new Error('usage: probe-job.js <completions> <parallelism> [timeoutMs]');
 
-let stderrLines = 0;
-let firstError: string | undefined;
-const swallow = (chunk: unknown): boolean => {
-  const text = String(chunk);
-  stderrLines += text.split('\n').filter((l) => l.trim() !== '').length;
-  firstError ??= text.split('\n').find((l) => /fail|error/i.test(l))?.slice(0, 240);
-  return true;
-};
-process.stderr.write = swallow as typeof process.stderr.write;
-console.error = (...args: unknown[]): void => void swallow(args.map((a) => (a instanceof Error ? `${a.name}: ${a.message}` : String(a))).join(' '));
-console.warn = console.error;
+const stderr = captureStderr();
 
 await reportFromChild(async (): Promise<PodsProbeResult<JobBenchResult>> => {
   const cp = await startControlPlane({ storage: 'memory', listen: false, controllers: true, nodes: 3, kubeletConfig: { defaults: { startAfterMs: 0, runMs: 0 } } });
   const deployment = await benchDeploymentScale({ client: cp.client, replicas: completions, timeoutMs });
   const job = await benchJob({ client: cp.client, completions, parallelism, timeoutMs });
   const ratio = job.succeeded / job.seconds / (deployment.readyReplicas / deployment.seconds);
-  return { result: { job, deployment, ratio }, stderrLines, ...(firstError ? { firstError } : {}) };
+  return { result: { job, deployment, ratio }, ...stderr.fields() };
 });

@@ -7,7 +7,7 @@
  */
 import { startControlPlane } from '@kplane/cli';
 import { benchPodsReady } from '@kplane/kubelet';
-import { reportFromChild } from './child.js';
+import { captureStderr, reportFromChild } from './child.js';
 import { benchDeploymentScale, scratchDir, type PodsProbeResult } from './pods-bench.js';
 
 const [mode, countArg, storageArg, timeoutArg, nodesArg] = process.argv.slice(2);
@@ -15,18 +15,7 @@ const count = Number(countArg);
 const storage = storageArg === 'sqlite' ? 'sqlite' : 'memory';
 if ((mode !== 'ready' && mode !== 'deployment') || !(count > 0)) throw new Error('usage: probe-pods.js <ready|deployment> <count> [memory|sqlite] [timeoutMs] [nodes]');
 
-let stderrLines = 0;
-let firstError: string | undefined;
-const swallow = (chunk: unknown): boolean => {
-  const text = String(chunk);
-  stderrLines += text.split('\n').filter((l) => l.trim() !== '').length;
-  const failure = text.split('\n').find((l) => /fail|error/i.test(l));
-  firstError ??= failure?.slice(0, 240);
-  return true;
-};
-process.stderr.write = swallow as typeof process.stderr.write;
-console.error = (...args: unknown[]): void => void swallow(args.map((a) => (a instanceof Error ? `${a.name}: ${a.message}` : String(a))).join(' '));
-console.warn = console.error;
+const stderr = captureStderr();
 
 // The control plane is not stopped: tearing down thousands of pods is not measured, and the
 // process exits as soon as the result is sent.
@@ -37,7 +26,7 @@ await reportFromChild(async (): Promise<PodsProbeResult<unknown>> => {
     if (mode === 'ready') {
       const cp = await startControlPlane(base);
       const result = await benchPodsReady({ client: cp.client, pods: count });
-      return { result, stderrLines, ...(firstError ? { firstError } : {}) };
+      return { result, ...stderr.fields() };
     }
     // Pods start at once (no simulated start delay), as in benchPodsReady: this measures the machinery.
     const cp = await startControlPlane({ ...base, controllers: true, nodes: Number(nodesArg ?? 3), kubeletConfig: { defaults: { startAfterMs: 0 } } });
@@ -47,7 +36,7 @@ await reportFromChild(async (): Promise<PodsProbeResult<unknown>> => {
       timeoutMs: Number(timeoutArg ?? 300_000),
       onProgress: (progress) => process.send?.({ progress }),
     });
-    return { result, stderrLines, ...(firstError ? { firstError } : {}) };
+    return { result, ...stderr.fields() };
   } finally {
     await dir.remove();
   }

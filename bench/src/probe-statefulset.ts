@@ -5,7 +5,7 @@
  * writes to stderr meanwhile is counted, not printed.
  */
 import { startControlPlane } from '@kplane/cli';
-import { reportFromChild } from './child.js';
+import { captureStderr, reportFromChild } from './child.js';
 import { benchDeploymentScale, scratchDir, type PodsProbeResult } from './pods-bench.js';
 import { benchStatefulSetScale } from './statefulset-bench.js';
 
@@ -14,17 +14,7 @@ const replicas = Number(countArg);
 const storage = storageArg === 'sqlite' ? 'sqlite' : 'memory';
 if ((mode !== 'statefulset' && mode !== 'deployment') || !(replicas > 0)) throw new Error('usage: probe-statefulset.js <statefulset|deployment> <replicas> [memory|sqlite] [timeoutMs]');
 
-let stderrLines = 0;
-let firstError: string | undefined;
-const swallow = (chunk: unknown): boolean => {
-  const text = String(chunk);
-  stderrLines += text.split('\n').filter((l) => l.trim() !== '').length;
-  firstError ??= text.split('\n').find((l) => /fail|error/i.test(l))?.slice(0, 240);
-  return true;
-};
-process.stderr.write = swallow as typeof process.stderr.write;
-console.error = (...args: unknown[]): void => void swallow(args.map((a) => (a instanceof Error ? `${a.name}: ${a.message}` : String(a))).join(' '));
-console.warn = console.error;
+const stderr = captureStderr();
 
 await reportFromChild(async (): Promise<PodsProbeResult<unknown>> => {
   const dir = await scratchDir(storage);
@@ -40,7 +30,7 @@ await reportFromChild(async (): Promise<PodsProbeResult<unknown>> => {
     const timeoutMs = Number(timeoutArg ?? 300_000);
     const result =
       mode === 'statefulset' ? await benchStatefulSetScale({ client: cp.client, replicas, timeoutMs }) : await benchDeploymentScale({ client: cp.client, replicas, timeoutMs });
-    return { result, stderrLines, ...(firstError ? { firstError } : {}) };
+    return { result, ...stderr.fields() };
   } finally {
     await dir.remove();
   }
