@@ -107,7 +107,7 @@ export function reconcileSlices(input: SliceInputs): SliceChanges {
   const kept: EndpointSlice[] = [];
   const existingByKey = new Map<string, EndpointSlice[]>();
   for (const s of input.existing) {
-    if ((s.addressType as string) !== addressType) {
+    if (s.addressType !== addressType) {
       changes.delete.push(s);
       continue;
     }
@@ -117,7 +117,7 @@ export function reconcileSlices(input: SliceInputs): SliceChanges {
   const withMeta = (s: EndpointSlice, endpoints: Endpoint[], ports: ResolvedPort[] | undefined): EndpointSlice => ({
     ...s,
     metadata: { ...s.metadata, labels: meta.labels, ownerReferences: meta.ownerReferences, annotations: { ...s.metadata?.annotations, ...meta.annotations } },
-    addressType: addressType as EndpointSlice['addressType'],
+    addressType,
     endpoints,
     ports: ports as EndpointSlice['ports'],
   });
@@ -163,7 +163,7 @@ export function reconcileSlices(input: SliceInputs): SliceChanges {
         apiVersion: 'discovery.k8s.io/v1',
         kind: 'EndpointSlice',
         metadata: { ...meta, generateName: `${svc.metadata!.name}-` },
-        addressType: addressType as EndpointSlice['addressType'],
+        addressType,
         endpoints: rest.slice(i, i + max),
         ports: group.ports as EndpointSlice['ports'],
       });
@@ -184,7 +184,7 @@ export function reconcileSlices(input: SliceInputs): SliceChanges {
       changes.delete.splice(placeholderIndex, 1);
       if (metaChanged(placeholder)) changes.update.push(withMeta(placeholder, [], undefined));
     } else {
-      changes.create.push({ apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { ...meta, generateName: `${svc.metadata!.name}-` }, addressType: addressType as EndpointSlice['addressType'], endpoints: [] });
+      changes.create.push({ apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { ...meta, generateName: `${svc.metadata!.name}-` }, addressType, endpoints: [] });
     }
   }
   return changes;
