@@ -38,7 +38,7 @@ import { createResourceMetrics, type ResourceMetrics } from './resource-metrics.
 import { metricsKinds } from '../kinds/metrics.js';
 import { createStreamUpgrade, type LocalStreams } from './pod-stream.js';
 import { createHttpsServer } from './http.js';
-import { ensureDefaultStorageClass, findDefaultStorageClass } from '../kinds/storageclass.js';
+import { ensureDefaultStorageClass } from '../kinds/storageclass.js';
 import { createServiceAllocator } from './ip-allocator.js';
 import { advertiseAddress, reconcileKubernetesService, repairServiceAllocations } from './kubernetes-service.js';
 import type { ServerLimits } from './limits.js';
@@ -219,7 +219,6 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     serviceAllocator: allocator,
     eventTTLSeconds: options.eventTTLSeconds ?? 3600,
     policy: rbac,
-    defaultStorageClass: () => findDefaultStorageClass(registry),
   };
   // Storage upkeep, as kube-apiserver's compactor and etcd's lease expiry: started with the server.
   const maintenance: Periodic[] = [];
@@ -274,7 +273,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     }
   }
 
-  // The steps that read the cluster (LimitRanger, Priority, ResourceQuota) read storage through the registry.
+  // The steps that read the cluster (LimitRanger, Priority, the storage steps, ResourceQuota) read storage through the registry.
   const admissionObjects: AdmissionObjects = {
     list: async (group, version, resource, namespace) => (await registry.get(group, version, resource)?.list(namespace || undefined))?.items ?? [],
     updateStatus: (group, version, resource, obj) =>
