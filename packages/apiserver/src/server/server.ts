@@ -34,6 +34,8 @@ import { createAggregator } from './aggregator.js';
 
 /** How often APIServices that name a service are checked (their Available condition). */
 const AVAILABILITY_CHECK_MS = 2000;
+/** kube-apiserver's ClusterIP and NodePort repair loops run every 3 minutes. */
+export const DEFAULT_SERVICE_REPAIR_INTERVAL_MS = 3 * 60_000;
 import { createResourceMetrics, type ResourceMetrics } from './resource-metrics.js';
 import { metricsKinds } from '../kinds/metrics.js';
 import { createStreamUpgrade, type LocalStreams } from './pod-stream.js';
@@ -72,8 +74,10 @@ export interface ApiServerOptions {
   eventTTLSeconds?: number;
   /** Time between storage compactions (default 5 minutes, as kube-apiserver); 0: never compact. */
   compactionIntervalMs?: number;
-  /** Clock of the compaction and TTL-expiry schedules (tests inject a virtual one). */
+  /** Clock of the compaction, TTL-expiry and Service-allocation repair schedules (tests inject a virtual one). */
   clock?: Clock;
+  /** Time between repairs of the ClusterIP and NodePort allocations after the one at start (default 3 minutes, as kube-apiserver's repair loops); 0: only at start. */
+  serviceRepairIntervalMs?: number;
   /** Body size, in-flight and request-timeout limits (kube-apiserver's defaults otherwise). */
   limits?: Partial<ServerLimits>;
   /** Bounds of the watch caches and of each watcher (bytes and events). */
@@ -228,6 +232,9 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     if (compactionIntervalMs > 0) maintenance.push(startCompactor({ backend: options.backend, clock, intervalMs: compactionIntervalMs }));
     maintenance.push(startExpirySweeper({ backend: options.backend, clock }));
     maintenance.push(runPeriodically(clock, AVAILABILITY_CHECK_MS, () => aggregator.checkAvailability(), (err) => console.error('kplane: APIService availability:', err)));
+    // The allocators' repair loops: leaked values freed, duplicates reported again.
+    const repairMs = options.serviceRepairIntervalMs ?? DEFAULT_SERVICE_REPAIR_INTERVAL_MS;
+    if (repairMs > 0) maintenance.push(runPeriodically(clock, repairMs, () => repairServiceAllocations(registry, allocator, now), (err) => console.error('kplane: service allocation repair:', err)));
   };
 
   // Namespaces as the namespaces watch cache last showed them: the lifecycle check reads this
