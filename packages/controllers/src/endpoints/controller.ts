@@ -59,7 +59,13 @@ export function truncateSubsets(subsets: EndpointSubset[], max = MAX_ENDPOINTS_A
   return true;
 }
 
-const ipCompare = (a: EndpointAddress, b: EndpointAddress): number => a.ip.localeCompare(b.ip, 'en', { numeric: true });
+/** kube's LessEndpointAddress: the IPs compared as strings (byte by byte), then the pods' uids. */
+const ipCompare = (a: EndpointAddress, b: EndpointAddress): number => {
+  if (a.ip !== b.ip) return a.ip < b.ip ? -1 : 1;
+  const ua = a.targetRef?.uid ?? '';
+  const ub = b.targetRef?.uid ?? '';
+  return ua < ub ? -1 : ua > ub ? 1 : 0;
+};
 
 /**
  * The subsets of the Service's Endpoints (kube's RepackSubsets): one per distinct set of
