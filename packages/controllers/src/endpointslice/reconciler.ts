@@ -85,6 +85,26 @@ function sliceMeta(svc: Service, triggerTime: string | undefined): NonNullable<E
   return meta;
 }
 
+/**
+ * The endpoint of each pod, kept while the pod, the Service and the node are the same objects
+ * (cached objects are replaced, never changed, when they change): a sync of a Service of
+ * thousands of pods recomputes only the pods that changed.
+ */
+interface PodEndpoint {
+  ep: Endpoint;
+  ports: ResolvedPort[];
+  key: string;
+}
+const endpointCache = new WeakMap<Pod, { svc: Service; node: Node | undefined; value: PodEndpoint | undefined }>();
+
+function cachedEndpoint(pod: Pod, svc: Service, node: Node | undefined, compute: () => PodEndpoint | undefined): PodEndpoint | undefined {
+  const hit = endpointCache.get(pod);
+  if (hit && hit.svc === svc && hit.node === node) return hit.value;
+  const value = compute();
+  endpointCache.set(pod, { svc, node, value });
+  return value;
+}
+
 /** Computes the slice writes that bring the Service's slices to its pods. */
 export function reconcileSlices(input: SliceInputs): SliceChanges {
   const { service: svc } = input;
@@ -95,11 +115,15 @@ export function reconcileSlices(input: SliceInputs): SliceChanges {
   // The desired endpoints, grouped by the ports they serve.
   const desired = new Map<string, { ports: ResolvedPort[]; endpoints: Map<string, Endpoint> }>();
   for (const pod of input.pods) {
-    if (!shouldPodBeInEndpoints(pod, true)) continue;
-    const ep = podToEndpoint(pod, svc, addressType, pod.spec?.nodeName ? input.node?.(pod.spec.nodeName) : undefined);
-    if (!ep) continue;
-    const ports = resolvePorts(svc, pod);
-    const key = portsKey(ports);
+    const node = pod.spec?.nodeName ? input.node?.(pod.spec.nodeName) : undefined;
+    const found = cachedEndpoint(pod, svc, node, () => {
+      const ep = shouldPodBeInEndpoints(pod, true) ? podToEndpoint(pod, svc, addressType, node) : undefined;
+      if (!ep) return undefined;
+      const ports = resolvePorts(svc, pod);
+      return { ep, ports, key: portsKey(ports) };
+    });
+    if (!found) continue;
+    const { ep, ports, key } = found;
     let group = desired.get(key);
     if (!group) desired.set(key, (group = { ports, endpoints: new Map() }));
     group.endpoints.set(endpointKey(ep), ep);
