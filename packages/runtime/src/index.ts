@@ -9,6 +9,7 @@ export {
   type Clock,
   type FakeClock,
   type TimerHandle,
+  type ActivitySource,
 } from './clock.js';
 export * from './workqueue/index.js';
 export { createMetrics, type ReconcileResult, type RuntimeMetrics } from './metrics.js';

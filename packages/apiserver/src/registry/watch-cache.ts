@@ -371,6 +371,13 @@ export class WatchCache {
     return { events: this.events.length - this.head, bytes: this.bytes, watchers: this.watchers.size };
   }
 
+  /** How many watchers have events of the window (or of their replay) left to read. */
+  get unreadWatchers(): number {
+    let n = 0;
+    for (const w of this.watchers) if (!w.caughtUp) n++;
+    return n;
+  }
+
   /** Removes a watcher (CacheWatcher.close calls it). */
   forget(w: CacheWatcher): void {
     this.watchers.delete(w);
