@@ -145,6 +145,8 @@ export interface ControlPlaneOptions {
   wrapTransport?: (transport: Transport, who: string) => Transport;
   /** Leader election timing of the controller manager (client-go's defaults: 15 s lease, 10 s renew deadline, 2 s retry). */
   leaderElection?: ControllerManagerOptions['leaderElection'];
+  /** Where the controller manager's log lines go (default stderr). */
+  controllerManagerLog?: (message: string) => void;
 }
 
 /** kube-apiserver's authentication flags. */
@@ -497,6 +499,7 @@ async function startControllers(
     client,
     clock: options.clock,
     leaderElection: options.leaderElection,
+    log: options.controllerManagerLog,
     serviceAccountClients,
     serviceAccountTokens,
     clusterSigning,

@@ -64,6 +64,12 @@ export interface TestControlPlane {
   readonly clock: TestClock;
   /** Runs until idle (see `SettleOptions`); resolves with the virtual ms it moved. */
   settle(options?: SettleOptions): Promise<number>;
+  /**
+   * Moves virtual time forward by `ms`, letting the control plane run to idle at every timer on
+   * the way (`settle({ advance: true, maxVirtualMs: ms })`): what a test usually wants, where
+   * `clock.advance(ms)` fires every timer of the window at once before any of their work runs.
+   */
+  advance(ms: number): Promise<void>;
   /** What is busy now (empty when idle): for a test's own diagnostics. */
   busy(): string[];
   /** https://127.0.0.1:PORT and the admin kubeconfig's path, with `listen: true`. */
@@ -151,6 +157,7 @@ export async function startControlPlane(options: TestControlPlaneOptions = {}): 
       dataDir,
       port: 0,
       controllerManagerPort: options.server?.controllerManagerPort ?? 0,
+      controllerManagerLog: options.server?.controllerManagerLog ?? (() => undefined),
       clock,
       wrapTransport: wrap,
       controllers: options.controllers ?? true,
@@ -187,6 +194,10 @@ export async function startControlPlane(options: TestControlPlaneOptions = {}): 
     transport,
     clock: (isVirtual(clock) ? clock : Object.assign(clock, notVirtual)) as TestClock,
     settle: (o) => settle(probe, o),
+    async advance(ms) {
+      if (!isVirtual(clock)) throw new Error('the control plane runs on real time (virtualTime: false): it has no advance()');
+      await settle(probe, { advance: true, maxVirtualMs: ms });
+    },
     busy: () => probe.busy(),
     url: server.url,
     kubeconfigPath: server.kubeconfigPath,
