@@ -219,6 +219,13 @@ export async function startControlPlane(options: TestControlPlaneOptions = {}): 
       return stopped;
     },
   };
+  // Ready when it returns: the controller manager leads, caches are synced, the bootstrap is done.
+  try {
+    await settle(probe);
+  } catch (err) {
+    await cp.stop();
+    throw err;
+  }
   return cp;
 }
 
@@ -254,11 +261,12 @@ async function loseLeadership(server: ServerControlPlane, probe: SettleProbe): P
     ...lease,
     spec: { ...spec, holderIdentity: USURPER_IDENTITY, acquireTime: at, renewTime: at, leaseTransitions: Number(spec.leaseTransitions ?? 0) + 1 },
   });
-  let lost = false;
-  void current.done.then(() => (lost = true));
-  if (isVirtual(probe.clock)) await settle(probe, { advance: true, until: () => lost, maxVirtualMs: 120_000 });
-  else while (!lost) await probe.clock.sleep(50);
-  if (!lost) throw new Error('loseLeadership: the controller manager did not notice that it lost its Lease');
+  let ended = false;
+  void current.done.then(() => (ended = true));
+  const lost = () => ended || !current.manager.leading();
+  if (isVirtual(probe.clock)) await settle(probe, { advance: true, until: lost, maxVirtualMs: 120_000 });
+  else while (!lost()) await probe.clock.sleep(50);
+  if (!lost()) throw new Error('loseLeadership: the controller manager did not notice that it lost its Lease');
   await current.stop();
   await server.startStandbyControllerManager();
 }
