@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Transport } from '@kplane/api';
-import { ConfigMaps, Deployments, ReplicaSets } from '@kplane/runtime';
+import { ConfigMaps, Deployments, Namespaces, ReplicaSets } from '@kplane/runtime';
 import { startControlPlane, USURPER_IDENTITY } from './index.js';
 
 const labels = { app: 'web' };
@@ -74,6 +74,8 @@ describe('restarts and leader loss', () => {
     const cp = await startControlPlane({ nodes: 1, wrapTransport });
     try {
       await cp.clientFor('alice').resource(ConfigMaps).list().catch(() => undefined);
+      // The serviceaccount controller gives a new namespace its default ServiceAccount, as itself.
+      await cp.client.resource(Namespaces).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'named' } });
       await cp.client.resource(ConfigMaps).list();
       await cp.settle({ advance: true, maxVirtualMs: 1_000 });
       for (const who of ['admin', 'user/alice', 'kube-controller-manager', 'service-account-controller', 'kube-scheduler', 'kubelet/<node>']) assert.ok(seen.has(who), `${who} in ${[...seen].join(', ')}`);
@@ -98,14 +100,18 @@ describe('restarts and leader loss', () => {
   it('starts warm (a second start in the same process) quickly, and reports the figure', async (t) => {
     await (await startControlPlane()).stop();
     const times: number[] = [];
+    const cpu: number[] = [];
     for (let i = 0; i < 3; i++) {
       const t0 = performance.now();
+      const c0 = process.cpuUsage();
       const cp = await startControlPlane();
+      const c = process.cpuUsage(c0);
       times.push(performance.now() - t0);
+      cpu.push((c.user + c.system) / 1000);
       await cp.stop();
     }
     const best = Math.min(...times);
-    t.diagnostic(`warm start: best ${best.toFixed(1)} ms of ${times.map((x) => x.toFixed(1)).join(', ')} ms`);
+    t.diagnostic(`warm start: best ${best.toFixed(1)} ms of ${times.map((x) => x.toFixed(1)).join(', ')} ms (CPU ${cpu.map((x) => x.toFixed(1)).join(', ')} ms)`);
     // A generous bound (the figure is reported above and by the bench); a shared CI machine varies.
     assert.ok(best < 5_000, `warm start took ${best} ms`);
   });
