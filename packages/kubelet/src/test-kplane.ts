@@ -4,7 +4,7 @@
  */
 import { flushMicrotasks, type FakeClock } from '@kplane/runtime';
 
-export { startTestKplane as startKplane, type TestKplane } from '@kplane/runtime/testing';
+export { startTestKplane as startKplane, type TestKplane } from '@kplane/apiserver/testing';
 
 /** Polls `check` on real time until it returns a value other than undefined/false; fails after `timeoutMs`. */
 export async function until<T>(check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 5000, what = 'condition'): Promise<T> {

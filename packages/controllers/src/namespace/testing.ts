@@ -3,7 +3,7 @@
  * storage, a client on it, and polling with a deadline.
  */
 
-export { startTestKplane, type TestKplane } from '@kplane/runtime/testing';
+export { startTestKplane, type TestKplane } from '@kplane/apiserver/testing';
 
 /** Polls `check` every 20 ms until it returns a value other than undefined/false, or fails after `timeoutMs`. */
 export async function eventually<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 5000): Promise<T> {

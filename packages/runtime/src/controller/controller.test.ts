@@ -1,7 +1,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '@kplane/api';
-import { startTestKplane as startKplane, type TestKplane } from '../testing/index.js';
+import { startTestKplane as startKplane, type TestKplane } from '@kplane/apiserver/testing';
 import { createManager } from '../manager/manager.js';
 import { CONTROLLER_OWNER_INDEX } from '../informer/index.js';
 import { Action, TerminalError } from './action.js';
