@@ -2,7 +2,8 @@
  * Test support (not exported from the package): an in-process kplane API server on memory
  * storage, and polling helpers for real and fake time.
  */
-import { flushMicrotasks, type FakeClock } from '@kplane/runtime';
+import { type FakeClock } from '@kplane/runtime';
+import { flushMicrotasks } from '@kplane/runtime/internal';
 
 export { startTestKplane as startKplane, type TestKplane } from '@kplane/apiserver/testing';
 
