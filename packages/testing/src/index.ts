@@ -7,3 +7,4 @@ export { startControlPlane, USURPER_IDENTITY, type TestControlPlane, type TestCo
 export { settle, SettleTimeoutError, type SettleOptions, type SettleProbe } from './settle.js';
 export { createTestClock, type TestClock, type TrackingClock } from './clock.js';
 export { createFakeClock, type Clock, type FakeClock } from '@kplane/runtime';
+export { eventually, eventuallyWith, until, TimeoutError, type PollOptions } from '@kplane/api/testing';
