@@ -40,7 +40,10 @@ export function createRealTrackingClock(): TrackingClock {
   return tracking({ now, setTimeout, clearTimeout, sleep });
 }
 
+/** Marks a clock on real time that offers a fake clock's methods only to refuse them. */
+export const REAL_TIME: unique symbol = Symbol('kplane.realTime');
+
 /** Is this clock virtual (a fake clock)? */
 export function isVirtual(clock: Clock): clock is FakeClock {
-  return typeof (clock as Partial<FakeClock>).advance === 'function' && typeof (clock as Partial<FakeClock>).nextTimerAt === 'function';
+  return !(REAL_TIME in clock) && typeof (clock as Partial<FakeClock>).advance === 'function' && typeof (clock as Partial<FakeClock>).nextTimerAt === 'function';
 }

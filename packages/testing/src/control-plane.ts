@@ -12,7 +12,7 @@ import { startControlPlane as startServer, type ControlPlane as ServerControlPla
 import { createClient, type Client } from '@kplane/client';
 import type { KubeletConfig } from '@kplane/kubelet';
 import { createMemoryBackend } from '@kplane/storage';
-import { createRealTrackingClock, createTestClock, isVirtual, type TestClock, type TrackingClock } from './clock.js';
+import { createRealTrackingClock, createTestClock, isVirtual, REAL_TIME, type TestClock, type TrackingClock } from './clock.js';
 import { settle, type SettleOptions, type SettleProbe } from './settle.js';
 
 /** Options of `startControlPlane()`. */
@@ -210,7 +210,7 @@ export async function startControlPlane(options: TestControlPlaneOptions = {}): 
       return createClient({ transport: wrap(transportAs(server.transport, info), `user/${info.username}`), defaultNamespace: 'default' });
     },
     transport,
-    clock: (isVirtual(clock) ? clock : Object.assign(clock, notVirtual)) as TestClock,
+    clock: (isVirtual(clock) ? clock : { ...notVirtual, ...clock }) as TestClock,
     settle: (o) => settle(probe, o),
     async advance(ms) {
       if (!isVirtual(clock)) throw new Error('the control plane runs on real time (virtualTime: false): it has no advance()');
@@ -255,6 +255,7 @@ export async function startControlPlane(options: TestControlPlaneOptions = {}): 
 
 /** What `cp.clock` offers beyond a Clock on real time: nothing, with a clear error. */
 const notVirtual = {
+  [REAL_TIME]: true,
   advance(): never {
     throw new Error('the control plane runs on real time (virtualTime: false): it has no advance()');
   },
