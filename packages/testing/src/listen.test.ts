@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { clientFromKubeconfig } from '@kplane/client';
 import { ConfigMaps, Namespaces, ServiceAccounts } from '@kplane/runtime';
-import { startControlPlane } from './index.js';
+import { eventually, startControlPlane } from './index.js';
 
 it('serves HTTPS on a free port with an admin kubeconfig when asked, and removes its folder at stop', async () => {
   const cp = await startControlPlane({ nodes: 0, listen: true });
@@ -14,6 +14,10 @@ it('serves HTTPS on a free port with an admin kubeconfig when asked, and removes
     try {
       await remote.resource(ConfigMaps).create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'over-https', namespace: 'default' } }, { namespace: 'default' });
       assert.ok(await cp.client.resource(ConfigMaps).get('over-https'));
+      // A restarted API server serves on the same port (a connection to the old one may drop first).
+      await cp.restartApiServer();
+      const got = await eventually('the restarted server answers', () => remote.resource(ConfigMaps).get('over-https', { namespace: 'default' }).catch(() => undefined));
+      assert.equal(got.metadata?.name, 'over-https');
     } finally {
       remote.transport.close?.();
     }
