@@ -3,3 +3,5 @@
  * run-until-idle, fault injection and recorded calls.
  */
 export const TESTING_PACKAGE = '@kplane/testing';
+export * from './faults/index.js';
+export { createRecorder, type CallMatch, type RecordedCall, type Recorder } from './recorder.js';
