@@ -389,6 +389,32 @@ describe('createFaults: control-plane actions', () => {
     assert.deepEqual(faults.log.map((f) => f.fault), ['loseLeadership', 'restartControllerManager', 'restartApiServer']);
   });
 
+  it('a request that triggers an action does not wait for it; idle() does, and failures are logged', async () => {
+    const clock = manualClock();
+    const faults = createFaults({ seed: 1, clock });
+    let restarted = false;
+    faults.attach({
+      restartControllerManager: async () => {
+        await new Promise<void>((resolve) => clock.setTimeout(resolve, 500));
+        restarted = true;
+      },
+      loseLeadership: async () => {
+        throw new Error('no lease');
+      },
+    });
+    faults.add({ verb: 'update', action: 'restartControllerManager', count: 1 });
+    const r = await faults.wrap(server().transport, 'ctl')(put());
+    assert.equal(r.status, 200);
+    assert.equal(restarted, false);
+    const idle = faults.idle();
+    await clock.advance(500);
+    await idle;
+    assert.equal(restarted, true);
+    await assert.rejects(faults.now('loseLeadership'), /no lease/);
+    await faults.idle();
+    assert.deepEqual(faults.log.map((f) => f.fault), ['restartControllerManager', 'loseLeadership', 'loseLeadership failed: no lease']);
+  });
+
   it('a rule whose action was never attached fails the request with a clear error', async () => {
     const faults = createFaults({ seed: 1 });
     faults.add({ verb: 'get', action: 'restartApiServer' });

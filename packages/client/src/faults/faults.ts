@@ -82,7 +82,10 @@ export interface FaultEffect {
    * sends) or an HTTP 410 (`'response'`). Selects watches that name a resourceVersion only.
    */
   expire?: boolean | 'event' | 'response';
-  /** Run this control-plane action (see `attach`) before the request is sent. */
+  /**
+   * Start this control-plane action (see `attach`) when the request arrives. The request goes
+   * on without waiting for it (a restart waits for requests in flight, this one among them).
+   */
   action?: ControlPlaneAction;
 }
 
@@ -139,11 +142,14 @@ export interface Faults {
   wrap(transport: Transport, who?: string): Transport;
   /** Provides the control-plane actions (and the clock, when createFaults had none). */
   attach(actions: ControlPlaneActions): void;
-  /** Runs a control-plane action now. */
+  /** Runs a control-plane action now; resolves when it finished. */
   now(action: ControlPlaneAction): Promise<void>;
+  /** Resolves when every control-plane action started so far has finished (failed ones included). */
+  idle(): Promise<void>;
   /**
    * Runs a control-plane action `ms` from now on the clock, or when the request after the
-   * first `after` requests selected by a match arrives (before that request is sent).
+   * first `after` requests selected by a match arrives (started as that request arrives; the
+   * request goes on without waiting for it). `done` resolves when the action finished.
    */
   at(when: number | (RequestMatch & { after?: number }), action: ControlPlaneAction): { cancel(): void; done: Promise<void> };
   /** Every fault injected so far, in order. */
@@ -224,10 +230,27 @@ export function createFaults(options: FaultsOptions = {}): Faults {
     log.push({ request, at: clockNow().now(), who, target, rule, fault });
   };
 
-  const runAction = async (action: ControlPlaneAction): Promise<void> => {
+  const attached = (action: ControlPlaneAction): NonNullable<ControlPlaneActions[ControlPlaneAction]> => {
     const fn = actions[action];
     if (!fn) throw new Error(`faults: no ${action} attached (call faults.attach() with the control plane)`);
-    await fn.call(actions);
+    return fn;
+  };
+  const running = new Set<Promise<void>>();
+  /** Starts an action; a failure is logged (and rejects the returned promise, which is never unhandled). */
+  const startAction = (action: ControlPlaneAction, request: number, who: string, target: string, rule: number): Promise<void> => {
+    const fn = attached(action);
+    record(request, who, target, rule, action);
+    const run = (async () => fn.call(actions))().then(
+      () => undefined,
+      (err: unknown) => {
+        record(request, who, target, rule, `${action} failed: ${err instanceof Error ? err.message : String(err)}`);
+        throw err;
+      },
+    );
+    run.catch(() => undefined);
+    running.add(run);
+    void run.finally(() => running.delete(run)).catch(() => undefined);
+    return run;
   };
 
   const randomFor = (rule: Rule, who: string): (() => number) => {
@@ -328,11 +351,11 @@ export function createFaults(options: FaultsOptions = {}): Faults {
         }
       }
     }
+    // Started, not awaited: a restart waits for the requests in flight, and a controller
+    // manager's for its reconciles, this request's among them.
     for (const { rule, action } of toRun) {
-      record(seq, who, target, rule.index, action);
-      const run = runAction(action);
+      const run = startAction(action, seq, who, target, rule.index);
       rule.onAction?.(run);
-      await run;
     }
     if (latency > 0) await sleepOn(clockNow(), latency, req.signal);
     if (!outcome) return inner(req);
@@ -403,9 +426,9 @@ export function createFaults(options: FaultsOptions = {}): Faults {
       actions = a;
       if (!clock && a.clock) clock = a.clock;
     },
-    async now(action) {
-      record(requests, 'faults', '-', -1, action);
-      await runAction(action);
+    now: (action) => startAction(action, requests, 'faults', '-', -1),
+    async idle() {
+      while (running.size > 0) await Promise.allSettled([...running]);
     },
     at(when, action) {
       if (typeof when !== 'number') {
@@ -427,8 +450,11 @@ export function createFaults(options: FaultsOptions = {}): Faults {
       const done = new Promise<void>((resolve, reject) => {
         handle = c.setTimeout(() => {
           if (cancelled) return resolve();
-          record(requests, 'faults', '-', -1, action);
-          runAction(action).then(resolve, reject);
+          try {
+            startAction(action, requests, 'faults', '-', -1).then(resolve, reject);
+          } catch (err) {
+            reject(err);
+          }
         }, when);
       });
       done.catch(() => undefined);
