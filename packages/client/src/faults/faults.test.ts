@@ -133,6 +133,19 @@ describe('createFaults: errors', () => {
     assert.deepEqual(json(r), { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Too many requests, please try again later.', reason: 'TooManyRequests', details: { retryAfterSeconds: 3 }, code: 429 });
   });
 
+  it('sends a 429 as plain text, as the max-in-flight filter does; the client still reads it as TooManyRequests', async () => {
+    const faults = createFaults({ seed: 1 });
+    faults.add({ error: 429, plainText: true });
+    const t = faults.wrap(server().transport);
+    const r = await t(get());
+    assert.equal(r.status, 429);
+    assert.equal(r.headers['content-type'], 'text/plain; charset=utf-8');
+    assert.equal(r.headers['retry-after'], '1');
+    assert.equal(dec.decode(r.body), 'Too many requests, please try again later.\n');
+    const err = await createClient({ transport: t }).request({ path: `${cmPath}/x` }).catch((e: ApiError) => e);
+    assert.ok(err instanceof ApiError && err.reason === 'TooManyRequests' && err.details?.retryAfterSeconds === 1, String(err));
+  });
+
   it('selects by verb, resource, subresource, namespace, name and who', async () => {
     const faults = createFaults({ seed: 1 });
     faults.add({ verb: ['update', 'patch'], resource: 'configmaps', subresource: '', namespace: 'default', name: /^x/, who: 'naive', error: 500 });

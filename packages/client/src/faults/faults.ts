@@ -7,7 +7,7 @@ import { ApiError, seededRandom, type RawRequest, type RawResponse, type Transpo
 import { abortReason, sleepOn, systemClock, type FaultClock } from './clock.js';
 import { requestMatches, type RequestMatch } from './match.js';
 import { describeRequest, formatRequest, type RequestInfo } from './request-info.js';
-import { connectionError, expiredWatchResponse, injectedError, statusResponse, type InjectedErrorCode } from './responses.js';
+import { connectionError, expiredWatchResponse, injectedError, plainTextResponse, statusResponse, type InjectedErrorCode } from './responses.js';
 import { cutStream } from './stream.js';
 
 /** A number, or a range [min, max] drawn from the rule's seeded random stream (integers, inclusive). */
@@ -60,6 +60,11 @@ export interface FaultEffect {
   message?: string;
   /** 429/503: the Retry-After seconds (default 1 for 429). */
   retryAfterSeconds?: number;
+  /**
+   * Send the error as kube-apiserver's HTTP filters do: its message as plain text (with
+   * Retry-After), not a Status — the 429 of the max-in-flight and priority-and-fairness filters.
+   */
+  plainText?: boolean;
   /**
    * Never answer until the request's signal aborts (`true`), or answer 504 Timeout after this
    * many ms: a request that outlives the client's timeout.
@@ -170,7 +175,7 @@ interface Rule extends FaultRule {
 }
 
 type Outcome =
-  | { kind: 'error'; err: ApiError; passThrough: boolean }
+  | { kind: 'error'; err: ApiError; passThrough: boolean; plainText: boolean }
   | { kind: 'hang'; ms: number | undefined; passThrough: boolean; info: RequestInfo }
   | { kind: 'disconnect'; passThrough: boolean }
   | { kind: 'drop'; afterEvents?: number; afterMs?: number; reset: boolean; afterInitialEvents: boolean; note: (fault: string) => void }
@@ -322,7 +327,7 @@ export function createFaults(options: FaultsOptions = {}): Faults {
           break;
         case 'error': {
           const err = s.error instanceof ApiError ? s.error : injectedError(s.error!, info, { message: s.message, retryAfterSeconds: s.retryAfterSeconds });
-          outcome = { kind: 'error', err, passThrough: !!s.passThrough };
+          outcome = { kind: 'error', err, passThrough: !!s.passThrough, plainText: !!s.plainText };
           note(`${err.code} ${err.reason}${s.passThrough ? ' (after the server handled it)' : ''}`);
           break;
         }
@@ -377,7 +382,7 @@ export function createFaults(options: FaultsOptions = {}): Faults {
     switch (o.kind) {
       case 'error':
         if (o.passThrough) await passThrough();
-        return statusResponse(o.err);
+        return o.plainText ? plainTextResponse(o.err) : statusResponse(o.err);
       case 'disconnect':
         if (o.passThrough) await passThrough();
         throw connectionError(o.passThrough ? 'ECONNRESET' : 'ECONNREFUSED');

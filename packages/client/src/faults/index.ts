@@ -7,5 +7,5 @@ export * from './clock.js';
 export * from './faults.js';
 export * from './match.js';
 export * from './request-info.js';
-export { connectionError, expiredWatchResponse, injectedError, statusResponse, type InjectedErrorCode } from './responses.js';
+export { connectionError, expiredWatchResponse, injectedError, plainTextResponse, statusResponse, type InjectedErrorCode } from './responses.js';
 export { cutStream, type CutOptions } from './stream.js';

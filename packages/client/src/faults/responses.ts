@@ -15,6 +15,18 @@ export function statusResponse(err: ApiError): RawResponse {
   return { status: err.code, headers, body: encoder.encode(JSON.stringify(err.toStatus()) + '\n') };
 }
 
+/**
+ * `err` as kube-apiserver's HTTP filters answer (Go's http.Error): its message as plain text,
+ * with Retry-After when it has one — the max-in-flight and priority-and-fairness filters'
+ * 429 is such an answer, not a Status.
+ */
+export function plainTextResponse(err: ApiError): RawResponse {
+  const headers: Record<string, string> = { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' };
+  const retry = err.details?.retryAfterSeconds;
+  if (retry) headers['retry-after'] = String(retry);
+  return { status: err.code, headers, body: encoder.encode(err.message + '\n') };
+}
+
 /** The resourceVersion a 410 says is too old, and the oldest one the "server" still has. */
 function tooOld(info: RequestInfo): string {
   const rv = Number(info.resourceVersion);
