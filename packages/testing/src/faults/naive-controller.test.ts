@@ -9,9 +9,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ApiError, type RawRequest, type RawResponse, type Transport } from '@kplane/api';
+import { nextTurn } from '@kplane/api/testing';
 import { startTestServer, type TestServer } from '@kplane/apiserver/testing';
 import { createClient, type Client } from '@kplane/client';
-import { Action, ConfigMaps, createFakeClock, createManager, flushMicrotasks, Namespaces, type ConfigMap, type FakeClock, type Reconciler } from '@kplane/runtime';
+import { Action, ConfigMaps, createFakeClock, createManager, Namespaces, type ConfigMap, type FakeClock, type Reconciler } from '@kplane/runtime';
 import { createRecorder, type Recorder } from '../recorder.js';
 import { createFaults, type Faults } from './index.js';
 
@@ -90,7 +91,7 @@ interface Outcome {
 
 /** Lets in-process requests and their continuations run (several event-loop turns). */
 async function flush(): Promise<void> {
-  for (let i = 0; i < 6; i++) await flushMicrotasks();
+  for (let i = 0; i < 6; i++) await nextTurn();
 }
 
 /**
