@@ -254,13 +254,18 @@ describe('createFaults: triggers and seeds', () => {
     assert.match(faults.describe(), /^faults seed 4242 .*KPLANE_FAULTS_SEED=4242.*1 injected\n {2}#1 \[ctl\] update configmaps default\/x -> 409 Conflict \(rule 0\)$/);
   });
 
-  it('takes its default seed from KPLANE_FAULTS_SEED, else a random one', () => {
+  it('takes its default seed from KPLANE_FAULTS_SEED, else a random one it writes to stderr', (t) => {
     const before = process.env['KPLANE_FAULTS_SEED'];
+    const written: string[] = [];
+    t.mock.method(process.stderr, 'write', (chunk: string) => written.push(chunk) > 0);
     try {
       process.env['KPLANE_FAULTS_SEED'] = '99';
       assert.equal(createFaults().seed, 99);
+      assert.deepEqual(written, []);
       delete process.env['KPLANE_FAULTS_SEED'];
-      assert.ok(Number.isInteger(createFaults().seed));
+      const { seed } = createFaults();
+      assert.ok(Number.isInteger(seed));
+      assert.deepEqual(written, [`kplane faults: random seed ${seed} (replay with KPLANE_FAULTS_SEED=${seed})\n`]);
     } finally {
       if (before === undefined) delete process.env['KPLANE_FAULTS_SEED'];
       else process.env['KPLANE_FAULTS_SEED'] = before;

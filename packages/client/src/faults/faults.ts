@@ -129,7 +129,8 @@ export interface InjectedFault {
 export interface FaultsOptions {
   /**
    * The seed every random choice derives from (default: $KPLANE_FAULTS_SEED, else a random
-   * one; read it back from `faults.seed` and `describe()` to replay a failing run).
+   * one, written to stderr; read it back from `faults.seed` and `describe()` to replay a
+   * failing run).
    */
   seed?: number;
   /** The clock latencies, hangs, timed watch drops and `at()` wait on (default: Node's timers). */
@@ -194,9 +195,14 @@ function mix(text: string): number {
   return h >>> 0;
 }
 
+/** $KPLANE_FAULTS_SEED, else a random seed, announced on stderr so that a failing run can be replayed. */
 function defaultSeed(): number {
-  const env = Number(process.env['KPLANE_FAULTS_SEED']);
-  return Number.isSafeInteger(env) && process.env['KPLANE_FAULTS_SEED'] !== '' ? env : Math.floor(Math.random() * 2 ** 31);
+  const text = process.env['KPLANE_FAULTS_SEED'];
+  const env = Number(text);
+  if (text && Number.isSafeInteger(env)) return env;
+  const seed = Math.floor(Math.random() * 2 ** 31);
+  process.stderr.write(`kplane faults: random seed ${seed} (replay with KPLANE_FAULTS_SEED=${seed})\n`);
+  return seed;
 }
 
 function pick(a: Amount, random: () => number): number {
