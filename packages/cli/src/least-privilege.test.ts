@@ -21,7 +21,7 @@ import {
 } from '@kplane/controllers';
 import { NODE_RULES, nodeUser, SCHEDULER_RULES, SCHEDULER_USER, simulationPolicy, startSimulation, type Simulation } from '@kplane/kubelet';
 import { CronJobs, DaemonSets, Deployments, Jobs, Namespaces, Pods, ReplicaSets, ServiceAccounts, StatefulSets } from '@kplane/runtime';
-import { startTestKplane, type TestKplane } from '@kplane/runtime/testing';
+import { startTestKplane, type TestKplane } from '@kplane/apiserver/testing';
 
 const r = (verbs: string[], apiGroups: string[], resources: string[], resourceNames?: string[]): PolicyRule => ({ verbs, apiGroups, resources, ...(resourceNames ? { resourceNames } : {}) });
 const url = (verbs: string[], nonResourceURLs: string[]): PolicyRule => ({ verbs, nonResourceURLs });

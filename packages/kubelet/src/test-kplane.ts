@@ -2,9 +2,10 @@
  * Test support (not exported from the package): an in-process kplane API server on memory
  * storage, and helpers to run fake time.
  */
-import { flushMicrotasks, type FakeClock } from '@kplane/runtime';
+import { type FakeClock } from '@kplane/runtime';
+import { flushMicrotasks } from '@kplane/runtime/internal';
 
-export { startTestKplane as startKplane, type TestKplane } from '@kplane/runtime/testing';
+export { startTestKplane as startKplane, type TestKplane } from '@kplane/apiserver/testing';
 
 /** Lets in-flight in-process requests and handlers run (several macrotask turns). */
 export async function settle(turns = 10): Promise<void> {

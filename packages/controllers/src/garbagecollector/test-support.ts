@@ -6,7 +6,7 @@ import type { KubeObject, OwnerReference } from '@kplane/api';
 import { ApiError } from '@kplane/api';
 import type { Client, ResourceClient } from '@kplane/client';
 import { eventually } from '@kplane/api/testing';
-import { startTestKplane } from '@kplane/runtime/testing';
+import { startTestKplane } from '@kplane/apiserver/testing';
 import { createGarbageCollector, type GarbageCollector, type GarbageCollectorOptions } from './garbage-collector.js';
 
 /** An API server for one test file. */

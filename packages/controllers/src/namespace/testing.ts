@@ -3,4 +3,4 @@
  * storage and a client on it.
  */
 
-export { startTestKplane, type TestKplane } from '@kplane/runtime/testing';
+export { startTestKplane, type TestKplane } from '@kplane/apiserver/testing';

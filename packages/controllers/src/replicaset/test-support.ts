@@ -5,7 +5,7 @@
 import type { Client } from '@kplane/client';
 import { Namespaces, Pods, type Pod } from '@kplane/runtime';
 
-export { startTestKplane as startKplane, type TestKplane } from '@kplane/runtime/testing';
+export { startTestKplane as startKplane, type TestKplane } from '@kplane/apiserver/testing';
 
 /** Creates a namespace. */
 export async function createNamespace(client: Client, name: string): Promise<void> {

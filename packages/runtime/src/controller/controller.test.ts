@@ -1,9 +1,10 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '@kplane/api';
+import { startTestKplane as startKplane, type TestKplane } from '@kplane/apiserver/testing';
 import { until } from '@kplane/api/testing';
 import { createFakeClock } from '../clock.js';
-import { settle, startTestKplane as startKplane, tick, type TestKplane } from '../testing/index.js';
+import { settle, tick } from '../testing/index.js';
 import { createManager } from '../manager/manager.js';
 import { CONTROLLER_OWNER_INDEX } from '../informer/index.js';
 import { Action, TerminalError } from './action.js';
