@@ -3,3 +3,6 @@
  * run-until-idle, fault injection and recorded calls.
  */
 export const TESTING_PACKAGE = '@kplane/testing';
+
+/** Polling for what runs on its own time (a child process, a socket): `eventually`, `until`. */
+export { eventually, eventuallyWith, until, TimeoutError, type PollClock, type PollOptions, type Truthy } from '@kplane/api/testing';
