@@ -86,7 +86,7 @@ function reasonOf(res: RawResponse): string | undefined {
 const isWrite = (c: RecordedCall): boolean => (WRITE_VERBS as readonly string[]).includes(c.verb) && !c.dryRun;
 
 function line(c: RecordedCall): string {
-  const outcome = c.status === 0 ? `threw ${c.error}` : c.error ? `${c.status} ${c.error}` : String(c.status);
+  const outcome = c.status !== 0 ? (c.error ? `${c.status} ${c.error}` : String(c.status)) : c.error !== undefined ? `threw ${c.error}` : 'no answer yet';
   return `  #${c.seq} [${c.who}] ${c.action} -> ${outcome}`;
 }
 

@@ -380,7 +380,15 @@ export function createFaults(options: FaultsOptions = {}): Faults {
       const signal = req.signal ? AbortSignal.any([req.signal, ctl.signal]) : ctl.signal;
       try {
         const res = await inner({ ...req, signal });
-        if (res.stream) ctl.abort();
+        if (res.stream) {
+          // Closed, then read once so that a generator's return() reaches the server's side.
+          const it = res.stream[Symbol.asyncIterator]();
+          ctl.abort();
+          void it
+            .next()
+            .then(() => it.return?.())
+            .catch(() => undefined);
+        }
       } catch {
         /* the answer is lost anyway */
       }

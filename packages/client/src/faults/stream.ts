@@ -28,6 +28,7 @@ const INITIAL_EVENTS_END = Buffer.from('"k8s.io/initial-events-end":"true"');
  */
 export async function* cutStream(stream: AsyncIterable<Uint8Array>, o: CutOptions): AsyncGenerator<Uint8Array> {
   const lines = splitLines(stream);
+  let started = false;
   let seen = 0;
   let counting = !o.afterInitialEvents;
   let timer: unknown;
@@ -45,6 +46,7 @@ export async function* cutStream(stream: AsyncIterable<Uint8Array>, o: CutOption
         break;
       }
       const next = lines.next();
+      started = true;
       const r = timeUp ? await Promise.race([next, timeUp]) : await next;
       if (r === 'time') {
         next.catch(() => undefined);
@@ -63,7 +65,12 @@ export async function* cutStream(stream: AsyncIterable<Uint8Array>, o: CutOption
   } finally {
     if (timer !== undefined) o.clock.clearTimeout(timer);
     o.onStop();
-    void lines.return(undefined).catch(() => undefined);
+    // A generator that never started passes no return() on to what it reads: cut before the
+    // first read, read once (the server side is closed now, so this ends at once), so that
+    // closing reaches the source and the server drops what it queued for this watch.
+    void (started ? Promise.resolve() : lines.next())
+      .then(() => lines.return(undefined))
+      .catch(() => undefined);
   }
   if (cut) o.onCut?.();
   if (cut && o.reset) throw connectionError('ECONNRESET');

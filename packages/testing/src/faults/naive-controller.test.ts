@@ -3,16 +3,15 @@
  * to src-X's. The naive version reads both from the cache, writes with the cached
  * resourceVersion and swallows every error (no retry on a 409): a conflict or a server error
  * on its last write leaves dst-X stale forever. The correct version reads dst-X fresh, retries
- * conflicts and returns any other error, so the runtime requeues it with backoff. Both run on
- * virtual time against a real in-process API server, the faults seeded.
+ * conflicts and returns any other error, so the runtime requeues it with backoff. Both run in
+ * a test control plane (its API server only) on virtual time, the faults seeded.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ApiError, type RawRequest, type RawResponse, type Transport } from '@kplane/api';
-import { nextTurn } from '@kplane/api/testing';
-import { startTestServer, type TestServer } from '@kplane/apiserver/testing';
+import { ApiError } from '@kplane/api';
 import { createClient, type Client } from '@kplane/client';
-import { Action, ConfigMaps, createFakeClock, createManager, Namespaces, type ConfigMap, type FakeClock, type Reconciler } from '@kplane/runtime';
+import { Action, ConfigMaps, createManager, Namespaces, type ConfigMap, type Reconciler } from '@kplane/runtime';
+import { startControlPlane, type TestControlPlane } from '../control-plane.js';
 import { createRecorder, type Recorder } from '../recorder.js';
 import { createFaults, type Faults } from './index.js';
 
@@ -72,7 +71,9 @@ function correctMirror(ctx: MirrorContext): Reconciler {
 
 /** Conflicts, server errors, lost answers, latency, cut and expired watches, all on the mirror's requests. */
 function storm(faults: Faults): void {
-  faults.add({ who: WHO, latencyMs: [0, 30] });
+  // Latency on the cache's lists and watches only: settle() takes a reconcile waiting on a
+  // timer past the bound of an advance() for work that never ends.
+  faults.add({ who: WHO, verb: ['list', 'watch'], latencyMs: [0, 30] });
   faults.add({ who: WHO, verb: 'update', rate: 0.3, error: 409 });
   faults.add({ who: WHO, verb: ['create', 'update'], rate: 0.1, error: 500 });
   faults.add({ who: WHO, verb: 'update', rate: 0.05, error: 504, passThrough: true });
@@ -89,50 +90,26 @@ interface Outcome {
   writesAfterSettling: number;
 }
 
-/** Lets in-process requests and their continuations run (several event-loop turns). */
-async function flush(): Promise<void> {
-  for (let i = 0; i < 6; i++) await nextTurn();
-}
-
-/**
- * Runs virtual time until `done()` or `boundMs` of virtual time passed: to the next timer, in
- * steps of at least `STEP_MS` (timers inside a step fire in order within it).
- */
-async function runUntil(clock: FakeClock, done: () => Promise<boolean>, boundMs: number): Promise<boolean> {
-  const end = clock.now() + boundMs;
-  for (;;) {
-    await flush();
-    if (await done()) return true;
-    if (clock.now() >= end) return false;
-    const next = clock.nextTimerAt() ?? end;
-    await clock.advanceAsync(Math.min(end - clock.now(), Math.max(STEP_MS, next - clock.now())));
-  }
-}
-const STEP_MS = 25;
-
-let server: TestServer;
+let cp: TestControlPlane;
 before(async () => {
-  server = await startTestServer();
+  cp = await startControlPlane({ controllers: false, nodes: 0 });
 });
 after(async () => {
-  await server.close();
+  await cp.stop();
 });
 
 /** One run: three pairs, two rounds of source changes, then time runs until the mirror converges (or the bound). */
 async function scenario(kind: 'naive' | 'correct', seed: number, withFaults = true): Promise<Outcome> {
-  const direct: Transport = (req: RawRequest): Promise<RawResponse> => server.server.handle(req);
-  const admin = createClient({ transport: direct });
   const namespace = `${kind}-${seed}-${withFaults ? 'f' : 'n'}`;
-  await admin.resource(Namespaces).create({ metadata: { name: namespace } });
-  const cms = admin.resource<ConfigMap>(ConfigMaps);
+  await cp.client.resource(Namespaces).create({ metadata: { name: namespace } });
+  const cms = cp.client.resource<ConfigMap>(ConfigMaps);
   for (const p of PAIRS) await cms.create({ metadata: { name: `src-${p}`, namespace }, data: { v: '0' } });
 
-  const clock = createFakeClock(Date.parse('2026-01-01T00:00:00Z'));
-  const faults = createFaults({ seed, clock });
+  const faults = createFaults({ seed, clock: cp.clock });
   if (withFaults) storm(faults);
   const recorder = createRecorder();
-  const client = createClient({ transport: recorder.wrap(faults.wrap(direct, WHO), WHO) });
-  const mgr = createManager({ client, clock, namespace, onCacheError: () => undefined });
+  const client = createClient({ transport: recorder.wrap(faults.wrap(cp.transport, WHO), WHO) });
+  const mgr = createManager({ client, clock: cp.clock, namespace, onCacheError: () => undefined });
   const informer = mgr.factory.informerFor<ConfigMap>(ConfigMaps);
   const ctx: MirrorContext = { cached: (ns, name) => informer.store.get(`${ns}/${name}`), client };
   mgr.controller().named(`${kind}-mirror`).for(ConfigMaps).complete(kind === 'naive' ? naiveMirror(ctx) : correctMirror(ctx));
@@ -147,20 +124,21 @@ async function scenario(kind: 'naive' | 'correct', seed: number, withFaults = tr
   const running = mgr.start(stop.signal);
   try {
     for (let round = 1; round <= 2; round++) {
-      await runUntil(clock, async () => false, 100);
+      await cp.advance(100);
       for (const p of PAIRS) await cms.patch(`src-${p}`, { data: { v: String(round) } }, 'merge', { namespace });
     }
-    const ok = await runUntil(clock, converged, kind === 'naive' ? 30_000 : 600_000);
+    await cp.settle({ advance: true, until: converged, maxVirtualMs: kind === 'naive' ? 30_000 : 600_000 });
+    const ok = await converged();
     let writesAfterSettling = 0;
     if (ok) {
       const mark = recorder.mark();
-      await runUntil(clock, async () => false, 10_000);
+      await cp.advance(10_000);
       writesAfterSettling = recorder.writes({ who: WHO, since: mark }).length;
     }
     return { converged: ok, faults, recorder, writesAfterSettling };
   } finally {
     stop.abort();
-    await clock.advanceAsync(1);
+    await cp.advance(1_000); // what waits on a timer as it stops
     await running;
   }
 }
