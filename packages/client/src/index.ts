@@ -1,4 +1,5 @@
 export * from './client.js';
+export * from './errors.js';
 export * from './https-transport.js';
 export * from './kubeconfig.js';
 export * from './paths.js';
