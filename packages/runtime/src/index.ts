@@ -35,3 +35,4 @@ export {
   type DelegatedRequest,
 } from './auth/delegated.js';
 export { serveManagerMetrics, serveMetrics, type ManagerMetricsOptions, type MetricsServer, type MetricsServerOptions } from './auth/metrics-server.js';
+export { CacheSyncTimeoutError, GracefulShutdownTimeoutError, LeaderElectionLostError } from './controller/errors.js';
