@@ -4,7 +4,8 @@ import type { KubeObject, RawRequest, RawResponse, Transport } from '@kplane/api
 import { createFakeClock } from '../clock.js';
 import { CacheSyncTimeoutError, GracefulShutdownTimeoutError, LeaderElectionLostError } from '../controller/errors.js';
 import { leaseResource, type Lease } from '../leader/lease-lock.js';
-import { settle, startTestKplane, tick, type TestKplane } from '../testing/index.js';
+import { startTestKplane, type TestKplane } from '@kplane/apiserver/testing';
+import { settle, tick } from '../testing/index.js';
 import { createManager } from './manager.js';
 import { parseBindAddress } from './probes.js';
 
