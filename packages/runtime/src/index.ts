@@ -8,7 +8,7 @@
  */
 
 // Manager, controllers and the builder.
-export { createManager, type LeaderElectionOptions, type Manager, type ManagerOptions } from './manager/index.js';
+export { createManager, parseBindAddress, type HealthCheck, type LeaderElectionOptions, type Manager, type ManagerEndpoints, type ManagerOptions } from './manager/index.js';
 export { Action, TerminalError, keyOf, requestFromKey, type Request } from './controller/action.js';
 export {
   createController,
