@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { inClusterClient, isInCluster, loadInClusterConfig, NotInClusterError } from './in-cluster.js';
+import { clientFromEnvironment, inClusterClient, isInCluster, loadInClusterConfig, NotInClusterError } from './in-cluster.js';
 import { createFileTokenSource } from './token-file.js';
 import { createTestPki } from './tls-fixture.js';
 
@@ -88,4 +88,22 @@ test('token file: a failed re-read keeps the last token; the first read must suc
   assert.equal(source.token(), 'un', 'the next attempt is a minute later');
   now += 60_000;
   assert.equal(source.token(), 'deux');
+});
+
+test('clientFromEnvironment: KUBECONFIG first, then in-cluster', (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'kplane-env-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const kubeconfig = join(dir, 'config');
+  writeFileSync(kubeconfig, 'apiVersion: v1\nkind: Config\ncurrent-context: c\nclusters: [{ name: k, cluster: { server: "https://10.1.1.1:6443" } }]\ncontexts: [{ name: c, context: { cluster: k, user: u, namespace: fichier } }]\nusers: [{ name: u, user: { token: t } }]\n');
+  const inPod = { KUBERNETES_SERVICE_HOST: '10.0.0.1', KUBERNETES_SERVICE_PORT: '443' };
+  const fromFile = clientFromEnvironment({ env: { ...inPod, KUBECONFIG: kubeconfig } });
+  t.after(() => fromFile.transport.close());
+  assert.equal(fromFile.defaultNamespace, 'fichier');
+  // In a pod (no KUBECONFIG): the mounted files.
+  writeFileSync(join(dir, 'token'), 'jeton');
+  writeFileSync(join(dir, 'namespace'), 'pod');
+  const inCluster = clientFromEnvironment({ env: inPod, tokenFile: join(dir, 'token'), caFile: join(dir, 'ca.crt'), namespaceFile: join(dir, 'namespace') });
+  t.after(() => inCluster.transport.close());
+  assert.equal(inCluster.defaultNamespace, 'pod');
+  assert.throws(() => clientFromEnvironment({ env: inPod, tokenFile: join(dir, 'absent') }), /ENOENT/);
 });

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { createClient, type Client } from './client.js';
 import { createHttpsTransport, type HttpsTransport, type HttpsTransportOptions } from './https-transport.js';
+import { clientFromKubeconfig } from './kubeconfig.js';
 import type { NowSource } from './token-file.js';
 
 /** Where the kubelet mounts a pod's ServiceAccount credentials. */
@@ -84,4 +85,17 @@ export function inClusterClient(options: InClusterOptions & Pick<HttpsTransportO
   const cfg = loadInClusterConfig(options);
   const transport = createHttpsTransport({ ...cfg.transportOptions, maxSockets: options.maxSockets, userAgent: options.userAgent });
   return Object.assign(createClient({ transport, defaultNamespace: cfg.namespace }), { transport });
+}
+
+/**
+ * A client from wherever this process finds its configuration, in controller-runtime's order
+ * (`config.GetConfig`): the files in KUBECONFIG when set, else the in-cluster configuration when
+ * running in a pod, else ~/.kube/config.
+ */
+export function clientFromEnvironment(
+  options: InClusterOptions & { context?: string } & Pick<HttpsTransportOptions, 'maxSockets' | 'userAgent'> = {},
+): Client & { transport: HttpsTransport } {
+  const env = options.env ?? process.env;
+  if (!env['KUBECONFIG'] && isInCluster(env)) return inClusterClient({ ...options, env });
+  return clientFromKubeconfig(undefined, { env, context: options.context, clock: options.clock, maxSockets: options.maxSockets, userAgent: options.userAgent });
 }
