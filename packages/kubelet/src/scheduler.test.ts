@@ -1,6 +1,6 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { Events, Nodes, Pods, type kinds } from '@kplane/runtime';
+import { Events, Nodes, PriorityClasses, Pods, type kinds } from '@kplane/runtime';
 import { buildNode } from './node-template.js';
 import { createScheduler, type Scheduler } from './scheduler.js';
 import { startKplane, until, type TestKplane } from './test-kplane.js';
@@ -69,7 +69,7 @@ describe('scheduler', () => {
   it('reports FailedScheduling and PodScheduled=False when no node fits, and schedules once one does', async () => {
     await ns(k, 'nofit');
     await podsApi().create(pod('gpu', 'nofit', { nodeSelector: { accelerator: 'gpu' } }));
-    const message = "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.";
+    const message = "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling..";
     const cond = await until(async () => (await podsApi().get('gpu', { namespace: 'nofit' })).status?.conditions?.find((c) => c.type === 'PodScheduled'));
     assert.deepEqual({ status: cond.status, reason: cond.reason, message: cond.message }, { status: 'False', reason: 'Unschedulable', message });
     const failed = await until(async () => (await events('nofit', 'FailedScheduling'))[0]);
@@ -90,7 +90,40 @@ describe('scheduler', () => {
     await ns(k, 'big');
     await podsApi().create(pod('huge', 'big', { containers: [{ name: 'c', image: 'x', resources: { requests: { cpu: '64' } } }] }));
     const cond = await until(async () => (await podsApi().get('huge', { namespace: 'big' })).status?.conditions?.find((c) => c.type === 'PodScheduled'));
-    assert.equal(cond.message, '0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.');
+    assert.equal(cond.message, '0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod..');
+  });
+});
+
+describe('scheduler preemption', () => {
+  it('deletes a lower-priority pod with DisruptionTarget, nominates the node, and binds once the victim is gone', async () => {
+    const k = await startKplane();
+    const sched = createScheduler({ client: k.client });
+    try {
+      await k.client.resource(Nodes).create(buildNode(0, T, { cpu: '1' }));
+      await sched.start();
+      for (const [name, value] of [['low', 10], ['high', 1000]] as const) await k.client.resource(PriorityClasses).create({ apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name }, value });
+      const cpu = (name: string, priorityClassName: string) => pod(name, 'default', { priorityClassName, containers: [{ name: 'c', image: 'x', resources: { requests: { cpu: '800m' } } }] });
+      await k.client.resource(Pods).create(cpu('victim', 'low'));
+      await until(async () => (await k.client.resource(Pods).get('victim')).spec?.nodeName);
+      const preemptor = await k.client.resource(Pods).create(cpu('preemptor', 'high'));
+      const victim = await until(async () => {
+        const v = await k.client.resource(Pods).get('victim');
+        return v.metadata?.deletionTimestamp ? v : undefined;
+      });
+      const target = victim.status?.conditions?.find((c) => c.type === 'DisruptionTarget');
+      assert.deepEqual([target?.status, target?.reason, target?.message], ['True', 'PreemptionByScheduler', 'default-scheduler: preempting to accommodate a higher priority pod']);
+      const nominated = await until(async () => (await k.client.resource(Pods).get('preemptor')).status?.nominatedNodeName);
+      assert.equal(nominated, 'kplane-node-0');
+      const preempted = await until(async () => (await k.client.resource(Events).list({ namespace: 'default' })).items.find((e) => e.reason === 'Preempted'));
+      assert.equal(preempted.message, `Preempted by pod ${preemptor.metadata!.uid} on node kplane-node-0`);
+      assert.equal(preempted.involvedObject.name, 'victim');
+      // The kubelet would finish the deletion; here it is forced.
+      await k.client.resource(Pods).delete('victim', { gracePeriodSeconds: 0 });
+      assert.equal(await until(async () => (await k.client.resource(Pods).get('preemptor')).spec?.nodeName), 'kplane-node-0');
+    } finally {
+      await sched.stop();
+      await k.close();
+    }
   });
 });
 

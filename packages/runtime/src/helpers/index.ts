@@ -36,4 +36,4 @@ export {
   type EventType,
   type ObjectReference,
 } from './event-recorder.js';
-export { effectiveTaints, findUntoleratedTaint, matchesNodeAffinity, tolerates } from './scheduling.js';
+export { effectiveTaints, findUntoleratedTaint, matchesNodeAffinity, matchesNodeSelectorTerm, tolerates } from './scheduling.js';
