@@ -48,6 +48,15 @@ export interface NodeInfo {
   load: NodeLoad;
 }
 
+/**
+ * A count derived from the placed pods (per topology domain, for one kind of incoming pod),
+ * kept up to date as pods come and go instead of being recounted for every decision.
+ */
+export interface DerivedCount {
+  /** Counts a pod added to (1) or removed from (-1) a node. */
+  apply(p: PodInfo, node: NodeInfo, sign: 1 | -1): void;
+}
+
 /** Labels of a namespace (for namespaceSelector); undefined when unknown. */
 export type NamespaceLabels = (namespace: string) => Record<string, string> | undefined;
 
@@ -117,6 +126,11 @@ export class ClusterState {
   /** Pods by namespace. */
   readonly byNamespace = new Map<string, Set<PodInfo>>();
   private readonly orphans = new Map<string, Map<string, PodInfo>>();
+  private list: NodeInfo[] | undefined;
+  private readonly derived = new Map<string, DerivedCount>();
+  private readonly nodeShape = new Map<string, string>();
+  /** Where the next decision starts looking (kube-scheduler's nextStartNodeIndex). */
+  nextStart = 0;
 
   constructor(readonly namespaceLabels: NamespaceLabels = () => undefined) {}
 
@@ -131,12 +145,19 @@ export class ClusterState {
       info = { name, node, labels: {}, allocatable, allowedPods: pods, taints: [], pods: waiting, load: emptyLoad() };
       for (const p of waiting.values()) applyLoad(info.load, p.resources, 1);
       this.nodes.set(name, info);
+      this.list = undefined;
     }
     info.node = node;
     info.labels = node.metadata?.labels ?? {};
     info.allocatable = allocatable;
     info.allowedPods = pods;
     info.taints = effectiveTaints(node);
+    // Domains depend on labels and taints only: a heartbeat keeps the derived counts.
+    const shape = JSON.stringify([info.labels, node.spec?.taints ?? []]);
+    if (this.nodeShape.get(name) !== shape) {
+      this.nodeShape.set(name, shape);
+      this.derived.clear();
+    }
     return info;
   }
 
@@ -145,7 +166,34 @@ export class ClusterState {
     const info = this.nodes.get(name);
     if (!info) return;
     this.nodes.delete(name);
+    this.nodeShape.delete(name);
+    this.derived.clear();
+    this.list = undefined;
     if (info.pods.size) this.orphans.set(name, info.pods);
+  }
+
+  /**
+   * The derived count under `key`, built by `build` (from the current pods) the first time and
+   * kept up to date as pods are placed and removed; all are rebuilt after a node's labels or
+   * taints change, or a namespace's labels (`invalidate`).
+   */
+  derivedCount<T extends DerivedCount>(key: string, build: () => T): T {
+    let d = this.derived.get(key) as T | undefined;
+    if (!d) {
+      if (this.derived.size >= 512) this.derived.clear();
+      this.derived.set(key, (d = build()));
+    }
+    return d;
+  }
+
+  /** Drops the derived counts (a namespace's labels changed). */
+  invalidate(): void {
+    this.derived.clear();
+  }
+
+  /** The nodes, in a stable order. */
+  nodeList(): NodeInfo[] {
+    return (this.list ??= [...this.nodes.values()]);
   }
 
   /** Places (or moves, or updates) a pod on a node. */
@@ -157,6 +205,7 @@ export class ClusterState {
     if (n) {
       n.pods.set(key, info);
       applyLoad(n.load, info.resources, 1);
+      for (const d of this.derived.values()) d.apply(info, n, 1);
     } else {
       let waiting = this.orphans.get(node);
       if (!waiting) this.orphans.set(node, (waiting = new Map()));
@@ -179,6 +228,7 @@ export class ClusterState {
     if (n?.pods.get(key) === info) {
       n.pods.delete(key);
       applyLoad(n.load, info.resources, -1);
+      for (const d of this.derived.values()) d.apply(info, n, -1);
     } else this.orphans.get(info.node)?.delete(key);
     this.withAffinity.delete(info);
     this.withRequiredAntiAffinity.delete(info);

@@ -88,8 +88,10 @@ export class Cycle {
   /** The combined score of each feasible node. */
   scores(nodes: NodeInfo[]): number[] {
     const pod = this.pod.pod;
-    const taints = defaultNormalize(nodes.map((n) => taintRawScore(pod, n)), true);
-    const affinity = defaultNormalize(nodes.map((n) => nodeAffinityRawScore(pod, n)), false);
+    const zeros = () => nodes.map(() => 0);
+    const tolerations = (pod.spec?.tolerations ?? []).filter((t) => !t.effect || t.effect === 'PreferNoSchedule');
+    const taints = defaultNormalize(nodes.map((n) => taintRawScore(tolerations, n)), true);
+    const affinity = pod.spec?.affinity?.nodeAffinity?.preferredDuringSchedulingIgnoredDuringExecution?.length ? defaultNormalize(nodes.map((n) => nodeAffinityRawScore(pod, n)), false) : zeros();
     const spread = topologySpreadScores(this.pod, this.cluster, nodes);
     const interPod = interPodAffinityScores(this.pod, this.cluster, nodes);
     return nodes.map(
@@ -108,18 +110,37 @@ export class Cycle {
 export type Placement = { node: string } | { failures: Map<string, FilterFailure>; numNodes: number };
 
 /**
- * Filters every node and scores the feasible ones; the highest score wins, ties going to the
- * node with the fewest pods, then to the first name (kube-scheduler picks among ties at random).
+ * How many feasible nodes a decision looks for before it stops filtering (kube-scheduler's
+ * adaptive percentageOfNodesToScore): every node below 100, else 50% minus 1% per 125 nodes
+ * (at least 5%), and never fewer than 100.
+ */
+export function feasibleNodesToFind(all: number): number {
+  if (all < 100) return all;
+  const percent = Math.max(5, 50 - Math.floor(all / 125));
+  return Math.max(100, Math.floor((all * percent) / 100));
+}
+
+/**
+ * Filters the nodes, from where the previous decision stopped, until enough are feasible, and
+ * scores those; the highest score wins, ties going to the node with the fewest pods, then to the
+ * first name (kube-scheduler picks among ties at random). When none is feasible every node was
+ * filtered, and the failures say why.
  */
 export function place(cycle: Cycle): Placement {
+  const nodes = cycle.cluster.nodeList();
+  const want = feasibleNodesToFind(nodes.length);
   const failures = new Map<string, FilterFailure>();
   const feasible: NodeInfo[] = [];
-  for (const node of cycle.cluster.nodes.values()) {
+  const start = cycle.cluster.nextStart % Math.max(1, nodes.length);
+  let seen = 0;
+  for (; seen < nodes.length && feasible.length < want; seen++) {
+    const node = nodes[(start + seen) % nodes.length]!;
     const f = cycle.filter(node);
     if (f) failures.set(node.name, f);
     else feasible.push(node);
   }
-  if (feasible.length === 0) return { failures, numNodes: cycle.cluster.nodes.size };
+  cycle.cluster.nextStart = (start + seen) % Math.max(1, nodes.length);
+  if (feasible.length === 0) return { failures, numNodes: nodes.length };
   if (feasible.length === 1) return { node: feasible[0]!.name };
   const scores = cycle.scores(feasible);
   let best = 0;

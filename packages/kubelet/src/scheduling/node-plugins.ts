@@ -73,9 +73,11 @@ export function nodeAffinityRawScore(pod: kinds.Pod, node: NodeInfo): number {
   return score;
 }
 
-/** TaintToleration's score before normalizing: the PreferNoSchedule taints the pod does not tolerate. */
-export function taintRawScore(pod: kinds.Pod, node: NodeInfo): number {
-  const tolerations = (pod.spec?.tolerations ?? []).filter((t) => !t.effect || t.effect === 'PreferNoSchedule');
+/**
+ * TaintToleration's score before normalizing: the PreferNoSchedule taints not tolerated by the
+ * pod's tolerations whose effect is PreferNoSchedule or empty.
+ */
+export function taintRawScore(tolerations: kinds.Toleration[], node: NodeInfo): number {
   let n = 0;
   for (const taint of node.taints) if (taint.effect === 'PreferNoSchedule' && !tolerations.some((t) => tolerates(t, taint))) n++;
   return n;

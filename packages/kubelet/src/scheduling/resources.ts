@@ -126,17 +126,19 @@ const ORDER = ['cpu', 'memory', 'ephemeral-storage'];
  * each extended resource, as kube-scheduler's fitsRequest.
  */
 export function insufficientResources(pod: PodResources, load: NodeLoad, allocatable: ResourceAmounts, allowedPods: number): string[] {
-  const reasons: string[] = [];
-  if (load.pods + 1 > allowedPods) reasons.push('Too many pods');
-  const names = Object.keys(pod.requests);
-  if (names.length === 0) return reasons;
-  const extended = names.filter((n) => !ORDER.includes(n)).sort();
-  for (const name of [...ORDER, ...extended]) {
-    const want = pod.requests[name] ?? 0;
-    if (want > 0 && want > (allocatable[name] ?? 0) - (load.requested[name] ?? 0)) reasons.push(`Insufficient ${name}`);
+  let reasons: string[] | undefined;
+  if (load.pods + 1 > allowedPods) reasons = ['Too many pods'];
+  let extended: string[] | undefined;
+  for (const name in pod.requests) if (name !== 'cpu' && name !== 'memory' && name !== 'ephemeral-storage') (extended ??= []).push(name);
+  const names = extended ? [...ORDER, ...extended.sort()] : ORDER;
+  for (const name of names) {
+    const want = pod.requests[name];
+    if (want !== undefined && want > 0 && want > (allocatable[name] ?? 0) - (load.requested[name] ?? 0)) (reasons ??= []).push(`Insufficient ${name}`);
   }
-  return reasons;
+  return reasons ?? NONE;
 }
+
+const NONE: string[] = [];
 
 function leastRequested(requested: number, capacity: number): number {
   if (capacity === 0 || requested > capacity) return 0;
@@ -165,24 +167,18 @@ export function leastAllocatedScore(pod: PodResources, load: NodeLoad, allocatab
 
 /**
  * NodeResourcesBalancedAllocation: 100 × (1 − the standard deviation of the cpu and memory
- * fractions requested once the pod is added), favouring nodes whose use stays balanced. A pod
- * requesting neither (best effort) is not scored (0 everywhere).
+ * fractions requested once the pod is added), favouring nodes whose use stays balanced (a node
+ * lacking one of them: 100, one fraction has no deviation). A pod requesting neither (best
+ * effort) is not scored (0 everywhere).
  */
 export function balancedAllocationScore(pod: PodResources, load: NodeLoad, allocatable: ResourceAmounts): number {
   const wantCpu = pod.requests.cpu ?? 0;
   const wantMemory = pod.requests.memory ?? 0;
   if (wantCpu === 0 && wantMemory === 0) return 0;
-  const fractions: number[] = [];
-  for (const [name, want] of [['cpu', wantCpu], ['memory', wantMemory]] as const) {
-    const alloc = allocatable[name] ?? 0;
-    if (alloc === 0) continue;
-    fractions.push(Math.min(1, ((load.requested[name] ?? 0) + want) / alloc));
-  }
-  let std = 0;
-  if (fractions.length === 2) std = Math.abs((fractions[0]! - fractions[1]!) / 2);
-  else if (fractions.length > 2) {
-    const mean = fractions.reduce((a, b) => a + b, 0) / fractions.length;
-    std = Math.sqrt(fractions.reduce((a, f) => a + (f - mean) ** 2, 0) / fractions.length);
-  }
-  return Math.floor((1 - std) * MAX_NODE_SCORE);
+  const cpu = allocatable.cpu ?? 0;
+  const memory = allocatable.memory ?? 0;
+  if (cpu === 0 || memory === 0) return MAX_NODE_SCORE;
+  const fc = Math.min(1, ((load.requested.cpu ?? 0) + wantCpu) / cpu);
+  const fm = Math.min(1, ((load.requested.memory ?? 0) + wantMemory) / memory);
+  return Math.floor((1 - Math.abs((fc - fm) / 2)) * MAX_NODE_SCORE);
 }

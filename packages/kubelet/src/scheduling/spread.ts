@@ -6,7 +6,7 @@
  */
 import { labelSelectorFromObject, type LabelSelector } from '@kplane/api';
 import { findUntoleratedTaint, matchesNodeAffinity, type kinds } from '@kplane/runtime';
-import type { ClusterState, NodeInfo, PodInfo } from './cluster.js';
+import type { ClusterState, DerivedCount, NodeInfo, PodInfo } from './cluster.js';
 import type { FilterFailure } from './node-plugins.js';
 import { MAX_NODE_SCORE } from './resources.js';
 
@@ -44,66 +44,85 @@ export function spreadConstraints(pod: kinds.Pod, when: 'DoNotSchedule' | 'Sched
     });
 }
 
-/** Does the node count for a constraint (its inclusion policies)? */
-function included(pod: kinds.Pod, c: SpreadConstraint, node: NodeInfo, affinityOk: () => boolean): boolean {
-  if (c.honorAffinity && !affinityOk()) return false;
-  if (c.honorTaints && findUntoleratedTaint(node.node.spec?.taints, pod.spec?.tolerations, (t) => t.effect === 'NoSchedule' || t.effect === 'NoExecute')) return false;
-  return true;
-}
-
-const hasAllKeys = (node: NodeInfo, cs: SpreadConstraint[]) => cs.every((c) => node.labels[c.topologyKey] !== undefined);
+const hasAllKeys = (node: NodeInfo, keys: string[]) => keys.every((k) => node.labels[k] !== undefined);
 
 /**
- * Counts, per constraint and domain value, the pods matching its selector in the pod's
- * namespace (not terminating) on the nodes that count; domains of counting nodes without
- * matching pods are there with 0.
+ * The pods matching one constraint's selector in a namespace (not terminating), per domain of
+ * the nodes that count (all the group's topology keys present, inclusion policies met; their
+ * domains are there with 0), kept up to date by the cluster state.
  */
-function countDomains(pod: PodInfo, cluster: ClusterState, cs: SpreadConstraint[], counted: (node: NodeInfo) => boolean): Map<string, number>[] {
-  const counts = cs.map(() => new Map<string, number>());
-  const eligible = new Map<string, boolean[]>();
-  for (const node of cluster.nodes.values()) {
-    if (!counted(node) || !hasAllKeys(node, cs)) continue;
-    let affinity: boolean | undefined;
-    const affinityOk = () => (affinity ??= matchesNodeAffinity(pod.pod, node.node));
-    const flags = cs.map((c) => included(pod.pod, c, node, affinityOk));
-    eligible.set(node.name, flags);
-    cs.forEach((c, i) => {
-      if (!flags[i]) return;
+class SpreadCount implements DerivedCount {
+  readonly counts = new Map<string, number>();
+  private readonly eligible = new Set<string>();
+
+  constructor(
+    private readonly namespace: string,
+    private readonly c: SpreadConstraint,
+    keys: string[],
+    pod: kinds.Pod,
+    cluster: ClusterState,
+  ) {
+    const spec = pod.spec;
+    const untolerated = (t: kinds.Taint) => t.effect === 'NoSchedule' || t.effect === 'NoExecute';
+    for (const node of cluster.nodeList()) {
+      if (!hasAllKeys(node, keys)) continue;
+      if (c.honorAffinity && !matchesNodeAffinity(pod, node.node)) continue;
+      if (c.honorTaints && findUntoleratedTaint(node.node.spec?.taints, spec?.tolerations, untolerated)) continue;
+      this.eligible.add(node.name);
       const v = node.labels[c.topologyKey]!;
-      if (!counts[i]!.has(v)) counts[i]!.set(v, 0);
-    });
+      if (!this.counts.has(v)) this.counts.set(v, 0);
+    }
+    for (const p of cluster.byNamespace.get(namespace) ?? []) {
+      const node = cluster.nodes.get(p.node);
+      if (node) this.apply(p, node, 1);
+    }
   }
-  for (const p of cluster.byNamespace.get(pod.namespace) ?? []) {
-    if (p.terminating) continue;
-    const flags = eligible.get(p.node);
-    if (!flags) continue;
-    const node = cluster.nodes.get(p.node)!;
-    cs.forEach((c, i) => {
-      if (flags[i] && c.selector.matches(p.labels)) {
-        const v = node.labels[c.topologyKey]!;
-        counts[i]!.set(v, (counts[i]!.get(v) ?? 0) + 1);
-      }
-    });
+
+  apply(p: PodInfo, node: NodeInfo, sign: 1 | -1): void {
+    if (p.namespace !== this.namespace || p.terminating || !this.eligible.has(node.name) || !this.c.selector.matches(p.labels)) return;
+    const v = node.labels[this.c.topologyKey]!;
+    this.counts.set(v, (this.counts.get(v) ?? 0) + sign);
   }
-  return counts;
+}
+
+/** The domain counts of each constraint of a group, from the cluster's derived counts. */
+function countDomains(pod: PodInfo, cluster: ClusterState, cs: SpreadConstraint[]): Map<string, number>[] {
+  const keys = [...new Set(cs.map((c) => c.topologyKey))].sort();
+  const spec = pod.pod.spec;
+  const affinity = JSON.stringify([spec?.nodeSelector ?? {}, spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? null]);
+  const tolerations = JSON.stringify(spec?.tolerations ?? []);
+  return cs.map((c) => {
+    const key = ['spread', pod.namespace, c.selector.nothing ? '!' : c.selector.toString(), c.topologyKey, keys.join(','), c.honorAffinity ? affinity : '', c.honorTaints ? tolerations : ''].join('\u0000');
+    return cluster.derivedCount(key, () => new SpreadCount(pod.namespace, c, keys, pod.pod, cluster)).counts;
+  });
 }
 
 /** The per-decision counts of the filter (PreFilter), adjustable as preemption removes pods. */
 export class TopologySpreadFilter {
   private readonly constraints: SpreadConstraint[];
-  private readonly counts: Map<string, number>[];
+  private readonly keys: string[];
+  private counts: Map<string, number>[];
+  private copied = false;
+  private mins: number[] | undefined;
 
   constructor(
     private readonly pod: PodInfo,
     cluster: ClusterState,
   ) {
     this.constraints = spreadConstraints(pod.pod, 'DoNotSchedule');
-    this.counts = this.constraints.length ? countDomains(pod, cluster, this.constraints, () => true) : [];
+    this.keys = this.constraints.map((c) => c.topologyKey);
+    this.counts = this.constraints.length ? countDomains(pod, cluster, this.constraints) : [];
   }
 
   /** Counts a pod added to (1) or removed from (-1) a node, as preemption's dry run does. */
   update(p: PodInfo, node: NodeInfo, sign: 1 | -1): void {
-    if (p.namespace !== this.pod.namespace || p.terminating) return;
+    if (p.namespace !== this.pod.namespace || p.terminating || this.constraints.length === 0) return;
+    if (!this.copied) {
+      // The counts are shared with the cluster state: copy them before changing them.
+      this.counts = this.counts.map((m) => new Map(m));
+      this.copied = true;
+    }
+    this.mins = undefined;
     this.constraints.forEach((c, i) => {
       const v = node.labels[c.topologyKey];
       if (v === undefined || !this.counts[i]!.has(v) || !c.selector.matches(p.labels)) return;
@@ -111,18 +130,26 @@ export class TopologySpreadFilter {
     });
   }
 
+  /** The smallest count of each constraint's domains (0 with fewer domains than minDomains). */
+  private minimums(): number[] {
+    return (this.mins ??= this.constraints.map((c, i) => {
+      const domains = this.counts[i]!;
+      if (domains.size < c.minDomains) return 0;
+      let min = Infinity;
+      for (const n of domains.values()) if (n < min) min = n;
+      return min === Infinity ? 0 : min;
+    }));
+  }
+
   /** The filter on one node. */
   filter(node: NodeInfo): FilterFailure | undefined {
     if (this.constraints.length === 0) return undefined;
-    if (!hasAllKeys(node, this.constraints)) return { reasons: [SPREAD_MISSING_LABEL], unresolvable: true };
+    if (!hasAllKeys(node, this.keys)) return { reasons: [SPREAD_MISSING_LABEL], unresolvable: true };
+    const mins = this.minimums();
     for (let i = 0; i < this.constraints.length; i++) {
       const c = this.constraints[i]!;
-      const domains = this.counts[i]!;
-      let min = domains.size < c.minDomains ? 0 : Infinity;
-      if (min !== 0) for (const n of domains.values()) if (n < min) min = n;
-      if (min === Infinity) min = 0;
       const self = c.selector.matches(this.pod.labels) ? 1 : 0;
-      const skew = (domains.get(node.labels[c.topologyKey]!) ?? 0) + self - min;
+      const skew = (this.counts[i]!.get(node.labels[c.topologyKey]!) ?? 0) + self - mins[i]!;
       if (skew > c.maxSkew) return { reasons: [SPREAD_NOT_MATCH], unresolvable: false };
     }
     return undefined;
@@ -138,10 +165,11 @@ export function topologySpreadScores(pod: PodInfo, cluster: ClusterState, nodes:
   const cs = spreadConstraints(pod.pod, 'ScheduleAnyway');
   if (cs.length === 0) return nodes.map(() => 0);
   const feasible = new Set(nodes.map((n) => n.name));
-  const ignored = new Set(nodes.filter((n) => !hasAllKeys(n, cs)).map((n) => n.name));
+  const keys = cs.map((c) => c.topologyKey);
+  const ignored = new Set(nodes.filter((n) => !hasAllKeys(n, keys)).map((n) => n.name));
   // Domains come from the feasible nodes; pods are counted on every node that counts.
   const domains = cs.map((c) => new Set(nodes.filter((n) => !ignored.has(n.name)).map((n) => n.labels[c.topologyKey]!)));
-  const counts = countDomains(pod, cluster, cs, () => true);
+  const counts = countDomains(pod, cluster, cs);
   const weights = cs.map((c, i) => Math.log((c.topologyKey === HOSTNAME ? feasible.size - ignored.size : domains[i]!.size) + 2));
   const raw = nodes.map((n) => {
     if (ignored.has(n.name)) return -1;
