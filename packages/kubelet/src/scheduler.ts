@@ -123,6 +123,8 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       if (cluster.removePod(key)) retry();
     },
   });
+  // A namespace's labels feed namespaceSelector terms: recount, and give unschedulable pods another try.
+  nsInformer.addEventHandler({ onUpdate: () => (cluster.invalidate(), retry()), onAdd: () => cluster.invalidate() });
   nodeInformer.addEventHandler({
     onAdd: (n) => (cluster.setNode(n), retry()),
     onUpdate: (_o, n) => (cluster.setNode(n), retry()),
