@@ -142,7 +142,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     if ('node' in placed) return placed;
     const result = findPreemption(cycle, placed.failures, pdbInformer.store.list());
     if ('candidate' in result) return { message: fitErrorMessage(placed.numNodes, placed.failures.values()), preempt: result.candidate };
-    return { message: fitErrorMessage(placed.numNodes, placed.failures.values(), result.message), clearNomination: !!pod.status?.nominatedNodeName };
+    return { message: fitErrorMessage(placed.numNodes, placed.failures.values(), result.message), clearNomination: result.clearNomination && !!pod.status?.nominatedNodeName };
   };
 
   /** Deletes the victims (DisruptionTarget first, as kube-scheduler) and clears lower nominations on the node. */

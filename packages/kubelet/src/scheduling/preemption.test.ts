@@ -70,5 +70,15 @@ describe('DefaultPreemption', () => {
     const p = cpu('high', '2', 1000);
     p.status = { nominatedNodeName: 'a' };
     assert.match(preempt(c, p), /preemption: not eligible due to a terminating pod on the nominated node\.\.$/);
+    // Waiting keeps the nomination; finding no candidate at all clears it.
+    const cycle = new Cycle(p, 'default/high', c);
+    const placed = place(cycle);
+    assert.ok('failures' in placed);
+    assert.deepEqual(findPreemption(cycle, placed.failures, []), { message: 'preemption: not eligible due to a terminating pod on the nominated node.', clearNomination: false });
+    const none = clusterOf([node('a')], [[cpu('peer', '4', 1000), 'a']]);
+    const again = new Cycle(p, 'default/high', none);
+    const failed = place(again);
+    assert.ok('failures' in failed);
+    assert.equal((findPreemption(again, failed.failures, []) as { clearNomination: boolean }).clearNomination, true);
   });
 });

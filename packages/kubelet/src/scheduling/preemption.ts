@@ -27,8 +27,11 @@ export interface Candidate {
   pdbViolations: number;
 }
 
-/** The outcome: a candidate, or the PostFilter message ("preemption: ..."). */
-export type PreemptionResult = { candidate: Candidate } | { message: string };
+/**
+ * The outcome: a candidate, or the PostFilter message ("preemption: ...") and whether the pod's
+ * nomination is to be cleared (no candidate anywhere; an ineligible pod keeps it).
+ */
+export type PreemptionResult = { candidate: Candidate } | { message: string; clearNomination: boolean };
 
 const startTime = (p: PodInfo): number => Date.parse(p.pod.status?.startTime ?? p.pod.metadata?.creationTimestamp ?? '') || Number.MAX_SAFE_INTEGER;
 
@@ -145,7 +148,7 @@ export function compareCandidates(a: Candidate, b: Candidate): number {
 export function findPreemption(cycle: Cycle, failures: Map<string, FilterFailure>, pdbs: kinds.PodDisruptionBudget[]): PreemptionResult {
   const pod = cycle.pod.pod;
   const why = notEligible(pod, cycle.cluster, pod.status?.nominatedNodeName ? failures.get(pod.status.nominatedNodeName) : undefined);
-  if (why) return { message: `preemption: ${why}` };
+  if (why) return { message: `preemption: ${why}`, clearNomination: false };
   const statuses: FilterFailure[] = [];
   let best: Candidate | undefined;
   for (const node of cycle.cluster.nodes.values()) {
@@ -159,5 +162,5 @@ export function findPreemption(cycle: Cycle, failures: Map<string, FilterFailure
     else if (!best || compareCandidates(r, best) < 0) best = r;
   }
   if (best) return { candidate: best };
-  return { message: `preemption: ${fitErrorMessage(cycle.cluster.nodes.size, statuses)}` };
+  return { message: `preemption: ${fitErrorMessage(cycle.cluster.nodes.size, statuses)}`, clearNomination: true };
 }
