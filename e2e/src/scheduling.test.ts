@@ -70,6 +70,7 @@ describe('scheduling', () => {
     const reason = await eventually('DisruptionTarget on the victim', async () => (await k('get', 'pod', 'low', '-o', 'jsonpath={.status.conditions[?(@.type=="DisruptionTarget")].reason}')) || undefined, 10_000);
     assert.equal(reason, 'PreemptionByScheduler');
     assert.equal(await k('get', 'pod', 'high', '-o', 'jsonpath={.status.nominatedNodeName}'), 'kplane-node-0');
+    assert.match(await k('get', 'pod', 'high', '-o', 'wide'), /^high\s+0\/1\s+Pending\s+0\s+\S+\s+<none>\s+<none>\s+kplane-node-0\s+<none>$/m);
     await k('wait', '--for=condition=Ready', 'pod/high', '--timeout=30s');
     assert.equal(await k('get', 'pod', 'high', '-o', 'jsonpath={.spec.nodeName}'), 'kplane-node-0');
     assert.match(await k('get', 'pods', 'low', '--ignore-not-found'), /^$/);
