@@ -1,7 +1,8 @@
 /**
- * InterPodAffinity: the filter (existing pods' required anti-affinity, the pod's required
- * anti-affinity and affinity, counted per topology domain once per decision) and the score
- * (preferred terms both ways, existing pods' required affinity at weight 1), as kube-scheduler.
+ * InterPodAffinity: the filter (the pod's required affinity and anti-affinity, then existing
+ * pods' required anti-affinity) and the score (preferred terms both ways, existing pods'
+ * required affinity at weight 1), as kube-scheduler. The counts per topology domain behind both
+ * are derived counts of the cluster state, kept up to date as pods come and go.
  */
 import type { AffinityTerm, ClusterState, DerivedCount, NamespaceLabels, NodeInfo, PodInfo } from './cluster.js';
 import { termMatches } from './cluster.js';
@@ -94,8 +95,6 @@ export class InterPodAffinityFilter {
   private anti: DomainCounts = new Map();
   private copied = false;
   private readonly hasOwn: boolean;
-  /** Whether the filter has anything to check. */
-  readonly active: boolean;
 
   constructor(
     private readonly pod: PodInfo,
@@ -114,7 +113,6 @@ export class InterPodAffinityFilter {
       this.affinity = counts.affinity;
       this.anti = counts.anti;
     }
-    this.active = this.hasOwn || this.existingAnti.size > 0;
   }
 
   /** Counts a pod added to (1) or removed from (-1) a node, as preemption's dry run does. */

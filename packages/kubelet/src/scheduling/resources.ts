@@ -50,7 +50,7 @@ function maxInto(into: ResourceAmounts, other: ResourceAmounts): void {
  * The effective requests of containers (init containers as kube steps through them: a
  * restartable sidecar keeps running and adds to everything after it; a regular init container
  * counts with the sidecars started before it; the largest step wins over the regular containers'
- * sum), with `fill` for containers missing a resource.
+ * sum), plus the pod's overhead; `requestsOf` gives each container's amounts.
  */
 function effective(pod: kinds.Pod, requestsOf: (c: kinds.Container) => ResourceAmounts): ResourceAmounts {
   const reqs: ResourceAmounts = {};
