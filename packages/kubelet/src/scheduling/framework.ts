@@ -121,12 +121,16 @@ export function feasibleNodesToFind(all: number): number {
 }
 
 /**
- * Filters the nodes, from where the previous decision stopped, until enough are feasible, and
+ * Filters the nodes (the nominated node first, taken when it fits), from where the previous
+ * decision stopped, until enough are feasible, and
  * scores those; the highest score wins, ties going to the node with the fewest pods, then to the
  * first name (kube-scheduler picks among ties at random). When none is feasible every node was
  * filtered, and the failures say why.
  */
 export function place(cycle: Cycle): Placement {
+  // A pod nominated by an earlier preemption goes to that node when it fits there (evaluateNominatedNode).
+  const nominated = cycle.cluster.nodes.get(cycle.pod.pod.status?.nominatedNodeName ?? '');
+  if (nominated && !cycle.filter(nominated)) return { node: nominated.name };
   const nodes = cycle.cluster.nodeList();
   const want = feasibleNodesToFind(nodes.length);
   const failures = new Map<string, FilterFailure>();

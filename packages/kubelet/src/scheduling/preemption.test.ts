@@ -62,6 +62,14 @@ describe('DefaultPreemption', () => {
     assert.equal(preempt(big, cpu('huge', '3', 1000)), '0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 Insufficient cpu..');
   });
 
+  it('takes its nominated node once the victims are gone, even when another node scores better', () => {
+    const c = clusterOf([node('a'), node('b')], [[cpu('other', '3', 0), 'a']]);
+    const p = cpu('high', '1', 1000);
+    assert.equal(preempt(c, p), 'fits b');
+    p.status = { nominatedNodeName: 'a' };
+    assert.equal(preempt(c, p), 'fits a');
+  });
+
   it('waits while a pod it preempted is still terminating on its nominated node', () => {
     const victim = cpu('victim', '4', 0);
     victim.metadata!.deletionTimestamp = '2025-01-01T00:00:00Z';
