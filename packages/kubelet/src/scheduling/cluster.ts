@@ -68,17 +68,37 @@ function selector(sel: kinds.LabelSelector | undefined): LabelSelector {
   }
 }
 
-/** Compiles a pod affinity term of `pod` (newAffinityTerm). */
+/**
+ * Compiles a pod affinity term of `pod` (newAffinityTerm), its matchLabelKeys and
+ * mismatchLabelKeys merged into the label selector as `key in (value)` and `key notin (value)`
+ * with the pod's own values, as kube-apiserver does when the pod is created.
+ */
 export function affinityTerm(pod: kinds.Pod, term: kinds.PodAffinityTerm, weight = 1): AffinityTerm {
   const namespaces = new Set(term.namespaces ?? []);
   if (namespaces.size === 0 && !term.namespaceSelector) namespaces.add(pod.metadata?.namespace ?? 'default');
+  const labels = pod.metadata?.labels ?? {};
+  let labelSelector = term.labelSelector;
+  if (labelSelector && (term.matchLabelKeys?.length || term.mismatchLabelKeys?.length)) {
+    const extra = [
+      ...(term.matchLabelKeys ?? []).filter((k) => k in labels).map((k) => ({ key: k, operator: 'In', values: [labels[k]!] })),
+      ...(term.mismatchLabelKeys ?? []).filter((k) => k in labels).map((k) => ({ key: k, operator: 'NotIn', values: [labels[k]!] })),
+    ];
+    labelSelector = { ...labelSelector, matchExpressions: [...(labelSelector.matchExpressions ?? []), ...extra] };
+  }
   return {
     namespaces,
     namespaceSelector: term.namespaceSelector ? selector(term.namespaceSelector) : undefined,
-    selector: selector(term.labelSelector),
+    selector: selector(labelSelector),
     topologyKey: term.topologyKey,
     weight,
   };
+}
+
+const selectorKey = (sel: LabelSelector | undefined) => (sel === undefined ? '-' : sel.nothing ? '!' : sel.toString());
+
+/** A key naming what a list of compiled terms counts (for derived counts). */
+export function termsKey(terms: AffinityTerm[]): string {
+  return terms.map((t) => [[...t.namespaces].sort().join(','), selectorKey(t.namespaceSelector), selectorKey(t.selector), t.topologyKey, t.weight].join('|')).join(';');
 }
 
 /** Does an existing pod (its namespace and labels) match a term? */

@@ -49,6 +49,20 @@ describe('InterPodAffinity', () => {
     assert.equal(reasons(decide(c, pod('all', { affinity: term({ namespaceSelector: {} }) }))), 'a2');
   });
 
+  it('merges matchLabelKeys and mismatchLabelKeys into the selector with the pod own values', () => {
+    const c = clusterOf(zones(), [[pod('old', {}, { app: 'web', rev: '1' }), 'a1'], [pod('other-team', {}, { app: 'web', team: 'x' }), 'a2']]);
+    const term = (extra: Partial<kinds.PodAffinityTerm>): kinds.Affinity => ({
+      podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { app: 'web' } }, topologyKey: 'zone', ...extra }] },
+    });
+    // Counting every web pod, zone a is taken; counting only rev=2 pods it is free.
+    assert.equal(reasons(decide(c, pod('new', { affinity: term({}), nodeSelector: { zone: 'a' } }, { app: 'web', rev: '2' }))), "0/3 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, 2 node(s) didn't match pod anti-affinity rules.");
+    assert.ok('node' in decide(c, pod('new', { affinity: term({ matchLabelKeys: ['rev'] }), nodeSelector: { zone: 'a' } }, { app: 'web', rev: '2' })));
+    // mismatchLabelKeys: only pods of other teams count; team x's own pod does not.
+    const c2 = clusterOf(zones(), [[pod('mine', {}, { app: 'web', team: 'x' }), 'a1']]);
+    assert.ok('node' in decide(c2, pod('again', { affinity: term({ mismatchLabelKeys: ['team'] }), nodeSelector: { zone: 'a' } }, { app: 'web', team: 'x' })));
+    assert.ok('failures' in decide(c2, pod('again', { affinity: term({ mismatchLabelKeys: ['team'] }), nodeSelector: { zone: 'a' } }, { app: 'web', team: 'y' })));
+  });
+
   it('scores preferred affinity towards, and preferred anti-affinity away from, matching pods', () => {
     const c = clusterOf(zones(), [[pod('cache', {}, { app: 'cache' }), 'a2']]);
     const towards: kinds.Affinity = { podAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, podAffinityTerm: { labelSelector: { matchLabels: { app: 'cache' } }, topologyKey: 'kubernetes.io/hostname' } }] } };

@@ -5,7 +5,7 @@
  * are derived counts of the cluster state, kept up to date as pods come and go.
  */
 import type { AffinityTerm, ClusterState, DerivedCount, NamespaceLabels, NodeInfo, PodInfo } from './cluster.js';
-import { termMatches } from './cluster.js';
+import { termMatches, termsKey } from './cluster.js';
 import type { FilterFailure } from './node-plugins.js';
 import { MAX_NODE_SCORE } from './resources.js';
 
@@ -107,8 +107,7 @@ export class InterPodAffinityFilter {
       : new Map();
     this.hasOwn = pod.requiredAffinity.length + pod.requiredAntiAffinity.length > 0;
     if (this.hasOwn) {
-      const a = pod.pod.spec?.affinity;
-      const terms = JSON.stringify([pod.namespace, a?.podAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? [], a?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? []]);
+      const terms = `${termsKey(pod.requiredAffinity)}\u0000${termsKey(pod.requiredAntiAffinity)}`;
       const counts = cluster.derivedCount(`terms\u0000${terms}`, () => new TermsCount(pod.requiredAffinity, pod.requiredAntiAffinity, nsLabels, cluster));
       this.affinity = counts.affinity;
       this.anti = counts.anti;
@@ -233,8 +232,7 @@ export function interPodAffinityScores(pod: PodInfo, cluster: ClusterState, node
   const nsLabels = cluster.namespaceLabels;
   const maps: DomainCounts[] = [];
   if (pod.preferredAffinity.length + pod.preferredAntiAffinity.length > 0) {
-    const a = pod.pod.spec?.affinity;
-    const terms = JSON.stringify([pod.namespace, a?.podAffinity?.preferredDuringSchedulingIgnoredDuringExecution ?? [], a?.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution ?? []]);
+    const terms = `${termsKey(pod.preferredAffinity)}\u0000${termsKey(pod.preferredAntiAffinity)}`;
     maps.push(cluster.derivedCount(`preferred\u0000${terms}`, () => new OwnPreferredScore(pod.preferredAffinity, pod.preferredAntiAffinity, nsLabels, cluster)).topo);
   }
   if (cluster.withAffinity.size) {
