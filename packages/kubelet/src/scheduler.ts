@@ -21,6 +21,7 @@ import {
   type kinds,
 } from '@kplane/runtime';
 import { rfc3339 } from './pod-status.js';
+import { ActiveQueue } from './scheduling/active-queue.js';
 import { ClusterState, priorityOf } from './scheduling/cluster.js';
 import { Cycle, fitErrorMessage, NO_NODES_MESSAGE, place, type Nomination } from './scheduling/framework.js';
 import { findPreemption, PREEMPTION_REASON, type Candidate } from './scheduling/preemption.js';
@@ -66,6 +67,7 @@ const hasRequiredPodAffinity = (p: kinds.Pod) => !!p.spec?.affinity?.podAffinity
  *   condition written only when its message changes; it is retried when a node is added or
  *   changes, when a pod goes away (or, for a pod with required pod affinity, is placed), and
  *   at the latest after `unschedulableRetryMs`.
+ * - Pods ready to be scheduled are taken highest priority first, then in arrival order.
  * - Preemption deletes lower-priority victims (DisruptionTarget first, a `Preempted` event
  *   each) and nominates the node; the pod binds once they are gone.
  */
@@ -217,10 +219,29 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
 
   const abort = new AbortController();
   const loops: Promise<unknown>[] = [];
-  const worker = async (): Promise<void> => {
+  // The workqueue keeps delays, retries and rate limits; what it releases waits in the active
+  // queue, taken highest priority first (kube-scheduler's PrioritySort).
+  const active = new ActiveQueue();
+  const priorityOfKey = (key: string) => priorityOf(podInformer.store.get(key) ?? {});
+  const pump = async (): Promise<void> => {
     for (;;) {
       const { key, shutdown } = await queue.get();
-      if (shutdown) return;
+      if (shutdown) return active.close();
+      active.push(key, priorityOfKey(key));
+      queue.done(key);
+    }
+  };
+  const inFlight = new Set<string>();
+  const again = new Set<string>();
+  const worker = async (): Promise<void> => {
+    for (;;) {
+      const key = await active.pop();
+      if (key === undefined) return;
+      if (inFlight.has(key)) {
+        again.add(key);
+        continue;
+      }
+      inFlight.add(key);
       try {
         await schedule(key);
         queue.forget(key);
@@ -228,7 +249,8 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
         onError(err);
         queue.addRateLimited(key);
       } finally {
-        queue.done(key);
+        inFlight.delete(key);
+        if (again.delete(key)) active.push(key, priorityOfKey(key));
       }
     }
   };
@@ -241,6 +263,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       const informers = [nodeInformer, nsInformer, pdbInformer, podInformer];
       for (const i of informers) loops.push(i.run(abort.signal));
       await Promise.all(informers.map((i) => i.waitForSync(abort.signal)));
+      loops.push(pump());
       for (let i = 0; i < workers; i++) loops.push(worker());
     },
     async stop() {
