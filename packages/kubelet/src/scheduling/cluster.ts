@@ -6,7 +6,8 @@
  * every node.
  */
 import { labelSelectorFromObject, type LabelSelector } from '@kplane/api';
-import { effectiveTaints, type kinds } from '@kplane/runtime';
+import type { kinds } from '@kplane/runtime';
+import { effectiveTaints } from '@kplane/runtime/internal';
 import { applyLoad, emptyLoad, nodeAllocatable, podResources, type NodeLoad, type PodResources, type ResourceAmounts } from './resources.js';
 
 /** A pod affinity term, resolved as kube-scheduler's AffinityTerm. */

@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { tolerates, type kinds } from '@kplane/runtime';
+import type { kinds } from '@kplane/runtime';
+import { tolerates } from '@kplane/runtime/internal';
 import { clusterOf, decide, node, pod } from './fixtures.js';
 
 const fails = (r: ReturnType<typeof decide>) => ('failures' in r ? [...r.failures].map(([n, f]) => `${n}: ${f.reasons.join(', ')}`) : r.node);

@@ -2,7 +2,8 @@
  * The node-level plugins: NodeUnschedulable, TaintToleration and NodeAffinity (filters and
  * scores) and NodePorts, with kube-scheduler's reason strings.
  */
-import { matchesNodeAffinity, matchesNodeSelectorTerm, tolerates, type kinds } from '@kplane/runtime';
+import type { kinds } from '@kplane/runtime';
+import { matchesNodeAffinity, matchesNodeSelectorTerm, tolerates } from '@kplane/runtime/internal';
 import type { NodeInfo } from './cluster.js';
 import { MAX_NODE_SCORE } from './resources.js';
 

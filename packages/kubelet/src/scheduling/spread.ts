@@ -5,7 +5,8 @@
  * nodeAffinityPolicy (Honor by default) and nodeTaintsPolicy (Ignore by default).
  */
 import { labelSelectorFromObject, type LabelSelector } from '@kplane/api';
-import { findUntoleratedTaint, matchesNodeAffinity, type kinds } from '@kplane/runtime';
+import type { kinds } from '@kplane/runtime';
+import { findUntoleratedTaint, matchesNodeAffinity } from '@kplane/runtime/internal';
 import type { ClusterState, DerivedCount, NodeInfo, PodInfo } from './cluster.js';
 import type { FilterFailure } from './node-plugins.js';
 import { MAX_NODE_SCORE } from './resources.js';
