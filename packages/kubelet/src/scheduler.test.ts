@@ -95,6 +95,28 @@ describe('scheduler', () => {
   });
 });
 
+describe('scheduler and pod affinity', () => {
+  it('retries a pod with required pod affinity as soon as a pod it needs is placed', async () => {
+    const k = await startKplane();
+    const sched = createScheduler({ client: k.client });
+    try {
+      for (let i = 0; i < 3; i++) await k.client.resource(Nodes).create(buildNode(i, T));
+      await sched.start();
+      const affinity: kinds.Affinity = { podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { app: 'cache' } }, topologyKey: 'kubernetes.io/hostname' }] } };
+      await k.client.resource(Pods).create(pod('web', 'default', { affinity }));
+      const cond = await eventually('web unschedulable', async () => (await k.client.resource(Pods).get('web')).status?.conditions?.find((c) => c.type === 'PodScheduled'));
+      assert.equal(cond.message, "0/3 nodes are available: 3 node(s) didn't match pod affinity rules. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling..");
+      const cache = { ...pod('cache', 'default'), metadata: { name: 'cache', namespace: 'default', labels: { app: 'cache' } } };
+      await k.client.resource(Pods).create(cache);
+      const cacheNode = await eventually('cache bound', async () => (await k.client.resource(Pods).get('cache')).spec?.nodeName);
+      assert.equal(await eventually('web bound', async () => (await k.client.resource(Pods).get('web')).spec?.nodeName), cacheNode);
+    } finally {
+      await sched.stop();
+      await k.close();
+    }
+  });
+});
+
 describe('scheduler preemption', () => {
   it('deletes a lower-priority pod with DisruptionTarget, nominates the node, and binds once the victim is gone', async () => {
     const k = await startKplane();

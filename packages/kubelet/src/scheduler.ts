@@ -102,9 +102,9 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   const observe = (p: kinds.Pod): void => {
     const key = keyOf(p);
     if (p.spec?.nodeName && !terminal(p)) {
-      assumed.delete(key);
+      // Newly placed (bound by another, or our binding confirmed): pods with required pod affinity may fit now.
+      const first = assumed.delete(key) || cluster.pods.get(key)?.node !== p.spec.nodeName;
       nominations.delete(key);
-      const first = cluster.pods.get(key)?.node !== p.spec.nodeName;
       cluster.setPod(key, p, p.spec.nodeName);
       if (first) retry((k) => { const q = podInformer.store.get(k); return !!q && hasRequiredPodAffinity(q); });
     } else if (!assumed.has(key) && cluster.removePod(key)) retry();
