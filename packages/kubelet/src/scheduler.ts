@@ -233,6 +233,8 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   };
   const inFlight = new Set<string>();
   const again = new Set<string>();
+  // The active queue holds work the workqueue no longer sees: report it to a clock that waits for idleness.
+  const untrack = clock.trackActivity?.({ name: `scheduler ${schedulerName}`, busy: () => active.length > 0 || inFlight.size > 0 });
   const worker = async (): Promise<void> => {
     for (;;) {
       const key = await active.pop();
@@ -268,6 +270,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     },
     async stop() {
       abort.abort();
+      untrack?.();
       queue.shutDown();
       await Promise.allSettled(loops);
       await recorder.flush();
