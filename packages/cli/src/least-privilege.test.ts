@@ -8,6 +8,7 @@
  */
 import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { until } from '@kplane/api/testing';
 import { serviceAccountUser, type RawRequest, type UserInfo } from '@kplane/api';
 import { createClient, type Client } from '@kplane/client';
 import {
@@ -95,13 +96,6 @@ const recordingClient = (user: UserInfo): Client =>
       return kp.server.handle({ ...req, user });
     },
   });
-
-async function until(what: string, check: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; !(await check()); i++) {
-    assert.ok(i < 1000, `timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 before(async () => {
   kp = await startTestKplane();
