@@ -7,6 +7,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { Type } from '@sinclair/typebox';
 import type { KubeList, KubeObject } from '@kplane/api';
 import { startTestKplane } from '@kplane/apiserver/testing';
 import type { Client, ResourceClient } from '@kplane/client';
@@ -15,6 +16,9 @@ import type { Informer } from '../informer/informer.js';
 import type { CustomResourceDefinition, Deployment, DeploymentList, ObjectMeta } from './builtin/index.js';
 import { CustomResourceDefinitions, Deployments, newObject, type KindDescriptor, type ListOf, type ObjectOf } from './descriptors.js';
 import { GreetingKind, type Greeting } from './greeting-example.js';
+import { defineKind } from './custom.js';
+import { KubeType } from './schema.js';
+import { isStatusConditionTrue, setStatusCondition } from '../helpers/conditions.js';
 
 /** True when A and B are the same type (not merely assignable either way). */
 type Equal<A, B> = (<X>() => X extends A ? 1 : 2) extends <X>() => X extends B ? 1 : 2 ? true : false;
@@ -87,24 +91,28 @@ async function createThenCache<T extends KubeObject>(c: Client, kind: KindDescri
   return { created, cached, list };
 }
 
+/** Creates a custom kind's CRD and returns once it is Established (an informer on CRDs tells when). */
+async function establish(c: Client, kind: { crd(): CustomResourceDefinition; crdName: string }): Promise<void> {
+  await c.resource(CustomResourceDefinitions).create(kind.crd());
+  const mgr = createManager({ client: c });
+  const crds = mgr.factory.informerFor(CustomResourceDefinitions);
+  const stop = new AbortController();
+  const established = new Promise<void>((resolve) => {
+    const check = (crd: CustomResourceDefinition) => {
+      if (crd.metadata?.name === kind.crdName && crd.status?.conditions?.some((x) => x.type === 'Established' && x.status === 'True')) resolve();
+    };
+    crds.addEventHandler({ onAdd: check, onUpdate: (_old, crd) => check(crd), onDelete: () => undefined });
+  });
+  mgr.factory.start(stop.signal);
+  await established;
+  stop.abort();
+  await mgr.factory.shutdown();
+}
+
 test('a built-in and a custom kind go through the same generic code: client, informer, list', async () => {
   const k = await startTestKplane();
   try {
-    // The CRD first, served once Established: an informer on CRDs tells when.
-    await k.client.resource(CustomResourceDefinitions).create(GreetingKind.crd());
-    const mgr = createManager({ client: k.client });
-    const crds = mgr.factory.informerFor(CustomResourceDefinitions);
-    const stop = new AbortController();
-    const established = new Promise<void>((resolve) => {
-      const check = (crd: CustomResourceDefinition) => {
-        if (crd.metadata?.name === GreetingKind.crdName && crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) resolve();
-      };
-      crds.addEventHandler({ onAdd: check, onUpdate: (_old, crd) => check(crd), onDelete: () => undefined });
-    });
-    mgr.factory.start(stop.signal);
-    await established;
-    stop.abort();
-    await mgr.factory.shutdown();
+    await establish(k.client, GreetingKind);
 
     const d = await createThenCache(k.client, Deployments, {
       metadata: { name: 'web', namespace: 'default' },
@@ -131,4 +139,41 @@ test('a custom kind is its own descriptor: the same fields as the plain descript
   assert.deepEqual({ group, version, resource, namespaced, kind, apiVersion }, { ...GreetingKind.descriptor });
   assert.ok(Object.isFrozen(GreetingKind));
   assert.equal(GreetingKind.crd().metadata?.name, GreetingKind.crdName);
+});
+
+const Widget = defineKind({
+  group: 'demo.example.com', version: 'v1', kind: 'Widget', plural: 'widgets', scope: 'Namespaced',
+  spec: Type.Object({ size: Type.Integer() }),
+  status: Type.Object({ conditions: Type.Optional(KubeType.Conditions()) }),
+  subresources: { status: true },
+});
+type Widget = ObjectOf<typeof Widget>;
+
+test('a custom kind’s KubeType.Conditions() work with the condition helpers, as meta/v1 Conditions', () => {
+  const w: Widget = { metadata: { name: 'w' }, spec: { size: 1 }, status: { conditions: [] } };
+  const changed = setStatusCondition(w.status!.conditions!, { type: 'Ready', status: 'True', reason: 'Built', message: 'ready' }, 0);
+  assert.equal(changed, true);
+  assert.equal(isStatusConditionTrue(w.status?.conditions, 'Ready'), true);
+  expectType<Equal<NonNullable<NonNullable<Widget['status']>['conditions']>[number]['status'], 'True' | 'False' | 'Unknown'>>();
+  const conditions = Widget.schema().properties!.status!.properties!.conditions!;
+  assert.equal(conditions['x-kubernetes-list-type'], 'map');
+  assert.deepEqual(conditions['x-kubernetes-list-map-keys'], ['type']);
+  assert.deepEqual(conditions.items && !Array.isArray(conditions.items) ? conditions.items.required : undefined, ['type', 'status', 'lastTransitionTime', 'reason', 'message']);
+});
+
+test('the server accepts KubeType.Conditions() and validates conditions as Kubernetes does', async () => {
+  const k = await startTestKplane();
+  try {
+    await establish(k.client, Widget);
+    const widgets = k.client.resource(Widget);
+    const w = await widgets.create({ metadata: { name: 'w', namespace: 'default' }, spec: { size: 1 } });
+    w.status = { conditions: [] };
+    setStatusCondition(w.status.conditions!, { type: 'example.com/Ready', status: 'True', reason: 'Built', message: 'ready' }, Date.UTC(2026, 0, 1));
+    const updated = await widgets.updateStatus(w);
+    assert.equal(updated.status?.conditions?.[0]?.lastTransitionTime, '2026-01-01T00:00:00Z');
+    updated.status!.conditions![0]!.reason = 'not a reason';
+    await assert.rejects(widgets.updateStatus(updated), (err: { code?: number; message?: string }) => err.code === 422 && /reason/.test(err.message ?? ''));
+  } finally {
+    await k.close();
+  }
 });
