@@ -4,7 +4,6 @@ export * from './exec-credentials.js';
 export * from './https-transport.js';
 export * from './in-cluster.js';
 export * from './kubeconfig.js';
-export * from './paths.js';
-export * from './response.js';
 export * from './token-file.js';
-export * from './watch-stream.js';
+/** Tells a Status (e.g. what `delete` answers once the object is gone) from an object. */
+export { isStatus } from './response.js';
