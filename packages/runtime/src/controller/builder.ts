@@ -7,6 +7,7 @@ import { parseApiVersion } from '@kplane/api';
 import type { ResourceDescriptor } from '@kplane/client';
 import type { Clock } from '../clock.js';
 import type { Informer, InformerFactory } from '../informer/index.js';
+import type { KindDescriptor } from '../kinds/descriptors.js';
 import type { RuntimeMetrics } from '../metrics.js';
 import { keyOf, type Request } from './action.js';
 import { createController, type Controller, type Reconciler, type Source } from './controller.js';
@@ -40,6 +41,8 @@ export interface BuilderContext {
   onPanic?: PanicHandler;
   /** Registers the built controller (the manager runs it). */
   register?(controller: Controller): void;
+  /** Defaults of the controllers' options (the manager's). */
+  defaults?: { maxConcurrentReconciles?: number; cacheSyncTimeoutMs?: number };
 }
 
 /** Misuse of the builder, collected and reported by complete(). */
@@ -109,9 +112,13 @@ export class ControllerBuilder {
   private readonly sources: Watch[] = [];
   private readonly problems: string[] = [];
   private name?: string;
-  private maxConcurrentReconciles = 1;
+  private maxConcurrentReconciles: number;
+  private cacheSyncTimeoutMs?: number;
 
-  constructor(private readonly context: BuilderContext) {}
+  constructor(private readonly context: BuilderContext) {
+    this.maxConcurrentReconciles = context.defaults?.maxConcurrentReconciles ?? 1;
+    this.cacheSyncTimeoutMs = context.defaults?.cacheSyncTimeoutMs;
+  }
 
   /** Names the controller (default: the For kind in lower case). Names label metrics and queues. */
   named(name: string): this {
@@ -120,8 +127,11 @@ export class ControllerBuilder {
     return this;
   }
 
-  /** The kind this controller reconciles: its changes enqueue its own key. Call exactly once. */
-  for<T extends KubeObject>(resource: ResourceDescriptor & { kind?: string }, options: WatchOptions<T> = {}): this {
+  /**
+   * The kind this controller reconciles: its changes enqueue its own key. Call exactly once.
+   * A KindDescriptor (built-in or from `defineKind`) types the predicates' objects.
+   */
+  for<T extends KubeObject>(resource: KindDescriptor<T> | (ResourceDescriptor & { kind?: string }), options: WatchOptions<T> = {}): this {
     if (this.primary) this.problems.push('for() may only be called once');
     this.primary = { resource, kind: resource.kind, predicates: (options.predicates ?? []) as Predicate[] };
     this.sources.push({
@@ -137,7 +147,7 @@ export class ControllerBuilder {
    * A kind this controller creates: a change to an object enqueues the key of its controller
    * owner when that owner is of the For kind.
    */
-  owns<T extends KubeObject>(resource: ResourceDescriptor, options: WatchOptions<T> = {}): this {
+  owns<T extends KubeObject>(resource: KindDescriptor<T> | ResourceDescriptor, options: WatchOptions<T> = {}): this {
     this.sources.push({
       resource,
       predicates: (options.predicates ?? []) as Predicate[],
@@ -155,8 +165,8 @@ export class ControllerBuilder {
     return this;
   }
 
-  /** Any other kind: `map` tells which requests a change should wake. */
-  watches<T extends KubeObject>(resource: ResourceDescriptor, map: MapFunc<T>, options: WatchOptions<T> = {}): this {
+  /** Any other kind: `map` tells which requests a change should wake (typed by a KindDescriptor). */
+  watches<T extends KubeObject>(resource: KindDescriptor<T> | ResourceDescriptor, map: MapFunc<T>, options: WatchOptions<T> = {}): this {
     this.sources.push({
       resource,
       predicates: (options.predicates ?? []) as Predicate[],
@@ -174,12 +184,20 @@ export class ControllerBuilder {
     return this;
   }
 
-  /** Options of the controller. */
-  withOptions(options: { maxConcurrentReconciles?: number }): this {
+  /**
+   * Options of the controller: `maxConcurrentReconciles` (workers; one key is still never
+   * reconciled twice at once) and `cacheSyncTimeoutMs` (see ControllerOptions); both default
+   * to the manager's.
+   */
+  withOptions(options: { maxConcurrentReconciles?: number; cacheSyncTimeoutMs?: number }): this {
     if (options.maxConcurrentReconciles !== undefined) {
       if (!Number.isInteger(options.maxConcurrentReconciles) || options.maxConcurrentReconciles < 1) {
         this.problems.push('maxConcurrentReconciles must be a whole number of at least 1');
       } else this.maxConcurrentReconciles = options.maxConcurrentReconciles;
+    }
+    if (options.cacheSyncTimeoutMs !== undefined) {
+      if (!(options.cacheSyncTimeoutMs > 0)) this.problems.push('cacheSyncTimeoutMs must be more than 0');
+      else this.cacheSyncTimeoutMs = options.cacheSyncTimeoutMs;
     }
     return this;
   }
@@ -223,6 +241,7 @@ export class ControllerBuilder {
       informers,
       sources,
       maxConcurrentReconciles: this.maxConcurrentReconciles,
+      cacheSyncTimeoutMs: this.cacheSyncTimeoutMs,
       clock: this.context.clock,
       metrics,
       onPanic,
