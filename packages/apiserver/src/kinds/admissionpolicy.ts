@@ -5,10 +5,11 @@
  * `admission/policy/`.
  */
 import { fieldDuplicate, fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, type KubeObject, type StatusCause } from '@kplane/api';
+import { compileExpression } from '../admission/policy/cel.js';
 import type { ResourceType } from '../registry/resource.js';
 import { translateTimestampSince } from './age.js';
 import { AGE_COLUMN, NAME_COLUMN } from './pod.js';
-import { asObj, objs, STANDARD_VERBS, type Obj } from './util.js';
+import { asObj, formatLabelSelector, objs, STANDARD_VERBS, type Obj } from './util.js';
 
 const FAILURE_POLICIES = ['Fail', 'Ignore'];
 const MATCH_POLICIES = ['Equivalent', 'Exact'];
@@ -57,6 +58,13 @@ function validateMatchResources(m: Obj, path: string, requireRules: boolean, out
   validateRules(m.excludeResourceRules, `${path}.excludeResourceRules`, out);
 }
 
+/** A CEL expression that does not compile: Invalid with the compiler's message. */
+function checkExpression(expr: unknown, path: string, out: StatusCause[]): void {
+  if (typeof expr !== 'string' || !expr.trim()) return;
+  const c = compileExpression(expr);
+  if (c.error) out.push(fieldInvalid(path, expr, c.error));
+}
+
 function validateNamed(list: unknown, path: string, out: StatusCause[], what: 'expression' | 'valueExpression' = 'expression'): void {
   const seen = new Set<string>();
   objs(list).forEach((x, i) => {
@@ -65,6 +73,7 @@ function validateNamed(list: unknown, path: string, out: StatusCause[], what: 'e
     else if (seen.has(name)) out.push(fieldDuplicate(`${path}[${i}].name`, name));
     seen.add(name);
     if (typeof x[what] !== 'string' || !(x[what] as string).trim()) out.push(fieldRequired(`${path}[${i}].${what}`));
+    else checkExpression(x[what], `${path}[${i}].${what}`, out);
   });
 }
 
@@ -89,12 +98,15 @@ function validatePolicy(obj: KubeObject): StatusCause[] {
   validations.forEach((v, i) => {
     const p = `spec.validations[${i}]`;
     if (typeof v.expression !== 'string' || !v.expression.trim()) out.push(fieldRequired(`${p}.expression`));
+    else checkExpression(v.expression, `${p}.expression`, out);
+    checkExpression(v.messageExpression, `${p}.messageExpression`, out);
     if (typeof v.message === 'string' && /[\n\r]/.test(v.message)) out.push(fieldInvalid(`${p}.message`, v.message, 'message must not contain line breaks'));
     if (v.reason !== undefined && !REASONS.includes(String(v.reason))) out.push(fieldNotSupported(`${p}.reason`, v.reason, REASONS));
   });
   objs(spec.auditAnnotations).forEach((a, i) => {
     if (typeof a.key !== 'string' || !a.key) out.push(fieldRequired(`spec.auditAnnotations[${i}].key`));
     if (typeof a.valueExpression !== 'string' || !a.valueExpression.trim()) out.push(fieldRequired(`spec.auditAnnotations[${i}].valueExpression`));
+    else checkExpression(a.valueExpression, `spec.auditAnnotations[${i}].valueExpression`, out);
   });
   validateNamed(spec.matchConditions, 'spec.matchConditions', out);
   validateNamed(spec.variables, 'spec.variables', out);
@@ -193,7 +205,7 @@ export function validatingAdmissionPolicyBindingResource(): ResourceType {
         row: (obj, now) => {
           const spec = asObj(obj.spec) ?? {};
           const ref = asObj(spec.paramRef);
-          const refCell = ref ? (ref.namespace ? `${String(ref.namespace)}/${String(ref.name ?? '*')}` : `*/${String(ref.name ?? '*')}`) : '<unset>';
+          const refCell = !ref ? '<unset>' : ref.name ? `${ref.namespace ? String(ref.namespace) : '*'}/${String(ref.name)}` : formatLabelSelector(ref.selector);
           return [obj.metadata?.name ?? '', String(spec.policyName ?? ''), refCell, translateTimestampSince(obj.metadata?.creationTimestamp, now)];
         },
       },

@@ -131,4 +131,7 @@ test('the kinds validate as kube-apiserver does', () =>
     const p = await s.call('POST', `${AR}/validatingadmissionpolicies`, { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicy', metadata: { name: 'p' }, spec: {} });
     assert.equal(p.status, 422);
     assert.match(p.body.message, /spec.matchConstraints: Required value/);
+    const bad = await s.call('POST', `${AR}/validatingadmissionpolicies`, policy('bad', { validations: [{ expression: 'object.spec.replicas <' }] }));
+    assert.equal(bad.status, 422);
+    assert.match(bad.body.message, /spec.validations\[0\].expression: Invalid value: "object.spec.replicas <": compilation failed: ERROR: <input>:1:/);
   }));
