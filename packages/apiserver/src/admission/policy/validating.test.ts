@@ -135,3 +135,28 @@ test('the kinds validate as kube-apiserver does', () =>
     assert.equal(bad.status, 422);
     assert.match(bad.body.message, /spec.validations\[0\].expression: Invalid value: "object.spec.replicas <": compilation failed: ERROR: <input>:1:/);
   }));
+
+test('params by selector: every matching param is checked; namespaceObject and request are set; the binding's ParamRef column', () =>
+  withServer(async (s) => {
+    await create(
+      s,
+      `${AR}/validatingadmissionpolicies`,
+      policy('p', {
+        paramKind: { apiVersion: 'v1', kind: 'ConfigMap' },
+        validations: [
+          { expression: 'object.spec.replicas <= int(params.data.max)', messageExpression: "params.metadata.name + ' allows ' + params.data.max" },
+          { expression: "namespaceObject.metadata.name == 'default' && request.operation == 'CREATE'", message: 'wrong namespace' },
+        ],
+      }),
+    );
+    for (const [name, max] of [['a', '5'], ['b', '2']] as const) {
+      await create(s, '/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { limits: 'yes' } }, data: { max } });
+    }
+    await create(s, `${AR}/validatingadmissionpolicybindings`, binding('b', 'p', { paramRef: { selector: { matchLabels: { limits: 'yes' } }, parameterNotFoundAction: 'Deny' } }));
+    const r = await s.call('POST', DEPLOYS, deployment('d', 3));
+    assert.equal(r.status, 422);
+    assert.match(r.body.message, /denied request: b allows 2$/);
+    assert.equal((await s.call('POST', DEPLOYS, deployment('d', 2))).status, 201);
+    const table = await s.call('GET', `${AR}/validatingadmissionpolicybindings`, undefined, { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' });
+    assert.deepEqual(table.body.rows[0].cells.slice(0, 3), ['b', 'p', 'limits=yes']);
+  }));
