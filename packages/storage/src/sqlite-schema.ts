@@ -10,8 +10,29 @@
  *   (VACUUM, which rewrites the file: it takes a while on a large database).
  */
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { StorageError } from './backend.js';
+
+let driver: typeof Database | undefined;
+
+/**
+ * better-sqlite3, loaded on first use: it is a native module and an optional peer dependency,
+ * so a process that only uses memory:// storage never needs it installed.
+ */
+function loadDriver(): typeof Database {
+  if (driver) return driver;
+  try {
+    driver = createRequire(import.meta.url)('better-sqlite3') as typeof Database;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND') {
+      throw new StorageError('sqlite storage needs the better-sqlite3 package: npm install better-sqlite3 (memory:// storage needs none)');
+    }
+    throw err;
+  }
+  return driver;
+}
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS kv (
@@ -54,7 +75,7 @@ function ownerOnly(path: string): void {
 export function openDatabase(path: string, synchronous: 'normal' | 'full'): Database.Database {
   const memory = path === ':memory:';
   if (!memory) ownerOnly(path);
-  const db = new Database(path);
+  const db = new (loadDriver())(path);
   try {
     db.pragma('busy_timeout = 5000');
     if (!memory && db.pragma('auto_vacuum', { simple: true }) !== INCREMENTAL) {

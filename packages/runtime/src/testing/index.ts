@@ -1,7 +1,7 @@
 /**
  * `@kplane/runtime/testing`: a real in-process kplane API server on memory storage, with a
  * client on it and one whose requests can be intercepted — for testing controllers without a
- * cluster. (`startControlPlane()` from `@kplane/cli` also starts controllers and nodes.)
+ * cluster. (`startControlPlane()` from `kplane` also starts controllers and nodes.)
  */
 import type { RawRequest, RawResponse, Transport } from '@kplane/api';
 import { createApiServer, type ApiServer } from '@kplane/apiserver';
