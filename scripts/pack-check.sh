@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Packs every published package, installs the tarballs into an empty folder holding a copy of
+# examples/sample-operator, and runs the sample's tests there: what a user gets from the
+# registry, checked before it is published. Needs a build (npm ci or tsc -b) first.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+packages=(api storage apiserver client runtime controllers kubelet cli testing)
+work="$(mktemp -d "${TMPDIR:-/tmp}/kplane-pack-check.XXXXXX")"
+trap 'rm -rf "$work"' EXIT
+start=$(date +%s)
+
+mkdir -p "$work/tarballs"
+workspaces=()
+for p in "${packages[@]}"; do workspaces+=("-w" "packages/$p"); done
+(cd "$root" && npm pack --silent --pack-destination "$work/tarballs" "${workspaces[@]}" >/dev/null)
+
+# Nothing but the build and the README ships: no tests, no sources, no build info.
+for t in "$work"/tarballs/*.tgz; do
+  if tar -tzf "$t" | grep -E '\.test\.|test-support\.|\.tsbuildinfo$|/src/' >/dev/null; then
+    echo "pack-check: $(basename "$t") ships files it should not:" >&2
+    tar -tzf "$t" | grep -E '\.test\.|test-support\.|\.tsbuildinfo$|/src/' | head >&2
+    exit 1
+  fi
+done
+
+app="$work/sample-operator"
+mkdir "$app"
+(cd "$root/examples/sample-operator" && tar -cf - --exclude=node_modules --exclude=dist --exclude=package-lock.json .) | tar -xf - -C "$app"
+cd "$app"
+# From the npm cache where it can; no install scripts (better-sqlite3, a native module, is not
+# needed on memory storage and is never loaded by these tests).
+npm install --prefer-offline --no-audit --no-fund --ignore-scripts --loglevel=error "$work"/tarballs/*.tgz >/dev/null
+
+# The kplane command is linked and runs.
+test -x node_modules/.bin/kplane || { echo "pack-check: node_modules/.bin/kplane is missing or not executable" >&2; exit 1; }
+node_modules/.bin/kplane --version
+
+npm test --silent
+echo "pack-check: ${#packages[@]} packages packed, installed and the sample operator's tests passed in $(( $(date +%s) - start )) s"
