@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -10,7 +10,9 @@ import { friendlyMessage } from './errors.js';
 import { UP_USAGE } from './commands/up.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const MAIN = join(here, 'main.js');
+const PACKAGE = join(here, '..');
+/** The bin npm links as node_modules/.bin/kplane. */
+const BIN = join(PACKAGE, 'bin', 'kplane.js');
 
 interface Run {
   code: number;
@@ -21,7 +23,7 @@ interface Run {
 /** Runs the kplane command with args and resolves with its exit code and output. */
 function kplane(...args: string[]): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [MAIN, ...args], { timeout: 60_000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, [BIN, ...args], { timeout: 60_000 }, (err, stdout, stderr) => {
       const code = err ? ((err as { code?: number }).code ?? 1) : 0;
       resolve({ code: typeof code === 'number' ? code : 1, stdout, stderr });
     });
@@ -29,6 +31,13 @@ function kplane(...args: string[]): Promise<Run> {
 }
 
 describe('the kplane command', { concurrency: true }, () => {
+  it('is a committed, executable bin outside dist/, so that npm links it before the build exists', async () => {
+    const pkg = JSON.parse(await readFile(join(PACKAGE, 'package.json'), 'utf8')) as { bin: Record<string, string> };
+    assert.deepEqual(pkg.bin, { kplane: 'bin/kplane.js' });
+    assert.ok(((await stat(BIN)).mode & 0o111) !== 0, 'bin/kplane.js is executable');
+    assert.match(await readFile(BIN, 'utf8'), /^#!\/usr\/bin\/env node\n/);
+  });
+
   it('--version prints the version of its package.json', async () => {
     const { version } = JSON.parse(await readFile(join(here, '..', 'package.json'), 'utf8')) as { version: string };
     const run = await kplane('--version');
