@@ -4,6 +4,9 @@ import { createApiServer, type ApiServer, type ApiServerOptions } from './server
 
 export { VirtualTimers, type Timers } from './registry/timers.js';
 
+/** A real in-process API server with a client on it, for testing controllers. */
+export { startTestKplane, type TestKplane } from './testing/kplane.js';
+
 /** The seed chapter's Greeting CRD and objects, shared by tests and benchmarks. */
 export { greeting, greetingCRD } from './crd/greeting.fixture.js';
 

@@ -1,5 +1,6 @@
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
+import { until } from '@kplane/api/testing';
 import { startControlPlane } from './control-plane.js';
 
 it('starts in-process on memory storage, without disk or network, and serves a client', async () => {
@@ -21,11 +22,7 @@ it('runs the controllers in process when asked, and stops them with the control 
   try {
     assert.deepEqual(cp.controllerManager?.controllers, ['certificatesigningrequest-cleaner-controller', 'clusterrole-aggregation-controller', 'cronjob-controller', 'daemonset-controller', 'deployment-controller', 'disruption-controller', 'endpoints-controller', 'endpointslice-controller', 'garbage-collector-controller', 'horizontal-pod-autoscaler-controller', 'job-controller', 'namespace-controller', 'node-lifecycle-controller', 'persistentvolume-binder-controller', 'persistentvolume-protection-controller', 'persistentvolumeclaim-protection-controller', 'pod-garbage-collector-controller', 'replicaset-controller', 'replicationcontroller-controller', 'resourcequota-controller', 'serviceaccount-controller', 'serviceaccount-token-controller', 'statefulset-controller', 'taint-eviction-controller', 'ttl-after-finished-controller']);
     const sas = cp.client.resource({ group: '', version: 'v1', resource: 'serviceaccounts', namespaced: true });
-    for (let i = 0; ; i++) {
-      if ((await sas.list({ namespace: 'kube-system' })).items.some((s) => s.metadata?.name === 'default')) break;
-      assert.ok(i < 250, 'the serviceaccount controller runs');
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await until('the serviceaccount controller to make kube-system/default', async () => (await sas.list({ namespace: 'kube-system' })).items.some((s) => s.metadata?.name === 'default'));
     const lease = await cp.client.resource({ group: 'coordination.k8s.io', version: 'v1', resource: 'leases', namespaced: true }).get('kube-controller-manager', { namespace: 'kube-system' });
     assert.equal((lease.spec as { holderIdentity?: string }).holderIdentity, cp.controllerManager?.identity);
   } finally {

@@ -8,6 +8,7 @@
  */
 import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { until } from '@kplane/api/testing';
 import { serviceAccountUser, type RawRequest, type UserInfo } from '@kplane/api';
 import { createClient, type Client } from '@kplane/client';
 import {
@@ -20,7 +21,7 @@ import {
 } from '@kplane/controllers';
 import { NODE_RULES, nodeUser, SCHEDULER_RULES, SCHEDULER_USER, simulationPolicy, startSimulation, type Simulation } from '@kplane/kubelet';
 import { CronJobs, DaemonSets, Deployments, Jobs, Namespaces, Pods, ReplicaSets, ServiceAccounts, StatefulSets } from '@kplane/runtime';
-import { startTestKplane, type TestKplane } from '@kplane/runtime/testing';
+import { startTestKplane, type TestKplane } from '@kplane/apiserver/testing';
 
 const r = (verbs: string[], apiGroups: string[], resources: string[], resourceNames?: string[]): PolicyRule => ({ verbs, apiGroups, resources, ...(resourceNames ? { resourceNames } : {}) });
 const url = (verbs: string[], nonResourceURLs: string[]): PolicyRule => ({ verbs, nonResourceURLs });
@@ -95,13 +96,6 @@ const recordingClient = (user: UserInfo): Client =>
       return kp.server.handle({ ...req, user });
     },
   });
-
-async function until(what: string, check: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; !(await check()); i++) {
-    assert.ok(i < 1000, `timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 before(async () => {
   kp = await startTestKplane();

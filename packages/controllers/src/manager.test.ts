@@ -10,7 +10,8 @@ import {
   validateControllerSelectors,
   type ControllerManager,
 } from './manager.js';
-import { eventually, startTestKplane, type TestKplane } from './namespace/testing.js';
+import { eventually } from '@kplane/api/testing';
+import { startTestKplane, type TestKplane } from './namespace/testing.js';
 
 let kp: TestKplane;
 before(async () => {

@@ -1,11 +1,12 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiError } from '@kplane/api';
+import { eventually } from '@kplane/api/testing';
 import { createFakeClock, Events, Leases, Nodes, Pods, type FakeClock, type kinds } from '@kplane/runtime';
 import { createKubelet, type Kubelet } from './kubelet.js';
 import { ipToInt } from './node-template.js';
 import { startSimulation } from './simulation.js';
-import { settle, startKplane, tickUntil, until, type TestKplane } from './test-kplane.js';
+import { settle, startKplane, tickUntil, type TestKplane } from './test-kplane.js';
 
 const START = Date.parse('2025-06-01T12:00:00Z');
 
@@ -222,16 +223,22 @@ describe('scheduler and kubelet together', () => {
     let sim = await startSimulation({ client: k.client, nodes: 3, config: { defaults: { startAfterMs: 10 } }, onError: (e) => errors.push(e) });
     try {
       for (let i = 0; i < 30; i++) await k.client.resource(Pods).create({ metadata: { name: `p${i}` }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });
-      const items = await until(async () => {
+      const items = await eventually('all pods Ready', async () => {
         const list = (await k.client.resource(Pods).list()).items;
         return list.every((p) => p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')) && list;
-      }, 10_000, 'all pods Ready');
+      });
       assert.equal(new Set(items.map((p) => p.status!.podIP)).size, 30);
       assert.deepEqual([...new Set(items.map((p) => p.spec!.nodeName))].sort(), ['kplane-node-0', 'kplane-node-1', 'kplane-node-2']);
       await sim.stop();
       const rvs = new Map(items.map((p) => [p.metadata!.name, p.metadata!.resourceVersion]));
-      sim = await startSimulation({ client: k.client, nodes: 3, onError: (e) => errors.push(e) });
-      await new Promise((r) => setTimeout(r, 200));
+      // The restarted kubelet on virtual time: once it tracks every pod, a few virtual seconds
+      // hold every write an adoption could make.
+      const later = createFakeClock(Date.now());
+      sim = await startSimulation({ client: k.client, nodes: 3, clock: later, onError: (e) => errors.push(e) });
+      await eventually('the restarted kubelet to track the 30 pods', () => sim.kubelet.trackedPods() === 30);
+      await settle();
+      await later.advanceAsync(5_000);
+      await settle();
       const again = (await k.client.resource(Pods).list()).items;
       assert.ok(again.every((p) => rvs.get(p.metadata!.name) === p.metadata!.resourceVersion), 'no pod rewritten after a restart');
       assert.equal(sim.kubelet.trackedPods(), 30);

@@ -10,7 +10,6 @@ import {
   createInformer,
   createWorkqueue,
   itemExponentialFailureRateLimiter,
-  formatMicroTime,
   realClock,
   Leases,
   Nodes,
@@ -21,6 +20,7 @@ import {
   type Workqueue,
   type kinds,
 } from '@kplane/runtime';
+import { formatMicroTime } from '@kplane/runtime/internal';
 import { ContainerLogs, DEFAULT_MAX_LOG_LINES } from './container-log.js';
 import { createIpPool, type IpPool } from './ip-pool.js';
 import { buildNode, buildNodeLease, healthyNodeConditions, nodeInternalIp, nodeName, podCidrBase, POD_IPS_PER_NODE, type NodeTemplateOptions } from './node-template.js';

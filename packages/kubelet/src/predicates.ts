@@ -3,7 +3,8 @@
  * NodeAffinity, NodeResourcesFit), with its reason strings, and the FitError message built
  * from them. The taint and node affinity predicates themselves come from @kplane/runtime.
  */
-import { effectiveTaints, matchesNodeAffinity, tolerates, type kinds } from '@kplane/runtime';
+import { type kinds } from '@kplane/runtime';
+import { effectiveTaints, matchesNodeAffinity, tolerates } from '@kplane/runtime/internal';
 import { milliValue, value } from './quantity.js';
 
 // The node affinity, taint and toleration predicates live in @kplane/runtime, shared with the

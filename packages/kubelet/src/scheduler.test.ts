@@ -1,9 +1,10 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { eventually } from '@kplane/api/testing';
 import { Events, Nodes, Pods, type kinds } from '@kplane/runtime';
 import { buildNode } from './node-template.js';
 import { createScheduler, type Scheduler } from './scheduler.js';
-import { startKplane, until, type TestKplane } from './test-kplane.js';
+import { startKplane, type TestKplane } from './test-kplane.js';
 
 const T = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 
@@ -36,7 +37,7 @@ describe('scheduler', () => {
   it('binds pending pods, spreading them evenly, with a Scheduled event each', async () => {
     await ns(k, 'spread');
     for (let i = 0; i < 9; i++) await podsApi().create(pod(`p${i}`, 'spread'));
-    const bound = await until(async () => {
+    const bound = await eventually('every pod bound', async () => {
       const items = (await podsApi().list({ namespace: 'spread' })).items;
       return items.every((p) => p.spec?.nodeName) && items;
     });
@@ -44,7 +45,7 @@ describe('scheduler', () => {
     for (const p of bound) perNode.set(p.spec!.nodeName!, (perNode.get(p.spec!.nodeName!) ?? 0) + 1);
     assert.deepEqual([...perNode.values()], [3, 3, 3]);
     for (const p of bound) assert.equal(p.status?.conditions?.find((c) => c.type === 'PodScheduled')?.status, 'True');
-    const scheduled = await until(async () => {
+    const scheduled = await eventually('9 Scheduled events', async () => {
       const e = await events('spread', 'Scheduled');
       return e.length === 9 && e;
     });
@@ -57,11 +58,11 @@ describe('scheduler', () => {
 
   it('honours nodeSelector, and leaves pods with a nodeName or another scheduler alone', async () => {
     await ns(k, 'select');
-    await podsApi().create(pod('pinned', 'select', { nodeSelector: { 'kubernetes.io/hostname': 'kplane-node-2' } }));
     await podsApi().create(pod('direct', 'select', { nodeName: 'elsewhere' }));
     await podsApi().create(pod('other', 'select', { schedulerName: 'my-scheduler' }));
-    await until(async () => (await podsApi().get('pinned', { namespace: 'select' })).spec?.nodeName === 'kplane-node-2');
-    await new Promise((r) => setTimeout(r, 100));
+    // pinned comes last: once it is bound, the scheduler has had the two before it.
+    await podsApi().create(pod('pinned', 'select', { nodeSelector: { 'kubernetes.io/hostname': 'kplane-node-2' } }));
+    await eventually('pinned bound to kplane-node-2', async () => (await podsApi().get('pinned', { namespace: 'select' })).spec?.nodeName === 'kplane-node-2');
     assert.equal((await podsApi().get('direct', { namespace: 'select' })).spec?.nodeName, 'elsewhere');
     assert.equal((await podsApi().get('other', { namespace: 'select' })).spec?.nodeName, undefined);
   });
@@ -70,14 +71,14 @@ describe('scheduler', () => {
     await ns(k, 'nofit');
     await podsApi().create(pod('gpu', 'nofit', { nodeSelector: { accelerator: 'gpu' } }));
     const message = "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.";
-    const cond = await until(async () => (await podsApi().get('gpu', { namespace: 'nofit' })).status?.conditions?.find((c) => c.type === 'PodScheduled'));
+    const cond = await eventually('PodScheduled on gpu', async () => (await podsApi().get('gpu', { namespace: 'nofit' })).status?.conditions?.find((c) => c.type === 'PodScheduled'));
     assert.deepEqual({ status: cond.status, reason: cond.reason, message: cond.message }, { status: 'False', reason: 'Unschedulable', message });
-    const failed = await until(async () => (await events('nofit', 'FailedScheduling'))[0]);
+    const failed = await eventually('a FailedScheduling event', async () => (await events('nofit', 'FailedScheduling'))[0]);
     assert.equal(failed.type, 'Warning');
     assert.equal(failed.message, message);
     // A node gaining the label triggers a retry.
     await k.client.resource(Nodes).patch('kplane-node-1', { metadata: { labels: { accelerator: 'gpu' } } }, 'merge');
-    const bound = await until(async () => {
+    const bound = await eventually('gpu bound', async () => {
       const p = await podsApi().get('gpu', { namespace: 'nofit' });
       return p.spec?.nodeName ? p : undefined;
     });
@@ -89,7 +90,7 @@ describe('scheduler', () => {
   it('counts resources and the pods limit', async () => {
     await ns(k, 'big');
     await podsApi().create(pod('huge', 'big', { containers: [{ name: 'c', image: 'x', resources: { requests: { cpu: '64' } } }] }));
-    const cond = await until(async () => (await podsApi().get('huge', { namespace: 'big' })).status?.conditions?.find((c) => c.type === 'PodScheduled'));
+    const cond = await eventually('PodScheduled on huge', async () => (await podsApi().get('huge', { namespace: 'big' })).status?.conditions?.find((c) => c.type === 'PodScheduled'));
     assert.equal(cond.message, '0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.');
   });
 });
@@ -101,7 +102,7 @@ describe('scheduler without nodes', () => {
     try {
       await sched.start();
       await k.client.resource(Pods).create(pod('lonely', 'default'));
-      const cond = await until(async () => (await k.client.resource(Pods).get('lonely')).status?.conditions?.find((c) => c.type === 'PodScheduled'));
+      const cond = await eventually('PodScheduled on lonely', async () => (await k.client.resource(Pods).get('lonely')).status?.conditions?.find((c) => c.type === 'PodScheduled'));
       assert.equal(cond.message, 'no nodes available to schedule pods');
       assert.equal(cond.reason, 'Unschedulable');
     } finally {

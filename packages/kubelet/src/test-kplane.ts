@@ -1,26 +1,11 @@
 /**
  * Test support (not exported from the package): an in-process kplane API server on memory
- * storage, and polling helpers for real and fake time.
+ * storage, and helpers to run fake time.
  */
-import { flushMicrotasks, type FakeClock } from '@kplane/runtime';
+import { type FakeClock } from '@kplane/runtime';
+import { flushMicrotasks } from '@kplane/runtime/internal';
 
-export { startTestKplane as startKplane, type TestKplane } from '@kplane/runtime/testing';
-
-/** Polls `check` on real time until it returns a value other than undefined/false; fails after `timeoutMs`. */
-export async function until<T>(check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 5000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await check();
-      if (v !== undefined && v !== false) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+export { startTestKplane as startKplane, type TestKplane } from '@kplane/apiserver/testing';
 
 /** Lets in-flight in-process requests and handlers run (several macrotask turns). */
 export async function settle(turns = 10): Promise<void> {

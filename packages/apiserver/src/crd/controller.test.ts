@@ -1,8 +1,10 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { eventually, until } from '@kplane/api/testing';
 import type { KubeObject } from '@kplane/api';
 import { createMemoryBackend, type Backend } from '@kplane/storage';
 import { humanDuration } from '../kinds/age.js';
+import { storageVersionHash } from '../server/discovery.js';
 import { createApiServer, type ApiServer } from '../server/server.js';
 import { readEvents } from '../testing.js';
 import { greeting, greetingCRD } from './greeting.fixture.js';
@@ -36,15 +38,12 @@ async function call(method: string, path: string, body?: unknown, headers: Recor
   return { status: r.status, headers: r.headers, body: parsed };
 }
 
-/** Waits (up to 1 s) until `path` answers `status`. */
-async function until(path: string, status = 200): Promise<Answer> {
-  const deadline = Date.now() + 1000;
-  for (;;) {
+/** Polls until `path` answers `status` (the CRD controller follows its watch), and returns that answer. */
+const answer = (path: string, status = 200): Promise<Answer> =>
+  eventually(`GET ${path} to answer ${status}`, async () => {
     const r = await call('GET', path);
-    if (r.status === status || Date.now() > deadline) return r;
-    await new Promise((res) => setTimeout(res, 5));
-  }
-}
+    return r.status === status && r;
+  });
 
 const G = '/apis/demo.example.com/v1/namespaces/demo/greetings';
 const MERGE = { 'content-type': 'application/merge-patch+json' };
@@ -71,8 +70,7 @@ test('a CRD is validated, accepted, established and served within a second', asy
 
   const created = await call('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', greetingCRD());
   assert.equal(created.status, 201);
-  const list = await until(G);
-  assert.equal(list.status, 200);
+  const list = await answer(G);
   assert.equal(JSON.stringify(list.body), `{"apiVersion":"demo.example.com/v1","items":[],"kind":"GreetingList","metadata":{"continue":"","resourceVersion":"${list.body.metadata.resourceVersion}"}}`);
   const crd = (await call('GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/greetings.demo.example.com')).body;
   assert.deepEqual(crd.status.conditions.map((c: any) => `${c.type}=${c.status}`), ['NamesAccepted=True', 'Established=True']);
@@ -211,7 +209,7 @@ test('versions: served flags, storedVersions, conversion None, cluster scope', a
     { name: 'v2', served: true, storage: false, schema: { openAPIV3Schema: { ...schema.openAPIV3Schema, description: 'v2' } } },
   ];
   assert.equal((await call('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd)).status, 201);
-  await until('/apis/demo.example.com/v2/widgets');
+  await answer('/apis/demo.example.com/v2/widgets');
   assert.equal((await call('GET', '/apis/demo.example.com/v1alpha1/widgets')).status, 404);
   const w = await call('POST', '/apis/demo.example.com/v2/widgets', { apiVersion: 'demo.example.com/v2', kind: 'Widget', metadata: { name: 'w' }, spec: { size: 3 } });
   assert.equal(w.status, 201);
@@ -226,7 +224,8 @@ test('versions: served flags, storedVersions, conversion None, cluster scope', a
   current.spec.versions[2].storage = true;
   const updated = await call('PUT', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.demo.example.com', current);
   assert.deepEqual(updated.body.status.storedVersions, ['v1', 'v2']);
-  await new Promise((r) => setTimeout(r, 50));
+  const v2Hash = storageVersionHash('demo.example.com', 'v2', 'Widget');
+  await until('discovery to show v2 as the storage version', async () => (await call('GET', '/apis/demo.example.com/v1')).body.resources.find((r: { name: string }) => r.name === 'widgets')?.storageVersionHash === v2Hash);
   await call('PATCH', '/apis/demo.example.com/v1/widgets/w', { spec: { size: 4 } }, MERGE);
   assert.equal(JSON.parse((await backend.get('/registry/demo.example.com/widgets/w'))!.value).apiVersion, 'demo.example.com/v2');
 });
@@ -237,7 +236,7 @@ test('deleting a CRD deletes its objects, then the resource leaves discovery', a
   const del = await call('DELETE', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/greetings.demo.example.com');
   assert.equal(del.status, 200);
   assert.deepEqual(del.body.metadata.finalizers, ['customresourcecleanup.apiextensions.k8s.io']);
-  assert.equal((await until('/apis/apiextensions.k8s.io/v1/customresourcedefinitions/greetings.demo.example.com', 404)).status, 404);
+  await answer('/apis/apiextensions.k8s.io/v1/customresourcedefinitions/greetings.demo.example.com', 404);
   assert.equal((await backend.list('/registry/demo.example.com/greetings/')).items.length, 0);
   assert.equal((await call('GET', G)).status, 404);
   assert.deepEqual((await call('GET', '/apis/demo.example.com/v1')).body.resources.map((r: KubeObject) => r.name), ['widgets']);
@@ -249,5 +248,5 @@ test('a CRD watch closed by its watch cache is followed by a new list: new CRDs 
   (crds.cache as unknown as { reset(rev: number): void }).reset(await backend.currentRevision());
   assert.equal((await call('GET', G)).status, 404);
   assert.equal((await call('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', greetingCRD())).status, 201);
-  assert.equal((await until(G)).status, 200, 'the CRD created after the watch closed is served');
+  await answer(G); // the CRD created after the watch closed is served
 });

@@ -3,6 +3,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { until } from '@kplane/api/testing';
 import type { KubeObject } from '@kplane/api';
 import { ApiError } from '@kplane/api';
 import { createCa, issueCertificate } from '../auth/pki.js';
@@ -105,7 +106,7 @@ test('a CRD with Webhook conversion serves both versions from one storage versio
       },
     };
     assert.equal((await t.call('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd)).status, 201);
-    for (let i = 0; i < 100 && (await t.call('GET', '/apis/demo.example.com/v2/widgets')).status !== 200; i++) await new Promise((r) => setTimeout(r, 10));
+    await until('v2 widgets served', async () => (await t.call('GET', '/apis/demo.example.com/v2/widgets')).status === 200);
     const created = await t.call('POST', '/apis/demo.example.com/v2/widgets', { apiVersion: 'demo.example.com/v2', kind: 'Widget', metadata: { name: 'w' }, spec: { dimensions: { size: 7 } } });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     assert.deepEqual(created.body.spec, { dimensions: { size: 7 } });

@@ -5,10 +5,11 @@ import { request } from 'node:https';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { until } from '@kplane/api/testing';
 import { createMemoryBackend } from '@kplane/storage';
 import type { AuditEvent } from '../auth/audit.js';
 import { ensurePki } from '../auth/pki.js';
-import { holdReadsOf, until } from './edge.fixture.js';
+import { holdReadsOf } from './edge.fixture.js';
 import { createApiServer } from './server.js';
 
 function send(port: number, ca: string, path: string, opts: { method?: string; body?: Buffer; token?: string }): Promise<{ status: number; auditId?: string }> {
@@ -52,7 +53,7 @@ it('audits requests refused before the handler, with their response code', async
 
     // 429: one read held in flight, the next one refused.
     const slow = send(port, ca, '/api/v1/namespaces/default/configmaps/slow', { token: pki.adminToken });
-    await until(() => held.waiting() === 1);
+    await until('the slow read held', () => held.waiting() === 1, { intervalMs: 0 });
     assert.equal((await send(port, ca, '/api/v1/namespaces/default/configmaps/other', { token: pki.adminToken })).status, 429);
     e = events.at(-1)!;
     assert.deepEqual([e.verb, e.objectRef?.name, e.user.username, e.responseStatus?.code, e.responseStatus?.reason], ['get', 'other', 'admin', 429, 'TooManyRequests']);

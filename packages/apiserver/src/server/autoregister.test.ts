@@ -1,16 +1,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { eventually, until } from '@kplane/api/testing';
 import { startTestServer, type TestServer } from '../testing.js';
-
-/** Polls `check` (yielding to the event loop between tries) until it returns a value. */
-async function eventually<T>(check: () => Promise<T | undefined>): Promise<T> {
-  for (let i = 0; i < 10_000; i++) {
-    const v = await check();
-    if (v !== undefined) return v;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  throw new Error('condition not reached');
-}
 
 const APISERVICES = '/apis/apiregistration.k8s.io/v1/apiservices';
 const TABLE = { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' };
@@ -56,14 +47,14 @@ describe('APIServices', () => {
 
   it("registers a CRD's group/versions while it serves them", async () => {
     assert.equal((await t.call('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', widgetsCRD)).status, 201);
-    const svc = await eventually(async () => {
+    const svc = await eventually('the APIService registered', async () => {
       const r = await t.call('GET', `${APISERVICES}/v1.example.com`);
       return r.status === 200 ? r.body : undefined;
-    });
+    }, { intervalMs: 0 });
     assert.deepEqual(svc.metadata.labels, { 'kube-aggregator.kubernetes.io/automanaged': 'true' });
     assert.deepEqual(svc.spec, { group: 'example.com', version: 'v1', groupPriorityMinimum: 1000, versionPriority: 100 });
     assert.ok([200, 202].includes((await t.call('DELETE', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.example.com')).status));
-    await eventually(async () => ((await t.call('GET', `${APISERVICES}/v1.example.com`)).status === 404 ? true : undefined));
+    await until('the APIService removed', async () => (await t.call('GET', `${APISERVICES}/v1.example.com`)).status === 404, { intervalMs: 0 });
   });
 
   it('stores APIServices clients create, Local ones Available, and validates them as kube-aggregator', async () => {

@@ -41,12 +41,3 @@ export function holdReadsOf(inner: Backend, name: string): HeldBackend {
     waiting: () => waiting,
   };
 }
-
-/** Waits until `cond()` holds, yielding to the event loop between checks (no sleeping). */
-export async function until(cond: () => boolean, tries = 10_000): Promise<void> {
-  for (let i = 0; i < tries; i++) {
-    if (cond()) return;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  throw new Error('condition never held');
-}

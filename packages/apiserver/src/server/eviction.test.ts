@@ -1,5 +1,6 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { until } from '@kplane/api/testing';
 import { KUBERNETES_PROTOBUF_MEDIA_TYPE, lookupKind, unknownType } from '@kplane/api/protobuf';
 import { KUBECTL_BODIES } from '@kplane/api/protobuf/kubectl-fixtures';
 import { startTestServer, type TestServer } from '../testing.js';
@@ -17,17 +18,6 @@ function protobufBody(apiVersion: string, kind: string, obj: Record<string, unkn
   const raw = type.encode(type.fromObject(obj)).finish();
   const unknown = unknownType();
   return Uint8Array.from([0x6b, 0x38, 0x73, 0x00, ...unknown.encode(unknown.fromObject({ typeMeta: { apiVersion, kind }, raw })).finish()]);
-}
-
-/** Retries `send` until it answers `want` (the RBAC caches follow their watches), for at most 2 s. */
-async function eventuallyStatus(send: () => Promise<{ status: number }>, want: number): Promise<number> {
-  let last = 0;
-  for (let i = 0; i < 100; i++) {
-    last = (await send()).status;
-    if (last === want) return last;
-    await new Promise((r) => setImmediate(r));
-  }
-  return last;
 }
 
 describe('pods/eviction and PodDisruptionBudgets', () => {
@@ -179,8 +169,8 @@ describe('pods/eviction and PodDisruptionBudgets', () => {
     assert.equal(JSON.parse(Buffer.from(denied.body ?? []).toString()).message, 'pods "rbac-1" is forbidden: User "bob" cannot create resource "pods/eviction" in API group "" in the namespace "default"');
     await t.call('POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles', { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'evict' }, rules: [{ apiGroups: [''], resources: ['pods/eviction'], verbs: ['create'] }] });
     await t.call('POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings', { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: 'evict' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'evict' }, subjects: [{ kind: 'User', name: 'bob' }] });
-    const allowed = await eventuallyStatus(() => asUser(bob), 201);
-    assert.equal(allowed, 201);
+    // The RBAC caches follow their watches.
+    await until('bob to be allowed', async () => (await asUser(bob)).status === 201, { intervalMs: 0 });
   });
 
   it('decodes kubectl protobuf Eviction and DeleteOptions bodies and its captured PodDisruptionBudgets', async () => {

@@ -1,9 +1,10 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { until } from '@kplane/api/testing';
 import type { RawResponse } from '@kplane/api';
 import { createMemoryBackend } from '@kplane/storage';
 import { readEvents, startTestServer, type TestServer } from '../testing.js';
-import { holdReadsOf, until } from './edge.fixture.js';
+import { holdReadsOf } from './edge.fixture.js';
 import { VirtualTimers } from '../registry/timers.js';
 import { typedListQuery } from './options.js';
 import { createApiServer } from './server.js';
@@ -578,7 +579,7 @@ describe('request edge: request timeout', () => {
       const json = (r: RawResponse) => JSON.parse(Buffer.from(r.body!).toString('utf8'));
       const SLOW = '/api/v1/namespaces/default/configmaps/slow';
       const pending = call(SLOW);
-      await until(() => held.waiting() === 1);
+      await until('the slow read held', () => held.waiting() === 1, { intervalMs: 0 });
       assert.deepEqual(timers.delays(), [60_000]);
       await timers.advance(59_999);
       assert.equal(held.waiting(), 1);
@@ -598,7 +599,7 @@ describe('request edge: request timeout', () => {
       // The timeout parameter shortens the deadline, never lengthens it; 0 means the server's.
       for (const [timeout, ms] of [['5s', 5000], ['1m30s', 60_000], ['0s', 60_000], ['1.5ms', 1.5], ['-1s', 60_000]] as const) {
         const p = call(SLOW, { timeout });
-        await until(() => timers.delays().length === 1);
+        await until('the deadline timer set', () => timers.delays().length === 1, { intervalMs: 0 });
         assert.deepEqual(timers.delays(), [ms], timeout);
         await timers.advance(ms);
         assert.equal((await p).status, 504);
@@ -621,7 +622,7 @@ describe('request edge: request timeout', () => {
       abort.abort();
       // The work behind the timed-out requests goes on to its end once storage answers.
       held.release();
-      await until(() => held.waiting() === 0);
+      await until('the held reads to finish', () => held.waiting() === 0, { intervalMs: 0 });
     } finally {
       held.release();
       await server.close();

@@ -5,9 +5,10 @@ import { connect as tlsConnect } from 'node:tls';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { until } from '@kplane/api/testing';
 import { createMemoryBackend } from '@kplane/storage';
 import { ensurePki } from '../auth/pki.js';
-import { holdReadsOf, until } from './edge.fixture.js';
+import { holdReadsOf } from './edge.fixture.js';
 import { splitTarget } from './http.js';
 import { createApiServer, type ApiServerOptions } from './server.js';
 
@@ -232,7 +233,7 @@ it('bounds requests in flight (read-only and mutating apart, watches not counted
     assert.equal(await watching, 200);
     // One read-only request held in storage takes the only read-only slot.
     const slowGet = call('GET', `${CMS}/slow`);
-    await until(() => held.waiting() === 1);
+    await until('the slow read held', () => held.waiting() === 1, { intervalMs: 0 });
     const tooMany = await rawRequest(port, ca, `GET ${CMS} HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${token}\r\n\r\n`);
     assert.equal(tooMany.status, 429);
     assert.equal(tooMany.headers['retry-after'], '1');
@@ -249,7 +250,7 @@ it('bounds requests in flight (read-only and mutating apart, watches not counted
     // Mutating requests have their own bound: one goes through, and one held takes it.
     assert.equal((await call('POST', CMS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'made' } })).status, 201);
     const slowPut = call('PUT', `${CMS}/slow`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'slow' }, data: { k: 'v' } });
-    await until(() => held.waiting() === 2);
+    await until('the slow write held', () => held.waiting() === 2, { intervalMs: 0 });
     const refused = await call('POST', CMS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'refused' } });
     assert.equal(refused.status, 429);
     assert.equal(JSON.parse(refused.body).reason, 'TooManyRequests');

@@ -5,11 +5,11 @@ import { request } from 'node:https';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { until } from '@kplane/api/testing';
 import { createMemoryBackend } from '@kplane/storage';
 import { ensurePki } from '../auth/pki.js';
 import { createApiServer, type ApiServerOptions } from './server.js';
 import { readEvents } from '../testing.js';
-import { until } from './edge.fixture.js';
 
 const CM = '/api/v1/namespaces/default/configmaps';
 
@@ -101,7 +101,7 @@ it('over HTTPS, cuts the connection of a client that takes no data for maxWriteS
     // The watcher is within its bounds (no lag closes it); the server filled the socket, waited
     // maxWriteStallMs for the client to take data, and closed the connection, which ended it.
     const cache = server.registry.get('', 'v1', 'configmaps')!.cache;
-    await until(() => cache.usage.watchers === 0, 1_000_000);
+    await until('the stalled watcher to end', () => cache.usage.watchers === 0, { intervalMs: 0 });
     // Reading again, the client finds its response cut short, not ended.
     const ended = await new Promise<string>((resolve) => {
       res.on('end', () => resolve('end'));

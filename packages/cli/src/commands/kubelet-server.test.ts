@@ -4,6 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { until } from '@kplane/api/testing';
 import { createMemoryBackend } from '@kplane/storage';
 import { createApiServer, ensurePki, type ApiServer, type Pki } from '@kplane/apiserver';
 import { createClient } from '@kplane/client';
@@ -12,15 +13,6 @@ import { kubeletClientCredentials } from '../control-plane.js';
 import { kubeletServingCertificate, startKubeletServer, type KubeletServer } from './kubelet-server.js';
 
 const LOG = '/api/v1/namespaces/default/pods/web/log';
-
-/** Polls until `check` holds (the kubelet runs on real time here). */
-async function until(what: string, check: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 describe('the kubelet port of a kplane kubelet process, and the API server proxying to it', () => {
   let dir: string;

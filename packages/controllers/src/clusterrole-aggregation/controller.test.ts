@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import type { RawRequest, RawResponse } from '@kplane/api';
 import { ClusterRoles, createManager } from '@kplane/runtime';
 import { aggregatedRules, createClusterRoleAggregationController, type AggregatedClusterRole } from './index.js';
-import { eventually, startTestKplane, type TestKplane } from '../namespace/testing.js';
+import { eventually } from '@kplane/api/testing';
+import { startTestKplane, type TestKplane } from '../namespace/testing.js';
 
 let kp: TestKplane;
 before(async () => {

@@ -16,8 +16,6 @@ import {
   Pods,
   TerminalError,
   createEventRecorder,
-  deepFreeze,
-  effectiveTaints,
   objectKey,
   type Clock,
   type Controller,
@@ -30,6 +28,7 @@ import {
   type Pod,
   type Request,
 } from '@kplane/runtime';
+import { deepFreeze, effectiveTaints } from '@kplane/runtime/internal';
 import { createControllerHistory } from '../history/index.js';
 import { claimObjects, controllerOf, controllerRefTo, isStaleCacheError, recheckOwnerWith } from '../replicaset/controller-ref.js';
 import { createExpectations, type Expectations } from '../replicaset/expectations.js';

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@kplane/client';
 import { ControllerRevisions, DaemonSets, Events, Nodes, Pods, createManager, type ControllerRevision, type DaemonSet, type Node, type Pod } from '@kplane/runtime';
-import { createNamespace, markReady, sleep, startKplane, until, type TestKplane } from '../replicaset/test-support.js';
+import { until } from '@kplane/api/testing';
+import { createNamespace, markReady, sleep, startKplane, type TestKplane } from '../replicaset/test-support.js';
 import { createGarbageCollector } from '../garbagecollector/index.js';
 import { createPodGarbageCollector } from '../podgc/index.js';
 import { createDaemonSetController } from './daemonset-controller.js';
@@ -109,7 +110,7 @@ describe('DaemonSet controller', () => {
     const ctl = await run(ns);
     try {
       const created = await dsApi().create(daemonSet('agent'), { namespace: ns });
-      await until(async () => (await nodesOf(ns)).join() === 'a1,a2,a3' && rolledOut(ns, 'agent'), 'a pod on each node');
+      await until('a pod on each node', async () => (await nodesOf(ns)).join() === 'a1,a2,a3' && rolledOut(ns, 'agent'));
       const pods = await livePods(ns);
       const pod = pods[0]!;
       assert.equal(pod.metadata?.generateName, 'agent-');
@@ -130,17 +131,17 @@ describe('DaemonSet controller', () => {
 
       // A node joins; another gets a NoExecute taint; a third leaves.
       await addNode('a4');
-      await until(async () => (await nodesOf(ns)).join() === 'a1,a2,a3,a4', 'a pod on the new node');
+      await until('a pod on the new node', async () => (await nodesOf(ns)).join() === 'a1,a2,a3,a4');
       const a2 = await nodeApi().get('a2');
       a2.spec = { ...(a2.spec ?? {}), taints: [{ key: 'maintenance', effect: 'NoExecute' }] };
       await nodeApi().update(a2);
-      await until(async () => (await nodesOf(ns)).join() === 'a1,a3,a4', 'the tainted node loses its pod');
+      await until('the tainted node loses its pod', async () => (await nodesOf(ns)).join() === 'a1,a3,a4');
       await nodeApi().delete('a3');
-      await until(async () => (await nodesOf(ns)).join() === 'a1,a4', 'the removed node loses its pod');
-      await until(async () => {
+      await until('the removed node loses its pod', async () => (await nodesOf(ns)).join() === 'a1,a4');
+      await until('status of two nodes', async () => {
         const s = (await dsApi().get('agent', { namespace: ns })).status;
         return s?.desiredNumberScheduled === 2 && s.currentNumberScheduled === 2 && s.numberReady === 2;
-      }, 'status of two nodes');
+      });
       const events = (await kp.client.resource(Events).list({ namespace: ns })).items as Array<{ reason?: string; message?: string; source?: { component?: string } }>;
       assert.ok(events.some((e) => e.reason === 'SuccessfulCreate' && /^Created pod: agent-/.test(e.message ?? '') && e.source?.component === 'daemonset-controller'));
       assert.ok(events.some((e) => e.reason === 'SuccessfulDelete' && /^Deleted pod: agent-/.test(e.message ?? '')));
@@ -158,12 +159,12 @@ describe('DaemonSet controller', () => {
       await dsApi().create(daemonSet('late'), { namespace: ns });
       // Registered, not Ready yet (as a kubelet registers a node before its first status).
       const node = await nodeApi().create({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'h1' } });
-      await until(async () => (await dsApi().get('late', { namespace: ns })).status?.observedGeneration === 1, 'a first sync');
+      await until('a first sync', async () => (await dsApi().get('late', { namespace: ns })).status?.observedGeneration === 1);
       assert.deepEqual(await nodesOf(ns), []);
       assert.equal((await dsApi().get('late', { namespace: ns })).status?.desiredNumberScheduled, 0);
       node.status = { conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady' }] };
       await nodeApi().updateStatus(node);
-      await until(async () => (await nodesOf(ns)).join() === 'h1' && rolledOut(ns, 'late'), 'a pod once Ready');
+      await until('a pod once Ready', async () => (await nodesOf(ns)).join() === 'h1' && rolledOut(ns, 'late'));
     } finally {
       await ctl.stop();
       await nodeApi().delete('h1');
@@ -180,14 +181,14 @@ describe('DaemonSet controller', () => {
       await dsApi().create(daemonSet('ssd', {}, { nodeSelector: { disk: 'ssd' } }), { namespace: ns });
       const affinity = { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'disk', operator: 'In' as const, values: ['hdd'] }] }] } } };
       await dsApi().create(daemonSet('hdd', {}, { affinity }), { namespace: ns });
-      await until(async () => (await nodesOf(ns)).join() === 'b1,b2', 'one pod per DaemonSet');
+      await until('one pod per DaemonSet', async () => (await nodesOf(ns)).join() === 'b1,b2');
       const byDs = new Map((await livePods(ns)).map((p) => [p.metadata?.labels?.app, targetNodeName(p)]));
       assert.deepEqual([byDs.get('ssd'), byDs.get('hdd')], ['b1', 'b2']);
       // Relabelling moves the pod.
       const b2 = await nodeApi().get('b2');
       b2.metadata!.labels = { ...b2.metadata!.labels, disk: 'ssd' };
       await nodeApi().update(b2);
-      await until(async () => (await livePods(ns)).filter((p) => p.metadata?.labels?.app === 'ssd').length === 2 && (await livePods(ns)).length === 2, 'ssd on both nodes, hdd gone');
+      await until('ssd on both nodes, hdd gone', async () => (await livePods(ns)).filter((p) => p.metadata?.labels?.app === 'ssd').length === 2 && (await livePods(ns)).length === 2);
     } finally {
       await ctl.stop();
       for (const n of ['b1', 'b2']) await nodeApi().delete(n);
@@ -202,7 +203,7 @@ describe('DaemonSet controller', () => {
     const ctl = await run(ns);
     try {
       await dsApi().create(daemonSet('web'), { namespace: ns });
-      await until(() => rolledOut(ns, 'web'), 'first rollout');
+      await until('first rollout', () => rolledOut(ns, 'web'));
       // Watch availability during the update: never more than one node without an available pod.
       let worst = 0;
       const watching = new AbortController();
@@ -215,7 +216,7 @@ describe('DaemonSet controller', () => {
       const ds = await dsApi().get('web', { namespace: ns });
       ds.spec!.template!.spec!.containers[0]!.image = IMAGE2;
       await dsApi().update(ds);
-      await until(async () => (await rolledOut(ns, 'web')) && (await livePods(ns)).every((p) => p.spec?.containers[0]?.image === IMAGE2) && (await livePods(ns)).length === 4, 'second rollout');
+      await until('second rollout', async () => (await rolledOut(ns, 'web')) && (await livePods(ns)).every((p) => p.spec?.containers[0]?.image === IMAGE2) && (await livePods(ns)).length === 4);
       watching.abort();
       await watcher;
       assert.ok(worst <= 1, `at most one unavailable node, saw ${worst}`);
@@ -225,7 +226,7 @@ describe('DaemonSet controller', () => {
       assert.deepEqual(revs.map((r) => r.revision), [1, 2]);
       // Back to the first template (what kubectl rollout undo patches in): its revision becomes 3.
       await dsApi().patch('web', revs[0]!.data, 'strategic', { namespace: ns });
-      await until(async () => (await rolledOut(ns, 'web')) && (await livePods(ns)).every((p) => p.spec?.containers[0]?.image === IMAGE1), 'rollback');
+      await until('rollback', async () => (await rolledOut(ns, 'web')) && (await livePods(ns)).every((p) => p.spec?.containers[0]?.image === IMAGE1));
       revs = (await revApi().list({ namespace: ns })).items.sort((a, b) => a.revision - b.revision);
       assert.deepEqual(revs.map((r) => [r.metadata?.name, r.revision]), [[revs[0]!.metadata?.name, 2], [revs[1]!.metadata?.name, 3]]);
       assert.equal(revs[1]!.metadata?.labels?.['controller-revision-hash'], (await livePods(ns))[0]!.metadata?.labels?.['controller-revision-hash']);
@@ -242,7 +243,7 @@ describe('DaemonSet controller', () => {
     const ctl = await run(ns);
     try {
       await dsApi().create(daemonSet('surge', { updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } } }), { namespace: ns });
-      await until(() => rolledOut(ns, 'surge'), 'first rollout');
+      await until('first rollout', () => rolledOut(ns, 'surge'));
       let sawTwoOnANode = false;
       const watching = new AbortController();
       const watcher = (async () => {
@@ -256,7 +257,7 @@ describe('DaemonSet controller', () => {
       const ds = await dsApi().get('surge', { namespace: ns });
       ds.spec!.template!.spec!.containers[0]!.image = IMAGE2;
       await dsApi().update(ds);
-      await until(async () => (await rolledOut(ns, 'surge')) && (await livePods(ns)).length === 2 && (await livePods(ns)).every((p) => p.spec?.containers[0]?.image === IMAGE2), 'surge rollout');
+      await until('surge rollout', async () => (await rolledOut(ns, 'surge')) && (await livePods(ns)).length === 2 && (await livePods(ns)).every((p) => p.spec?.containers[0]?.image === IMAGE2));
       watching.abort();
       await watcher;
       assert.ok(sawTwoOnANode, 'an old and a new pod ran side by side');
@@ -273,19 +274,19 @@ describe('DaemonSet controller', () => {
     const ctl = await run(ns);
     try {
       await dsApi().create(daemonSet('crash'), { namespace: ns });
-      await until(() => rolledOut(ns, 'crash'), 'pod');
+      await until('pod', () => rolledOut(ns, 'crash'));
       const first = (await livePods(ns))[0]!;
       await podApi().patch(first.metadata!.name!, { status: { phase: 'Failed' } }, 'merge', { namespace: ns, subresource: 'status' });
-      await until(async () => {
+      await until('a replacement', async () => {
         const pods = await livePods(ns);
         return pods.length === 1 && pods[0]!.metadata?.name !== first.metadata?.name && (await rolledOut(ns, 'crash'));
-      }, 'a replacement');
+      });
       const second = (await livePods(ns))[0]!;
       await podApi().patch(second.metadata!.name!, { status: { phase: 'Succeeded' } }, 'merge', { namespace: ns, subresource: 'status' });
-      await until(async () => {
+      await until('another replacement', async () => {
         const pods = await livePods(ns);
         return pods.length === 1 && pods[0]!.metadata?.name !== second.metadata?.name;
-      }, 'another replacement');
+      });
       const events = (await kp.client.resource(Events).list({ namespace: ns })).items as Array<{ type?: string; reason?: string; message?: string }>;
       assert.ok(events.some((e) => e.type === 'Warning' && e.reason === 'FailedDaemonPod' && e.message === `Found failed daemon pod ${ns}/${first.metadata?.name} on node f1, will try to kill it`));
       assert.ok(events.some((e) => e.type === 'Normal' && e.reason === 'SucceededDaemonPod' && e.message === `Found succeeded daemon pod ${ns}/${second.metadata?.name} on node f1, will try to delete it`));
@@ -302,12 +303,12 @@ describe('DaemonSet controller', () => {
     const ctl = await run(ns, undefined, true);
     try {
       const old = await dsApi().create(daemonSet('keep'), { namespace: ns });
-      await until(() => rolledOut(ns, 'keep'), 'pods');
+      await until('pods', () => rolledOut(ns, 'keep'));
       const names = (await livePods(ns)).map((p) => p.metadata?.name).sort();
       await dsApi().delete('keep', { namespace: ns, propagationPolicy: 'Orphan' });
-      await until(async () => (await livePods(ns)).every((p) => !p.metadata?.ownerReferences?.length), 'orphans');
+      await until('orphans', async () => (await livePods(ns)).every((p) => !p.metadata?.ownerReferences?.length));
       const again = await dsApi().create(daemonSet('keep'), { namespace: ns });
-      await until(async () => (await livePods(ns)).every((p) => p.metadata?.ownerReferences?.[0]?.uid === again.metadata?.uid) && (await rolledOut(ns, 'keep')), 'adoption');
+      await until('adoption', async () => (await livePods(ns)).every((p) => p.metadata?.ownerReferences?.[0]?.uid === again.metadata?.uid) && (await rolledOut(ns, 'keep')));
       assert.notEqual(again.metadata?.uid, old.metadata?.uid);
       assert.deepEqual((await livePods(ns)).map((p) => p.metadata?.name).sort(), names);
       // The orphaned revision is adopted too: still one revision, number 1.
@@ -326,16 +327,16 @@ describe('DaemonSet controller', () => {
     const ctl = await run(ns);
     try {
       await dsApi().create(daemonSet('od', { updateStrategy: { type: 'OnDelete' } }), { namespace: ns });
-      await until(async () => (await livePods(ns)).length === 2 && rolledOut(ns, 'od'), 'pods');
+      await until('pods', async () => (await livePods(ns)).length === 2 && rolledOut(ns, 'od'));
       const ds = await dsApi().get('od', { namespace: ns });
       ds.spec!.template!.spec!.containers[0]!.image = IMAGE2;
       await dsApi().update(ds);
-      await until(async () => (await dsApi().get('od', { namespace: ns })).status?.observedGeneration === 2, 'observed');
+      await until('observed', async () => (await dsApi().get('od', { namespace: ns })).status?.observedGeneration === 2);
       assert.equal((await dsApi().get('od', { namespace: ns })).status?.updatedNumberScheduled, undefined);
       assert.ok((await livePods(ns)).every((p) => p.spec?.containers[0]?.image === IMAGE1));
       const victim = (await livePods(ns))[0]!;
       await podApi().delete(victim.metadata!.name!, { namespace: ns });
-      await until(async () => (await livePods(ns)).filter((p) => p.spec?.containers[0]?.image === IMAGE2).length === 1 && (await livePods(ns)).length === 2, 'one replaced pod');
+      await until('one replaced pod', async () => (await livePods(ns)).filter((p) => p.spec?.containers[0]?.image === IMAGE2).length === 1 && (await livePods(ns)).length === 2);
     } finally {
       await ctl.stop();
       for (const n of ['e1', 'e2']) await nodeApi().delete(n);

@@ -4,7 +4,8 @@
  * required node affinity on `metadata.name`), which pods are up to date, the rolling-update
  * budgets and the order daemon pods on one node are kept in.
  */
-import { effectiveTaints, findUntoleratedTaint, type Clock, matchesNodeAffinity, type DaemonSet, type Node, type Pod, type PodSpec, type Toleration } from '@kplane/runtime';
+import { type Clock, type DaemonSet, type Node, type Pod, type PodSpec, type Toleration } from '@kplane/runtime';
+import { effectiveTaints, findUntoleratedTaint, matchesNodeAffinity } from '@kplane/runtime/internal';
 
 /** The label carrying the hash of the revision a daemon pod was created from (DefaultDaemonSetUniqueLabelKey). */
 export const DAEMONSET_HASH_LABEL = 'controller-revision-hash';

@@ -3,7 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import type { Client } from '@kplane/client';
 import { Deployments, Pods, ReplicaSets, createManager, type Deployment, type Pod, type ReplicaSet } from '@kplane/runtime';
 import { createReplicaSetController } from '../replicaset/replicaset-controller.js';
-import { activePods, createNamespace, startFakeKubelet, startKplane, until, type TestKplane } from '../replicaset/test-support.js';
+import { until } from '@kplane/api/testing';
+import { activePods, createNamespace, startFakeKubelet, startKplane, type TestKplane } from '../replicaset/test-support.js';
 import { createDeploymentController } from './deployment-controller.js';
 import { POD_TEMPLATE_HASH_LABEL, computeHash } from './hash.js';
 
@@ -67,7 +68,7 @@ describe('Deployment controller', () => {
     await createNamespace(kp.client, ns);
     const ctl = await run(ns);
     const created = await dApi().create(deployment('web', 3), { namespace: ns });
-    await until(() => rolledOut(ns, 'web'), 'rollout');
+    await until('rollout', () => rolledOut(ns, 'web'));
     const hash = computeHash(created.spec!.template);
     const [rs, ...others] = await replicaSets(ns);
     assert.equal(others.length, 0);
@@ -84,7 +85,7 @@ describe('Deployment controller', () => {
     assert.equal(rs!.metadata!.annotations!['deployment.kubernetes.io/max-replicas'], '4');
     for (const p of await activePods(kp.client, ns)) assert.equal(p.metadata!.labels![POD_TEMPLATE_HASH_LABEL], hash);
 
-    await until(async () => (await dApi().get('web', { namespace: ns })).status?.conditions?.find((c) => c.type === 'Progressing')?.reason === 'NewReplicaSetAvailable', 'complete');
+    await until('complete', async () => (await dApi().get('web', { namespace: ns })).status?.conditions?.find((c) => c.type === 'Progressing')?.reason === 'NewReplicaSetAvailable');
     const d = await dApi().get('web', { namespace: ns });
     assert.equal(d.metadata!.annotations!['deployment.kubernetes.io/revision'], '1');
     const s = d.status!;
@@ -95,7 +96,7 @@ describe('Deployment controller', () => {
 
     // Scaling (kubectl scale goes through the scale subresource) bumps the generation only.
     await dApi().updateSubresource('web', 'scale', { apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name: 'web', namespace: ns }, spec: { replicas: 5 } }, { namespace: ns });
-    await until(async () => (await rolledOut(ns, 'web')) && (await dApi().get('web', { namespace: ns })).status?.replicas === 5, 'scaled to 5');
+    await until('scaled to 5', async () => (await rolledOut(ns, 'web')) && (await dApi().get('web', { namespace: ns })).status?.replicas === 5);
     const scaled = await dApi().get('web', { namespace: ns });
     assert.equal(scaled.status!.observedGeneration, 2);
     const [rs5] = await replicaSets(ns);
@@ -112,7 +113,7 @@ describe('Deployment controller', () => {
     const ctl = await run(ns);
     const strategy = { type: 'RollingUpdate' as const, rollingUpdate: { maxSurge: 1, maxUnavailable: 1 } };
     await dApi().create(deployment('roll', 4, { strategy }), { namespace: ns });
-    await until(() => rolledOut(ns, 'roll'), 'first rollout');
+    await until('first rollout', () => rolledOut(ns, 'roll'));
 
     // Watch pods and ReplicaSets during the rollout and check the bounds at every event.
     const pods = new Map<string, Pod>();
@@ -148,8 +149,8 @@ describe('Deployment controller', () => {
 
     // kubectl set image: a strategic merge patch of the template.
     await dApi().patch('roll', { spec: { template: { spec: { containers: [{ name: 'agnhost', image: IMAGE2 }] } } } }, 'strategic', { namespace: ns });
-    await until(async () => (await rolledOut(ns, 'roll')) && (await replicaSets(ns)).length === 2, 'second rollout');
-    await until(async () => (await activePods(kp.client, ns)).every((p) => p.spec?.containers[0]?.image === IMAGE2), 'old pods gone');
+    await until('second rollout', async () => (await rolledOut(ns, 'roll')) && (await replicaSets(ns)).length === 2);
+    await until('old pods gone', async () => (await activePods(kp.client, ns)).every((p) => p.spec?.containers[0]?.image === IMAGE2));
     watching.abort();
     await Promise.all([watchPods, watchSets]);
     assert.deepEqual(violations, []);
@@ -168,7 +169,7 @@ describe('Deployment controller', () => {
     const template = structuredClone(oldRS.spec!.template!);
     delete template.metadata!.labels![POD_TEMPLATE_HASH_LABEL];
     await dApi().patch('roll', [{ op: 'replace', path: '/spec/template', value: template }], 'json', { namespace: ns });
-    await until(async () => (await rolledOut(ns, 'roll')) && (await activePods(kp.client, ns)).every((p) => p.spec?.containers[0]?.image === IMAGE1), 'rollback');
+    await until('rollback', async () => (await rolledOut(ns, 'roll')) && (await activePods(kp.client, ns)).every((p) => p.spec?.containers[0]?.image === IMAGE1));
     const back = await rsApi().get(oldRS.metadata!.name!, { namespace: ns });
     assert.equal(back.metadata!.uid, oldRS.metadata!.uid, 'the old ReplicaSet is reused');
     assert.equal(back.spec!.replicas, 4);
@@ -183,7 +184,7 @@ describe('Deployment controller', () => {
     await createNamespace(kp.client, ns);
     const ctl = await run(ns);
     await dApi().create(deployment('rec', 3, { strategy: { type: 'Recreate' } }), { namespace: ns });
-    await until(() => rolledOut(ns, 'rec'), 'first rollout');
+    await until('first rollout', () => rolledOut(ns, 'rec'));
     const pods = new Map<string, Pod>();
     for (const p of (await podApi().list({ namespace: ns })).items) pods.set(p.metadata!.uid!, p);
     const mixed: string[] = [];
@@ -199,7 +200,7 @@ describe('Deployment controller', () => {
       }
     })().catch(() => undefined);
     await dApi().patch('rec', { spec: { template: { spec: { containers: [{ name: 'agnhost', image: IMAGE2 }] } } } }, 'strategic', { namespace: ns });
-    await until(async () => (await rolledOut(ns, 'rec')) && (await activePods(kp.client, ns)).length === 3 && (await activePods(kp.client, ns)).every((p) => p.spec?.containers[0]?.image === IMAGE2), 'recreated');
+    await until('recreated', async () => (await rolledOut(ns, 'rec')) && (await activePods(kp.client, ns)).length === 3 && (await activePods(kp.client, ns)).every((p) => p.spec?.containers[0]?.image === IMAGE2));
     watching.abort();
     await watch;
     assert.deepEqual(mixed, []);
@@ -213,10 +214,10 @@ describe('Deployment controller', () => {
     const ctl = await run(ns);
     await dApi().create(deployment('hist', 1, { revisionHistoryLimit: 1 }), { namespace: ns });
     for (const tag of ['2.62', '2.63', '2.64']) {
-      await until(() => rolledOut(ns, 'hist'), 'rollout');
+      await until('rollout', () => rolledOut(ns, 'hist'));
       await dApi().patch('hist', { spec: { template: { spec: { containers: [{ name: 'agnhost', image: `registry.k8s.io/e2e-test-images/agnhost:${tag}` }] } } } }, 'strategic', { namespace: ns });
     }
-    await until(async () => (await rolledOut(ns, 'hist')) && (await replicaSets(ns)).length === 2, 'history cut to 1');
+    await until('history cut to 1', async () => (await rolledOut(ns, 'hist')) && (await replicaSets(ns)).length === 2);
     const revisions = (await replicaSets(ns)).map((rs) => rs.metadata!.annotations!['deployment.kubernetes.io/revision']).sort();
     assert.deepEqual(revisions, ['3', '4']);
     await ctl.stop();
@@ -227,18 +228,18 @@ describe('Deployment controller', () => {
     await createNamespace(kp.client, ns);
     const ctl = await run(ns);
     await dApi().create(deployment('p', 2), { namespace: ns });
-    await until(() => rolledOut(ns, 'p'), 'rollout');
+    await until('rollout', () => rolledOut(ns, 'p'));
     await dApi().patch('p', { spec: { paused: true } }, 'merge', { namespace: ns });
-    await until(async () => {
+    await until('paused condition', async () => {
       const c = (await dApi().get('p', { namespace: ns })).status?.conditions?.find((x) => x.type === 'Progressing');
       return c?.status === 'Unknown' && c.reason === 'DeploymentPaused' && c.message === 'Deployment is paused';
-    }, 'paused condition');
+    });
     await dApi().patch('p', { spec: { replicas: 3, template: { spec: { containers: [{ name: 'agnhost', image: IMAGE2 }] } } } }, 'strategic', { namespace: ns });
-    await until(async () => (await activePods(kp.client, ns)).length === 3, 'scaled while paused');
+    await until('scaled while paused', async () => (await activePods(kp.client, ns)).length === 3);
     assert.equal((await replicaSets(ns)).length, 1, 'no new ReplicaSet while paused');
     assert.ok((await activePods(kp.client, ns)).every((p) => p.spec?.containers[0]?.image === IMAGE1));
     await dApi().patch('p', { spec: { paused: false } }, 'merge', { namespace: ns });
-    await until(async () => (await rolledOut(ns, 'p')) && (await activePods(kp.client, ns)).every((p) => p.spec?.containers[0]?.image === IMAGE2), 'resumed rollout');
+    await until('resumed rollout', async () => (await rolledOut(ns, 'p')) && (await activePods(kp.client, ns)).every((p) => p.spec?.containers[0]?.image === IMAGE2));
     await ctl.stop();
   });
 
@@ -247,7 +248,7 @@ describe('Deployment controller', () => {
     await createNamespace(kp.client, ns);
     const ctl = await run(ns, { kubelet: false });
     await dApi().create(deployment('stuck', 2, { progressDeadlineSeconds: 1 }), { namespace: ns });
-    await until(async () => (await dApi().get('stuck', { namespace: ns })).status?.conditions?.find((c) => c.type === 'Progressing')?.reason === 'ProgressDeadlineExceeded', 'deadline', 8000);
+    await until('deadline', async () => (await dApi().get('stuck', { namespace: ns })).status?.conditions?.find((c) => c.type === 'Progressing')?.reason === 'ProgressDeadlineExceeded', 8000);
     const d = await dApi().get('stuck', { namespace: ns });
     const hash = computeHash(d.spec!.template);
     const conds = Object.fromEntries(d.status!.conditions!.map((c) => [c.type, [c.status, c.reason, c.message]]));
@@ -267,7 +268,7 @@ describe('Deployment controller', () => {
     });
     const ctl = await run(ns, { client: counting });
     await dApi().create(deployment('vitrine', 4), { namespace: ns });
-    await until(() => rolledOut(ns, 'vitrine'), 'rollout');
+    await until('rollout', () => rolledOut(ns, 'vitrine'));
     const [rs] = await replicaSets(ns);
     const before = (await activePods(kp.client, ns)).map((p) => `${p.metadata!.name} ${p.metadata!.creationTimestamp}`).sort();
     podCreates = 0;
@@ -277,13 +278,13 @@ describe('Deployment controller', () => {
       await podApi().patch(p.metadata!.name!, [{ op: 'remove', path: '/metadata/ownerReferences' }], 'json', { namespace: ns });
     }
     await rsApi().patch(rs!.metadata!.name!, { metadata: { finalizers: null } }, 'merge', { namespace: ns });
-    await until(async () => {
+    await until('a new ReplicaSet of the same name', async () => {
       const now = await replicaSets(ns);
       return now.length === 1 && now[0]!.metadata!.uid !== rs!.metadata!.uid && now[0]!.status?.replicas === 4;
-    }, 'a new ReplicaSet of the same name');
+    });
     const [again] = await replicaSets(ns);
     assert.equal(again!.metadata!.name, rs!.metadata!.name);
-    await until(async () => (await activePods(kp.client, ns)).every((p) => p.metadata?.ownerReferences?.[0]?.uid === again!.metadata!.uid), 'adopted');
+    await until('adopted', async () => (await activePods(kp.client, ns)).every((p) => p.metadata?.ownerReferences?.[0]?.uid === again!.metadata!.uid));
     assert.deepEqual((await activePods(kp.client, ns)).map((p) => `${p.metadata!.name} ${p.metadata!.creationTimestamp}`).sort(), before);
     assert.equal(podCreates, 0);
     await ctl.stop();
@@ -301,20 +302,20 @@ describe('Deployment controller', () => {
     });
     const ctl = await run(ns, { client: counting });
     const first = await dApi().create(deployment('vitrine', 4), { namespace: ns });
-    await until(() => rolledOut(ns, 'vitrine'), 'rollout');
+    await until('rollout', () => rolledOut(ns, 'vitrine'));
     const [rs] = await replicaSets(ns);
     const podsBefore = (await activePods(kp.client, ns)).map((p) => p.metadata!.name).sort();
     // kubectl delete deployment --cascade=orphan, with the garbage collector's part played here.
     await dApi().delete('vitrine', { namespace: ns, propagationPolicy: 'Orphan' });
     await rsApi().patch(rs!.metadata!.name!, [{ op: 'remove', path: '/metadata/ownerReferences' }], 'json', { namespace: ns });
     await dApi().patch('vitrine', { metadata: { finalizers: null } }, 'merge', { namespace: ns });
-    await until(async () => (await dApi().list({ namespace: ns })).items.length === 0, 'deployment gone');
+    await until('deployment gone', async () => (await dApi().list({ namespace: ns })).items.length === 0);
     podCreates = 0;
     rsCreates = 0;
     const second = await dApi().create(deployment('vitrine', 4), { namespace: ns });
     assert.notEqual(second.metadata!.uid, first.metadata!.uid);
-    await until(async () => (await rsApi().get(rs!.metadata!.name!, { namespace: ns })).metadata?.ownerReferences?.[0]?.uid === second.metadata!.uid, 'RS adopted');
-    await until(() => rolledOut(ns, 'vitrine'), 'rolled out');
+    await until('RS adopted', async () => (await rsApi().get(rs!.metadata!.name!, { namespace: ns })).metadata?.ownerReferences?.[0]?.uid === second.metadata!.uid);
+    await until('rolled out', () => rolledOut(ns, 'vitrine'));
     const after = await rsApi().get(rs!.metadata!.name!, { namespace: ns });
     assert.equal(after.metadata!.uid, rs!.metadata!.uid, 'the same ReplicaSet');
     assert.deepEqual((await activePods(kp.client, ns)).map((p) => p.metadata!.name).sort(), podsBefore);

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { PodDisruptionBudgets, Pods, ReplicaSets, createFakeClock, createManager, formatTime, type FakeClock, type Pod, type PodDisruptionBudget, type ReplicaSet } from '@kplane/runtime';
 import { settle } from '@kplane/runtime/testing';
-import { eventually, startTestKplane, type TestKplane } from '../namespace/testing.js';
+import { eventually } from '@kplane/api/testing';
+import { startTestKplane, type TestKplane } from '../namespace/testing.js';
 import { createDisruptionController } from './controller.js';
 import { DELETION_TIMEOUT_MS } from './status.js';
 

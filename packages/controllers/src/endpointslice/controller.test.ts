@@ -4,7 +4,8 @@ import {
   EndpointSlices, Endpoints, Nodes, Pods, Services, createFakeClock, createManager, formatTime,
   type EndpointSlice, type Endpoints as EndpointsObject, type FakeClock, type Pod, type Service,
 } from '@kplane/runtime';
-import { eventually, startTestKplane, type TestKplane } from '../namespace/testing.js';
+import { eventually } from '@kplane/api/testing';
+import { startTestKplane, type TestKplane } from '../namespace/testing.js';
 import { createEndpointsController } from '../endpoints/index.js';
 import { createEndpointSliceController } from './index.js';
 

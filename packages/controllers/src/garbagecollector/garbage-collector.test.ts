@@ -1,7 +1,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '@kplane/api';
-import { createCm, createNamespace, eventually, getOrNone, refTo, startKplane, testGc, type TestKplane } from './test-support.js';
+import { eventually } from '@kplane/api/testing';
+import { createCm, createNamespace, getOrNone, refTo, startKplane, testGc, type TestKplane } from './test-support.js';
 
 let k: TestKplane;
 
@@ -32,11 +33,11 @@ test('background: deleting an owner deletes two levels of dependents', async () 
     await createCm(k, ns, 'g3', [refTo(c2)]);
     const unrelated = await createCm(k, ns, 'unrelated');
     await createCm(k, ns, 'kept', [refTo(unrelated)]);
-    await eventually(() => run.gc.graphHas(root.metadata!.uid!), 'the graph holds the root');
+    await eventually('the graph holds the root', () => run.gc.graphHas(root.metadata!.uid!));
 
     const status = await k.configMaps.delete('root', { namespace: ns });
     assert.equal((status as { kind?: string }).kind, 'Status', 'background deletion removes the owner at once');
-    await eventually(() => gone(ns, 'c1', 'c2', 'g1', 'g2', 'g3'), 'every dependent is gone');
+    await eventually('every dependent is gone', () => gone(ns, 'c1', 'c2', 'g1', 'g2', 'g3'));
     assert.ok(await exists(ns, 'unrelated'));
     assert.ok(await exists(ns, 'kept'), 'an object whose owner exists stays');
   } finally {
@@ -54,15 +55,15 @@ test('foreground: the owner keeps foregroundDeletion while a blocking dependent 
     const child = await createCm(k, ns, 'child', [refTo(root, { blockOwnerDeletion: true, controller: true })]);
     await createCm(k, ns, 'grandchild', [refTo(child, { blockOwnerDeletion: true })], { finalizers: ['example.com/hold'] });
     await createCm(k, ns, 'loose', [refTo(root)]); // not blocking
-    await eventually(async () => run.gc.graphHas(child.metadata!.uid!), 'the graph holds the child');
+    await eventually('the graph holds the child', async () => run.gc.graphHas(child.metadata!.uid!));
 
     const res = (await k.configMaps.delete('root', { namespace: ns, propagationPolicy: 'Foreground' })) as KubeObject;
     assert.ok(res.metadata?.finalizers?.includes('foregroundDeletion'));
 
     // The grandchild is being deleted but held by its own finalizer.
-    await eventually(async () => (await getOrNone(k.configMaps, 'grandchild', ns))?.metadata?.deletionTimestamp, 'the grandchild is deleting');
-    await eventually(async () => (await getOrNone(k.configMaps, 'child', ns))?.metadata?.finalizers?.includes('foregroundDeletion'), 'the child deletes in foreground');
-    await eventually(() => gone(ns, 'loose'), 'a non-blocking dependent is deleted');
+    await eventually('the grandchild is deleting', async () => (await getOrNone(k.configMaps, 'grandchild', ns))?.metadata?.deletionTimestamp);
+    await eventually('the child deletes in foreground', async () => (await getOrNone(k.configMaps, 'child', ns))?.metadata?.finalizers?.includes('foregroundDeletion'));
+    await eventually('a non-blocking dependent is deleted', () => gone(ns, 'loose'));
     const rootNow = await k.configMaps.get('root', { namespace: ns });
     assert.ok(rootNow.metadata?.deletionTimestamp);
     assert.deepEqual(rootNow.metadata?.finalizers, ['foregroundDeletion']);
@@ -70,7 +71,7 @@ test('foreground: the owner keeps foregroundDeletion while a blocking dependent 
     assert.ok(childNow.metadata?.deletionTimestamp);
 
     await k.configMaps.patch('grandchild', { metadata: { finalizers: null } }, 'merge', { namespace: ns });
-    await eventually(() => gone(ns, 'root', 'child', 'grandchild'), 'the whole tree is gone');
+    await eventually('the whole tree is gone', () => gone(ns, 'root', 'child', 'grandchild'));
   } finally {
     await run.stop();
   }
@@ -86,10 +87,10 @@ test('orphan: dependents stay, without the owner reference', async () => {
     const other = await createCm(k, ns, 'other');
     await createCm(k, ns, 'd1', [refTo(root, { controller: true, blockOwnerDeletion: true })]);
     await createCm(k, ns, 'd2', [refTo(root), refTo(other)]);
-    await eventually(() => run.gc.graphHas(root.metadata!.uid!), 'the graph holds the root');
+    await eventually('the graph holds the root', () => run.gc.graphHas(root.metadata!.uid!));
 
     await k.configMaps.delete('root', { namespace: ns, propagationPolicy: 'Orphan' });
-    await eventually(() => gone(ns, 'root'), 'the owner is gone');
+    await eventually('the owner is gone', () => gone(ns, 'root'));
     const d1 = await k.configMaps.get('d1', { namespace: ns });
     assert.equal(d1.metadata?.ownerReferences?.length ?? 0, 0);
     const d2 = await k.configMaps.get('d2', { namespace: ns });
@@ -112,7 +113,7 @@ test('an owner recreated under the same name is another owner', async () => {
   const run = testGc(k.client);
   await run.start();
   try {
-    await eventually(() => gone(ns, 'dep-old'), 'the dependent of the old uid is deleted');
+    await eventually('the dependent of the old uid is deleted', () => gone(ns, 'dep-old'));
     assert.ok(await exists(ns, 'owner'));
     assert.ok(await exists(ns, 'dep-new'));
   } finally {
@@ -128,11 +129,11 @@ test('an owner in another namespace: the dependent is deleted with an OwnerRefIn
   try {
     const owner = await createCm(k, 'gc-ns-a', 'owner');
     const dep = await createCm(k, 'gc-ns-b', 'dependent', [refTo(owner)]);
-    await eventually(() => gone('gc-ns-b', 'dependent'), 'the dependent is deleted');
+    await eventually('the dependent is deleted', () => gone('gc-ns-b', 'dependent'));
     assert.ok(await exists('gc-ns-a', 'owner'));
 
     const events = k.client.resource<KubeObject>({ group: '', version: 'v1', resource: 'events', namespaced: true, kind: 'Event' });
-    const ev = await eventually(async () => (await events.list({ namespace: 'gc-ns-b', fieldSelector: 'involvedObject.name=dependent' })).items[0], 'the event is written');
+    const ev = await eventually('the event is written', async () => (await events.list({ namespace: 'gc-ns-b', fieldSelector: 'involvedObject.name=dependent' })).items[0]);
     assert.equal(ev.reason, 'OwnerRefInvalidNamespace');
     assert.equal(ev.type, 'Warning');
     assert.equal(
@@ -157,11 +158,11 @@ test('a cluster-scoped object cannot be owned by a namespaced one: kept, with an
     const owner = await createCm(k, 'gc-cluster', 'owner');
     await nodes.create({ metadata: { name: 'gc-node', ownerReferences: [refTo(owner)] } });
     const events = k.client.resource<KubeObject>({ group: '', version: 'v1', resource: 'events', namespaced: true, kind: 'Event' });
-    const ev = await eventually(async () => (await events.list({ namespace: 'default', fieldSelector: 'involvedObject.name=gc-node' })).items[0], 'the event is written');
+    const ev = await eventually('the event is written', async () => (await events.list({ namespace: 'default', fieldSelector: 'involvedObject.name=gc-node' })).items[0]);
     assert.equal(ev.reason, 'OwnerRefInvalidNamespace');
     assert.equal(ev.message, `ownerRef [v1/ConfigMap, namespace: , name: owner, uid: ${owner.metadata!.uid}] does not exist in namespace ""`);
     // Still there once the collector has looked at it (the queue is idle again).
-    await eventually(() => run.errors.length === 0 && run.gc.graphHas(owner.metadata!.uid!), 'the collector settles');
+    await eventually('the collector settles', () => run.errors.length === 0 && run.gc.graphHas(owner.metadata!.uid!));
     assert.ok(await getOrNone(nodes, 'gc-node'));
     await nodes.delete('gc-node');
   } finally {
@@ -181,7 +182,7 @@ test('restart: deletions made while the collector was stopped are finished after
   await createCm(k, ns, 'fg-child', [refTo(fg, { blockOwnerDeletion: true })]);
   const orphan = await createCm(k, ns, 'or');
   await createCm(k, ns, 'or-child', [refTo(orphan)]);
-  await eventually(() => run.gc.graphHas(orphan.metadata!.uid!), 'the graph holds the owners');
+  await eventually('the graph holds the owners', () => run.gc.graphHas(orphan.metadata!.uid!));
   await run.stop();
 
   await k.configMaps.delete('bg', { namespace: ns });
@@ -194,7 +195,7 @@ test('restart: deletions made while the collector was stopped are finished after
 
   await run.start();
   try {
-    await eventually(() => gone(ns, 'bg-child', 'bg-grandchild', 'fg', 'fg-child', 'or'), 'the pending work is done');
+    await eventually('the pending work is done', () => gone(ns, 'bg-child', 'bg-grandchild', 'fg', 'fg-child', 'or'));
     const orChild = await k.configMaps.get('or-child', { namespace: ns });
     assert.equal(orChild.metadata?.ownerReferences?.length ?? 0, 0);
   } finally {

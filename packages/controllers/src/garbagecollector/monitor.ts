@@ -5,7 +5,8 @@
  */
 import type { KubeObject, ObjectMeta } from '@kplane/api';
 import { createClient, type Client } from '@kplane/client';
-import { watcher, type Clock } from '@kplane/runtime';
+import { type Clock } from '@kplane/runtime';
+import { watcher } from '@kplane/runtime/internal';
 import { apiVersionOf, resourceId, type ResourceInfo } from './discovery.js';
 import type { GraphBuilder, ObservedKind } from './graph-builder.js';
 

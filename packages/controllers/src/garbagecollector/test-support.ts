@@ -1,11 +1,12 @@
 /**
  * Test support (not exported from the package): an in-process kplane on memory storage,
- * ConfigMap helpers, and polling with a deadline.
+ * ConfigMap helpers.
  */
 import type { KubeObject, OwnerReference } from '@kplane/api';
 import { ApiError } from '@kplane/api';
 import type { Client, ResourceClient } from '@kplane/client';
-import { startTestKplane } from '@kplane/runtime/testing';
+import { eventually } from '@kplane/api/testing';
+import { startTestKplane } from '@kplane/apiserver/testing';
 import { createGarbageCollector, type GarbageCollector, type GarbageCollectorOptions } from './garbage-collector.js';
 
 /** An API server for one test file. */
@@ -47,30 +48,13 @@ export function testGc(client: Client, options: Partial<GarbageCollectorOptions>
     async start() {
       ctl = new AbortController();
       run = gc.start(ctl.signal);
-      await eventually(() => gc.synced(), 'the collector syncs');
+      await eventually('the collector syncs', () => gc.synced());
     },
     async stop() {
       ctl?.abort();
       await run;
     },
   };
-}
-
-/** Polls `check` until it returns a truthy value (or stops throwing), failing after `timeoutMs`. */
-export async function eventually<T>(check: () => T | Promise<T>, what: string, timeoutMs = 10_000): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await check();
-      if (v) return v as NonNullable<T>;
-      last = undefined;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}${last ? `: ${String((last as Error).message ?? last)}` : ''}`);
-    await new Promise((r) => setTimeout(r, 15));
-  }
 }
 
 /** The object, or undefined on 404. */

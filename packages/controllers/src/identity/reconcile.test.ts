@@ -2,7 +2,7 @@ import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '@kplane/api';
 import { ClusterRoleBindings, ClusterRoles } from '@kplane/runtime';
-import { startTestKplane, type TestKplane } from '@kplane/runtime/testing';
+import { startTestKplane, type TestKplane } from '@kplane/apiserver/testing';
 import { controllerClusterRole, controllerClusterRoleBinding, controllerIdentity } from './policy.js';
 import { ensureClusterRole, ensureClusterRoleBinding, ensureControllerIdentity } from './reconcile.js';
 

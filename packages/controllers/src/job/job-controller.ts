@@ -5,9 +5,10 @@
  */
 import { ApiError, labelSelectorFromObject, type OwnerReference } from '@kplane/api';
 import {
-  Action, Jobs, NAMESPACE_INDEX, Pods, createEventRecorder, deepFreeze, formatTime,
+  Action, Jobs, NAMESPACE_INDEX, Pods, createEventRecorder, formatTime,
   type Clock, type Controller, type EventRecorder, type Job, type JobCondition, type Manager, type Pod, type Request,
 } from '@kplane/runtime';
+import { deepFreeze } from '@kplane/runtime/internal';
 import { claimObjects, controllerOf, controllerRefTo, isStaleCacheError, recheckOwnerWith } from '../replicaset/controller-ref.js';
 import { createExpectations } from '../replicaset/expectations.js';
 import { createOwnWrites } from '../replicaset/own-writes.js';

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { ApiError, type KubeObject } from '@kplane/api';
 import { ConfigMaps, Namespaces, Secrets, createManager, type Namespace } from '@kplane/runtime';
 import { createNamespaceController, createNamespaceDeleter, discoverDeletableNamespacedResources, DiscoveryError, AggregateDeletionError } from './index.js';
-import { eventually, startTestKplane, type TestKplane } from './testing.js';
+import { eventually } from '@kplane/api/testing';
+import { startTestKplane, type TestKplane } from './testing.js';
 
 let kp: TestKplane;
 const WIDGETS = { group: 'exemple.fr', version: 'v1', resource: 'widgets', namespaced: true, kind: 'Widget' };

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { Leases, Nodes, Pods, createFakeClock, createManager, type FakeClock, type Lease, type Node, type Pod } from '@kplane/runtime';
 import { settle } from '@kplane/runtime/testing';
-import { eventually, startTestKplane, type TestKplane } from '../namespace/testing.js';
+import { eventually } from '@kplane/api/testing';
+import { startTestKplane, type TestKplane } from '../namespace/testing.js';
 import { createNodeLifecycleController } from './controller.js';
 import { createTaintEvictionController } from './taint-eviction.js';
 

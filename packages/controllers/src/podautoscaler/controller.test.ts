@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { KubeObject } from '@kplane/api';
 import { Deployments, Events, HorizontalPodAutoscalers, Namespaces, Pods, createFakeClock, createManager, formatTime, type CoreEvent, type Deployment, type HorizontalPodAutoscaler, type Pod } from '@kplane/runtime';
-import { startTestKplane, tick, type TestKplane } from '@kplane/runtime/testing';
+import { startTestKplane, type TestKplane } from '@kplane/apiserver/testing';
+import { tick } from '@kplane/runtime/testing';
 import { createHorizontalPodAutoscalerController } from './controller.js';
 
 const START = Date.parse('2024-05-01T12:00:00Z');

@@ -3,7 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import type { Client } from '@kplane/client';
 import type { RawRequest, RawResponse } from '@kplane/api';
 import { Nodes, Pods, createFakeClock, createManager, type Node, type Pod } from '@kplane/runtime';
-import { createNamespace, startKplane, until, type TestKplane } from '../replicaset/test-support.js';
+import { until } from '@kplane/api/testing';
+import { createNamespace, startKplane, type TestKplane } from '../replicaset/test-support.js';
 import { compareForDeletion, createPodGarbageCollector, type PodGarbageCollectorOptions } from './controller.js';
 
 describe('pod garbage collector', () => {
@@ -41,7 +42,7 @@ describe('pod garbage collector', () => {
       passes: () => passes,
       /** Waits for pass `n` of the loop to finish. */
       async pass(n: number) {
-        await until(() => passes >= n, `pass ${n}`);
+        await until(`pass ${n}`, () => passes >= n);
       },
       async stop() {
         stop.abort();

@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { CONTROLLER_OWNER_INDEX, createStore, deepFreeze, type Pod, type ReplicaSet, type StoreDelta } from '@kplane/runtime';
+import { CONTROLLER_OWNER_INDEX, type Pod, type ReplicaSet } from '@kplane/runtime';
+import { createStore, deepFreeze, type StoreDelta } from '@kplane/runtime/internal';
 import { factsOf, fullyLabeled, rsFactsOf, selects } from './pod-facts.js';
 import { createPodTally, type PodTally } from './pod-tally.js';
 import { podKey } from './pods.js';

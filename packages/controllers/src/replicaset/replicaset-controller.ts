@@ -12,7 +12,6 @@ import {
   ReplicaSets,
   TerminalError,
   createEventRecorder,
-  deepFreeze,
   objectKey,
   formatTime,
   type Clock,
@@ -26,6 +25,7 @@ import {
   type ReplicaSetStatus,
   type Request,
 } from '@kplane/runtime';
+import { deepFreeze } from '@kplane/runtime/internal';
 import { claimObjects, controllerOf, controllerRefTo, isStaleCacheError, recheckOwnerWith } from './controller-ref.js';
 import { createExpectations, type Expectations } from './expectations.js';
 import { createOwnWrites } from './own-writes.js';

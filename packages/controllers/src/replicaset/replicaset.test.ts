@@ -4,7 +4,8 @@ import { ApiError, type RawResponse } from '@kplane/api';
 import type { Client } from '@kplane/client';
 import { Events, Pods, ReplicaSets, createManager, type CoreEvent, type Pod, type ReplicaSet } from '@kplane/runtime';
 import { createReplicaSetController, type ReplicaSetControllerOptions } from './replicaset-controller.js';
-import { activePods, createNamespace, markReady, sleep, startKplane, until, type TestKplane } from './test-support.js';
+import { until } from '@kplane/api/testing';
+import { activePods, createNamespace, markReady, sleep, startKplane, type TestKplane } from './test-support.js';
 
 const IMAGE = 'registry.k8s.io/e2e-test-images/agnhost:2.61';
 
@@ -84,7 +85,7 @@ describe('ReplicaSet controller', () => {
     await createNamespace(kp.client, ns);
     const ctl = await run(kp.client, {});
     const rs = await rsApi().create(replicaSet('web', 3), { namespace: ns });
-    await until(async () => (await activePods(kp.client, ns)).length === 3, '3 pods');
+    await until('3 pods', async () => (await activePods(kp.client, ns)).length === 3);
     const pods = await activePods(kp.client, ns);
     for (const p of pods) {
       assert.match(p.metadata!.name!, /^web-[a-z0-9]{5}$/);
@@ -94,27 +95,27 @@ describe('ReplicaSet controller', () => {
         { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web', uid: rs.metadata!.uid, controller: true, blockOwnerDeletion: true },
       ]);
     }
-    await until(async () => {
+    await until('status 3 replicas', async () => {
       const s = (await rsApi().get('web', { namespace: ns })).status;
       return s?.replicas === 3 && s.fullyLabeledReplicas === 3 && s.observedGeneration === 1 && !s.readyReplicas;
-    }, 'status 3 replicas');
+    });
 
     await rsApi().patch('web', { spec: { replicas: 1 } }, 'merge', { namespace: ns });
-    await until(async () => (await activePods(kp.client, ns)).length === 1, 'scaled down to 1');
-    await until(async () => (await rsApi().get('web', { namespace: ns })).status?.observedGeneration === 2, 'observedGeneration 2');
+    await until('scaled down to 1', async () => (await activePods(kp.client, ns)).length === 1);
+    await until('observedGeneration 2', async () => (await rsApi().get('web', { namespace: ns })).status?.observedGeneration === 2);
 
     const [last] = await activePods(kp.client, ns);
     await podApi().delete(last!.metadata!.name!, { namespace: ns });
-    await until(async () => {
+    await until('a replacement pod', async () => {
       const now = await activePods(kp.client, ns);
       return now.length === 1 && now[0]!.metadata!.name !== last!.metadata!.name;
-    }, 'a replacement pod');
+    });
 
-    await until(async () => {
+    await until('events', async () => {
       const events = (await kp.client.resource<CoreEvent>(Events).list({ namespace: ns })).items;
       return events.some((e) => e.reason === 'SuccessfulCreate' && /^Created pod: web-/.test(e.message) && e.involvedObject.kind === 'ReplicaSet')
         && events.some((e) => e.reason === 'SuccessfulDelete' && /^Deleted pod: web-/.test(e.message));
-    }, 'events');
+    });
     await ctl.stop();
   });
 
@@ -123,7 +124,7 @@ describe('ReplicaSet controller', () => {
     await createNamespace(kp.client, ns);
     const ctl = await run();
     const first = await rsApi().create(replicaSet('vitrine', 4), { namespace: ns });
-    await until(async () => (await activePods(kp.client, ns)).length === 4, '4 pods');
+    await until('4 pods', async () => (await activePods(kp.client, ns)).length === 4);
     const before = (await activePods(kp.client, ns)).map((p) => `${p.metadata!.name} ${p.metadata!.creationTimestamp}`).sort();
 
     // The seed's experiment: the ReplicaSet goes with --cascade=orphan (the garbage collector's
@@ -141,17 +142,17 @@ describe('ReplicaSet controller', () => {
     const ctl2 = await run(counting);
     const second = await rsApi().create(replicaSet('vitrine', 4), { namespace: ns });
     assert.notEqual(second.metadata!.uid, first.metadata!.uid);
-    await until(async () => (await activePods(kp.client, ns)).every((p) => p.metadata?.ownerReferences?.[0]?.uid === second.metadata!.uid), 'adoption');
+    await until('adoption', async () => (await activePods(kp.client, ns)).every((p) => p.metadata?.ownerReferences?.[0]?.uid === second.metadata!.uid));
     const after = (await activePods(kp.client, ns)).map((p) => `${p.metadata!.name} ${p.metadata!.creationTimestamp}`).sort();
     assert.deepEqual(after, before, 'same pods, same creation times');
-    await until(async () => (await rsApi().get('vitrine', { namespace: ns })).status?.replicas === 4, 'status');
+    await until('status', async () => (await rsApi().get('vitrine', { namespace: ns })).status?.replicas === 4);
     assert.equal(creates, 0, 'no pod created');
 
     // A pod relabelled out of the selector is released and replaced.
     const [moved] = await activePods(kp.client, ns);
     await podApi().patch(moved!.metadata!.name!, { metadata: { labels: { app: 'elsewhere' } } }, 'merge', { namespace: ns });
-    await until(async () => !(await podApi().get(moved!.metadata!.name!, { namespace: ns })).metadata?.ownerReferences?.length, 'release');
-    await until(async () => (await activePods(kp.client, ns, 'app=vitrine')).length === 4, 'replacement');
+    await until('release', async () => !(await podApi().get(moved!.metadata!.name!, { namespace: ns })).metadata?.ownerReferences?.length);
+    await until('replacement', async () => (await activePods(kp.client, ns, 'app=vitrine')).length === 4);
     assert.equal(creates, 1);
     await ctl2.stop();
   });
@@ -163,7 +164,7 @@ describe('ReplicaSet controller', () => {
     await podApi().create({ ...orphanPod('held', { app: 'gone' }), metadata: { name: 'held', labels: { app: 'gone' }, finalizers: ['test/hold'] } }, { namespace: ns });
     await podApi().delete('held', { namespace: ns }); // stays, deleting, because of its finalizer
     await rsApi().create({ ...replicaSet('gone', 2), metadata: { name: 'gone', finalizers: ['test/hold'] } }, { namespace: ns });
-    await until(async () => (await activePods(kp.client, ns)).length === 2, '2 pods');
+    await until('2 pods', async () => (await activePods(kp.client, ns)).length === 2);
     const held = await podApi().get('held', { namespace: ns });
     assert.equal(held.metadata?.ownerReferences, undefined, 'a deleting pod is not adopted');
     await rsApi().delete('gone', { namespace: ns });
@@ -193,7 +194,7 @@ describe('ReplicaSet controller', () => {
     for (let i = 0; i < 20; i++) {
       await rsApi().patch('burst', { metadata: { annotations: { poke: String(i) } } }, 'merge', { namespace: ns });
     }
-    await until(async () => (await activePods(kp.client, ns)).length >= 20, '20 pods');
+    await until('20 pods', async () => (await activePods(kp.client, ns)).length >= 20);
     await sleep(600); // several cache lags: any duplicate creation would show now
     assert.equal((await activePods(kp.client, ns)).length, 20);
     assert.equal(creates, 20);
@@ -202,7 +203,7 @@ describe('ReplicaSet controller', () => {
     for (let i = 0; i < 20; i++) {
       await rsApi().patch('burst', { metadata: { annotations: { poke: `d${i}` } } }, 'merge', { namespace: ns });
     }
-    await until(async () => (await activePods(kp.client, ns)).length <= 5, '5 pods');
+    await until('5 pods', async () => (await activePods(kp.client, ns)).length <= 5);
     await sleep(600);
     assert.equal((await activePods(kp.client, ns)).length, 5);
     assert.equal(deletes, 15);
@@ -223,12 +224,12 @@ describe('ReplicaSet controller', () => {
     await markReady(kp.client, notReady, false);
     const ctl = await run();
     await rsApi().create(replicaSet('order', 4), { namespace: ns });
-    await until(async () => (await rsApi().get('order', { namespace: ns })).status?.replicas === 4, 'adopted 4');
+    await until('adopted 4', async () => (await rsApi().get('order', { namespace: ns })).status?.replicas === 4);
     const alive = async () => (await activePods(kp.client, ns)).map((p) => p.metadata!.name).sort();
     const expected = [['notready', 'pending', 'ready'], ['notready', 'ready'], ['ready']];
     for (let i = 0; i < expected.length; i++) {
       await rsApi().patch('order', { spec: { replicas: 3 - i } }, 'merge', { namespace: ns });
-      await until(async () => (await activePods(kp.client, ns)).length === 3 - i, `${3 - i} pods`);
+      await until(`${3 - i} pods`, async () => (await activePods(kp.client, ns)).length === 3 - i);
       assert.deepEqual(await alive(), expected[i]);
     }
     await ctl.stop();
@@ -239,11 +240,11 @@ describe('ReplicaSet controller', () => {
     await createNamespace(kp.client, ns);
     const ctl = await run();
     await rsApi().create(replicaSet('slow', 2, { minReadySeconds: 2 }), { namespace: ns });
-    await until(async () => (await activePods(kp.client, ns)).length === 2, '2 pods');
+    await until('2 pods', async () => (await activePods(kp.client, ns)).length === 2);
     for (const p of await activePods(kp.client, ns)) await markReady(kp.client, p);
-    await until(async () => (await rsApi().get('slow', { namespace: ns })).status?.readyReplicas === 2, 'ready 2');
+    await until('ready 2', async () => (await rsApi().get('slow', { namespace: ns })).status?.readyReplicas === 2);
     assert.equal((await rsApi().get('slow', { namespace: ns })).status?.availableReplicas, undefined, 'not available before minReadySeconds');
-    await until(async () => (await rsApi().get('slow', { namespace: ns })).status?.availableReplicas === 2, 'available 2', 5000);
+    await until('available 2', async () => (await rsApi().get('slow', { namespace: ns })).status?.availableReplicas === 2, 5000);
     await ctl.stop();
   });
 
@@ -261,7 +262,7 @@ describe('ReplicaSet controller', () => {
     });
     const ctl = await run(flaky);
     await rsApi().create(replicaSet('quota', 10), { namespace: ns });
-    await until(async () => Boolean((await rsApi().get('quota', { namespace: ns })).status?.conditions?.length), 'ReplicaFailure');
+    await until('ReplicaFailure', async () => Boolean((await rsApi().get('quota', { namespace: ns })).status?.conditions?.length));
     const status = (await rsApi().get('quota', { namespace: ns })).status!;
     assert.equal(status.replicas, 3);
     assert.deepEqual(
@@ -271,10 +272,10 @@ describe('ReplicaSet controller', () => {
     assert.ok(attempts >= 7, 'batches 1, 2 and 4');
     assert.equal((await activePods(kp.client, ns)).length, 3);
     failing = false;
-    await until(async () => {
+    await until('recovery', async () => {
       const s = (await rsApi().get('quota', { namespace: ns })).status;
       return s?.replicas === 10 && !s.conditions;
-    }, 'recovery');
+    });
     await ctl.stop();
   });
 });

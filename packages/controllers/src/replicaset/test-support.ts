@@ -1,26 +1,15 @@
 /**
- * Test support for the workload controllers (not exported from the package): a real in-process
- * API server on memory storage, polling with a deadline, and a stand-in kubelet that makes pods
- * Running and Ready through the pods/status subresource.
+ * API server on memory storage and a stand-in kubelet that makes pods Running and Ready
+ * through the pods/status subresource.
  */
 import type { Client } from '@kplane/client';
 import { Namespaces, Pods, type Pod } from '@kplane/runtime';
 
-export { startTestKplane as startKplane, type TestKplane } from '@kplane/runtime/testing';
+export { startTestKplane as startKplane, type TestKplane } from '@kplane/apiserver/testing';
 
 /** Creates a namespace. */
 export async function createNamespace(client: Client, name: string): Promise<void> {
   await client.resource(Namespaces).create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-}
-
-/** Polls `check` every 10 ms until it returns true; throws with `what` after `ms`. */
-export async function until(check: () => boolean | Promise<boolean>, what = 'condition', ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 /** Resolves after `ms` (only to let time pass, never for correctness). */

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { KubeObject } from '@kplane/api';
 import { Events, Pods, ReplicationControllers, createManager, type CoreEvent, type Pod, type ReplicationController } from '@kplane/runtime';
-import { activePods, createNamespace, markReady, startKplane, until, type TestKplane } from '../replicaset/test-support.js';
+import { until } from '@kplane/api/testing';
+import { activePods, createNamespace, markReady, startKplane, type TestKplane } from '../replicaset/test-support.js';
 import { createReplicationControllerController, replicationControllerAsReplicaSet } from './index.js';
 
 const IMAGE = 'registry.k8s.io/e2e-test-images/agnhost:2.61';
@@ -36,25 +37,25 @@ describe('ReplicationController controller', () => {
       { apiVersion: 'v1', kind: 'ReplicationController', metadata: { name: 'web' }, spec: { replicas: 3, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: IMAGE }] } } } },
       { namespace: ns },
     );
-    await until(async () => (await activePods(kp.client, ns)).length === 3, '3 pods');
+    await until('3 pods', async () => (await activePods(kp.client, ns)).length === 3);
     for (const p of await activePods(kp.client, ns)) {
       assert.deepEqual(p.metadata!.ownerReferences, [{ apiVersion: 'v1', kind: 'ReplicationController', name: 'web', uid: rc.metadata!.uid, controller: true, blockOwnerDeletion: true }]);
       await markReady(kp.client, p);
     }
-    await until(async () => {
+    await until('status of 3 ready replicas', async () => {
       const s = (await api.get('web', { namespace: ns })).status;
       return s?.replicas === 3 && s.readyReplicas === 3 && s.availableReplicas === 3 && s.observedGeneration === 1;
-    }, 'status of 3 ready replicas');
+    });
     await api.patch('web', { spec: { replicas: 1 } }, 'merge', { namespace: ns });
-    await until(async () => (await activePods(kp.client, ns)).length === 1, 'scaled down to 1');
+    await until('scaled down to 1', async () => (await activePods(kp.client, ns)).length === 1);
     // An orphan matching the selector is adopted (and then one too many is deleted).
     await kp.client.resource<Pod>(Pods).create({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'stray', labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: IMAGE }] } }, { namespace: ns });
-    await until(async () => (await activePods(kp.client, ns)).length === 1, 'back to 1 pod after adoption');
-    await until(async () => {
+    await until('back to 1 pod after adoption', async () => (await activePods(kp.client, ns)).length === 1);
+    await until('events', async () => {
       const events = (await kp.client.resource<CoreEvent>(Events).list({ namespace: ns })).items;
       return events.some((e) => e.reason === 'SuccessfulCreate' && e.involvedObject.kind === 'ReplicationController' && e.source?.component === 'replication-controller')
         && events.some((e) => e.reason === 'SuccessfulDelete' && /^Deleted pod: /.test(e.message));
-    }, 'events');
+    });
     stop.abort();
     await done;
   });

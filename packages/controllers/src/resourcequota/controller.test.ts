@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { ConfigMaps, Jobs, Namespaces, Pods, ResourceQuotas, Services, createFakeClock, createManager, type FakeClock, type ResourceQuota } from '@kplane/runtime';
-import { eventually, startTestKplane, type TestKplane } from '../namespace/testing.js';
+import { eventually } from '@kplane/api/testing';
+import { startTestKplane, type TestKplane } from '../namespace/testing.js';
 import { newJob } from '../job/test-support.js';
 import { createResourceQuotaController, quotaUsage } from './controller.js';
 

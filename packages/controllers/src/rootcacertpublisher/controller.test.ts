@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { ApiError } from '@kplane/api';
 import { ConfigMaps, Namespaces, createManager, type ConfigMap } from '@kplane/runtime';
 import { createRootCACertPublisher, DESCRIPTION_ANNOTATION, ROOT_CA_CONFIGMAP_NAME, ROOT_CA_DESCRIPTION } from './index.js';
-import { eventually, startTestKplane, type TestKplane } from '../namespace/testing.js';
+import { eventually } from '@kplane/api/testing';
+import { startTestKplane, type TestKplane } from '../namespace/testing.js';
 
 const CA = '-----BEGIN CERTIFICATE-----\nMIIBfake\n-----END CERTIFICATE-----\n';
 

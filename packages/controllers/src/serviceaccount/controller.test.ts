@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { ApiError } from '@kplane/api';
 import { Namespaces, ServiceAccounts, createManager } from '@kplane/runtime';
 import { createServiceAccountController } from './index.js';
-import { eventually, startTestKplane, type TestKplane } from '../namespace/testing.js';
+import { eventually } from '@kplane/api/testing';
+import { startTestKplane, type TestKplane } from '../namespace/testing.js';
 
 let kp: TestKplane;
 before(async () => {

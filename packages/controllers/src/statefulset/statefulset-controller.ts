@@ -8,10 +8,11 @@
 import { ApiError, labelSelectorFromObject, type LabelSelector } from '@kplane/api';
 import {
   Action, CONTROLLER_OWNER_INDEX, ControllerRevisions, NAMESPACE_INDEX, PersistentVolumeClaims, Pods, StatefulSets, TerminalError,
-  createEventRecorder, deepFreeze, objectKey,
+  createEventRecorder, objectKey,
   type Clock, type Controller, type ControllerRevision, type EventRecorder, type Manager, type PersistentVolumeClaim, type Pod, type Request,
   type StatefulSet, type StatefulSetStatus,
 } from '@kplane/runtime';
+import { deepFreeze } from '@kplane/runtime/internal';
 import { createControllerHistory, equalRevision, findEqualRevisions, nextRevision, ownedOrOrphanRevisions, revisionsToTruncate, sortControllerRevisions } from '../history/index.js';
 import { claimObjects, controllerOf, isStaleCacheError, recheckOwnerWith } from '../replicaset/controller-ref.js';
 import { createOwnWrites } from '../replicaset/own-writes.js';

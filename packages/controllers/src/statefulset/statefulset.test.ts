@@ -4,7 +4,8 @@ import {
   ControllerRevisions, Events, PersistentVolumeClaims, Pods, StatefulSets, createManager,
   type ControllerRevision, type PersistentVolumeClaim, type Pod, type StatefulSet,
 } from '@kplane/runtime';
-import { createNamespace, startFakeKubelet, startKplane, until, type TestKplane } from '../replicaset/test-support.js';
+import { until } from '@kplane/api/testing';
+import { createNamespace, startFakeKubelet, startKplane, type TestKplane } from '../replicaset/test-support.js';
 import { createStatefulSetController } from './statefulset-controller.js';
 
 function statefulSet(name: string, spec: Partial<NonNullable<StatefulSet['spec']>> = {}, image = 'app:1'): StatefulSet {
@@ -60,7 +61,7 @@ describe('StatefulSet controller', () => {
       statefulSet('web', { volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } }] }),
       { namespace: ns },
     );
-    await until(() => rolledOut(ns, 'web'), 'rollout');
+    await until('rollout', () => rolledOut(ns, 'web'));
     const list = await pods(ns);
     assert.deepEqual(list.map((p) => p.metadata?.name).sort(), ['web-0', 'web-1', 'web-2']);
     // Ordered: each pod was created after the previous one.
@@ -78,7 +79,7 @@ describe('StatefulSet controller', () => {
     const claims = (await kp.client.resource<PersistentVolumeClaim>(PersistentVolumeClaims).list({ namespace: ns })).items;
     assert.deepEqual(claims.map((c) => c.metadata?.name).sort(), ['data-web-0', 'data-web-1', 'data-web-2']);
     const events = async () => (await kp.client.resource(Events).list({ namespace: ns })).items.map((e) => `${e.reason}: ${e.message}`);
-    await until(async () => (await events()).includes('SuccessfulCreate: create Pod web-2 in StatefulSet web successful'), 'events');
+    await until('events', async () => (await events()).includes('SuccessfulCreate: create Pod web-2 in StatefulSet web successful'));
     assert.ok((await events()).includes('SuccessfulCreate: create Claim data-web-0 Pod web-0 in StatefulSet web success'));
     await stop();
   });
@@ -87,17 +88,17 @@ describe('StatefulSet controller', () => {
     const ns = 'sts-roll';
     const stop = await run(ns);
     await sets().create(statefulSet('db', { revisionHistoryLimit: 1 }), { namespace: ns });
-    await until(() => rolledOut(ns, 'db'), 'first rollout');
+    await until('first rollout', () => rolledOut(ns, 'db'));
     const first = (await sets().get('db', { namespace: ns })).status!.currentRevision!;
     await sets().patch('db', { spec: { template: { spec: { containers: [{ name: 'c', image: 'app:2' }] } } } }, 'strategic', { namespace: ns });
-    await until(() => rolledOut(ns, 'db'), 'second rollout');
+    await until('second rollout', () => rolledOut(ns, 'db'));
     const second = (await sets().get('db', { namespace: ns })).status!.currentRevision!;
     assert.notEqual(second, first);
     assert.deepEqual((await pods(ns)).map((p) => p.spec?.containers[0]?.image), ['app:2', 'app:2', 'app:2']);
     // kubectl rollout undo: the old revision's data patched onto the set.
     const old = (await revisions(ns)).find((r) => r.metadata?.name === first)!;
     await sets().patch('db', old.data, 'strategic', { namespace: ns });
-    await until(() => rolledOut(ns, 'db'), 'rollback');
+    await until('rollback', () => rolledOut(ns, 'db'));
     const back = await sets().get('db', { namespace: ns });
     assert.equal(back.status?.currentRevision, first);
     const revs = await revisions(ns);
@@ -105,8 +106,8 @@ describe('StatefulSet controller', () => {
     assert.deepEqual((await pods(ns)).map((p) => p.spec?.containers[0]?.image), ['app:1', 'app:1', 'app:1']);
     // Third template: the oldest unused revision beyond the limit of 1 goes.
     await sets().patch('db', { spec: { template: { spec: { containers: [{ name: 'c', image: 'app:3' }] } } } }, 'strategic', { namespace: ns });
-    await until(() => rolledOut(ns, 'db'), 'third rollout');
-    await until(async () => (await revisions(ns)).length === 2, 'truncation');
+    await until('third rollout', () => rolledOut(ns, 'db'));
+    await until('truncation', async () => (await revisions(ns)).length === 2);
     assert.ok(!(await revisions(ns)).some((r) => r.metadata?.name === second));
     await stop();
   });
@@ -115,16 +116,16 @@ describe('StatefulSet controller', () => {
     const ns = 'sts-scale';
     const stop = await run(ns);
     await sets().create(statefulSet('kv'), { namespace: ns });
-    await until(() => rolledOut(ns, 'kv'), 'rollout');
+    await until('rollout', () => rolledOut(ns, 'kv'));
     await sets().patch('kv', { spec: { replicas: 1 } }, 'merge', { namespace: ns });
-    await until(async () => (await pods(ns)).length === 1, 'scale down');
+    await until('scale down', async () => (await pods(ns)).length === 1);
     assert.deepEqual((await pods(ns)).map((p) => p.metadata?.name), ['kv-0']);
     // Released by an orphaning deletion, kv-0 is adopted by the next set of that name.
     const orphanNs = 'sts-adopt';
     const stop2 = await run(orphanNs, false);
     await kp.client.resource<Pod>(Pods).create({ metadata: { name: 'kv-0', labels: { app: 'kv' } }, spec: { containers: [{ name: 'c', image: 'app:1' }] } }, { namespace: orphanNs });
     const set = await sets().create(statefulSet('kv', { replicas: 1 }), { namespace: orphanNs });
-    await until(async () => (await pods(orphanNs))[0]?.metadata?.ownerReferences?.[0]?.uid === set.metadata?.uid, 'adoption');
+    await until('adoption', async () => (await pods(orphanNs))[0]?.metadata?.ownerReferences?.[0]?.uid === set.metadata?.uid);
     await stop2();
     await stop();
   });
@@ -141,10 +142,10 @@ describe('StatefulSet controller', () => {
       { namespace: ns },
     );
     const claimApi = kp.client.resource<PersistentVolumeClaim>(PersistentVolumeClaims);
-    await until(async () => {
+    await until('claim owner', async () => {
       const c = (await claimApi.list({ namespace: ns })).items[0];
       return c?.metadata?.ownerReferences?.[0]?.uid === set.metadata?.uid;
-    }, 'claim owner');
+    });
     const [claim] = (await claimApi.list({ namespace: ns })).items;
     assert.deepEqual(claim!.metadata?.ownerReferences, [{ apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'q', uid: set.metadata?.uid, controller: true, blockOwnerDeletion: true }]);
     await stop();

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { Jobs, createFakeClock, createManager, formatTime, type FakeClock, type Job } from '@kplane/runtime';
 import { settle } from '@kplane/runtime/testing';
-import { eventually, startTestKplane, type TestKplane } from '../namespace/testing.js';
+import { eventually } from '@kplane/api/testing';
+import { startTestKplane, type TestKplane } from '../namespace/testing.js';
 import { newJob } from '../job/test-support.js';
 import { createTtlAfterFinishedController, jobExpiresAt } from './controller.js';
 

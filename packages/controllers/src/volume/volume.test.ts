@@ -4,7 +4,8 @@ import {
   PersistentVolumeClaims, PersistentVolumes, Pods, StorageClasses, createFakeClock, createManager,
   type PersistentVolume, type PersistentVolumeClaim, type Pod,
 } from '@kplane/runtime';
-import { eventually, startTestKplane, type TestKplane } from '../namespace/testing.js';
+import { eventually } from '@kplane/api/testing';
+import { startTestKplane, type TestKplane } from '../namespace/testing.js';
 import { createPersistentVolumeBinderController } from './binder.js';
 import { createPvProtectionController, createPvcProtectionController } from './protection.js';
 import { PVC_PROTECTION_FINALIZER, PV_PROTECTION_FINALIZER, bestMatch, storageBytes } from './util.js';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { request } from 'node:https';
 import { createCa, issueCertificate } from '@kplane/apiserver';
 import { createManager } from '../manager/manager.js';
-import { startTestKplane } from '../testing/index.js';
+import { startTestKplane } from '@kplane/apiserver/testing';
 import { serveManagerMetrics } from './metrics-server.js';
 
 function get(url: string, ca: string, token?: string): Promise<{ status: number; body: string }> {

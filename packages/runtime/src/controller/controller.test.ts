@@ -1,7 +1,10 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '@kplane/api';
-import { startTestKplane as startKplane, type TestKplane } from '../testing/index.js';
+import { startTestKplane as startKplane, type TestKplane } from '@kplane/apiserver/testing';
+import { until } from '@kplane/api/testing';
+import { createFakeClock } from '../clock.js';
+import { settle, tick } from '../testing/index.js';
 import { createManager } from '../manager/manager.js';
 import { CONTROLLER_OWNER_INDEX } from '../informer/index.js';
 import { Action, TerminalError } from './action.js';
@@ -10,14 +13,6 @@ import { generationChanged } from './predicates.js';
 
 const CM = { group: '', version: 'v1', resource: 'configmaps', namespaced: true, kind: 'ConfigMap' };
 const PODS = { group: '', version: 'v1', resource: 'pods', namespaced: true, kind: 'Pod' };
-
-async function until(check: () => boolean | Promise<boolean>, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 /**
  * The seed's controller in miniature: a ConfigMap's data.repliques says how many pods it
@@ -86,30 +81,34 @@ describe('controller builder, controller and manager', () => {
     await cmApi.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'vitrine' }, data: { repliques: '3' } }, { namespace: 'default' });
     let stop = new AbortController();
     let run = startShowcase(kp, stop.signal);
-    await until(async () => (await countPods()) === 3);
+    await until('3 pods', async () => (await countPods()) === 3);
     await cmApi.patch('vitrine', { data: { repliques: '1' } }, 'merge', { namespace: 'default' });
-    await until(async () => (await countPods()) === 1);
+    await until('scaled down to 1', async () => (await countPods()) === 1);
     // A pod deleted by hand is replaced.
     const [pod] = (await kp.client.resource(PODS).list({ namespace: 'default' })).items;
     await kp.client.resource(PODS).delete(pod!.metadata!.name!, { namespace: 'default' });
-    await until(async () => (await countPods()) === 1);
+    await until('the pod replaced', async () => (await countPods()) === 1);
 
     stop.abort();
     await run.done;
+    const reconciled = run.reconciles();
     await cmApi.patch('vitrine', { data: { repliques: '4' } }, 'merge', { namespace: 'default' });
-    await new Promise((r) => setTimeout(r, 100));
+    // Every in-process request and watch event in flight lands within these turns.
+    await settle();
+    assert.equal(run.reconciles(), reconciled, 'no reconcile once stopped');
     assert.equal(await countPods(), 1, 'nothing acts while the controller is stopped');
 
     stop = new AbortController();
     run = startShowcase(kp, stop.signal);
-    await until(async () => (await countPods()) === 4);
+    await until('caught up to 4 pods', async () => (await countPods()) === 4);
     stop.abort();
     await run.done;
   });
 
   it('retries failures with backoff, but not terminal errors', async () => {
     const stop = new AbortController();
-    const mgr = createManager({ client: kp.client });
+    const clock = createFakeClock();
+    const mgr = createManager({ client: kp.client, clock });
     const calls = new Map<string, number>();
     mgr
       .controller()
@@ -127,8 +126,10 @@ describe('controller builder, controller and manager', () => {
     for (const name of ['transient', 'terminal', 'periodic']) {
       await cmApi.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } }, { namespace: 'default' });
     }
-    await until(() => (calls.get('transient') ?? 0) >= 3 && (calls.get('periodic') ?? 0) >= 3);
-    await new Promise((r) => setTimeout(r, 200));
+    await until('a first reconcile of each', () => calls.size === 3);
+    // Backoff (5, 10 ms) and requeueAfter (20 ms) run on the manager's clock: a virtual second
+    // holds every retry there could be.
+    await tick(clock, 1000, 5);
     assert.equal(calls.get('terminal'), 1);
     assert.equal(calls.get('transient'), 3);
     assert.equal(calls.get('periodic'), 3);
@@ -153,21 +154,22 @@ describe('controller builder, controller and manager', () => {
       });
     const done = mgr.start(stop.signal);
     const api = kp.client.resource<KubeObject>(DEPLOY);
-    await api.create(
-      {
-        apiVersion: 'apps/v1',
-        kind: 'Deployment',
-        metadata: { name: 'p' },
-        spec: { selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'x' }] } } },
-      },
-      { namespace: 'default' },
-    );
-    await until(() => seen.length === 1);
+    const deployment = (name: string): KubeObject => ({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name },
+      spec: { selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'x' }] } } },
+    });
+    await api.create(deployment('p'), { namespace: 'default' });
+    await until('the first reconcile', () => seen.length === 1);
     await api.patch('p', { metadata: { labels: { x: 'y' } } }, 'merge', { namespace: 'default' });
-    await new Promise((r) => setTimeout(r, 150));
-    assert.equal(seen.length, 1, 'a label change does not change the generation');
+    // A barrier: q's event comes after the label change on the same watch, and keys are
+    // reconciled in order, so a passed label change would show before q.
+    await api.create(deployment('q'), { namespace: 'default' });
+    await until('q reconciled', () => seen.includes('default/q'));
+    assert.deepEqual(seen, ['default/p', 'default/q'], 'a label change does not change the generation');
     await api.patch('p', { spec: { replicas: 5 } }, 'merge', { namespace: 'default' });
-    await until(() => seen.length === 2);
+    await until('the spec change reconciled', () => seen.length === 3);
     stop.abort();
     await done;
   });

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiError, type KubeObject } from '@kplane/api';
-import { startTestKplane as startKplane } from '../testing/index.js';
+import { startTestKplane as startKplane } from '@kplane/apiserver/testing';
 import { createOrUpdate, patchStatus, updateStatus } from './create-or-update.js';
 
 const configMaps = { group: '', version: 'v1', resource: 'configmaps', namespaced: true, kind: 'ConfigMap' } as const;

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '@kplane/api';
 import { createFakeClock } from '../clock.js';
-import { startTestKplane as startKplane, type TestKplane } from '../testing/index.js';
+import { startTestKplane as startKplane, type TestKplane } from '@kplane/apiserver/testing';
 import { createEventRecorder, type CoreEvent } from './event-recorder.js';
 
 const START = Date.UTC(2026, 0, 1);

@@ -7,18 +7,11 @@ import { ApiError, type KubeObject } from '@kplane/api';
 import type { Client, ResourceClient } from '@kplane/client';
 import { realClock, type Clock } from '../clock.js';
 import { catchRejection, reportPanic } from '../recover.js';
+import type { ObjectReference } from '../kinds/builtin/index.js';
 import { formatTime } from './conditions.js';
 
-/** core/v1 ObjectReference of an Event's involvedObject. */
-export interface ObjectReference {
-  kind?: string;
-  namespace?: string;
-  name?: string;
-  uid?: string;
-  apiVersion?: string;
-  resourceVersion?: string;
-  fieldPath?: string;
-}
+/** core/v1 ObjectReference of an Event's involvedObject (the built-in kind's type). */
+export type { ObjectReference };
 
 /** A core/v1 Event as the recorder writes it. */
 export interface CoreEvent extends KubeObject {

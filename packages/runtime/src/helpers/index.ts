@@ -34,6 +34,4 @@ export {
   type EventRecorder,
   type EventRecorderOptions,
   type EventType,
-  type ObjectReference,
 } from './event-recorder.js';
-export { effectiveTaints, findUntoleratedTaint, matchesNodeAffinity, tolerates } from './scheduling.js';

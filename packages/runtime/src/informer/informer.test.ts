@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ApiError, type KubeObject } from '@kplane/api';
+import { eventually, until } from '@kplane/api/testing';
 import { createApiServer } from '@kplane/apiserver';
 import { createClient, type ResourceDescriptor } from '@kplane/client';
 import { createMemoryBackend } from '@kplane/storage';
@@ -62,14 +63,6 @@ function trackingHandler() {
 
 const rvMap = (objs: KubeObject[]): Map<string, string> => new Map(objs.map((o) => [objectKey(o), o.metadata!.resourceVersion!]));
 
-async function eventually(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 describe('informer against an in-process kplane with random stream breaks', () => {
   const runs: [number, 'streaming' | 'paged'][] = [[1, 'streaming'], [42, 'streaming'], [2024, 'streaming'], [7, 'paged'], [99, 'paged']];
   for (const [seed, initialList] of runs) {
@@ -113,12 +106,11 @@ describe('informer against an in-process kplane with random stream breaks', () =
         }
 
         const expected = async () => rvMap((await writer.list({ namespace: '' })).items);
-        await eventually(async () => {
+        const want = await eventually('the cache to equal the server list', async () => {
           const want = await expected();
-          return [...want].every(([k, v]) => informer.store.get(k)?.metadata?.resourceVersion === v) && informer.store.size() === want.size;
+          assert.deepEqual(rvMap(informer.store.list()), want, 'cache equals the server list');
+          return want;
         });
-        const want = await expected();
-        assert.deepEqual(rvMap(informer.store.list()), want, 'cache equals the server list');
         for (const t of [early, late!]) {
           assert.deepEqual(t.violations, []);
           assert.deepEqual(new Map([...t.seen].map(([k, v]) => [k, v.rv])), want, 'handler view equals the server list');
@@ -155,11 +147,11 @@ describe('informer', () => {
     assert.equal(await informer.waitForSync(), true);
     assert.deepEqual(seenInStore, [true]);
     await api.delete('a', { namespace: 'default' });
-    await eventually(async () => seenInStore.length === 2);
+    await until('the delete handled', () => seenInStore.length === 2);
     assert.deepEqual(seenInStore, [true, true]);
 
     await api.create(cm('default', 'b'));
-    await eventually(async () => informer.store.size() === 1);
+    await until('b cached', () => informer.store.size() === 1);
     const late: string[] = [];
     informer.addEventHandler({ onAdd: (o, initial) => late.push(`${objectKey(o)}:${initial}`) });
     assert.deepEqual(late, ['default/b:true'], 'synthetic add before addEventHandler returns');
@@ -180,12 +172,12 @@ describe('informer', () => {
     const run = informer.run(ctl.signal);
     await informer.waitForSync();
     await api.create(cm('default', 'x'));
-    await eventually(async () => got.length === 1);
+    await until('x handled', () => got.length === 1);
     assert.deepEqual(got, ['x']);
     assert.equal(failures.length, 1);
     reg.remove();
     await api.create(cm('default', 'y'));
-    await eventually(async () => informer.store.size() === 2);
+    await until('y cached', () => informer.store.size() === 2);
     assert.deepEqual(got, ['x']);
     ctl.abort();
     await run;

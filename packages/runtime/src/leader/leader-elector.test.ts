@@ -4,7 +4,8 @@ import type { Client } from '@kplane/client';
 import { createFakeClock, type FakeClock } from '../clock.js';
 import { createMetrics } from '../metrics.js';
 import type { RecoveredPanic } from '../recover.js';
-import { settle, startTestKplane as startKplane, tick, watchProcessFailures, type TestKplane } from '../testing/index.js';
+import { startTestKplane as startKplane, type TestKplane } from '@kplane/apiserver/testing';
+import { settle, tick, watchProcessFailures } from '../testing/index.js';
 import { createLeaderElector, type LeaderElector, type LeaderElectorOptions } from './leader-elector.js';
 import { leaseResource, type Lease } from './lease-lock.js';
 

@@ -3,8 +3,8 @@
  * resourcelock.LeaseLock: the election record lives in the Lease's spec, and every write
  * carries the resourceVersion of the last read (optimistic concurrency).
  */
-import type { KubeObject } from '@kplane/api';
 import type { Client, ResourceClient } from '@kplane/client';
+import type { Lease } from '../kinds/builtin/index.js';
 
 /** What the election stores in a Lease spec (client-go's LeaderElectionRecord), times in ms. */
 export interface LeaderElectionRecord {
@@ -18,19 +18,8 @@ export interface LeaderElectionRecord {
   leaseTransitions: number;
 }
 
-/** A coordination.k8s.io/v1 Lease as the lock reads and writes it. */
-export interface Lease extends KubeObject {
-  spec?: {
-    holderIdentity?: string;
-    leaseDurationSeconds?: number;
-    acquireTime?: string;
-    renewTime?: string;
-    leaseTransitions?: number;
-    preferredHolder?: string;
-    strategy?: string;
-    [field: string]: unknown;
-  };
-}
+/** The coordination.k8s.io/v1 Lease the lock reads and writes (the built-in kind's type). */
+export type { Lease };
 
 /** Where the lock lives. */
 export interface LeaseLockOptions {

@@ -1,42 +1,13 @@
 /**
- * `@kplane/runtime/testing`: a real in-process kplane API server on memory storage, with a
- * client on it and one whose requests can be intercepted — for testing controllers without a
- * cluster. (`startControlPlane()` from `kplane` also starts controllers and nodes.)
+ * `@kplane/runtime/testing`: helpers for tests on the fake clock — let in-flight work finish
+ * (`settle`), advance the clock step by step (`tick`), and watch for process-level failures.
+ * A real in-process API server to test against is `startTestKplane()` of
+ * `@kplane/apiserver/testing`; a whole control plane is `startControlPlane()` of `@kplane/testing`.
  */
-import type { RawRequest, RawResponse, Transport } from '@kplane/api';
-import { createApiServer, type ApiServer } from '@kplane/apiserver';
-import { createClient, type Client } from '@kplane/client';
-import { createMemoryBackend } from '@kplane/storage';
 import { flushMicrotasks, type FakeClock } from '../clock.js';
 
+export { flushMicrotasks } from '../clock.js';
 export { watchProcessFailures, type ProcessFailure, type ProcessFailureWatch } from './process-failures.js';
-
-/** An in-process API server for tests. */
-export interface TestKplane {
-  server: ApiServer;
-  /** A client straight on the server's handler. */
-  client: Client;
-  /** A client whose requests pass through `intercept` (which may throw, or call `next`). */
-  clientWith(intercept: (req: RawRequest, next: Transport) => Promise<RawResponse>): Client;
-  close(): Promise<void>;
-}
-
-/** Starts a kplane API server on a fresh memory backend. */
-export async function startTestKplane(): Promise<TestKplane> {
-  const backend = createMemoryBackend();
-  const server = createApiServer({ backend });
-  await server.start();
-  const next: Transport = (req) => server.handle(req);
-  return {
-    server,
-    client: createClient({ transport: next }),
-    clientWith: (intercept) => createClient({ transport: (req) => intercept(req, next) }),
-    async close() {
-      await server.close();
-      await backend.close();
-    },
-  };
-}
 
 /** Lets in-flight in-process requests finish (several macrotask turns). */
 export async function settle(turns = 8): Promise<void> {
