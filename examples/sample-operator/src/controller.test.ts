@@ -1,18 +1,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { eventually } from '@kplane/api/testing';
+import { startTestKplane, type TestKplane } from '@kplane/apiserver/testing';
 import { ConfigMaps, Secrets, createFakeClock, createManager, type Secret } from '@kplane/runtime';
-import { settle, startTestKplane, type TestKplane } from '@kplane/runtime/testing';
 import { COPY_LABEL, addSecretCopier, secretData } from './controller.js';
-
-/** Lets the control plane and the controller work (event-loop turns, no sleep) until check passes. */
-async function until<T>(check: () => Promise<T | undefined>, what: string): Promise<T> {
-  for (let i = 0; i < 500; i++) {
-    await settle();
-    const value = await check().catch(() => undefined);
-    if (value !== undefined) return value;
-  }
-  throw new Error(`never happened: ${what}`);
-}
 
 const base64 = (s: string): string => Buffer.from(s, 'utf8').toString('base64');
 
@@ -42,7 +33,7 @@ describe('secret-copier', () => {
       { metadata: { name: 'settings', labels: { [COPY_LABEL]: 'true' } }, data: { user: 'admin', motd: 'hello' } },
       { namespace: 'default' },
     );
-    const secret = await until(secretNamed('settings'), 'the Secret settings exists');
+    const secret = await eventually('the Secret settings exists', secretNamed('settings'));
     assert.deepEqual(secret.data, { user: base64('admin'), motd: base64('hello') });
     assert.equal(secret.type, 'Opaque');
     assert.deepEqual(
@@ -54,27 +45,21 @@ describe('secret-copier', () => {
   it('follows a change to the ConfigMap', async () => {
     const cm = await configMaps().get('settings', { namespace: 'default' });
     await configMaps().update({ ...cm, data: { user: 'root' } });
-    await until(
-      async () => ((await secretNamed('settings')()).data?.user === base64('root') ? true : undefined),
-      'the Secret has the new data',
-    );
+    await eventually('the Secret has the new data', async () => (await secretNamed('settings')()).data?.user === base64('root'));
     assert.deepEqual((await secretNamed('settings')()).data, { user: base64('root') });
   });
 
   it('puts back a Secret edited by hand', async () => {
     const secret = await secretNamed('settings')();
     await secrets().update({ ...secret, data: { user: base64('intruder') } } as Secret);
-    await until(
-      async () => ((await secretNamed('settings')()).data?.user === base64('root') ? true : undefined),
-      'the Secret is restored',
-    );
+    await eventually('the Secret is restored', async () => (await secretNamed('settings')()).data?.user === base64('root'));
   });
 
   it('leaves an unlabelled ConfigMap alone', async () => {
     await configMaps().create({ metadata: { name: 'plain' }, data: { a: 'b' } }, { namespace: 'default' });
     // A labelled ConfigMap created after it: once its copy exists, the plain one has been seen too.
     await configMaps().create({ metadata: { name: 'marker', labels: { [COPY_LABEL]: 'true' } } }, { namespace: 'default' });
-    await until(secretNamed('marker'), 'the Secret marker exists');
+    await eventually('the Secret marker exists', secretNamed('marker'));
     await assert.rejects(secretNamed('plain')(), (err: { code?: number }) => err.code === 404);
   });
 
