@@ -45,6 +45,7 @@ import { mergeResults, runLoad, type LoadResult } from './load.js';
 import { formatThroughput, formatTimings, type CpuUse, type ThroughputRow } from './report.js';
 import type { KplaneInfo } from './server-kplane.js';
 import { benchStartup, formatStartup } from './startup-bench.js';
+import { benchTestingStartup, formatTestingStartup } from './testing-startup-bench.js';
 import { benchCustomResources, formatCustomResources, type CrdBenchResult } from './crd-bench.js';
 import { formatGarbageCollector, garbageCollectorInChild } from './gc-bench.js';
 import { deploymentInChild } from './deployment-child.js';
@@ -297,6 +298,7 @@ async function main(): Promise<void> {
     const workqueue = flags.workqueue !== '0' ? (console.log('workqueue ...'), await runInChild<WorkqueueRow[]>(new URL('./probe-workqueue.js', import.meta.url))) : undefined;
     const authz = flags.authz !== '0' ? (console.log('authorization ...'), await runInChild<AuthzRow[]>(new URL('./probe-authz.js', import.meta.url), [flags.authz!])) : undefined;
     const startup = startupProcesses > 0 ? (console.log('startup ...'), await benchStartup(startupProcesses, 3)) : undefined;
+    const testStartup = startupProcesses > 0 ? (console.log('test control plane startup ...'), await benchTestingStartup(startupProcesses, 3)) : undefined;
     const gc = gcDependents > 0 ? (console.log('garbage collector ...'), await garbageCollectorInChild(gcDependents)) : undefined;
     const pods: PodsRows = {};
     if (podsRate > 0) {
@@ -366,6 +368,10 @@ async function main(): Promise<void> {
     if (startup) {
       console.log(`\nStartup: startControlPlane({ storage: 'memory', listen: false }) from kplane\n`);
       console.log(formatStartup(startup));
+    }
+    if (testStartup) {
+      console.log(`\nTest control plane startup: startControlPlane() from @kplane/testing (every controller, 3 nodes, virtual time, resolved once idle; warm starts copy the bootstrapped storage)\n`);
+      console.log(formatTestingStartup(testStartup));
     }
     if (gc) {
       console.log(`\nGarbage collector: benchGarbageCollector(${gcDependents}) from @kplane/controllers, in a fresh process (in-process API server, memory storage)\n`);

@@ -2,7 +2,7 @@ import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { request } from 'node:https';
 import { stringify } from 'yaml';
-import { transportAs, type KubeObject, type RawRequest, type RawResponse, type Transport, type UserInfo } from '@kplane/api';
+import { serviceAccountUser, transportAs, type KubeObject, type RawRequest, type RawResponse, type Transport, type UserInfo } from '@kplane/api';
 import { createBackend, type Backend } from '@kplane/storage';
 import {
   createApiServer,
@@ -20,8 +20,10 @@ import {
   type LocalStreams,
   type AuthenticationOptions,
   type ServiceAccountKeys,
+  type ListenOptions,
 } from '@kplane/apiserver';
 import { createClient, type Client } from '@kplane/client';
+import type { Clock } from '@kplane/runtime';
 import { nodeUser, SCHEDULER_USER, simulationPolicy, startSimulation, type KubeletConfig, type Simulation } from '@kplane/kubelet';
 import {
   DEFAULT_SECURE_PORT,
@@ -29,12 +31,13 @@ import {
   loadSigningCa,
   ensureClusterRole,
   ensureClusterRoleBinding,
-  inProcessServiceAccountClients,
   startControllerManager,
+  type ServiceAccountClientFactory,
   type ControllerManager,
   type ControllerManagerOptions,
   type SecureServingOptions,
 } from '@kplane/controllers';
+import { apiServerTime } from './time.js';
 
 /**
  * The User-Agents of the in-process components: their first segment names their writes in
@@ -122,6 +125,28 @@ export interface ControlPlaneOptions {
   defaultTolerationSeconds?: { notReadySeconds?: number; unreachableSeconds?: number };
   /** kube-controller-manager's --node-monitor-grace-period, in ms (default 40 s). */
   nodeMonitorGracePeriodMs?: number;
+  /**
+   * Serve this storage instead of opening the one `storage` names (a test's memory backend on
+   * its clock); `stop()` closes it too.
+   */
+  backend?: Backend;
+  /**
+   * The one clock of the API server (timestamps, TTLs, grace periods, watch and request
+   * timeouts, compaction), the controllers, the scheduler and the simulated kubelet; default
+   * the real clock. A test passes a fake clock and moves time by hand.
+   */
+  clock?: Clock;
+  /**
+   * Wraps each in-process transport the control plane makes, named by who uses it: `admin`
+   * (`client`), `kube-controller-manager` (the controllers' shared caches and leader
+   * election), `<name>-controller` (a controller's own ServiceAccount), `kube-scheduler`,
+   * `kubelet` and `kubelet/<node>`. Where tests inject faults or record calls.
+   */
+  wrapTransport?: (transport: Transport, who: string) => Transport;
+  /** Leader election timing of the controller manager (client-go's defaults: 15 s lease, 10 s renew deadline, 2 s retry). */
+  leaderElection?: ControllerManagerOptions['leaderElection'];
+  /** Where the controller manager's log lines go (default stderr). */
+  controllerManagerLog?: (message: string) => void;
 }
 
 /** kube-apiserver's authentication flags. */
@@ -142,6 +167,7 @@ export interface ControlPlaneAuthentication {
 
 /** A running control plane. */
 export interface ControlPlane {
+  /** The API server serving now (another one after `restartApiServer()`). */
   readonly apiServer: ApiServer;
   readonly backend: Backend;
   /**
@@ -158,10 +184,26 @@ export interface ControlPlane {
   readonly port?: number;
   /** Path of the admin kubeconfig when listening. */
   readonly kubeconfigPath?: string;
-  /** The in-process controller manager, with `controllers: true`. */
+  /** The in-process controller manager, with `controllers: true` (another one after a restart). */
   readonly controllerManager?: ControllerManager;
   /** The scheduler and simulated kubelet, with `nodes` > 0. */
   readonly simulation?: Simulation;
+  /**
+   * Replaces the API server with a new one on the same storage (and port, when listening):
+   * every object is kept, every watch ends, and clients watch again from where they were.
+   */
+  restartApiServer(): Promise<void>;
+  /**
+   * Stops the controller manager (releasing its Lease) and starts a new one, which lists and
+   * watches everything again. No-op without `controllers`.
+   */
+  restartControllerManager(): Promise<void>;
+  /**
+   * Starts another controller manager beside the current one, as a standby of a real cluster
+   * does: it takes over once it acquires the Lease. Resolves once it runs; `controllerManager`
+   * names it from then on.
+   */
+  startStandbyControllerManager(): Promise<ControllerManager | undefined>;
   /** Stops the controllers, stops serving and closes storage. */
   stop(): Promise<void>;
 }
@@ -221,14 +263,15 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   const storage = options.storage ?? 'sqlite';
   const listen = options.listen ?? true;
   const dataDir = resolve(options.dataDir ?? '.kplane');
-  if (storage === 'sqlite' || listen) {
+  const onDisk = (storage === 'sqlite' && !options.backend) || listen;
+  if (onDisk) {
     // Owner-only, also when it already existed: it holds the database, the keys and the kubeconfig.
     await mkdir(dataDir, { recursive: true, mode: 0o700 });
     await chmod(dataDir, 0o700);
   }
-  const authentication = await authenticationOptions(options.authentication ?? {}, storage === 'sqlite' || listen ? join(dataDir, 'pki') : undefined);
+  const authentication = await authenticationOptions(options.authentication ?? {}, onDisk ? join(dataDir, 'pki') : undefined);
   // The sqlite driver keeps the database and its WAL files owner-only (0600).
-  const backend = await createBackend(storage === 'memory' ? 'memory://' : `sqlite://${join(dataDir, 'state.db')}`);
+  const backend = options.backend ?? (await createBackend(storage === 'memory' ? 'memory://' : `sqlite://${join(dataDir, 'state.db')}`));
   let audit: AuditLog | undefined;
   try {
     audit = options.auditLogPath ? await createAuditLog({ path: resolve(options.auditLogPath) }) : undefined;
@@ -236,9 +279,15 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     await backend.close();
     throw err;
   }
-  const apiServer = createApiServer({ backend, serviceCIDR: options.serviceCIDR, serviceNodePortRange: options.serviceNodePortRange, authorizationMode: options.authorizationMode, eventTTLSeconds: options.eventTTLSeconds, compactionIntervalMs: options.compactionIntervalMs, authentication, audit, localStreams: options.localStreams, admission: options.defaultTolerationSeconds });
+  const time = options.clock ? apiServerTime(options.clock) : undefined;
+  const wrap = options.wrapTransport ?? ((t: Transport) => t);
+  const createServer = (keys?: ServiceAccountKeys): ApiServer =>
+    createApiServer({ backend, ...time, serviceCIDR: options.serviceCIDR, serviceNodePortRange: options.serviceNodePortRange, authorizationMode: options.authorizationMode, eventTTLSeconds: options.eventTTLSeconds, compactionIntervalMs: options.compactionIntervalMs, authentication: keys ? { ...authentication, serviceAccountKeys: keys } : authentication, audit, localStreams: options.localStreams, admission: options.defaultTolerationSeconds });
+  let apiServer = createServer();
+  // Every in-process client calls the API server serving now, so a restart needs no new clients.
+  const serve: Transport = (req) => apiServer.handle(req);
   const tokenSigner = (rootCA: string) => ({ rootCA, generateToken: (c: Parameters<typeof signLegacyToken>[1]) => signLegacyToken(apiServer.serviceAccountKeys, c) });
-  const transportFor = (user: UserInfo) => apiServer.transportAs(user);
+  const transportFor = (user: UserInfo) => transportAs(serve, user);
   try {
     await apiServer.start();
   } catch (err) {
@@ -258,23 +307,82 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       await audit?.close();
     }
   };
-  const client = createClient({ transport: apiServer.handle, defaultNamespace: 'default' });
-  if (!listen) {
-    if (options.controllers) {
+  const client = createClient({ transport: wrap(serve, 'admin'), defaultNamespace: 'default' });
+  let listenOptions: ListenOptions | undefined;
+  let startManager: (() => Promise<ControllerManager>) | undefined;
+  const registerNodes = (server: ApiServer) => {
+    if (!simulation) return;
+    const sim = simulation;
+    server.nodes.register(sim.kubelet.nodeNames, sim.kubelet.logs);
+    server.metrics.register({ metrics: () => sim.kubelet.metrics() as unknown as { nodes: KubeObject[]; pods: KubeObject[] } });
+  };
+  let restarting: Promise<void> | undefined;
+  const controlPlane = (extra: { url?: string; port?: number; kubeconfigPath?: string }): ControlPlane => ({
+    get apiServer() {
+      return apiServer;
+    },
+    backend,
+    transport: serve,
+    transportFor,
+    client,
+    ...extra,
+    get controllerManager() {
+      return controllerManager;
+    },
+    get simulation() {
+      return simulation;
+    },
+    async restartApiServer() {
+      await restarting;
+      restarting = (async () => {
+        const old = apiServer;
+        const next = createServer(old.serviceAccountKeys);
+        await next.start();
+        registerNodes(next);
+        apiServer = next;
+        // Closing the old one ends its watches; their clients watch again, on the new one.
+        await old.close();
+        if (listenOptions) await next.listen(listenOptions);
+      })();
       try {
-        controllerManager = await startControllers(apiServer, options, undefined, tokenSigner(''));
+        await restarting;
+      } finally {
+        restarting = undefined;
+      }
+    },
+    async restartControllerManager() {
+      if (!startManager || !controllerManager) return;
+      await controllerManager.stop();
+      controllerManager = await startManager();
+    },
+    async startStandbyControllerManager() {
+      if (!startManager) return undefined;
+      controllerManager = await startManager();
+      return controllerManager;
+    },
+    stop,
+  });
+  const startAll = async (serving?: SecureServingOptions, clusterSigning?: ControllerManagerOptions['clusterSigning'], rootCA?: string) => {
+    if (options.controllers) {
+      startManager = () => startControllers(serve, options, serving, tokenSigner(rootCA ?? ''), clusterSigning, rootCA);
+      try {
+        controllerManager = await startManager();
       } catch (err) {
         await stop();
         throw err;
       }
     }
-    simulation = await startNodes(apiServer, options, stop);
-    return { apiServer, backend, transport: apiServer.handle, transportFor, client, controllerManager, simulation, stop };
+    simulation = await startNodes(serve, options, stop);
+    registerNodes(apiServer);
+  };
+  if (!listen) {
+    await startAll();
+    return controlPlane({});
   }
   const pki = await ensurePki(join(dataDir, 'pki'));
   await ownerOnly(join(dataDir, 'pki'));
   const host = options.host ?? '127.0.0.1';
-  const port = await apiServer.listen({
+  listenOptions = {
     host,
     port: options.port ?? 6443,
     cert: pki.serving.cert,
@@ -283,7 +391,10 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     kubeletClient: await kubeletClientCredentials(pki.ca.cert, pki.ca.key),
     proxyClient: await frontProxyClient(pki.ca.cert, pki.ca.key),
     tokens: new Map([[pki.adminToken, { username: 'kplane-admin', groups: [MASTERS_GROUP] }]]),
-  });
+  };
+  const port = await apiServer.listen(listenOptions);
+  // A restarted API server binds the same port.
+  listenOptions = { ...listenOptions, port };
   const url = `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
   const kubeconfigPath = join(dataDir, 'kubeconfig');
   await writeFile(kubeconfigPath, kubeconfigYaml(url, pki.ca.cert, pki.admin.cert, pki.admin.key), { mode: 0o600 });
@@ -297,16 +408,18 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       key: pki.serving.key,
       clientCa: pki.ca.cert,
     };
+    let clusterSigning: ControllerManagerOptions['clusterSigning'];
     try {
-      const clusterSigning = { ca: await loadSigningCa(pki.ca.cert, pki.ca.key), durationMs: options.clusterSigningDurationMs };
-      controllerManager = await startControllers(apiServer, options, serving, tokenSigner(pki.ca.cert), clusterSigning, pki.ca.cert);
+      clusterSigning = { ca: await loadSigningCa(pki.ca.cert, pki.ca.key), durationMs: options.clusterSigningDurationMs };
     } catch (err) {
       await stop();
       throw err;
     }
+    await startAll(serving, clusterSigning, pki.ca.cert);
+  } else {
+    await startAll();
   }
-  simulation = await startNodes(apiServer, options, stop);
-  return { apiServer, backend, transport: apiServer.handle, transportFor, client, url, port, kubeconfigPath, controllerManager, simulation, stop };
+  return controlPlane({ url, port, kubeconfigPath });
 }
 
 /**
@@ -343,24 +456,23 @@ async function ownerOnly(pkiDir: string): Promise<void> {
  * Starts the scheduler and simulated kubelet for `options.nodes` nodes on the in-process
  * transport (none for 0); the API server reads their containers' logs and resource usage directly.
  */
-async function startNodes(apiServer: ApiServer, options: ControlPlaneOptions, stop: () => Promise<void>): Promise<Simulation | undefined> {
+async function startNodes(serve: Transport, options: ControlPlaneOptions, stop: () => Promise<void>): Promise<Simulation | undefined> {
   if (!options.nodes) return undefined;
+  const wrap = options.wrapTransport ?? ((t: Transport) => t);
   try {
     // The roles of the scheduler's and the nodes' identities (system:kube-scheduler, system:node).
-    const admin = createClient({ transport: apiServer.handle });
+    const admin = createClient({ transport: serve });
     const policy = simulationPolicy();
     for (const role of policy.clusterRoles) await ensureClusterRole(admin, role);
     for (const binding of policy.clusterRoleBindings) await ensureClusterRoleBinding(admin, binding);
-    const sim = await startSimulation({
-      client: createClient({ transport: withAgent(apiServer.handle, KUBELET_AGENT) }),
-      schedulerClient: createClient({ transport: withAgent(transportAs(apiServer.handle, SCHEDULER_USER), SCHEDULER_AGENT) }),
-      clientFor: (node) => createClient({ transport: withAgent(transportAs(apiServer.handle, nodeUser(node)), KUBELET_AGENT) }),
+    return await startSimulation({
+      client: createClient({ transport: wrap(withAgent(serve, KUBELET_AGENT), 'kubelet') }),
+      schedulerClient: createClient({ transport: wrap(withAgent(transportAs(serve, SCHEDULER_USER), SCHEDULER_AGENT), 'kube-scheduler') }),
+      clientFor: (node) => createClient({ transport: wrap(withAgent(transportAs(serve, nodeUser(node)), KUBELET_AGENT), `kubelet/${node}`) }),
       nodes: options.nodes,
       config: options.kubeletConfig,
+      clock: options.clock,
     });
-    apiServer.nodes.register(sim.kubelet.nodeNames, sim.kubelet.logs);
-    apiServer.metrics.register({ metrics: () => sim.kubelet.metrics() as unknown as { nodes: KubeObject[]; pods: KubeObject[] } });
-    return sim;
   } catch (err) {
     await stop();
     throw err;
@@ -369,22 +481,38 @@ async function startNodes(apiServer: ApiServer, options: ControlPlaneOptions, st
 
 /** Starts the controller manager; when its HTTPS port is taken, warns and runs without it. */
 async function startControllers(
-  apiServer: ApiServer,
+  serve: Transport,
   options: ControlPlaneOptions,
   serving: SecureServingOptions | undefined,
   serviceAccountTokens: ControllerManagerOptions['serviceAccountTokens'],
   clusterSigning?: ControllerManagerOptions['clusterSigning'],
   rootCA?: string,
 ): Promise<ControllerManager> {
-  const transport = withAgent(apiServer.handle, CONTROLLER_MANAGER_AGENT);
-  const client: Client = createClient({ transport });
-  const serviceAccountClients = options.useServiceAccountCredentials === false ? undefined : inProcessServiceAccountClients(transport);
-  const nodeLifecycle = { gracePeriodMs: options.nodeMonitorGracePeriodMs };
+  const wrap = options.wrapTransport ?? ((t: Transport) => t);
+  const transport = withAgent(serve, CONTROLLER_MANAGER_AGENT);
+  const client: Client = createClient({ transport: wrap(transport, 'kube-controller-manager') });
+  const serviceAccountClients: ServiceAccountClientFactory | undefined =
+    options.useServiceAccountCredentials === false
+      ? undefined
+      : (account) => createClient({ transport: wrap(transportAs(transport, serviceAccountUser(account.namespace, account.name, account.uid)), account.name) });
+  const common: ControllerManagerOptions = {
+    client,
+    clock: options.clock,
+    leaderElection: options.leaderElection,
+    log: options.controllerManagerLog,
+    serviceAccountClients,
+    serviceAccountTokens,
+    clusterSigning,
+    rootCA,
+    horizontalPodAutoscaler: { syncPeriodMs: options.hpaSyncPeriodMs },
+    nodeLifecycle: { gracePeriodMs: options.nodeMonitorGracePeriodMs },
+    podGarbageCollector: { terminatedPodThreshold: options.terminatedPodGcThreshold, gcCheckPeriodMs: options.podGcPeriodMs, quarantineMs: options.podGcQuarantineMs },
+  };
   try {
-    return await startControllerManager({ client, serving, serviceAccountClients, serviceAccountTokens, clusterSigning, rootCA, horizontalPodAutoscaler: { syncPeriodMs: options.hpaSyncPeriodMs }, nodeLifecycle, podGarbageCollector: { terminatedPodThreshold: options.terminatedPodGcThreshold, gcCheckPeriodMs: options.podGcPeriodMs, quarantineMs: options.podGcQuarantineMs } });
+    return await startControllerManager({ ...common, serving });
   } catch (err) {
     if (!serving || (err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
     process.stderr.write(`kplane controller-manager: port ${serving.port} is in use; running without /metrics and /healthz\n`);
-    return startControllerManager({ client, serviceAccountClients, serviceAccountTokens, clusterSigning, rootCA, horizontalPodAutoscaler: { syncPeriodMs: options.hpaSyncPeriodMs }, nodeLifecycle, podGarbageCollector: { terminatedPodThreshold: options.terminatedPodGcThreshold, gcCheckPeriodMs: options.podGcPeriodMs, quarantineMs: options.podGcQuarantineMs } });
+    return startControllerManager(common);
   }
 }

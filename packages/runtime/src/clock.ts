@@ -16,6 +16,20 @@ export interface Clock {
   clearTimeout(handle: TimerHandle): void;
   /** Resolves after `ms` milliseconds; rejects with `signal.reason` when the signal aborts first. */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  /**
+   * Optional: a component holding work of its own (a workqueue) reports it here, so that a test
+   * sharing this clock can wait until every component is idle (`settle()` of @kplane/testing).
+   * Returns the function that stops the reporting. The runtime's clocks do not implement it.
+   */
+  trackActivity?(source: ActivitySource): () => void;
+}
+
+/** What a component reports to `Clock.trackActivity`: its name and whether it holds work now. */
+export interface ActivitySource {
+  /** Who it is, for the message naming what is still busy (e.g. `workqueue deployment`). */
+  readonly name: string;
+  /** True while it holds work: keys waiting to be handed out or being processed. */
+  busy(): boolean;
 }
 
 /** A clock whose time only moves when told to. */

@@ -61,7 +61,7 @@ export * as kinds from './kinds/index.js';
 export type { Condition } from './helpers/index.js';
 
 // Clock, metrics and exception isolation.
-export { createFakeClock, realClock, type Clock, type FakeClock, type TimerHandle } from './clock.js';
+export { createFakeClock, realClock, type ActivitySource, type Clock, type FakeClock, type TimerHandle } from './clock.js';
 export { createMetrics, type ReconcileResult, type RuntimeMetrics } from './metrics.js';
 export { RecoveredPanic, isPanic, logPanic, type CallbackKind, type PanicContext, type PanicHandler } from './recover.js';
 

@@ -3,3 +3,8 @@
  * run-until-idle, fault injection and recorded calls.
  */
 export const TESTING_PACKAGE = '@kplane/testing';
+export { startControlPlane, USURPER_IDENTITY, type TestControlPlane, type TestControlPlaneOptions } from './control-plane.js';
+export { settle, SettleTimeoutError, type SettleOptions, type SettleProbe } from './settle.js';
+export { createTestClock, type TestClock, type TrackingClock } from './clock.js';
+export { createFakeClock, type Clock, type FakeClock } from '@kplane/runtime';
+export { eventually, eventuallyWith, until, TimeoutError, type PollOptions } from '@kplane/api/testing';

@@ -13,6 +13,7 @@ import type { KubeObject } from '@kplane/api';
 import { ApiError, definitionsChanged } from '@kplane/api';
 import type { Backend } from '@kplane/storage';
 import type { Registry } from '../registry/registry.js';
+import { realTimers, type Timers } from '../registry/timers.js';
 import { rfc3339, type Store } from '../registry/store.js';
 import { CLEANUP_FINALIZER, crdSpec, type CRDCondition, type CRDNames, type CustomResourceDefinition } from './crd-types.js';
 import { customResourceType } from './resource-type.js';
@@ -27,6 +28,8 @@ export interface CrdControllerOptions {
   now(): Date;
   /** How often a terminating CRD re-checks for remaining objects (ms, default 250). */
   pollIntervalMs?: number;
+  /** Timers of those re-checks and of relisting after a failed list (tests inject virtual ones). */
+  timers?: Timers;
 }
 
 /** The running controller. */
@@ -189,7 +192,7 @@ export function createCrdController(options: CrdControllerOptions): CrdControlle
         }
         if (remaining === 0) break;
         await setTerminating('InstanceDeletionCheck', `could not confirm zero CustomResources remaining: ${remaining} remaining`);
-        await new Promise((r) => setTimeout(r, options.pollIntervalMs ?? 250));
+        await new Promise<void>((r) => (options.timers ?? realTimers).setTimeout(r, options.pollIntervalMs ?? 250, { keepAlive: true }));
       }
       await setTerminating('InstanceDeletionCompleted', `removed all instances`);
       await crdStore().guaranteedUpdate(undefined, name, (current) => {
@@ -256,7 +259,7 @@ export function createCrdController(options: CrdControllerOptions): CrdControlle
               break;
             } catch (err) {
               console.error('kplane: CRD controller list failed:', err);
-              await new Promise((resolve) => setTimeout(resolve, RELIST_DELAY_MS).unref());
+              await new Promise<void>((resolve) => (options.timers ?? realTimers).setTimeout(resolve, RELIST_DELAY_MS));
             }
           }
         }

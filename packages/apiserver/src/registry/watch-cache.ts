@@ -155,6 +155,11 @@ export class CacheWatcher {
     return !this.replay && this.cursor >= this.cache.endSeq;
   }
 
+  /** Has the watcher events of the window left to read (its replay from storage aside)? */
+  get hasUnread(): boolean {
+    return !this.replay && !this.stopped && !this.abort.signal.aborted && this.cursor < this.cache.endSeq;
+  }
+
   /**
    * The next event, or undefined once the watcher is closed by its signal or the cache
    * stopped. Throws WatchClosedError when the cache closed it, or a 410 when its replay from
@@ -369,6 +374,16 @@ export class WatchCache {
   /** Estimated bytes and number of the events the window holds. */
   get usage(): { events: number; bytes: number; watchers: number } {
     return { events: this.events.length - this.head, bytes: this.bytes, watchers: this.watchers.size };
+  }
+
+  /**
+   * How many watchers have events of the window left to read (a watcher still replaying from
+   * storage is not counted: its replay may wait for the resource's next change).
+   */
+  get unreadWatchers(): number {
+    let n = 0;
+    for (const w of this.watchers) if (w.hasUnread) n++;
+    return n;
   }
 
   /** Removes a watcher (CacheWatcher.close calls it). */

@@ -36,7 +36,7 @@ import { deleteOptions, listOptions, typedListQuery, writeOptions } from './opti
 import { checkPathSegmentName, classifyRequest, isNamespaceSubresource, parsePath, type ResourceRequestInfo } from './request-info.js';
 import { AGGREGATED_V2, AGGREGATED_V2BETA1, aggregatedDiscovery, apiGroup, apiGroupList, apiResourceList, apiVersions } from './discovery.js';
 import { toTable, type IncludeObject } from './table.js';
-import { serveWatch } from './watch.js';
+import { serveWatch, type WatchDeliveries } from './watch.js';
 import { realTimers, type Timers } from '../registry/timers.js';
 import { serveOpenAPIV2, serveOpenAPIV3Document, serveOpenAPIV3Root, type ServedDocument, type SwaggerSpec } from '../openapi/serve.js';
 
@@ -69,6 +69,8 @@ export interface HandlerOptions {
   limits?: Partial<ServerLimits>;
   /** Timers of the request timeout and of watches (tests inject virtual ones). */
   timers?: Timers;
+  /** Counts watch events encoded for a client and not yet read by it (see `ApiServer.activity`). */
+  watchDeliveries?: WatchDeliveries;
   /** The kubelets that serve `pods/log` (none: logs answer 500). */
   nodes?: NodeConnections;
   /**
@@ -350,6 +352,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
             defaultTimeoutSeconds: options.defaultWatchTimeoutSeconds ?? 1800,
             include: rep === 'table' ? includeObject(q) : 'Object',
             timers: options.timers,
+            deliveries: options.watchDeliveries,
           });
         }
         if (rep === 'object' && !t.customResource) {
@@ -392,6 +395,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
         defaultTimeoutSeconds: options.defaultWatchTimeoutSeconds ?? 1800,
         include: rep === 'table' ? includeObject(q) : 'Object',
         timers: options.timers,
+        deliveries: options.watchDeliveries,
       });
     }
     if (sub === 'log') return servePodLog(store, ns!, name, q, req.signal, nodes, options.now().getTime());

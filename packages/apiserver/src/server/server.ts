@@ -174,6 +174,19 @@ export interface ApiServer {
    * handler sees it as if it had authenticated as that user.
    */
   transportAs(user: UserInfo): (req: RawRequest) => Promise<RawResponse>;
+  /**
+   * What the server is busy with right now, for tests that wait until a control plane is idle:
+   * requests being served (a watch counts until its response starts), watchers with changes
+   * of a watch cache left to read, and watch events encoded and not yet read by their client.
+   */
+  activity(): ApiServerActivity;
+}
+
+/** See `ApiServer.activity`. */
+export interface ApiServerActivity {
+  inFlight: number;
+  unreadWatchers: number;
+  queuedWatchEvents: number;
 }
 
 /** The identity under which AlwaysAllow's decisions are remembered (they never change). */
@@ -285,7 +298,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   for (const b of bundles) for (const r of b.resources) registry.add(r);
 
   // Custom resources: a CRD becomes served ResourceTypes (and leaves again) at run time.
-  const crdController = createCrdController({ registry, backend: options.backend, now });
+  const crdController = createCrdController({ registry, backend: options.backend, now, timers: options.timers });
   // One Local APIService per served group/version, as kube-apiserver's autoregister controller.
   const autoRegistration = createAutoRegistration(registry, (err) => console.error('kplane: APIService auto-registration:', err));
 
@@ -364,6 +377,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   let ready = false;
   let address = '127.0.0.1:6443';
   let proxyClient: { cert: string; key: string } | undefined = options.proxyClient;
+  const watchDeliveries = { queued: 0 };
   const aggregator = createAggregator({ registry, now, proxyClient: () => proxyClient });
   const handleRequest = createHandler({
     aggregated: (req, group, version) => aggregator.serve(req, group, version),
@@ -385,18 +399,31 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     bookmarkIntervalMs: options.bookmarkIntervalMs,
     limits: options.limits,
     timers: options.timers,
+    watchDeliveries,
     authorizer,
     admitNode: nodeGraph ? createNodeRestriction(registry, nodeGraph) : undefined,
     nodes,
     tokenRequest: (namespace, name, body, ctx) => issueTokenRequest(issuing, namespace, name, body, ctx.warnings),
     paths: oidcDiscovery(issuing, () => `https://${address}`),
   });
-  const handle = options.audit ? withAudit(handleRequest, { sink: options.audit, now }) : handleRequest;
+  const audited = options.audit ? withAudit(handleRequest, { sink: options.audit, now }) : handleRequest;
+  let inFlight = 0;
+  const handle = (req: RawRequest): Promise<RawResponse> => {
+    inFlight++;
+    let settled: Promise<RawResponse>;
+    try {
+      settled = audited(req);
+    } catch (err) {
+      inFlight--;
+      throw err;
+    }
+    return settled.finally(() => inFlight--);
+  };
 
   const servers: Server[] = [];
   // What the `kubernetes` Service and its endpoints point at (the address once listening).
   let kubernetesEndpoint: { port: number; address?: string } = { port: 6443 };
-  let kubernetesTimer: ReturnType<typeof setInterval> | undefined;
+
 
   return {
     registry,
@@ -414,6 +441,11 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     serviceAccountIssuer: issuers[0]!,
     apiAudiences,
     transportAs: (user) => transportAs(handle, user),
+    activity() {
+      let unreadWatchers = 0;
+      for (const store of registry.all()) unreadWatchers += store.cache.unreadWatchers;
+      return { inFlight, unreadWatchers, queuedWatchEvents: watchDeliveries.queued };
+    },
     async start() {
       await registry.start();
       const namespaces = registry.get('', 'v1', 'namespaces')!;
@@ -439,10 +471,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       await repairServiceAllocations(registry, allocator, now);
       await reconcileKubernetesService(registry, allocator, kubernetesEndpoint.port);
       // Recreated or repaired every 10 s, as kube-apiserver's kubernetes Service controller does.
-      kubernetesTimer = setInterval(() => {
-        reconcileKubernetesService(registry, allocator, kubernetesEndpoint.port, kubernetesEndpoint.address).catch(() => undefined);
-      }, 10_000);
-      kubernetesTimer.unref();
+      maintenance.push(runPeriodically(options.clock ?? systemClock, 10_000, () => reconcileKubernetesService(registry, allocator, kubernetesEndpoint.port, kubernetesEndpoint.address), () => undefined));
       // kube-apiserver's rbac/bootstrap-roles post-start hook, then the index follows the RBAC objects.
       await ensureBootstrapPolicy(registry, options.bootstrapPolicy);
       if (rbac) rbacFeed = await startRbacFeed(registry, rbac);
@@ -479,7 +508,6 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     },
     async close() {
       ready = false;
-      clearInterval(kubernetesTimer);
       await Promise.all(maintenance.splice(0).map((m) => m.stop()));
       stopNamespaceCache.abort();
       rbacFeed?.stop();

@@ -15,6 +15,13 @@ export interface WatchServeOptions {
   include: IncludeObject;
   /** Timers of the watch's timeout and bookmarks (tests inject virtual ones). */
   timers?: Timers;
+  /** Where the chunks waiting for this watch's client are counted. */
+  deliveries?: WatchDeliveries;
+}
+
+/** The chunks of watch events encoded for clients and not yet read by them, over many watches. */
+export interface WatchDeliveries {
+  queued: number;
 }
 
 /** Objects per page of initial events. */
@@ -40,9 +47,12 @@ class Channel {
   private drained?: () => void;
   private closed = false;
 
+  constructor(private readonly deliveries: WatchDeliveries = { queued: 0 }) {}
+
   push(item: Uint8Array): void {
     if (this.closed) return;
     this.items.push(item);
+    this.deliveries.queued++;
     this.bytes += item.byteLength;
     this.wake?.();
   }
@@ -57,6 +67,14 @@ class Channel {
     while (!this.closed && this.full) await new Promise<void>((r) => (this.drained = r));
   }
 
+  /** Drops what the client left unread when it stopped reading. */
+  discard(): void {
+    this.closed = true;
+    this.deliveries.queued -= this.items.length;
+    this.items.length = 0;
+    this.bytes = 0;
+  }
+
   close(): void {
     this.closed = true;
     this.wake?.();
@@ -67,6 +85,7 @@ class Channel {
     for (;;) {
       if (this.items.length) {
         const item = this.items.shift()!;
+        this.deliveries.queued--;
         this.bytes -= item.byteLength;
         this.drained?.();
         this.drained = undefined;
@@ -114,7 +133,7 @@ export function serveWatch(
   const stop = () => abort.abort();
   clientSignal?.addEventListener('abort', stop, { once: true });
   const timer = timers.setTimeout(stop, timeoutSeconds * 1000);
-  const channel = new Channel();
+  const channel = new Channel(options.deliveries);
   // A producer waiting for the client to read must not wait for a client that went away.
   abort.signal.addEventListener('abort', () => channel.close(), { once: true });
   const inNamespace = (o: KubeObject) => namespace === undefined || o.metadata?.namespace === namespace;
@@ -233,6 +252,7 @@ export function serveWatch(
     try {
       yield* channel;
     } finally {
+      channel.discard();
       abort.abort();
     }
   }

@@ -25,7 +25,13 @@ export type ServiceAccountClientFactory = (account: ServiceAccountRef) => Client
 
 const is = (err: unknown, code: number): boolean => err instanceof ApiError && err.code === code;
 
+/** Reads the object, or creates it when missing (read first: at a restart they all exist, and a read costs less than a refused create). */
 async function createOrGet<T extends KubeObject>(create: () => Promise<T>, get: () => Promise<T>): Promise<{ obj: T; created: boolean }> {
+  try {
+    return { obj: await get(), created: false };
+  } catch (err) {
+    if (!is(err, 404)) throw err;
+  }
   try {
     return { obj: await create(), created: true };
   } catch (err) {

@@ -96,6 +96,7 @@ class WorkqueueImpl implements Workqueue {
   private closed = false;
   private draining = false;
   private metricsClosed = false;
+  private readonly untrack: (() => void) | undefined;
 
   // Delaying layer: one timer, armed for the earliest ready time.
   private readonly delayed = new DelayHeap();
@@ -110,6 +111,10 @@ class WorkqueueImpl implements Workqueue {
       this.name !== '' && options.metrics !== undefined
         ? createQueueMetrics(this.name, options.metrics, this.clock)
         : noQueueMetrics;
+    this.untrack = this.clock.trackActivity?.({
+      name: `workqueue${this.name ? ` ${this.name}` : ''}`,
+      busy: () => this.processing.size > 0 || (!this.closed && this.queue.length > 0),
+    });
   }
 
   add(key: string): void {
@@ -256,6 +261,7 @@ class WorkqueueImpl implements Workqueue {
   private closeMetrics(): void {
     if (this.metricsClosed) return;
     this.metricsClosed = true;
+    this.untrack?.();
     this.metrics.close();
   }
 
