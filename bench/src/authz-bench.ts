@@ -6,6 +6,7 @@
  * the authorizer's share of a request is larger here than over HTTPS, so the ratio is a bound.
  */
 import type { RawRequest, UserInfo } from '@kplane/api';
+import { until } from '@kplane/api/testing';
 import { createApiServer, type ApiServer } from '@kplane/apiserver';
 import { createMemoryBackend } from '@kplane/storage';
 
@@ -108,10 +109,7 @@ export async function benchAuthorization(options: AuthzBenchOptions = {}): Promi
   );
   try {
     // The RBAC index follows its watch caches: wait until the reader's binding is in.
-    for (let i = 0; i < 200; i++) {
-      if ((await servers[0]!.server.handle({ method: 'GET', path: GET_PATH, user: READER })).status === 200) break;
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    await until('the reader to be allowed', async () => (await servers[0]!.server.handle({ method: 'GET', path: GET_PATH, user: READER })).status === 200);
     for (const s of servers) await load(s.server, options.warmupMs ?? 300, concurrency);
     // Each round alternates the two modes in short slices (the order alternating too), so a
     // round's ratio compares the modes under the same load of the machine. A mode's rate in a

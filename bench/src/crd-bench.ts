@@ -4,6 +4,7 @@
  * the same run, interleaved.
  */
 import type { RawResponse, Transport } from '@kplane/api';
+import { until } from '@kplane/api/testing';
 import { greeting, greetingCrd, GREETING_CRD_NAME, GREETING_GROUP } from './greeting-crd.js';
 import { expectStatus } from './list-bench.js';
 import { median, runPool } from './load.js';
@@ -61,22 +62,23 @@ export interface CrdTargets {
 const HEADERS = { accept: 'application/json', 'content-type': 'application/json' };
 const encode = (obj: object): Uint8Array => Buffer.from(JSON.stringify(obj));
 const itemsOf = (r: RawResponse): number => (JSON.parse(Buffer.from(r.body!).toString('utf8')) as { items: unknown[] }).items.length;
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** Creates the Greeting CRD (or finds it) and waits until it is Established and its collection answers LIST. */
 export async function establishGreetings(t: Transport, namespace: string, timeoutMs = 30_000): Promise<number> {
   const t0 = performance.now();
   await expectStatus(t({ method: 'POST', path: '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', headers: HEADERS, body: encode(greetingCrd()) }), 201, 409);
   const crdPath = `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${GREETING_CRD_NAME}`;
-  for (;;) {
-    const crd = JSON.parse(Buffer.from((await expectStatus(t({ method: 'GET', path: crdPath, headers: HEADERS }), 200)).body!).toString('utf8')) as {
-      status?: { conditions?: { type: string; status: string }[] };
-    };
-    const established = crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ?? false;
-    if (established && (await t({ method: 'GET', path: greetingsPath(namespace), query: { limit: '1' }, headers: HEADERS })).status === 200) break;
-    if (performance.now() - t0 > timeoutMs) throw new Error(`${GREETING_CRD_NAME} was not served within ${timeoutMs} ms`);
-    await sleep(20);
-  }
+  await until(
+    `${GREETING_CRD_NAME} to be Established and served`,
+    async () => {
+      const crd = JSON.parse(Buffer.from((await expectStatus(t({ method: 'GET', path: crdPath, headers: HEADERS }), 200)).body!).toString('utf8')) as {
+        status?: { conditions?: { type: string; status: string }[] };
+      };
+      const established = crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ?? false;
+      return established && (await t({ method: 'GET', path: greetingsPath(namespace), query: { limit: '1' }, headers: HEADERS })).status === 200;
+    },
+    { timeoutMs, intervalMs: 20 },
+  );
   return performance.now() - t0;
 }
 

@@ -100,7 +100,11 @@ describe('certificates', () => {
     await kubectlOk(suite.kp.kubeconfig, ['create', '-f', '-'], csrManifest('dan', csr));
     assert.equal(await kubectlOk(suite.kp.kubeconfig, ['certificate', 'deny', 'dan']), 'certificatesigningrequest.certificates.k8s.io/dan denied\n');
     assert.match(await kubectlOk(suite.kp.kubeconfig, ['get', 'csr', 'dan']), /\s<none>\s+Denied$/m);
-    await new Promise((r) => setTimeout(r, 500));
+    // A barrier: a CSR approved after the denial is signed after the signer looked at dan's.
+    const later = await userRequest(suite.dir, 'dan-later', '/CN=dan-later');
+    await kubectlOk(suite.kp.kubeconfig, ['create', '-f', '-'], csrManifest('dan-later', later.csr));
+    await kubectlOk(suite.kp.kubeconfig, ['certificate', 'approve', 'dan-later']);
+    await eventually('the later CSR signed', async () => (await kubectlOk(suite.kp.kubeconfig, ['get', 'csr', 'dan-later', '-o', 'jsonpath={.status.certificate}'])) !== '');
     assert.equal(await kubectlOk(suite.kp.kubeconfig, ['get', 'csr', 'dan', '-o', 'jsonpath={.status.certificate}']), '');
 
     const masters = await userRequest(suite.dir, 'eve', '/CN=eve/O=system:masters');

@@ -1,6 +1,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as k8s from '@kubernetes/client-node';
+import { until } from '@kplane/api/testing';
 import { removeDir, startKplane, tempDir, type KplaneProcess } from './harness.js';
 
 describe('@kubernetes/client-node against kplane up', () => {
@@ -52,7 +53,7 @@ describe('@kubernetes/client-node against kplane up', () => {
     await core.createNamespacedConfigMap({ namespace: 'cn', body: { metadata: { name: 'b' }, data: { k: 'b' } } });
     await core.deleteNamespacedConfigMap({ namespace: 'cn', name: 'b' });
 
-    for (let i = 0; i < 100 && seen.length < 4; i++) await new Promise((r) => setTimeout(r, 50));
+    await until('the four events', () => seen.length >= 4, { timeoutMs: 5_000, intervalMs: 50 });
     controller.abort();
     await finished;
     assert.deepEqual(seen, [

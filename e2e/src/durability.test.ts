@@ -1,6 +1,7 @@
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { clientFromKubeconfig } from '@kplane/client';
+import { until } from '@kplane/api/testing';
 import { removeDir, startKplane, tempDir } from './harness.js';
 
 const CONFIGMAPS = { group: '', version: 'v1', resource: 'configmaps', namespaced: true };
@@ -25,7 +26,7 @@ it('every create acknowledged before kill -9 is there after restart', async () =
       }
     };
     const writers = [0, 1, 2, 3].map(writer);
-    while (acked.length < 300) await new Promise((r) => setTimeout(r, 10));
+    await until('300 acknowledged writes', () => acked.length >= 300, { timeoutMs: 60_000 });
     killed = true;
     await kp.stop('SIGKILL');
     await Promise.all(writers);

@@ -281,7 +281,10 @@ describe('garbage collector with the real kubectl', { concurrency: true }, () =>
       await k('create', 'namespace', 'niveau');
       // One chain per propagation policy: bg-racine ← bg-milieu ← bg-feuille, fg-…, or-….
       await Promise.all(['bg', 'fg', 'or'].map(async (prefix) => (uids[prefix] = await createChain(kp.kubeconfig, 'niveau', { prefix: `${prefix}-` }))));
-      await new Promise((r) => setTimeout(r, 500));
+      // A barrier: a ConfigMap whose owner never existed, made after the chains, is collected.
+      const missing = { apiVersion: 'v1', kind: 'ConfigMap', name: 'absent', uid: '00000000-0000-0000-0000-000000000000' };
+      await kubectlOk(kp.kubeconfig, [...n, 'create', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'temoin', ownerReferences: [missing] } }));
+      await eventually('the ConfigMap of a missing owner collected', async () => (await kubectl(kp.kubeconfig, [...n, 'get', 'cm', 'temoin'])).code !== 0);
       assert.equal((await k(...n, 'get', 'cm', '--field-selector', 'metadata.name!=kube-root-ca.crt', '-o', 'name')).trim().split('\n').length, 9);
     });
 
@@ -291,8 +294,8 @@ describe('garbage collector with the real kubectl', { concurrency: true }, () =>
       assert.match(await k(...n, 'delete', 'cm', 'bg-racine', '--cascade=background'), /configmap "bg-racine" deleted/);
       assert.match(await k(...n, 'delete', 'cm', 'fg-racine', '--cascade=foreground', '--wait=false'), /configmap "fg-racine" deleted/);
       assert.match(await k(...n, 'delete', 'cm', 'or-racine', '--cascade=orphan', '--wait=false'), /configmap "or-racine" deleted/);
-      // Nobody is running: a short look is enough to see that nothing moves.
-      await new Promise((r) => setTimeout(r, 1500));
+      // Nobody is running (the server has no controllers, the controller-manager exited): what
+      // the deletes left is what the next test starts from.
       assert.match((await kubectl(kp.kubeconfig, [...n, 'get', 'cm', 'bg-racine'])).stderr, /configmaps "bg-racine" not found/);
       assert.equal(await k(...n, 'get', 'cm', 'bg-milieu', '-o', 'jsonpath={.metadata.ownerReferences[*].uid}|{.metadata.deletionTimestamp}'), `${uids.bg!.racine}|`);
       assert.deepEqual(await deletionStates(kp.kubeconfig, 'niveau', ['cm']), {

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { after, before } from 'node:test';
 import { request } from 'node:https';
+import { eventuallyWith } from '@kplane/api/testing';
 import { loadKubeconfig } from '@kplane/client';
 
 const require = createRequire(import.meta.url);
@@ -128,15 +129,11 @@ export async function startControllerManager(
   child.stdout!.on('data', (c) => (out += c));
   child.stderr!.on('data', (c) => (out += c));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const deadline = Date.now() + 30_000;
-  while (!ready.test(out)) {
-    if (child.exitCode !== null) throw new Error(`controller-manager exited with ${child.exitCode}:\n${out}`);
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`controller-manager did not get ready in time:\n${out}`);
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  const state = await eventually('the controller-manager to get ready', () => (child.exitCode !== null ? 'exited' : ready.test(out) && 'ready'), { timeoutMs: 30_000, intervalMs: 50 }).catch((err: Error) => {
+    child.kill('SIGKILL');
+    throw new Error(`${err.message}:\n${out}`);
+  });
+  if (state === 'exited') throw new Error(`controller-manager exited with ${child.exitCode}:\n${out}`);
   return {
     child,
     output: () => out,
@@ -149,16 +146,8 @@ export async function startControllerManager(
   };
 }
 
-/** Polls `check` until it returns something truthy, or fails after `timeoutMs`. */
-export async function eventually<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 150));
-  }
-}
+/** The shared `eventually` with the defaults of a real kplane process: 20 s, every 150 ms. */
+export const eventually = eventuallyWith({ timeoutMs: 20_000, intervalMs: 150 });
 
 /**
  * GET over HTTPS (the server's certificate not checked) with the kubeconfig's client

@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import { request } from 'node:https';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { until } from '@kplane/api/testing';
 import { kubectl, kubectlOk, removeDir, startKplane, tempDir, type KplaneProcess } from './harness.js';
 
 const GARDE = `apiVersion: v1
@@ -190,10 +191,7 @@ describe('kubectl against kplane up', () => {
     child.stdout.on('data', (c) => (out += c));
     child.stderr.on('data', (c) => (out += c));
     try {
-      const waitFor = async (re: RegExp) => {
-        for (let i = 0; i < 200 && !re.test(out); i++) await new Promise((r) => setTimeout(r, 50));
-        assert.match(out, re);
-      };
+      const waitFor = (re: RegExp) => until(`${re} in the watch output`, () => re.test(out), { intervalMs: 50 });
       await waitFor(/^vitrine\s/m);
       await k('-n', 'ch36', 'create', 'cm', 'observe', '--from-literal=v=1');
       await waitFor(/^observe\s+1$/m);

@@ -89,7 +89,8 @@ describe('kplane up --nodes 0 and a separate kplane kubelet', () => {
     const k = (...args: string[]) => kubectlOk(kp.kubeconfig, args);
     assert.match((await kubectl(kp.kubeconfig, ['get', 'nodes'])).stderr, /No resources found/);
     await k('run', 'waiting', '--image=nginx');
-    await new Promise((r) => setTimeout(r, 500));
+    // With --nodes 0 the server runs no scheduler: nothing can bind the pod before the kubelet
+    // process (and its scheduler) starts.
     assert.equal(await k('get', 'pod', 'waiting', '-o', 'jsonpath={.status.phase}/{.spec.nodeName}'), 'Pending/');
     const child = spawn(process.execPath, [KPLANE_MAIN, 'kubelet', '--kubeconfig', kp.kubeconfig, '--nodes', '2'], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';

@@ -132,7 +132,8 @@ describe('namespace lifecycle with the real kubectl', { concurrency: true }, () 
       await kubectlOk(kp.kubeconfig, ['-n', 'attente', 'apply', '-f', '-'], GARDE);
       await k('-n', 'attente', 'create', 'configmap', 'simple', '--from-literal=a=1');
       await k('delete', 'namespace', 'attente', '--wait=false');
-      await new Promise((r) => setTimeout(r, 1500));
+      // Nothing runs besides the API server: the state the delete left is final until a
+      // controller manager comes (the next test).
       assert.equal(await phaseAndConditions(), 'Terminating|');
       assert.match(await k('-n', 'attente', 'get', 'cm', '-o', 'name'), /configmap\/simple/);
       assert.equal(await read(c, SERVICEACCOUNTS, 'default', 'default'), undefined, 'no serviceaccount controller');
@@ -154,7 +155,7 @@ describe('namespace lifecycle with the real kubectl', { concurrency: true }, () 
       cm = undefined;
       assert.equal(await leaseHolder(c), undefined, 'the Lease was released');
       await k('-n', 'attente', 'patch', 'cm', 'garde', '--type=json', '-p', '[{"op":"remove","path":"/metadata/finalizers"}]');
-      await new Promise((r) => setTimeout(r, 2000));
+      // The controller manager has exited: nothing is left to act on the patch.
       assert.match(await phaseAndConditions(), /^Terminating\|NamespaceContentRemaining/, 'nobody finalizes the namespace');
       assert.equal(await k('-n', 'attente', 'get', 'cm', '-o', 'name'), '');
 

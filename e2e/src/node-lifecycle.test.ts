@@ -34,8 +34,11 @@ describe('node lifecycle: a stopped kubelet, taint-based eviction, cordon and ta
     const b = startKubelet(suite.kp.kubeconfig, 'b-', true);
     kubelets.push(a, b);
     await eventually(`kubelets start:\n${a.output()}${b.output()}`, async () => /1 node\(s\) ready/.test(a.output()) && /1 node\(s\) ready/.test(b.output()));
-    // Leases renewed every second keep both nodes Ready past the 3 s grace period.
-    await new Promise((r) => setTimeout(r, 4_000));
+    // Leases renewed every second keep both nodes Ready past the 3 s grace period: wait for
+    // renewals made after it.
+    const pastGrace = Date.now() + 4_000;
+    const renewedAt = async (node: string) => Date.parse(await k('-n', 'kube-node-lease', 'get', 'lease', node, '-o', 'jsonpath={.spec.renewTime}'));
+    await eventually('both Leases renewed past the grace period', async () => (await renewedAt('a-0')) >= pastGrace && (await renewedAt('b-0')) >= pastGrace);
     const nodes = await k('get', 'nodes');
     assert.match(nodes, /^a-0\s+Ready\s/m);
     assert.match(nodes, /^b-0\s+Ready\s/m);

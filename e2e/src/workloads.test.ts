@@ -71,7 +71,6 @@ const PODS = { group: '', version: 'v1', resource: 'pods', namespaced: true, kin
 type Resource = typeof PODS;
 
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 
 /** Reads an object, or undefined when it does not exist. */
@@ -177,7 +176,7 @@ describe('Deployments and ReplicaSets: the seed experiments with the real kubect
     cm = undefined;
     assert.equal((await k('-n', 'kube-system', 'get', 'lease', 'kube-controller-manager', '-o', 'jsonpath={.spec.holderIdentity}')), '', 'the Lease was released');
     assert.match(await k('scale', 'deploy', 'vitrine', '--replicas=4'), /^deployment\.apps\/vitrine scaled$/m);
-    await sleep(2_000);
+    // The controller manager has exited: no one is left to act on the scale until it restarts.
     assert.equal(await vitrineLine(), 'spec.replicas=4 generation=3 observedGeneration=2 ready=3');
     assert.equal(await k('get', rs, '-o', 'jsonpath={.spec.replicas}'), '3');
     assert.equal(names(await k('get', 'pods', '-l', 'app=vitrine', '-o', 'name')).length, 3);
@@ -242,7 +241,7 @@ describe('Deployments and ReplicaSets: the seed experiments with the real kubect
     // `ownerReferences: []`. Both spellings mean "no owner" and are accepted.
     assert.match(await k('get', rs, '-o', 'jsonpath={.metadata.ownerReferences}'), /^(\[\])?$/);
     assert.match(await k('get', rs, '--no-headers'), new RegExp(`^${rsName}\\s+4\\s+4\\s+4\\s`));
-    await sleep(1_000);
+    // The same pods again after the Deployment adopts the ReplicaSet (below) cover the whole window.
     assert.deepEqual(names(await k('get', 'pods', '-l', 'app=vitrine', '-o', 'name')), pods, 'the orphaned ReplicaSet keeps its pods');
 
     assert.match(await k(...VITRINE), /^deployment\.apps\/vitrine created$/m);
@@ -254,7 +253,7 @@ describe('Deployments and ReplicaSets: the seed experiments with the real kubect
       return r && controllerUid(r) === deployUid && status(d).observedGeneration === 1 && status(d).availableReplicas === 4;
     });
     assert.match(await k('rollout', 'status', 'deploy/vitrine', '--timeout=30s'), /deployment "vitrine" successfully rolled out/);
-    await sleep(1_000);
+    // observedGeneration 1 is written by the sync that adopted the ReplicaSet (or would have made a new one).
     assert.equal((await k('get', 'rs', '-l', 'app=vitrine', '-o', 'name')).trim(), rs, 'the same ReplicaSet (same template hash), no other');
     assert.equal(await k('get', rs, '-o', 'jsonpath={.metadata.uid}'), rsUid, 'adopted, not recreated');
     assert.equal(

@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApiError, notFound } from '@kplane/api';
+import { until } from '@kplane/api/testing';
 import { createHttpsTransport, type HttpsTransport } from './https-transport.js';
 import { createClient } from './client.js';
 import { createTestPki, type TestPki } from './tls-fixture.js';
@@ -135,7 +136,7 @@ test('aborting a pending buffered request rejects with AbortError', async () => 
   const t = track(createHttpsTransport({ server: base, ca: pki.caCert }));
   const ctl = new AbortController();
   const p = t({ method: 'GET', path: '/slow', signal: ctl.signal });
-  while (!seen.some((s) => s.url === '/slow')) await new Promise((r) => setTimeout(r, 5));
+  await until('the server to receive /slow', () => seen.some((s) => s.url === '/slow'), { intervalMs: 5 });
   ctl.abort();
   await assert.rejects(p, { name: 'AbortError' });
   await assert.rejects(t({ method: 'GET', path: '/api', signal: AbortSignal.abort() }), { name: 'AbortError' });

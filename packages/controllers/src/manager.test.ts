@@ -10,7 +10,7 @@ import {
   validateControllerSelectors,
   type ControllerManager,
 } from './manager.js';
-import { eventually } from '@kplane/api/testing';
+import { eventually, until } from '@kplane/api/testing';
 import { startTestKplane, type TestKplane } from './namespace/testing.js';
 
 let kp: TestKplane;
@@ -148,8 +148,15 @@ it('leads on the kube-controller-manager Lease, serves metrics to the admin cred
     assert.equal((await get(`${base}/healthz`, { ca: ca.pem.cert, token: 'wrong' })).status, 200, 'health is never checked');
 
     // A second manager waits for the Lease, and takes over once the first stops.
-    second = await startControllerManager({ client: kp.client, leaderElection: { identity: 'second', ...timing }, log: () => {} });
-    await new Promise((r) => setTimeout(r, 300));
+    let leaseReads = 0;
+    const counting = kp.clientWith(async (req, next) => {
+      const res = await next(req);
+      if (req.method === 'GET' && req.path.endsWith(`/leases/${CONTROLLER_MANAGER_LEASE.name}`)) leaseReads++;
+      return res;
+    });
+    second = await startControllerManager({ client: counting, leaderElection: { identity: 'second', ...timing }, log: () => {} });
+    // A third read of the Lease comes after the second attempt is over: twice it found first's.
+    await until('the second to try twice', () => leaseReads >= 3);
     assert.equal(second.manager.leading(), false, 'the second waits');
     await first.stop();
     await eventually('the second to lead', () => second!.manager.leading());

@@ -3,14 +3,10 @@
  * storage, and helpers to run fake time.
  */
 import { type FakeClock } from '@kplane/runtime';
-import { flushMicrotasks } from '@kplane/runtime/internal';
+import { settle } from '@kplane/runtime/testing';
 
 export { startTestKplane as startKplane, type TestKplane } from '@kplane/apiserver/testing';
-
-/** Lets in-flight in-process requests and handlers run (several macrotask turns). */
-export async function settle(turns = 10): Promise<void> {
-  for (let i = 0; i < turns; i++) await flushMicrotasks();
-}
+export { settle };
 
 /**
  * Advances a fake clock in `stepMs` steps, letting requests settle after each, until `check`

@@ -5,6 +5,7 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { until } from '@kplane/api/testing';
 import type { KubeObject } from '@kplane/api';
 import { startTestServer, type JsonAnswer, type TestServer } from '../testing.js';
 
@@ -41,8 +42,7 @@ async function install(c: KubeObject): Promise<string> {
   const created = await t.call('POST', CRDS, c);
   assert.equal(created.status, 201, JSON.stringify(created.body));
   const path = `/apis/compat.example.com/v1/namespaces/demo/${(c.spec as { names: { plural: string } }).names.plural}`;
-  const deadline = Date.now() + 1000;
-  while ((await t.call('GET', path)).status !== 200 && Date.now() < deadline) await new Promise((res) => setImmediate(res));
+  await until(`${path} served`, async () => (await t.call('GET', path)).status === 200, { intervalMs: 0 });
   return path;
 }
 

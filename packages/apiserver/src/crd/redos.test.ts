@@ -4,6 +4,7 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { until } from '@kplane/api/testing';
 import type { KubeObject } from '@kplane/api';
 import { createMemoryBackend, type Backend } from '@kplane/storage';
 import { createApiServer, type ApiServer } from '../server/server.js';
@@ -81,8 +82,7 @@ before(async () => {
   );
   assert.equal(created.status, 201, JSON.stringify(created.body));
   // The CRD controller serves the resource once it has seen the CRD: yield until it has.
-  for (let i = 0; i < 10_000 && (await call('GET', TRAPS)).status !== 200; i++) await new Promise((r) => setImmediate(r));
-  assert.equal((await call('GET', TRAPS)).status, 200);
+  await until('the traps served', async () => (await call('GET', TRAPS)).status === 200, { intervalMs: 0 });
 });
 
 after(async () => {

@@ -1,5 +1,6 @@
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
+import { until } from '@kplane/api/testing';
 import { nodeUser, type RawRequest, type RawResponse } from '@kplane/api';
 import { createMemoryBackend } from '@kplane/storage';
 import { createApiServer } from './server.js';
@@ -25,9 +26,8 @@ it('lets a node write only its own Node, Lease and pods (NodeRestriction) and re
     const p1 = await mkPod('p1', 'n1', 's1');
     await mkPod('p2', 'n2', 's2');
     // The graph follows the pods' watch cache: wait for it through the decision itself.
-    for (let i = 0; i < 1000 && (await n1({ method: 'GET', path: '/api/v1/namespaces/default/secrets/s1' })).status !== 200; i++) await new Promise((r) => setImmediate(r));
+    await until('n1 to read s1', async () => (await n1({ method: 'GET', path: '/api/v1/namespaces/default/secrets/s1' })).status === 200, { intervalMs: 0 });
 
-    assert.equal((await n1({ method: 'GET', path: '/api/v1/namespaces/default/secrets/s1' })).status, 200);
     const other = await n1({ method: 'GET', path: '/api/v1/namespaces/default/secrets/s2' });
     assert.deepEqual([other.status, json(other).message], [403, `secrets "s2" is forbidden: User "system:node:n1" cannot get resource "secrets" in API group "" in the namespace "default": no relationship found between node 'n1' and this object`]);
     assert.equal((await n1({ method: 'GET', path: '/api/v1/pods', query: { fieldSelector: 'spec.nodeName=n1' } })).status, 200);
@@ -91,8 +91,7 @@ it('remembers decisions per identity until an RBAC change', async () => {
     assert.equal((await get()).status, 200);
     const d = await server.handle({ method: 'DELETE', path: `${rbac}/roles/r` });
     assert.equal(d.status, 200);
-    for (let i = 0; i < 1000 && (await get()).status === 200; i++) await new Promise((r) => setImmediate(r));
-    assert.equal((await get()).status, 403);
+    await until('the Role removal to forbid', async () => (await get()).status === 403, { intervalMs: 0 });
   } finally {
     await server.close();
     await backend.close();

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { inflateSync } from 'node:zlib';
+import { until } from '@kplane/api/testing';
 import { controlFrame, dataFrame, decodeHeaderBlock, encodeHeaderBlock, FrameReader, FrameType, HeaderCodec, MAX_FRAME_LENGTH, SPDY_DICTIONARY, SpdyProtocolError, SpdySession, type SpdyStream } from './spdy.js';
 import { TestSpdyClient } from './spdy-client.fixture.js';
 
@@ -141,7 +142,7 @@ describe('SpdySession (server side)', () => {
     socket.pause();
     const id = c.open({ streamType: 'flood' });
     // Let the server run until its stream asks to wait.
-    while (floodWritten < 0) await new Promise((r) => setImmediate(r));
+    await until('the flood to wait', () => floodWritten >= 0, { intervalMs: 0 });
     assert.ok(floodWritten < 64 * 1024 * 1024, `wrote ${floodWritten} bytes before waiting`);
     socket.resume();
     await c.until(() => c.streams.get(id)!.fin);

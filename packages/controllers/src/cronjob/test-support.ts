@@ -8,6 +8,7 @@ import { createApiServer } from '@kplane/apiserver';
 import { createClient, type Client } from '@kplane/client';
 import { CronJobs, Jobs, Namespaces, createFakeClock, createManager, type CronJob, type FakeClock, type Job } from '@kplane/runtime';
 import { createMemoryBackend } from '@kplane/storage';
+import { settle } from '@kplane/runtime/testing';
 import { createCronJobController } from './controller.js';
 
 /** A running control plane for CronJob tests. */
@@ -19,9 +20,6 @@ export interface CronJobTestEnv {
   close(): Promise<void>;
 }
 
-const turns = async (n = 20): Promise<void> => {
-  for (let i = 0; i < n; i++) await new Promise((r) => setImmediate(r));
-};
 
 /** Starts an API server and the CronJob controller on a fake clock starting at `startMs`. */
 export async function startCronJobEnv(startMs: number): Promise<CronJobTestEnv> {
@@ -35,16 +33,16 @@ export async function startCronJobEnv(startMs: number): Promise<CronJobTestEnv> 
   createCronJobController(manager);
   const abort = new AbortController();
   const done = manager.start(abort.signal);
-  await turns(50);
+  await settle(50);
   return {
     client,
     clock,
     async advance(ms, stepMs = 1000) {
       for (let done = 0; done < ms; done += stepMs) {
         await clock.advanceAsync(Math.min(stepMs, ms - done));
-        await turns();
+        await settle(20);
       }
-      await turns(50);
+      await settle(50);
     },
     async close() {
       abort.abort();

@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ApiError, type RawResponse } from '@kplane/api';
 import type { Client } from '@kplane/client';
-import { Events, Pods, ReplicaSets, createManager, type CoreEvent, type Pod, type ReplicaSet } from '@kplane/runtime';
+import { Events, Pods, ReplicaSets, createFakeClock, createManager, type CoreEvent, type FakeClock, type Pod, type ReplicaSet } from '@kplane/runtime';
+import { tick } from '@kplane/runtime/testing';
 import { createReplicaSetController, type ReplicaSetControllerOptions } from './replicaset-controller.js';
 import { until } from '@kplane/api/testing';
-import { activePods, createNamespace, markReady, sleep, startKplane, type TestKplane } from './test-support.js';
+import { activePods, createNamespace, markReady, startKplane, type TestKplane } from './test-support.js';
 
 const IMAGE = 'registry.k8s.io/e2e-test-images/agnhost:2.61';
 
@@ -23,15 +24,15 @@ function orphanPod(name: string, labels: Record<string, string>, nodeName?: stri
   return { apiVersion: 'v1', kind: 'Pod', metadata: { name, labels }, spec: { containers: [{ name: 'c', image: IMAGE }], ...(nodeName ? { nodeName } : {}) } };
 }
 
-/** Delays every chunk of a stream by `lagMs` without accumulating delays (a slow watch). */
-async function* lagged(src: AsyncIterable<Uint8Array>, lagMs: number): AsyncIterable<Uint8Array> {
+/** Delays every chunk of a stream by `lagMs` on `clock` without accumulating delays (a slow watch). */
+async function* lagged(src: AsyncIterable<Uint8Array>, lagMs: number, clock: FakeClock): AsyncIterable<Uint8Array> {
   const buf: Array<{ at: number; chunk: Uint8Array }> = [];
   let ended = false;
   let wake: (() => void) | undefined;
   void (async () => {
     try {
       for await (const chunk of src) {
-        buf.push({ at: Date.now() + lagMs, chunk });
+        buf.push({ at: clock.now() + lagMs, chunk });
         wake?.();
       }
     } catch {
@@ -43,8 +44,8 @@ async function* lagged(src: AsyncIterable<Uint8Array>, lagMs: number): AsyncIter
   for (;;) {
     const head = buf[0];
     if (head) {
-      const wait = head.at - Date.now();
-      if (wait > 0) await sleep(wait);
+      const wait = head.at - clock.now();
+      if (wait > 0) await clock.sleep(wait);
       buf.shift();
       yield head.chunk;
       continue;
@@ -64,8 +65,8 @@ describe('ReplicaSet controller', () => {
     await kp.close();
   });
 
-  async function run(client: Client = kp.client, options: ReplicaSetControllerOptions = { recorder: false }) {
-    const mgr = createManager({ client });
+  async function run(client: Client = kp.client, options: ReplicaSetControllerOptions = { recorder: false }, clock?: FakeClock) {
+    const mgr = createManager({ client, clock });
     const controller = createReplicaSetController(mgr, options);
     const stop = new AbortController();
     const done = mgr.start(stop.signal);
@@ -160,7 +161,7 @@ describe('ReplicaSet controller', () => {
   it('neither adopts nor creates while the ReplicaSet is being deleted, and ignores pods being deleted', async () => {
     const ns = 'rs-deleting';
     await createNamespace(kp.client, ns);
-    const ctl = await run();
+    const ctl = await run(kp.client, { recorder: false, workers: 1 });
     await podApi().create({ ...orphanPod('held', { app: 'gone' }), metadata: { name: 'held', labels: { app: 'gone' }, finalizers: ['test/hold'] } }, { namespace: ns });
     await podApi().delete('held', { namespace: ns }); // stays, deleting, because of its finalizer
     await rsApi().create({ ...replicaSet('gone', 2), metadata: { name: 'gone', finalizers: ['test/hold'] } }, { namespace: ns });
@@ -171,7 +172,10 @@ describe('ReplicaSet controller', () => {
     await podApi().create(orphanPod('late', { app: 'gone' }), { namespace: ns });
     const [one] = await activePods(kp.client, ns, 'app=gone');
     await podApi().delete(one!.metadata!.name!, { namespace: ns });
-    await sleep(300);
+    // A barrier: one worker takes keys in order, so a ReplicaSet made now is served after the
+    // changes above were looked at.
+    await rsApi().create(replicaSet('later', 1), { namespace: ns });
+    await until('the later ReplicaSet served', async () => (await activePods(kp.client, ns, 'app=later')).length === 1);
     assert.equal((await podApi().get('late', { namespace: ns })).metadata?.ownerReferences, undefined, 'no adoption by a deleting ReplicaSet');
     assert.equal((await activePods(kp.client, ns, 'app=gone')).length, 2, 'no replacement by a deleting ReplicaSet');
     await ctl.stop();
@@ -182,20 +186,27 @@ describe('ReplicaSet controller', () => {
     await createNamespace(kp.client, ns);
     let creates = 0;
     let deletes = 0;
+    // The watch of pods lags 150 ms on the controller's clock: virtual time decides when it catches up.
+    const clock = createFakeClock(Date.now());
     const lagging = kp.clientWith(async (req, next) => {
       if (req.method === 'POST' && req.path.endsWith('/pods')) creates++;
       if (req.method === 'DELETE' && /\/pods\/[^/]+$/.test(req.path)) deletes++;
       const res: RawResponse = await next(req);
-      if (res.stream && req.path.endsWith('/pods')) return { ...res, stream: lagged(res.stream, 150) };
+      if (res.stream && req.path.endsWith('/pods')) return { ...res, stream: lagged(res.stream, 150, clock) };
       return res;
     });
-    const ctl = await run(lagging);
+    const ctl = await run(lagging, { recorder: false }, clock);
     await rsApi().create(replicaSet('burst', 20), { namespace: ns });
     for (let i = 0; i < 20; i++) {
       await rsApi().patch('burst', { metadata: { annotations: { poke: String(i) } } }, 'merge', { namespace: ns });
     }
-    await until('20 pods', async () => (await activePods(kp.client, ns)).length >= 20);
-    await sleep(600); // several cache lags: any duplicate creation would show now
+    // Each try moves virtual time on by 50 ms (the cache follows 150 ms late).
+    const podsAfter = async (ms: number) => {
+      await tick(clock, ms, 50);
+      return (await activePods(kp.client, ns)).length;
+    };
+    await until('20 pods', async () => (await podsAfter(50)) >= 20);
+    await tick(clock, 600, 50); // several cache lags: any duplicate creation would show now
     assert.equal((await activePods(kp.client, ns)).length, 20);
     assert.equal(creates, 20);
 
@@ -203,8 +214,8 @@ describe('ReplicaSet controller', () => {
     for (let i = 0; i < 20; i++) {
       await rsApi().patch('burst', { metadata: { annotations: { poke: `d${i}` } } }, 'merge', { namespace: ns });
     }
-    await until('5 pods', async () => (await activePods(kp.client, ns)).length <= 5);
-    await sleep(600);
+    await until('5 pods', async () => (await podsAfter(50)) <= 5);
+    await tick(clock, 600, 50);
     assert.equal((await activePods(kp.client, ns)).length, 5);
     assert.equal(deletes, 15);
     assert.equal(creates, 20);

@@ -52,7 +52,10 @@ it('creates default in every active namespace, recreates it, and skips terminati
     // Another ServiceAccount's deletion changes nothing, and a terminating namespace gets nothing.
     await sa().create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'robot', namespace: 'after' } });
     await sa().delete('robot', { namespace: 'after' });
-    await new Promise((r) => setTimeout(r, 100));
+    // A barrier: one worker takes namespaces in order, so a namespace made now is served after
+    // the deletion above was looked at.
+    await namespaces.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'later' } });
+    await eventually('default in a later namespace', () => hasDefault('later'));
     assert.equal(await hasDefault('leaving'), false);
     assert.equal((await sa().get('default', { namespace: 'after' })).metadata?.uid, again.metadata?.uid);
   } finally {

@@ -2,12 +2,13 @@ import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { KubeObject } from '@kplane/api';
 import type { Client, ResourceDescriptor } from '@kplane/client';
-import { createFakeClock, flushMicrotasks, type FakeClock } from '../clock.js';
+import { createFakeClock, type FakeClock } from '../clock.js';
 import { createFakeApi, type FakeApi } from '../informer/fake-api.js';
 import { createInformer } from '../informer/informer.js';
 import { createManager, type Manager } from '../manager/manager.js';
 import { createMetrics, type RuntimeMetrics } from '../metrics.js';
 import { RecoveredPanic } from '../recover.js';
+import { settle } from '../testing/index.js';
 import { watchProcessFailures, type ProcessFailureWatch } from '../testing/process-failures.js';
 import { Action } from './action.js';
 import { createController } from './controller.js';
@@ -16,10 +17,6 @@ const CMS: ResourceDescriptor & { kind: string } = { group: '', version: 'v1', r
 const PODS: ResourceDescriptor & { kind: string } = { group: '', version: 'v1', resource: 'pods', namespaced: true, kind: 'Pod' };
 
 const obj = (name: string, labels: Record<string, string> = {}): KubeObject => ({ metadata: { namespace: 'default', name, labels } });
-
-async function settle(): Promise<void> {
-  for (let i = 0; i < 8; i++) await flushMicrotasks();
-}
 
 /** Metric value from the text exposition (0 when absent). */
 async function metric(metrics: RuntimeMetrics, series: string): Promise<number> {

@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { KubeObject } from '@kplane/api';
 import type { Client } from '@kplane/client';
-import { createFakeClock, flushMicrotasks } from '../clock.js';
+import { createFakeClock } from '../clock.js';
 import { createMetrics } from '../metrics.js';
 import { RecoveredPanic } from '../recover.js';
+import { settle } from '../testing/index.js';
 import { watchProcessFailures } from '../testing/process-failures.js';
 import { createFakeApi } from './fake-api.js';
 import { createInformerFactory } from './factory.js';
@@ -16,10 +17,6 @@ const cm = (name: string, labels: Record<string, string> = {}): KubeObject => ({
   kind: 'ConfigMap',
   metadata: { namespace: 'default', name, labels },
 });
-
-async function settle(): Promise<void> {
-  for (let i = 0; i < 6; i++) await flushMicrotasks();
-}
 
 const CONFIGMAPS = { group: '', version: 'v1', resource: 'configmaps', namespaced: true, kind: 'ConfigMap' };
 
