@@ -36,6 +36,12 @@ test ! -e node_modules/better-sqlite3 || { echo "pack-check: better-sqlite3 was 
 # The kplane command is linked and runs.
 test -x node_modules/.bin/kplane || { echo "pack-check: node_modules/.bin/kplane is missing or not executable" >&2; exit 1; }
 node_modules/.bin/kplane --version
+# Without its optional native module, kplane's default sqlite storage says what to install.
+if out=$(node_modules/.bin/kplane up --port 0 --nodes 0 --no-controllers --data-dir "$work/data" 2>&1); then
+  echo "pack-check: kplane up started without better-sqlite3" >&2; exit 1
+fi
+grep -q '^kplane: sqlite storage needs the better-sqlite3 package: npm install better-sqlite3' <<<"$out" \
+  || { echo "pack-check: unexpected message from kplane up without better-sqlite3: $out" >&2; exit 1; }
 
 npm test --silent
 elapsed "the sample operator's tests passed"
