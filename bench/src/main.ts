@@ -31,7 +31,8 @@
  * (replicas of the StatefulSet case and of its Deployment, default 500; 0 skips it), --job N (completions of the Job case,
  * parallelism N/10, default 1000; 0 skips it), --daemonset N (simulated nodes of the DaemonSet case, default
  * 1000; 0 skips it), --daemonset-timeout N (seconds per rollout, default 240), --endpoints N (pods behind the Service of the Endpoints
- * case, default 5000; 0 skips it).
+ * case, default 5000; 0 skips it), --scheduler N (nodes of the scheduler case, default 1000; 0 skips it), --scheduler-pods N
+ * (pods per batch of the scheduler case, default 1000).
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -58,6 +59,7 @@ import { benchSafety, formatSafety, type SafetyBenchResult } from './safety-benc
 import type { FuzzRunResult } from './probe-fuzz.js';
 import { formatJob, jobInChild } from './job-bench.js';
 import { endpointsInChild, formatEndpoints } from './endpoints-bench.js';
+import { formatScheduler, schedulerInChild } from './scheduler-bench.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -90,6 +92,8 @@ const { values: flags } = parseArgs({
     statefulset: { type: 'string', default: '500' },
     job: { type: 'string', default: '1000' },
     endpoints: { type: 'string', default: '5000' },
+    scheduler: { type: 'string', default: '1000' },
+    'scheduler-pods': { type: 'string', default: '1000' },
   },
 });
 const rounds = Math.max(1, Number(flags.rounds));
@@ -113,6 +117,8 @@ const safetyCompactionMs = Number(flags['safety-compaction-interval']) * 1000;
 const fuzzRequests = Number(flags.fuzz);
 const jobCompletions = Number(flags.job);
 const endpointsReplicas = Number(flags.endpoints);
+const schedulerNodes = Number(flags.scheduler);
+const schedulerPods = Number(flags['scheduler-pods']);
 
 /** Targets of the extra cases: kplane's informer at most half of client-node's memory and twice its speed; 1M workqueue ops/s. */
 const INFORMER_TARGETS = { maxMemoryRatio: 0.5, minSpeedup: 2 };
@@ -325,6 +331,10 @@ async function main(): Promise<void> {
     }
     const job = jobCompletions > 0 ? (console.log(`Job: ${jobCompletions} completions, parallelism ${Math.max(1, Math.round(jobCompletions / 10))} ...`), await jobInChild(jobCompletions, Math.max(1, Math.round(jobCompletions / 10)))) : undefined;
     const endpoints = endpointsReplicas > 0 ? (console.log(`Endpoints: a Service of ${endpointsReplicas} pods ...`), await endpointsInChild(endpointsReplicas)) : undefined;
+    const scheduler =
+      schedulerNodes > 0 && schedulerPods > 0
+        ? (console.log(`Scheduler: ${schedulerPods} pods per batch on ${schedulerNodes} nodes ...`), await schedulerInChild(schedulerNodes, schedulerPods))
+        : undefined;
     let safety: SafetyBenchResult | undefined;
     if (safetyPatches > 0) {
       console.log(`safety: ${safetyPatches} patches of a 0.9 MiB ConfigMap, ${safetyWatchers} idle and 10 stalled watchers ...`);
@@ -392,6 +402,10 @@ async function main(): Promise<void> {
     if (endpoints) {
       console.log(`\nEndpoints: in a fresh process on startControlPlane({ storage: 'memory', listen: false }), 3 simulated nodes, containers start at once; a Service selecting a Deployment scaled from 0, its pods becoming Ready are the baseline\n`);
       console.log(formatEndpoints(endpoints));
+    }
+    if (scheduler) {
+      console.log(`\nScheduler: in a fresh process on startControlPlane({ storage: 'memory', listen: false, nodes: 0 }) with ${schedulerNodes} Node objects in 10 zones (no kubelet); each batch of pending pods bound by a scheduler started after them, timed from its start to the last binding\n`);
+      console.log(formatScheduler(scheduler));
     }
     if (statefulSet) {
       console.log(`\nStatefulSet: ${statefulSetReplicas} replicas, OrderedReady, against a Deployment of ${statefulSetReplicas}, each in a fresh process on startControlPlane({ storage: '${podsStorage}', listen: false }), 3 simulated nodes, containers start at once\n`);

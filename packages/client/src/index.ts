@@ -1,6 +1,5 @@
 export * from './client.js';
 export * from './https-transport.js';
 export * from './kubeconfig.js';
-export * from './paths.js';
-export * from './response.js';
-export * from './watch-stream.js';
+/** Tells a Status (e.g. what `delete` answers once the object is gone) from an object. */
+export { isStatus } from './response.js';

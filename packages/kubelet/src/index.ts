@@ -37,7 +37,23 @@ export {
 } from './node-template.js';
 export { DEFAULT_BACKOFF, goDuration, type CrashBackoff } from './container-cycle.js';
 export { normalizeImage, restartBackoffMs, simulatePod, stoppedPodStatus, type PodRecord, type SimulatedStatus } from './pod-status.js';
-export { filterNode, fitErrorMessage, podRequests, tolerates, NO_NODES_MESSAGE, type FilterFailure, type NodeUsage, type PodRequests } from './predicates.js';
+export {
+  balancedAllocationScore,
+  fitErrorMessage,
+  insufficientResources,
+  leastAllocatedScore,
+  podResources,
+  tolerates,
+  NO_NODES_MESSAGE,
+  SCORE_WEIGHTS,
+  type FilterFailure,
+  type NodeLoad,
+  type PodResources,
+  type ResourceAmounts,
+} from './predicates.js';
+export { ClusterState, type NodeInfo, type PodInfo } from './scheduling/cluster.js';
+export { Cycle, place, type Nomination, type Placement } from './scheduling/framework.js';
+export { findPreemption, type Candidate, type PreemptionResult } from './scheduling/preemption.js';
 export { benchPodsReady, formatPodBench, type PodBenchOptions, type PodBenchResult } from './bench.js';
 export { ContainerLogs, DEFAULT_MAX_LOG_LINES, logTimestamp, type LogLine, type LogUnavailable, type ReadLogOptions } from './container-log.js';
 export {

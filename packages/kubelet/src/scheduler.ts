@@ -1,7 +1,7 @@
 /**
- * A scheduler for simulated clusters: binds pending pods to Ready nodes through the binding
- * subresource, spreading them (fewest pods first), honouring nodeSelector, node affinity,
- * taints, cordons and resource requests, with kube-scheduler's events and messages.
+ * A scheduler for simulated clusters: binds pending pods to nodes through the binding
+ * subresource with kube-scheduler's default plugins (scheduling/: filters, scores, preemption),
+ * events and messages.
  */
 import { ApiError } from '@kplane/api';
 import type { Client, ResourceClient } from '@kplane/client';
@@ -11,15 +11,21 @@ import {
   createWorkqueue,
   itemExponentialFailureRateLimiter,
   realClock,
+  Namespaces,
   Nodes,
+  PodDisruptionBudgets,
   Pods,
   type Clock,
   type EventRecorder,
   type Informer,
   type kinds,
 } from '@kplane/runtime';
-import { filterNode, fitErrorMessage, NO_NODES_MESSAGE, podRequests, type FilterFailure, type NodeUsage, type PodRequests } from './predicates.js';
 import { rfc3339 } from './pod-status.js';
+import { ActiveQueue } from './scheduling/active-queue.js';
+import { ClusterState, priorityOf } from './scheduling/cluster.js';
+import { Cycle, fitErrorMessage, NO_NODES_MESSAGE, place, type Nomination } from './scheduling/framework.js';
+import { findPreemption, PREEMPTION_REASON, type Candidate } from './scheduling/preemption.js';
+import { podResources } from './scheduling/resources.js';
 import { selectNodeForClaims } from './volume-binding.js';
 
 /** Options of createScheduler. */
@@ -45,12 +51,9 @@ export interface Scheduler {
   podsPerNode(): Map<string, number>;
 }
 
-interface Placement extends PodRequests {
-  node: string;
-}
-
 const keyOf = (p: kinds.Pod) => `${p.metadata?.namespace ?? ''}/${p.metadata?.name ?? ''}`;
 const terminal = (p: kinds.Pod) => p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed';
+const hasRequiredPodAffinity = (p: kinds.Pod) => !!p.spec?.affinity?.podAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.length;
 
 /**
  * Creates a scheduler.
@@ -62,7 +65,11 @@ const terminal = (p: kinds.Pod) => p.status?.phase === 'Succeeded' || p.status?.
  * - A pod is bound at most once by this scheduler; a 409 from another binder is accepted.
  * - An unschedulable pod gets one FailedScheduling event per attempt and a PodScheduled=False
  *   condition written only when its message changes; it is retried when a node is added or
- *   changes, when a pod goes away, and at the latest after `unschedulableRetryMs`.
+ *   changes, when a pod goes away (or, for a pod with required pod affinity, is placed), and
+ *   at the latest after `unschedulableRetryMs`.
+ * - Pods ready to be scheduled are taken highest priority first, then in arrival order.
+ * - Preemption deletes lower-priority victims (DisruptionTarget first, a `Preempted` event
+ *   each) and nominates the node; the pod binds once they are gone.
  */
 export function createScheduler(options: SchedulerOptions): Scheduler {
   const clock = options.clock ?? realClock;
@@ -73,55 +80,37 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   const pods: ResourceClient<kinds.Pod> = options.client.resource(Pods);
   const podInformer: Informer<kinds.Pod> = createInformer({ api: pods, clock, onError });
   const nodeInformer: Informer<kinds.Node> = createInformer({ api: options.client.resource(Nodes), clock, onError });
+  const nsInformer: Informer<kinds.Namespace> = createInformer({ api: options.client.resource(Namespaces), clock, onError });
+  const pdbInformer: Informer<kinds.PodDisruptionBudget> = createInformer({ api: options.client.resource(PodDisruptionBudgets), clock, onError });
   const queue = createWorkqueue({ clock, rateLimiter: itemExponentialFailureRateLimiter(5, 30_000) });
   const recorder: EventRecorder = createEventRecorder({ client: options.client, component: schedulerName, clock });
-  const usage = new Map<string, NodeUsage>();
-  const placed = new Map<string, Placement>();
+  const cluster = new ClusterState((ns) => nsInformer.store.get(ns)?.metadata?.labels);
   const assumed = new Set<string>();
   const unschedulable = new Set<string>();
+  const nominations = new Map<string, Nomination>();
 
-  const use = (node: string): NodeUsage => {
-    let u = usage.get(node);
-    if (!u) usage.set(node, (u = { pods: 0, milliCpu: 0, memory: 0 }));
-    return u;
-  };
-  const place = (key: string, node: string, req: PodRequests): void => {
-    const cur = placed.get(key);
-    if (cur?.node === node) return;
-    if (cur) unplace(key);
-    const u = use(node);
-    u.pods++;
-    u.milliCpu += req.milliCpu;
-    u.memory += req.memory;
-    placed.set(key, { node, ...req });
-  };
-  const unplace = (key: string): void => {
-    const cur = placed.get(key);
-    if (!cur) return;
-    const u = use(cur.node);
-    u.pods--;
-    u.milliCpu -= cur.milliCpu;
-    u.memory -= cur.memory;
-    placed.delete(key);
-  };
   const needsScheduling = (p: kinds.Pod): boolean =>
     !p.spec?.nodeName && (p.spec?.schedulerName ?? 'default-scheduler') === schedulerName && !p.metadata?.deletionTimestamp && !terminal(p) && !(p.spec?.schedulingGates ?? []).length;
-  const retryUnschedulable = (): void => {
-    for (const key of unschedulable) queue.add(key);
-    unschedulable.clear();
+  const retry = (which: (key: string) => boolean = () => true): void => {
+    for (const key of unschedulable) {
+      if (!which(key)) continue;
+      unschedulable.delete(key);
+      queue.add(key);
+    }
   };
 
   const observe = (p: kinds.Pod): void => {
     const key = keyOf(p);
     if (p.spec?.nodeName && !terminal(p)) {
-      assumed.delete(key);
-      place(key, p.spec.nodeName, podRequests(p));
-    } else if (!assumed.has(key)) {
-      if (placed.has(key)) {
-        unplace(key);
-        retryUnschedulable();
-      }
-    }
+      // Newly placed (bound by another, or our binding confirmed): pods with required pod affinity may fit now.
+      const first = assumed.delete(key) || cluster.pods.get(key)?.node !== p.spec.nodeName;
+      nominations.delete(key);
+      cluster.setPod(key, p, p.spec.nodeName);
+      if (first) retry((k) => { const q = podInformer.store.get(k); return !!q && hasRequiredPodAffinity(q); });
+    } else if (!assumed.has(key) && cluster.removePod(key)) retry();
+    const nominated = p.status?.nominatedNodeName;
+    if (nominated && needsScheduling(p)) nominations.set(key, { node: nominated, priority: priorityOf(p), resources: podResources(p) });
+    else if (!p.spec?.nodeName) nominations.delete(key);
     // An unschedulable pod waits for a cluster change (or the retry timer), not for its own updates.
     if (needsScheduling(p) && !assumed.has(key) && !unschedulable.has(key)) queue.add(key);
   };
@@ -132,57 +121,85 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       const key = keyOf(p);
       assumed.delete(key);
       unschedulable.delete(key);
-      if (placed.has(key)) {
-        unplace(key);
-        retryUnschedulable();
-      }
+      nominations.delete(key);
+      if (cluster.removePod(key)) retry();
     },
   });
-  nodeInformer.addEventHandler({ onAdd: retryUnschedulable, onUpdate: retryUnschedulable });
+  // A namespace's labels feed namespaceSelector terms: recount, and give unschedulable pods another try.
+  nsInformer.addEventHandler({ onUpdate: () => (cluster.invalidate(), retry()), onAdd: () => cluster.invalidate() });
+  nodeInformer.addEventHandler({
+    onAdd: (n) => (cluster.setNode(n), retry()),
+    onUpdate: (_o, n) => (cluster.setNode(n), retry()),
+    onDelete: (n) => cluster.removeNode(n.metadata!.name!),
+  });
 
   const ref = (p: kinds.Pod): kinds.Pod => ({ ...p, apiVersion: 'v1', kind: 'Pod' });
 
+  type Decision = { node: string } | { message: string; preempt?: Candidate; clearNomination?: boolean };
   /** Picks a node for the pod (synchronously, so no other decision interleaves), or explains why none fits. */
-  const decide = (pod: kinds.Pod): { node: string } | { message: string } => {
-    const nodes = nodeInformer.store.list();
-    if (nodes.length === 0) return { message: NO_NODES_MESSAGE };
-    const req = podRequests(pod);
-    const failures: FilterFailure[] = [];
-    let best: string | undefined;
-    let bestPods = Infinity;
-    for (const node of nodes) {
-      const name = node.metadata!.name!;
-      const u = usage.get(name) ?? { pods: 0, milliCpu: 0, memory: 0 };
-      const f = filterNode(pod, node, u, req);
-      if (f) failures.push(f);
-      else if (u.pods < bestPods || (u.pods === bestPods && name < best!)) {
-        best = name;
-        bestPods = u.pods;
-      }
-    }
-    return best !== undefined ? { node: best } : { message: fitErrorMessage(nodes.length, failures) };
+  const decide = (pod: kinds.Pod, key: string): Decision => {
+    if (cluster.nodes.size === 0) return { message: NO_NODES_MESSAGE };
+    const cycle = new Cycle(pod, key, cluster, nominations);
+    const placed = place(cycle);
+    if ('node' in placed) return placed;
+    const result = findPreemption(cycle, placed.failures, pdbInformer.store.list());
+    if ('candidate' in result) return { message: fitErrorMessage(placed.numNodes, placed.failures.values()), preempt: result.candidate };
+    return { message: fitErrorMessage(placed.numNodes, placed.failures.values(), result.message), clearNomination: result.clearNomination && !!pod.status?.nominatedNodeName };
   };
 
-  const markUnschedulable = async (pod: kinds.Pod, message: string): Promise<void> => {
+  /** Deletes the victims (DisruptionTarget first, as kube-scheduler) and clears lower nominations on the node. */
+  const preempt = async (pod: kinds.Pod, c: Candidate): Promise<void> => {
+    const message = `${schedulerName}: preempting to accommodate a higher priority pod`;
+    await Promise.all(
+      c.victims.map(async (v) => {
+        const m = v.pod.metadata!;
+        try {
+          const condition = { type: 'DisruptionTarget', status: 'True', reason: PREEMPTION_REASON, message, lastTransitionTime: rfc3339(clock.now()) };
+          await pods.patch(m.name!, { status: { conditions: [condition] } }, 'strategic', { namespace: m.namespace, subresource: 'status' });
+          await pods.delete(m.name!, { namespace: m.namespace, preconditions: { uid: m.uid } });
+        } catch (err) {
+          if (!(err instanceof ApiError && (err.code === 404 || err.code === 409))) throw err;
+        }
+        void recorder.event(ref(v.pod), 'Normal', 'Preempted', `Preempted by pod ${pod.metadata?.uid} on node ${c.node}`);
+      }),
+    );
+    const priority = priorityOf(pod);
+    for (const [key, n] of nominations) {
+      if (n.node !== c.node || n.priority >= priority) continue;
+      nominations.delete(key);
+      const [namespace, name] = key.split('/') as [string, string];
+      await pods.patch(name, { status: { nominatedNodeName: null } }, 'strategic', { namespace, subresource: 'status' }).catch(() => {});
+    }
+  };
+
+  const markUnschedulable = async (pod: kinds.Pod, decision: { message: string; preempt?: Candidate; clearNomination?: boolean }): Promise<void> => {
     const key = keyOf(pod);
+    const { message } = decision;
     unschedulable.add(key);
     queue.addAfter(key, retryMs);
+    const nominated = decision.preempt ? decision.preempt.node : decision.clearNomination ? null : undefined;
+    if (decision.preempt) {
+      nominations.set(key, { node: decision.preempt.node, priority: priorityOf(pod), resources: podResources(pod) });
+      await preempt(pod, decision.preempt);
+    } else if (nominated === null) nominations.delete(key);
     void recorder.event(ref(pod), 'Warning', 'FailedScheduling', message);
     const cur = pod.status?.conditions?.find((c) => c.type === 'PodScheduled');
-    if (cur?.status === 'False' && cur.reason === 'Unschedulable' && cur.message === message) return;
+    const sameNomination = nominated === undefined || (pod.status?.nominatedNodeName ?? null) === nominated;
+    if (cur?.status === 'False' && cur.reason === 'Unschedulable' && cur.message === message && sameNomination) return;
     const condition = { type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message, lastProbeTime: null, lastTransitionTime: cur?.status === 'False' ? cur.lastTransitionTime : rfc3339(clock.now()) };
-    await pods.patch(pod.metadata!.name!, { status: { conditions: [condition] } }, 'strategic', { namespace: pod.metadata!.namespace, subresource: 'status' });
+    const status: Record<string, unknown> = { conditions: [condition] };
+    if (nominated !== undefined) status.nominatedNodeName = nominated;
+    await pods.patch(pod.metadata!.name!, { status }, 'strategic', { namespace: pod.metadata!.namespace, subresource: 'status' });
   };
 
   const schedule = async (key: string): Promise<void> => {
     const pod = podInformer.store.get(key);
     if (!pod || !needsScheduling(pod) || assumed.has(key)) return;
     unschedulable.delete(key);
-    const choice = decide(pod);
-    if ('message' in choice) return markUnschedulable(pod, choice.message);
-    const req = podRequests(pod);
+    const choice = decide(pod, key);
+    if ('message' in choice) return markUnschedulable(pod, choice);
     assumed.add(key);
-    place(key, choice.node, req);
+    cluster.setPod(key, pod, choice.node);
     const m = pod.metadata!;
     try {
       await selectNodeForClaims(options.client, pod, choice.node);
@@ -193,7 +210,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
         target: { apiVersion: 'v1', kind: 'Node', name: choice.node },
       }, { namespace: m.namespace });
     } catch (err) {
-      if (assumed.delete(key)) unplace(key);
+      if (assumed.delete(key)) cluster.removePod(key);
       if (err instanceof ApiError && (err.code === 404 || err.code === 409)) return; // gone, or bound by someone else
       throw err;
     }
@@ -202,10 +219,31 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
 
   const abort = new AbortController();
   const loops: Promise<unknown>[] = [];
-  const worker = async (): Promise<void> => {
+  // The workqueue keeps delays, retries and rate limits; what it releases waits in the active
+  // queue, taken highest priority first (kube-scheduler's PrioritySort).
+  const active = new ActiveQueue();
+  const priorityOfKey = (key: string) => priorityOf(podInformer.store.get(key) ?? {});
+  const pump = async (): Promise<void> => {
     for (;;) {
       const { key, shutdown } = await queue.get();
-      if (shutdown) return;
+      if (shutdown) return active.close();
+      active.push(key, priorityOfKey(key));
+      queue.done(key);
+    }
+  };
+  const inFlight = new Set<string>();
+  const again = new Set<string>();
+  // The active queue holds work the workqueue no longer sees: report it to a clock that waits for idleness.
+  const untrack = clock.trackActivity?.({ name: `scheduler ${schedulerName}`, busy: () => active.length > 0 || inFlight.size > 0 });
+  const worker = async (): Promise<void> => {
+    for (;;) {
+      const key = await active.pop();
+      if (key === undefined) return;
+      if (inFlight.has(key)) {
+        again.add(key);
+        continue;
+      }
+      inFlight.add(key);
       try {
         await schedule(key);
         queue.forget(key);
@@ -213,7 +251,8 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
         onError(err);
         queue.addRateLimited(key);
       } finally {
-        queue.done(key);
+        inFlight.delete(key);
+        if (again.delete(key)) active.push(key, priorityOfKey(key));
       }
     }
   };
@@ -223,16 +262,19 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     async start() {
       if (started) return;
       started = true;
-      loops.push(podInformer.run(abort.signal), nodeInformer.run(abort.signal));
-      await Promise.all([podInformer.waitForSync(abort.signal), nodeInformer.waitForSync(abort.signal)]);
+      const informers = [nodeInformer, nsInformer, pdbInformer, podInformer];
+      for (const i of informers) loops.push(i.run(abort.signal));
+      await Promise.all(informers.map((i) => i.waitForSync(abort.signal)));
+      loops.push(pump());
       for (let i = 0; i < workers; i++) loops.push(worker());
     },
     async stop() {
       abort.abort();
+      untrack?.();
       queue.shutDown();
       await Promise.allSettled(loops);
       await recorder.flush();
     },
-    podsPerNode: () => new Map([...usage].map(([n, u]) => [n, u.pods])),
+    podsPerNode: () => new Map([...cluster.nodes.values()].map((n) => [n.name, n.load.pods])),
   };
 }

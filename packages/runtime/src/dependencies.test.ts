@@ -19,9 +19,10 @@ test('the runtime depends on no server code: only the API types, the client and 
   assert.deepEqual(Object.keys(pkg.dependencies ?? {}).sort(), ['@kplane/api', '@kplane/client', '@sinclair/typebox', 'prom-client']);
 });
 
-test('what the runtime ships imports only node built-ins and its dependencies', async () => {
-  const files = (await readdir(dist, { recursive: true })).filter((f) => f.endsWith('.js') && !f.endsWith('.test.js'));
-  assert.ok(files.includes('index.js') && files.includes('testing/index.js'), `${dist} holds the built runtime`);
+test('what the runtime ships (code and type declarations) imports only node built-ins and its dependencies', async () => {
+  const shipped = (f: string): boolean => (f.endsWith('.js') && !f.endsWith('.test.js')) || (f.endsWith('.d.ts') && !f.endsWith('.test.d.ts'));
+  const files = (await readdir(dist, { recursive: true })).filter(shipped);
+  assert.ok(files.includes('index.js') && files.includes('index.d.ts') && files.includes('testing/index.js'), `${dist} holds the built runtime`);
   const allowed = new Set(Object.keys(pkg.dependencies ?? {}));
   const stray: string[] = [];
   for (const file of files) {

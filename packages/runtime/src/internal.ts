@@ -35,5 +35,5 @@ export {
   type LeaseLock,
   type LeaseLockOptions,
 } from './leader/lease-lock.js';
-export { effectiveTaints, findUntoleratedTaint, matchesNodeAffinity, tolerates } from './helpers/scheduling.js';
+export { effectiveTaints, findUntoleratedTaint, matchesNodeAffinity, matchesNodeSelectorTerm, tolerates } from './helpers/scheduling.js';
 export { certificateUser, nonResourceVerb } from './auth/delegated.js';

@@ -7,6 +7,7 @@ import { parseApiVersion } from '@kplane/api';
 import type { ResourceDescriptor } from '@kplane/client';
 import type { Clock } from '../clock.js';
 import type { Informer, InformerFactory } from '../informer/index.js';
+import type { KindDescriptor } from '../kinds/descriptors.js';
 import type { RuntimeMetrics } from '../metrics.js';
 import { keyOf, type Request } from './action.js';
 import { createController, type Controller, type Reconciler, type Source } from './controller.js';
@@ -120,8 +121,11 @@ export class ControllerBuilder {
     return this;
   }
 
-  /** The kind this controller reconciles: its changes enqueue its own key. Call exactly once. */
-  for<T extends KubeObject>(resource: ResourceDescriptor & { kind?: string }, options: WatchOptions<T> = {}): this {
+  /**
+   * The kind this controller reconciles: its changes enqueue its own key. Call exactly once.
+   * A KindDescriptor (built-in or from `defineKind`) types the predicates' objects.
+   */
+  for<T extends KubeObject>(resource: KindDescriptor<T> | (ResourceDescriptor & { kind?: string }), options: WatchOptions<T> = {}): this {
     if (this.primary) this.problems.push('for() may only be called once');
     this.primary = { resource, kind: resource.kind, predicates: (options.predicates ?? []) as Predicate[] };
     this.sources.push({
@@ -137,7 +141,7 @@ export class ControllerBuilder {
    * A kind this controller creates: a change to an object enqueues the key of its controller
    * owner when that owner is of the For kind.
    */
-  owns<T extends KubeObject>(resource: ResourceDescriptor, options: WatchOptions<T> = {}): this {
+  owns<T extends KubeObject>(resource: KindDescriptor<T> | ResourceDescriptor, options: WatchOptions<T> = {}): this {
     this.sources.push({
       resource,
       predicates: (options.predicates ?? []) as Predicate[],
@@ -155,8 +159,8 @@ export class ControllerBuilder {
     return this;
   }
 
-  /** Any other kind: `map` tells which requests a change should wake. */
-  watches<T extends KubeObject>(resource: ResourceDescriptor, map: MapFunc<T>, options: WatchOptions<T> = {}): this {
+  /** Any other kind: `map` tells which requests a change should wake (typed by a KindDescriptor). */
+  watches<T extends KubeObject>(resource: KindDescriptor<T> | ResourceDescriptor, map: MapFunc<T>, options: WatchOptions<T> = {}): this {
     this.sources.push({
       resource,
       predicates: (options.predicates ?? []) as Predicate[],

@@ -86,7 +86,16 @@ export function matchesNodeAffinity(pod: Pod, node: Node): boolean {
   for (const [k, v] of Object.entries(pod.spec?.nodeSelector ?? {})) if (labels[k] !== v) return false;
   const required = pod.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution as RequiredNodeAffinity | undefined;
   if (!required) return true;
-  const fields = { 'metadata.name': node.metadata?.name ?? '' };
-  const terms = (required.nodeSelectorTerms ?? []).filter((t) => (t.matchExpressions?.length ?? 0) + (t.matchFields?.length ?? 0) > 0);
-  return terms.some((t) => (t.matchExpressions ?? []).every((r) => requirementMatches(r, labels)) && (t.matchFields ?? []).every((r) => requirementMatches(r, fields)));
+  return (required.nodeSelectorTerms ?? []).some((t) => matchesNodeSelectorTerm(t, node));
+}
+
+/**
+ * Does one node selector term match a node (its matchExpressions on labels and its matchFields
+ * on `metadata.name` all true)? An empty term matches nothing, as in Kubernetes.
+ */
+export function matchesNodeSelectorTerm(term: { matchExpressions?: Requirement[]; matchFields?: Requirement[] }, node: Node): boolean {
+  if ((term.matchExpressions?.length ?? 0) + (term.matchFields?.length ?? 0) === 0) return false;
+  const labels = node.metadata?.labels ?? {};
+  if (!(term.matchExpressions ?? []).every((r) => requirementMatches(r, labels))) return false;
+  return (term.matchFields ?? []).every((r) => requirementMatches(r, { 'metadata.name': node.metadata?.name ?? '' }));
 }

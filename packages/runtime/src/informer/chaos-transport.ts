@@ -3,7 +3,7 @@
  * informers survive disconnects. Not exported from the package index.
  */
 import type { RawRequest, RawResponse, Transport } from '@kplane/api';
-import { splitLines } from '@kplane/client';
+import { splitLines } from '@kplane/client/internal';
 
 /** Probabilities (0..1) of each fault; the rest of the requests pass through untouched. */
 export interface ChaosOptions {

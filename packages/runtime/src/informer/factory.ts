@@ -8,6 +8,7 @@ import type { Clock } from '../clock.js';
 import type { RuntimeMetrics } from '../metrics.js';
 import { reportPanic, type PanicHandler } from '../recover.js';
 import type { BackoffOptions } from './backoff.js';
+import type { KindDescriptor } from '../kinds/descriptors.js';
 import { createInformer, type Informer } from './informer.js';
 
 /** Options of createInformerFactory. */
@@ -31,7 +32,13 @@ export interface InformerFactoryOptions {
 
 /** Hands out shared informers and runs them. */
 export interface InformerFactory {
-  /** The informer of `resource`: the same object for the same group/version/resource. */
+  /**
+   * The informer of `resource`: the same object for the same group/version/resource. Typed by
+   * a KindDescriptor (built-in or from `defineKind`): `informerFor(Deployments)` is an
+   * `Informer<Deployment>`.
+   */
+  informerFor<T extends KubeObject>(resource: KindDescriptor<T>): Informer<T>;
+  /** The informer of an untyped resource; give its object type as `T`. */
   informerFor<T extends KubeObject = KubeObject>(resource: ResourceDescriptor): Informer<T>;
   /** Runs every informer created so far, and any created later, until `signal` aborts. */
   start(signal: AbortSignal): void;

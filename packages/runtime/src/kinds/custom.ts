@@ -51,16 +51,33 @@ type IsOptional<S> = S extends { [OptionalKind]: 'Optional' } ? true : false;
 type SpecField<S extends TSchema> = IsOptional<S> extends true ? { spec?: Static<S> } : { spec: Static<S> };
 type StatusField<S> = S extends TSchema ? { status?: Static<S> } : unknown;
 
-/** The TypeScript type of a custom kind's objects. */
-export type CustomObject<Spec extends TSchema, Status extends TSchema | undefined = undefined> = KubeObject & {
-  apiVersion?: string;
-  kind?: string;
-  metadata?: ObjectMeta;
-} & SpecField<Spec> & StatusField<Status>;
+/**
+ * The TypeScript type of a custom kind's objects: the shape of a built-in kind's (`KubeObject`
+ * with `apiVersion`, `kind`, the same `ObjectMeta`, `spec`, `status`). `defineKind` fills in
+ * `ApiVersion` and `Kind` with its literals, as the built-in kinds have theirs
+ * (`apiVersion?: 'apps/v1'`); `ObjectOf<typeof MyKind>` names that type.
+ */
+export type CustomObject<
+  Spec extends TSchema,
+  Status extends TSchema | undefined = undefined,
+  ApiVersion extends string = string,
+  Kind extends string = string,
+> = CustomObjectBase<ApiVersion, Kind> & SpecField<Spec> & StatusField<Status>;
 
-/** A custom kind: its typed descriptor and its CRD. */
-export interface CustomKind<T extends KubeObject> {
-  /** For `client.resource(...)`, informers and watches. */
+/** What every custom object has, declared as the built-in kinds declare it (an interface over KubeObject). */
+interface CustomObjectBase<ApiVersion extends string, Kind extends string> extends KubeObject {
+  apiVersion?: ApiVersion;
+  kind?: Kind;
+  metadata?: ObjectMeta;
+}
+
+/**
+ * A custom kind: a typed descriptor like the built-in kinds' (`Deployments`, `Pods`…), so it
+ * goes wherever they go — `client.resource(MyKind)`, `factory.informerFor(MyKind)`,
+ * `.for(MyKind)` — plus its CRD.
+ */
+export interface CustomKind<T extends KubeObject> extends KindDescriptor<T> {
+  /** The same descriptor as a plain frozen object (group, version, resource, kind…). */
   readonly descriptor: KindDescriptor<T>;
   /** The CRD's name, `<plural>.<group>`. */
   readonly crdName: string;
@@ -82,9 +99,15 @@ const META_DESCRIPTIONS = {
  * conversion of the schemas (see toStructuralSchema) under apiVersion/kind/metadata.
  * Errors: throws at definition time when names are invalid or a schema is not structural.
  */
-export function defineKind<Spec extends TSchema, Status extends TSchema | undefined = undefined>(
-  options: DefineKindOptions<Spec, Status>,
-): CustomKind<CustomObject<Spec, Status>> {
+export function defineKind<
+  Spec extends TSchema,
+  Status extends TSchema | undefined = undefined,
+  Group extends string = string,
+  Version extends string = string,
+  Kind extends string = string,
+>(
+  options: DefineKindOptions<Spec, Status> & { group: Group; version: Version; kind: Kind },
+): CustomKind<CustomObject<Spec, Status, `${Group}/${Version}`, Kind>> {
   validateNames(options);
   const root = buildSchema(options);
   const errors = structuralSchemaErrors(root);
@@ -123,18 +146,20 @@ export function defineKind<Spec extends TSchema, Status extends TSchema | undefi
   };
   Object.freeze(crd);
 
-  return {
-    descriptor: kindDescriptor<CustomObject<Spec, Status>>({
-      group: options.group,
-      version: options.version,
-      resource: options.plural,
-      kind: options.kind,
-      namespaced: options.scope === 'Namespaced',
-    }),
+  const descriptor = kindDescriptor<CustomObject<Spec, Status, `${Group}/${Version}`, Kind>>({
+    group: options.group,
+    version: options.version,
+    resource: options.plural,
+    kind: options.kind,
+    namespaced: options.scope === 'Namespaced',
+  });
+  return Object.freeze({
+    ...descriptor,
+    descriptor,
     crdName,
     crd: () => structuredClone(crd) as CustomResourceDefinition,
     schema: () => structuredClone(root),
-  };
+  });
 }
 
 function buildSchema(options: DefineKindOptions<TSchema, TSchema | undefined>): SchemaObject {

@@ -2,7 +2,7 @@
  * Typed resource descriptors: the client's `ResourceDescriptor` plus the object type it serves,
  * so `client.resource(Deployments)` returns `ResourceClient<Deployment>`.
  */
-import { apiVersionOf, type KubeObject } from '@kplane/api';
+import { apiVersionOf, type KubeList, type KubeObject } from '@kplane/api';
 import type { Client, ResourceClient, ResourceDescriptor } from '@kplane/client';
 import type {
   ClusterRole, ClusterRoleBinding, ConfigMap, ControllerRevision, CronJob, CustomResourceDefinition, DaemonSet, Deployment,
@@ -30,6 +30,13 @@ export interface KindDescriptor<T extends KubeObject = KubeObject> extends Resou
 
 /** The object type a KindDescriptor (or anything carrying one as `descriptor`) serves. */
 export type ObjectOf<D> = D extends KindDescriptor<infer T> ? T : D extends { descriptor: KindDescriptor<infer T> } ? T : never;
+
+/**
+ * The list a list request answers for a descriptor's resource (what `client.resource(D).list()`
+ * resolves to), alike for built-in and custom kinds: `ListOf<typeof Deployments>`,
+ * `ListOf<typeof MyKind>`.
+ */
+export type ListOf<D> = KubeList<ObjectOf<D>>;
 
 declare module '@kplane/client' {
   interface Client {

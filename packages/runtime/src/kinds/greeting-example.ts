@@ -3,7 +3,8 @@
  * demo.example.com/v1, declared with TypeBox.
  */
 import { Type } from '@sinclair/typebox';
-import { defineKind, type CustomObject } from './custom.js';
+import { defineKind } from './custom.js';
+import type { ObjectOf } from './descriptors.js';
 import { KubeType } from './schema.js';
 
 /** Schema of Greeting.spec. */
@@ -82,5 +83,5 @@ export const GreetingKind = defineKind({
   selectableFields: ['.spec.version'],
 });
 
-/** A Greeting object. */
-export type Greeting = CustomObject<typeof GreetingSpec, typeof GreetingStatus>;
+/** A Greeting object: `apiVersion?: 'demo.example.com/v1'`, `kind?: 'Greeting'`, spec and status. */
+export type Greeting = ObjectOf<typeof GreetingKind>;

@@ -44,6 +44,7 @@ export {
   newObject,
   resourceOf,
   type KindDescriptor,
+  type ListOf,
   type ObjectOf,
 } from './descriptors.js';
 export { defineKind, type CustomKind, type CustomObject, type DefineKindOptions } from './custom.js';

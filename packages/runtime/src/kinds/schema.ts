@@ -290,4 +290,26 @@ export const KubeType = {
   /** An array merged by key: `x-kubernetes-list-type: map` with the given keys. */
   ListMap: <T extends TSchema>(items: T, keys: string[], options: SchemaOptions = {}) =>
     Type.Array(items, { ...options, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': keys }),
+  /**
+   * A status's `conditions`: a list of meta/v1 Conditions keyed by `type`, validated as
+   * Kubernetes validates `[]metav1.Condition` in a CRD. Its objects are what the condition
+   * helpers (`setStatusCondition`, `findStatusCondition`…) take, as for a built-in kind's.
+   */
+  Conditions: (options: SchemaOptions = {}) =>
+    Type.Array(conditionSchema(), { ...options, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] }),
 } as const;
+
+/** meta/v1 Condition with the validation Kubernetes generates for it. */
+function conditionSchema() {
+  return Type.Object({
+    type: Type.String({ maxLength: 316, pattern: CONDITION_TYPE_PATTERN, description: 'Type of condition in CamelCase or in foo.example.com/CamelCase.' }),
+    status: Type.Union([Type.Literal('True'), Type.Literal('False'), Type.Literal('Unknown')], { description: 'Status of the condition, one of True, False, Unknown.' }),
+    observedGeneration: Type.Optional(Type.Integer({ format: 'int64', minimum: 0, description: 'The .metadata.generation the condition was set based upon.' })),
+    lastTransitionTime: Type.String({ format: 'date-time', description: 'When the condition last changed from one status to another.' }),
+    reason: Type.String({ minLength: 1, maxLength: 1024, pattern: CONDITION_REASON_PATTERN, description: "A programmatic identifier of the condition's last transition, in CamelCase." }),
+    message: Type.String({ maxLength: 32768, description: 'A human readable message about the transition.' }),
+  });
+}
+
+const CONDITION_TYPE_PATTERN = '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$';
+const CONDITION_REASON_PATTERN = '^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$';
