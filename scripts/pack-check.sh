@@ -4,7 +4,7 @@
 # registry, checked before it is published. Needs a build (npm ci or tsc -b) first.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-work="$(mktemp -d "${TMPDIR:-/tmp}/kplane-pack-check.XXXXXX")"
+work="$(mktemp -d -t kplane-pack-check.XXXXXX)"
 trap 'rm -rf "$work"' EXIT
 start=$(date +%s)
 # Seconds since the start, for the log: CI keeps an eye on what this step costs.
