@@ -1,8 +1,8 @@
 import http from 'node:http';
 import https from 'node:https';
-import { readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import type { RawRequest, RawResponse, Transport } from '@kplane/api';
+import { createFileTokenSource, type NowSource } from './token-file.js';
 
 /** Options of createHttpsTransport. */
 export interface HttpsTransportOptions {
@@ -16,8 +16,16 @@ export interface HttpsTransportOptions {
   key?: Uint8Array | string;
   /** Bearer token. */
   token?: string;
-  /** A file holding the bearer token; re-read at most once a minute (rotated tokens). */
+  /**
+   * A file holding the bearer token, re-read once a minute on the clock (rotated tokens). With
+   * `token` as well, the file wins and `token` is used only when the file cannot be read.
+   */
   tokenFile?: string;
+  /**
+   * Credentials obtained per request (an exec credential plugin): used when none of token,
+   * tokenFile, basic authentication or a client certificate is given, as client-go does.
+   */
+  credentials?: CredentialProvider;
   /** Basic authentication. */
   username?: string;
   password?: string;
@@ -33,6 +41,23 @@ export interface HttpsTransportOptions {
   stream?: (req: RawRequest) => boolean;
   /** Clock for the token-file cache (ms since epoch). */
   now?: () => number;
+  /** The same as a clock object (a runtime Clock fits); wins over `now`. */
+  clock?: NowSource;
+}
+
+/** Credentials for one request. */
+export interface Credential {
+  token?: string;
+  /** PEM client certificate and key (both or neither). */
+  cert?: string;
+  key?: string;
+}
+
+/** Hands out credentials, and is told when the server refused the ones it gave (401). */
+export interface CredentialProvider {
+  get(): Promise<Credential>;
+  /** The server answered 401 to a request made with `used`: obtain new ones unless already done. */
+  refresh?(used: Credential): Promise<void>;
 }
 
 /** A Transport over node:https with a keep-alive connection pool. */
@@ -40,8 +65,6 @@ export interface HttpsTransport extends Transport {
   /** Closes pooled connections; in-flight requests are destroyed. */
   close(): void;
 }
-
-const TOKEN_FILE_TTL_MS = 60_000;
 
 /**
  * Default streaming rule: watches (`watch=true|1`), followed logs (`follow=true`), and any
@@ -72,44 +95,84 @@ export function createHttpsTransport(options: HttpsTransportOptions): HttpsTrans
   if (!secure && base.protocol !== 'http:') throw new Error(`unsupported server URL scheme: ${base.protocol}`);
   const basePath = base.pathname.replace(/\/+$/, '');
   const maxSockets = options.maxSockets ?? 256;
-  const agent = secure
-    ? new https.Agent({
-        keepAlive: true,
-        maxSockets,
-        maxFreeSockets: maxSockets,
-        ca: toPem(options.ca),
-        cert: toPem(options.cert),
-        key: toPem(options.key),
-        rejectUnauthorized: !options.insecureSkipTLSVerify,
-        servername: options.tlsServerName,
-      })
-    : new http.Agent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets });
+  const makeAgent = (cert: Uint8Array | string | undefined, key: Uint8Array | string | undefined): http.Agent =>
+    secure
+      ? new https.Agent({
+          keepAlive: true,
+          maxSockets,
+          maxFreeSockets: maxSockets,
+          ca: toPem(options.ca),
+          cert: toPem(cert),
+          key: toPem(key),
+          rejectUnauthorized: !options.insecureSkipTLSVerify,
+          servername: options.tlsServerName,
+        })
+      : new http.Agent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets });
+  const agent = makeAgent(options.cert, options.key);
+  // The agent of the client certificate a credential provider gave last (rotated with it).
+  let certAgent: { cert: string; key: string; agent: http.Agent } | undefined;
+  const agentFor = (cred: Credential | undefined): http.Agent => {
+    if (!cred?.cert || !cred.key) return agent;
+    if (certAgent?.cert !== cred.cert || certAgent.key !== cred.key) {
+      // A new certificate: new connections (client-go closes every connection on rotation).
+      certAgent?.agent.destroy();
+      certAgent = { cert: cred.cert, key: cred.key, agent: makeAgent(cred.cert, cred.key) };
+    }
+    return certAgent.agent;
+  };
   const wantsStream = options.stream ?? isStreamingRequest;
-  const now = options.now ?? Date.now;
-  let cachedToken: { value: string; at: number } | undefined;
+  const clock = options.clock ?? { now: options.now ?? Date.now };
+  const tokenFile = options.tokenFile ? createFileTokenSource(options.tokenFile, { clock }) : undefined;
+  const hasStaticAuth =
+    !!options.token || !!options.tokenFile || options.username !== undefined || options.password !== undefined || options.cert !== undefined;
+  const provider = hasStaticAuth ? undefined : options.credentials;
 
   const authorization = (): string | undefined => {
-    if (options.token) return `Bearer ${options.token}`;
-    if (options.tokenFile) {
-      if (!cachedToken || now() - cachedToken.at >= TOKEN_FILE_TTL_MS) {
-        cachedToken = { value: readFileSync(options.tokenFile, 'utf8').trim(), at: now() };
+    if (tokenFile) {
+      try {
+        return `Bearer ${tokenFile.token()}`;
+      } catch (err) {
+        if (options.token) return `Bearer ${options.token}`;
+        throw err;
       }
-      return `Bearer ${cachedToken.value}`;
     }
+    if (options.token) return `Bearer ${options.token}`;
     if (options.username !== undefined || options.password !== undefined) {
       return `Basic ${Buffer.from(`${options.username ?? ''}:${options.password ?? ''}`).toString('base64')}`;
     }
     return undefined;
   };
 
-  const send = (req: RawRequest): Promise<RawResponse> => {
+  const send = async (req: RawRequest): Promise<RawResponse> => {
+    if (!provider || req.headers?.['authorization'] !== undefined) return sendWith(req, undefined);
+    let cred: Credential;
+    try {
+      cred = await provider.get();
+    } catch (err) {
+      throw new Error(`getting credentials: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    }
+    const res = await sendWith(req, cred);
+    if (res.status === 401 && provider.refresh) {
+      // As client-go: obtain new credentials for the next request; this one still fails.
+      await provider.refresh(cred).catch((err: unknown) => console.error('refreshing credentials:', err instanceof Error ? err.message : err));
+    }
+    return res;
+  };
+
+  const sendWith = (req: RawRequest, cred: Credential | undefined): Promise<RawResponse> => {
     const signal = req.signal;
     if (signal?.aborted) return Promise.reject(abortError());
     const search = req.query && Object.keys(req.query).length > 0 ? `?${new URLSearchParams(req.query).toString()}` : '';
     const headers: Record<string, string | number> = { ...req.headers };
     if (options.userAgent && headers['user-agent'] === undefined) headers['user-agent'] = options.userAgent;
-    const auth = headers['authorization'] === undefined ? authorization() : undefined;
+    let auth: string | undefined;
+    try {
+      auth = headers['authorization'] !== undefined ? undefined : cred ? (cred.token ? `Bearer ${cred.token}` : undefined) : authorization();
+    } catch (err) {
+      return Promise.reject(err);
+    }
     if (auth) headers['authorization'] = auth;
+    const reqAgent = agentFor(cred);
     if (req.body) headers['content-length'] = req.body.byteLength;
     const streaming = wantsStream(req);
     const lib = secure ? https : http;
@@ -122,7 +185,7 @@ export function createHttpsTransport(options: HttpsTransportOptions): HttpsTrans
         method: req.method,
         path: basePath + req.path + search,
         headers,
-        agent,
+        agent: reqAgent,
       });
       let settled = false;
       let response: IncomingMessage | undefined;
@@ -177,7 +240,10 @@ export function createHttpsTransport(options: HttpsTransportOptions): HttpsTrans
   };
 
   const transport = send as HttpsTransport;
-  transport.close = () => agent.destroy();
+  transport.close = () => {
+    agent.destroy();
+    certAgent?.agent.destroy();
+  };
   return transport;
 }
 

@@ -4,6 +4,8 @@ import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { createHttpsTransport, type HttpsTransport, type HttpsTransportOptions } from './https-transport.js';
 import { createClient, type Client } from './client.js';
+import { createExecCredentialProvider, ExecCredentialError, type ExecClusterInfo, type ExecConfig, type ExecProviderOptions } from './exec-credentials.js';
+import type { NowSource } from './token-file.js';
 
 /** Options of loadKubeconfig. */
 export interface KubeconfigOptions {
@@ -13,6 +15,10 @@ export interface KubeconfigOptions {
   env?: Record<string, string | undefined>;
   /** Folder that relative paths resolve against when YAML text (not a path) is given (default: cwd). */
   baseDir?: string;
+  /** Clock of the tokenFile re-reads and of exec credentials' expiry (default the real time). */
+  clock?: NowSource;
+  /** How exec credential plugins run (environment, terminal, stderr). */
+  exec?: Omit<ExecProviderOptions, 'cluster' | 'clock'>;
 }
 
 /** The selected context of a kubeconfig, ready to build a transport. */
@@ -77,6 +83,12 @@ function parseConfig(text: string, dir: string, source: string): ParsedConfig {
         for (const f of FILE_FIELDS[inner]) {
           const v = body[f];
           if (typeof v === 'string' && v !== '' && !isAbsolute(v)) body[f] = resolve(dir, v);
+        }
+        // An exec command given as a relative path (not a bare name looked up in PATH) is relative to the file.
+        const exec = body['exec'];
+        if (inner === 'user' && exec && typeof exec === 'object') {
+          const command = (exec as Record<string, unknown>)['command'];
+          if (typeof command === 'string' && command.includes('/') && !isAbsolute(command)) body['exec'] = { ...exec, command: resolve(dir, command) };
         }
       }
       if (!m.has(e.name)) m.set(e.name, body);
@@ -203,6 +215,7 @@ export function loadKubeconfig(pathOrText?: string, options: KubeconfigOptions =
   const tokenFile = str(u, 'tokenFile');
   if (token) t.token = token;
   else if (tokenFile) t.tokenFile = tokenFile;
+  const execConfig = parseExec(u['exec'], userName, errors);
   const username = str(u, 'username');
   const password = str(u, 'password');
   if (username !== undefined || password !== undefined) {
@@ -213,7 +226,67 @@ export function loadKubeconfig(pathOrText?: string, options: KubeconfigOptions =
   if (errors.length > 0) {
     throw new KubeconfigError(`invalid configuration: ${errors.length === 1 ? errors[0] : `[${errors.join(', ')}]`}`);
   }
+  if (options.clock) t.clock = options.clock;
+  // As client-go: a token, basic authentication or a client certificate wins over the plugin.
+  if (execConfig && !t.token && !t.tokenFile && t.username === undefined && !t.cert) {
+    try {
+      t.credentials = createExecCredentialProvider(execConfig, { ...options.exec, clock: options.clock, cluster: clusterInfo(c, t) });
+    } catch (err) {
+      if (err instanceof ExecCredentialError) throw new KubeconfigError(err.message);
+      throw err;
+    }
+  }
   return { server, namespace: str(ctx, 'namespace') ?? 'default', contextName, clusterName, userName, transportOptions: t };
+}
+
+/** Reads a user's `exec` stanza, pushing clientcmd's validation errors; undefined when absent or invalid. */
+function parseExec(value: unknown, userName: string, errors: string[]): ExecConfig | undefined {
+  if (value === undefined || value === null) return undefined;
+  const e = (typeof value === 'object' ? value : {}) as Record<string, unknown>;
+  const before = errors.length;
+  const command = str(e, 'command');
+  const apiVersion = str(e, 'apiVersion');
+  if (!command) errors.push(`command must be specified for ${userName} to use exec authentication plugin`);
+  if (!apiVersion) errors.push(`apiVersion must be specified for ${userName} to use exec authentication plugin`);
+  const env: { name: string; value: string }[] = [];
+  for (const v of Array.isArray(e['env']) ? (e['env'] as Record<string, unknown>[]) : []) {
+    const name = v && typeof v['name'] === 'string' ? v['name'] : '';
+    if (!name) errors.push(`env variable name must be specified for ${userName} to use exec authentication plugin`);
+    else env.push({ name, value: typeof v['value'] === 'string' ? v['value'] : '' });
+  }
+  // v1beta1 defaults interactiveMode to IfAvailable; v1 requires it.
+  let mode = str(e, 'interactiveMode') ?? (apiVersion === 'client.authentication.k8s.io/v1beta1' ? 'IfAvailable' : undefined);
+  if (mode === undefined) errors.push(`interactiveMode must be specified for ${userName} to use exec authentication plugin`);
+  else if (!['Never', 'IfAvailable', 'Always'].includes(mode)) {
+    errors.push(`invalid interactiveMode for ${userName}: ${JSON.stringify(mode)}`);
+    mode = undefined;
+  }
+  if (errors.length > before) return undefined;
+  return {
+    command: command!,
+    args: Array.isArray(e['args']) ? (e['args'] as unknown[]).map(String) : [],
+    env,
+    apiVersion: apiVersion!,
+    installHint: str(e, 'installHint'),
+    provideClusterInfo: e['provideClusterInfo'] === true,
+    interactiveMode: mode as ExecConfig['interactiveMode'],
+  };
+}
+
+/** The cluster as an exec plugin is told about it (provideClusterInfo). */
+function clusterInfo(c: Record<string, unknown>, t: HttpsTransportOptions): ExecClusterInfo {
+  const info: ExecClusterInfo = { server: t.server };
+  if (t.tlsServerName) info['tls-server-name'] = t.tlsServerName;
+  if (t.insecureSkipTLSVerify) info['insecure-skip-tls-verify'] = true;
+  if (t.ca !== undefined) info['certificate-authority-data'] = Buffer.from(t.ca).toString('base64');
+  const proxy = str(c, 'proxy-url');
+  if (proxy) info['proxy-url'] = proxy;
+  if (c['disable-compression'] === true) info['disable-compression'] = true;
+  const ext = Array.isArray(c['extensions'])
+    ? (c['extensions'] as Record<string, unknown>[]).find((x) => x && x['name'] === 'client.authentication.k8s.io/exec')
+    : undefined;
+  if (ext && ext['extension'] !== undefined) info.config = ext['extension'];
+  return info;
 }
 
 /** Loads a kubeconfig (see loadKubeconfig) and creates an HTTPS transport for its context. */

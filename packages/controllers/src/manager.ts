@@ -6,7 +6,7 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@kplane/client';
-import { createDelegatedAuth, createManager, serveMetrics, type Clock, type DelegatedAuthOptions, type Manager } from '@kplane/runtime';
+import { LeaderElectionLostError, createDelegatedAuth, createManager, serveMetrics, type Clock, type DelegatedAuthOptions, type Manager } from '@kplane/runtime';
 import { createGarbageCollector, type GarbageCollectorOptions } from './garbagecollector/index.js';
 import { createNamespaceController, type NamespaceControllerOptions } from './namespace/index.js';
 import { createServiceAccountController, createTokensController, type TokensControllerOptions } from './serviceaccount/index.js';
@@ -292,6 +292,7 @@ export async function startControllerManager(options: ControllerManagerOptions):
     client: options.client,
     clock: options.clock,
     leaderElection: leaderElect ? { ...CONTROLLER_MANAGER_LEASE, ...options.leaderElection, identity } : undefined,
+    onLeadershipLost: () => undefined,
     onCacheError: (resource, err) => log(`watch of ${resource} failed (retrying): ${err instanceof Error ? err.message : String(err)}`),
   });
 
@@ -357,9 +358,13 @@ export async function startControllerManager(options: ControllerManagerOptions):
   if (leaderElect) log(`attempting to acquire leader lease ${lease}...`);
   else log(`leader election disabled; starting ${enabled.join(', ') || 'no controllers'}`);
   const abort = new AbortController();
-  const done = manager.start(abort.signal).then(() => {
-    if (!abort.signal.aborted) log('leaderelection lost');
-  });
+  const done = manager.start(abort.signal).then(
+    () => {
+      if (!abort.signal.aborted) log('leaderelection lost');
+    },
+    // A lost Lease ends `done`; whoever started the controller manager decides what follows.
+    (err: unknown) => log(err instanceof LeaderElectionLostError ? 'leaderelection lost' : `stopped: ${err instanceof Error ? err.message : String(err)}`),
+  );
   let stopping: Promise<void> | undefined;
   return {
     manager,

@@ -8,7 +8,7 @@
  */
 
 // Manager, controllers and the builder.
-export { createManager, type LeaderElectionOptions, type Manager, type ManagerOptions } from './manager/index.js';
+export { createManager, parseBindAddress, type HealthCheck, type LeaderElectionOptions, type Manager, type ManagerEndpoints, type ManagerOptions } from './manager/index.js';
 export { Action, TerminalError, keyOf, requestFromKey, type Request } from './controller/action.js';
 export {
   createController,
@@ -75,3 +75,4 @@ export {
   type DelegatedRequest,
 } from './auth/delegated.js';
 export { serveManagerMetrics, serveMetrics, type ManagerMetricsOptions, type MetricsServer, type MetricsServerOptions } from './auth/metrics-server.js';
+export { CacheSyncTimeoutError, GracefulShutdownTimeoutError, LeaderElectionLostError } from './controller/errors.js';

@@ -12,6 +12,12 @@ export type ReconcileResult = 'success' | 'error' | 'requeue' | 'requeue_after';
 
 const reconcileResults: readonly ReconcileResult[] = ['success', 'error', 'requeue', 'requeue_after'];
 
+/** controller-runtime's buckets of controller_runtime_reconcile_time_seconds (5 ms … 60 s). */
+const reconcileTimeBuckets = [
+  0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0,
+  3.5, 4.0, 4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 60,
+];
+
 /** 1e-8 s … 1e3 s, ten-fold steps: controller-runtime's workqueue duration buckets. */
 const durationBuckets = Array.from({ length: 12 }, (_, i) => Number((1e-8 * 10 ** i).toPrecision(1)));
 
@@ -33,11 +39,28 @@ export interface RuntimeMetrics extends WorkqueueMetricsProvider {
   readonly reconcileErrors: Counter<'controller'>;
   /** `controller_runtime_reconcile_panics_total{controller}`. */
   readonly reconcilePanics: Counter<'controller'>;
+  /** `controller_runtime_terminal_reconcile_errors_total{controller}`. */
+  readonly terminalReconcileErrors: Counter<'controller'>;
+  /** `controller_runtime_reconcile_time_seconds{controller}`. */
+  readonly reconcileTime: Histogram<'controller'>;
+  /** `controller_runtime_max_concurrent_reconciles{controller}`. */
+  readonly maxConcurrentReconciles: Gauge<'controller'>;
+  /** `controller_runtime_active_workers{controller}`. */
+  readonly activeWorkers: Gauge<'controller'>;
   /** `kplane_informer_callback_panics_total{resource,callback}`. */
   readonly informerCallbackPanics: Counter<'resource' | 'callback'>;
   readonly leaderElectionMasterStatus: Gauge<'name'>;
-  /** Zeroes a controller's reconcile series, so they are exported before its first reconcile. */
-  initController(controller: string): void;
+  /**
+   * Zeroes a controller's reconcile series, so they are exported before its first reconcile,
+   * and sets its `max_concurrent_reconciles` (default 1) and `active_workers` (0).
+   */
+  initController(controller: string, maxConcurrentReconciles?: number): void;
+  /** Records how long one reconcile of `controller` took, in seconds. */
+  observeReconcileTime(controller: string, seconds: number): void;
+  /** Counts one reconcile of `controller` that failed with a TerminalError. */
+  recordTerminalError(controller: string): void;
+  /** Moves `active_workers{controller}` by `delta` (+1 when a worker takes a key, -1 when done). */
+  addActiveWorkers(controller: string, delta: number): void;
   /** Counts one reconcile of `controller` with `result` (and one error when it is 'error'). */
   recordReconcile(controller: string, result: ReconcileResult): void;
   /**
@@ -128,6 +151,22 @@ export function createMetrics(registry: Registry = new Registry()): RuntimeMetri
     'Total number of reconciliation panics per controller',
     ['controller'],
   );
+  const terminalReconcileErrors = counter(
+    'controller_runtime_terminal_reconcile_errors_total',
+    'Total number of terminal reconciliation errors per controller',
+    ['controller'],
+  );
+  const reconcileTime =
+    existing<Histogram<'controller'>>('controller_runtime_reconcile_time_seconds') ??
+    new Histogram<'controller'>({
+      name: 'controller_runtime_reconcile_time_seconds',
+      help: 'Length of time per reconciliation per controller',
+      labelNames: ['controller'],
+      buckets: reconcileTimeBuckets,
+      registers: [registry],
+    });
+  const maxConcurrentReconciles = gauge('controller_runtime_max_concurrent_reconciles', 'Maximum number of concurrent reconciles per controller', ['controller']);
+  const activeWorkers = gauge('controller_runtime_active_workers', 'Number of currently used workers per controller', ['controller']);
   const informerCallbackPanics = counter(
     'kplane_informer_callback_panics_total',
     'Total number of exceptions caught in informer event handlers and index functions, per resource',
@@ -151,6 +190,10 @@ export function createMetrics(registry: Registry = new Registry()): RuntimeMetri
     reconcileTotal,
     reconcileErrors,
     reconcilePanics,
+    terminalReconcileErrors,
+    reconcileTime,
+    maxConcurrentReconciles,
+    activeWorkers,
     informerCallbackPanics,
     leaderElectionMasterStatus,
     contentType: registry.contentType,
@@ -186,10 +229,22 @@ export function createMetrics(registry: Registry = new Registry()): RuntimeMetri
       };
     },
 
-    initController(controller) {
+    initController(controller, workers = 1) {
       for (const result of reconcileResults) reconcileTotal.inc({ controller, result }, 0);
       reconcileErrors.inc({ controller }, 0);
+      terminalReconcileErrors.inc({ controller }, 0);
       reconcilePanics.inc({ controller }, 0);
+      maxConcurrentReconciles.set({ controller }, workers);
+      activeWorkers.set({ controller }, 0);
+    },
+    observeReconcileTime(controller, seconds) {
+      reconcileTime.observe({ controller }, seconds);
+    },
+    recordTerminalError(controller) {
+      terminalReconcileErrors.inc({ controller });
+    },
+    addActiveWorkers(controller, delta) {
+      activeWorkers.inc({ controller }, delta);
     },
     recordReconcile(controller, result) {
       reconcileTotal.inc({ controller, result });

@@ -7,7 +7,8 @@ import * as testing from './testing/index.js';
 // The values `@kplane/runtime` exports (its types are listed in the README's "Public API").
 // A change here is a change to the public API: update the README with it.
 const PUBLIC_VALUES = `
-  Action AlreadyOwnedError BuilderError CONTROLLER_OWNER_INDEX FinalizerError KubeType NAMESPACE_INDEX RecoveredPanic
+  Action AlreadyOwnedError BuilderError CONTROLLER_OWNER_INDEX CacheSyncTimeoutError FinalizerError
+  GracefulShutdownTimeoutError KubeType LeaderElectionLostError NAMESPACE_INDEX RecoveredPanic
   SchemaConversionError TerminalError UnauthorizedError
   addFinalizer and annotationsChanged bucketRateLimiter builtinDescriptors containsFinalizer createController
   createDelegatedAuth createEventRecorder createFakeClock createInformer createInformerFactory createLeaderElector
@@ -15,7 +16,7 @@ const PUBLIC_VALUES = `
   findStatusCondition formatTime generationChanged getControllerOf hasControllerReference hasOwnerReference isPanic
   isStatusConditionFalse isStatusConditionPresentAndEqual isStatusConditionTrue itemExponentialFailureRateLimiter
   itemFastSlowRateLimiter keyOf kindDescriptor kinds labelsChanged logPanic maxOfRateLimiter newObject objectKey
-  objectReference or patchStatus realClock removeFinalizer removeStatusCondition requestFromKey resourceOf
+  objectReference or parseBindAddress patchStatus realClock removeFinalizer removeStatusCondition requestFromKey resourceOf
   resourceVersionChanged serveManagerMetrics serveMetrics setControllerReference setOwnerReference setStatusCondition
   structuralSchemaErrors toStructuralSchema updateStatus
 `.split(/\s+/).filter(Boolean);

@@ -41,6 +41,8 @@ export interface BuilderContext {
   onPanic?: PanicHandler;
   /** Registers the built controller (the manager runs it). */
   register?(controller: Controller): void;
+  /** Defaults of the controllers' options (the manager's). */
+  defaults?: { maxConcurrentReconciles?: number; cacheSyncTimeoutMs?: number };
 }
 
 /** Misuse of the builder, collected and reported by complete(). */
@@ -110,9 +112,13 @@ export class ControllerBuilder {
   private readonly sources: Watch[] = [];
   private readonly problems: string[] = [];
   private name?: string;
-  private maxConcurrentReconciles = 1;
+  private maxConcurrentReconciles: number;
+  private cacheSyncTimeoutMs?: number;
 
-  constructor(private readonly context: BuilderContext) {}
+  constructor(private readonly context: BuilderContext) {
+    this.maxConcurrentReconciles = context.defaults?.maxConcurrentReconciles ?? 1;
+    this.cacheSyncTimeoutMs = context.defaults?.cacheSyncTimeoutMs;
+  }
 
   /** Names the controller (default: the For kind in lower case). Names label metrics and queues. */
   named(name: string): this {
@@ -178,12 +184,20 @@ export class ControllerBuilder {
     return this;
   }
 
-  /** Options of the controller. */
-  withOptions(options: { maxConcurrentReconciles?: number }): this {
+  /**
+   * Options of the controller: `maxConcurrentReconciles` (workers; one key is still never
+   * reconciled twice at once) and `cacheSyncTimeoutMs` (see ControllerOptions); both default
+   * to the manager's.
+   */
+  withOptions(options: { maxConcurrentReconciles?: number; cacheSyncTimeoutMs?: number }): this {
     if (options.maxConcurrentReconciles !== undefined) {
       if (!Number.isInteger(options.maxConcurrentReconciles) || options.maxConcurrentReconciles < 1) {
         this.problems.push('maxConcurrentReconciles must be a whole number of at least 1');
       } else this.maxConcurrentReconciles = options.maxConcurrentReconciles;
+    }
+    if (options.cacheSyncTimeoutMs !== undefined) {
+      if (!(options.cacheSyncTimeoutMs > 0)) this.problems.push('cacheSyncTimeoutMs must be more than 0');
+      else this.cacheSyncTimeoutMs = options.cacheSyncTimeoutMs;
     }
     return this;
   }
@@ -227,6 +241,7 @@ export class ControllerBuilder {
       informers,
       sources,
       maxConcurrentReconciles: this.maxConcurrentReconciles,
+      cacheSyncTimeoutMs: this.cacheSyncTimeoutMs,
       clock: this.context.clock,
       metrics,
       onPanic,

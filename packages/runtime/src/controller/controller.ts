@@ -9,6 +9,7 @@ import type { RuntimeMetrics } from '../metrics.js';
 import { createWorkqueue, type Workqueue } from '../workqueue/index.js';
 import { catchRejection, isPanic, reportPanic, RecoveredPanic, type PanicHandler } from '../recover.js';
 import { Action, TerminalError, requestFromKey, type Request } from './action.js';
+import { CacheSyncTimeoutError } from './errors.js';
 
 /** A reconcile function: makes the world match the object named by `request`. */
 export type Reconciler = (request: Request, context: ReconcileContext) => Promise<Action | void> | Action | void;
@@ -44,6 +45,11 @@ export interface ControllerOptions {
   sources: Source[];
   /** Workers reconciling at once (default 1); one key is never reconciled by two at once. */
   maxConcurrentReconciles?: number;
+  /**
+   * How long `start` waits for the informers to sync before it rejects with a
+   * CacheSyncTimeoutError naming the resources not synced (ms on the clock; default: forever).
+   */
+  cacheSyncTimeoutMs?: number;
   clock?: Clock;
   metrics?: RuntimeMetrics;
   /** Defaults to a named, rate-limited workqueue on `clock`. */
@@ -112,7 +118,7 @@ export function createController(options: ControllerOptions): Controller {
       reportPanic(options.onPanic, 'metrics', err, { controller: name });
     }
   };
-  record((m) => m.initController(name));
+  record((m) => m.initController(name, workers));
   // When each key's last reconcile started (clock ms), for sources with a batch window; entries
   // older than the widest window seen are swept now and then.
   const lastStart = new Map<string, number>();
@@ -154,13 +160,16 @@ export function createController(options: ControllerOptions): Controller {
     noteStart(key);
     const request = requestFromKey(key);
     let action: Action | void;
+    const started = clock.now();
     try {
       action = await options.reconcile(request, { signal });
     } catch (thrown) {
       const panic = isPanic(thrown);
       const err = panic ? new RecoveredPanic('reconciler', thrown, { controller: name, key }) : thrown;
       record((m) => {
+        m.observeReconcileTime(name, (clock.now() - started) / 1000);
         if (panic) m.recordPanic(name);
+        if (err instanceof TerminalError) m.recordTerminalError(name);
         m.recordReconcile(name, 'error');
       });
       onError(request, err);
@@ -172,6 +181,7 @@ export function createController(options: ControllerOptions): Controller {
       }
       return;
     }
+    record((m) => m.observeReconcileTime(name, (clock.now() - started) / 1000));
     queue.forget(key);
     if (action && typeof action === 'object' && action.type === 'requeue') {
       queue.addAfter(key, action.afterMs);
@@ -182,10 +192,12 @@ export function createController(options: ControllerOptions): Controller {
   }
 
   async function processOne(key: string, signal: AbortSignal): Promise<void> {
+    record((m) => m.addActiveWorkers(name, 1));
     try {
       await reconcileOne(key, signal);
     } finally {
       queue.done(key); // always, or the key would stay in flight forever
+      record((m) => m.addActiveWorkers(name, -1));
     }
   }
 
@@ -230,8 +242,7 @@ export function createController(options: ControllerOptions): Controller {
       const stop = () => queue.shutDown();
       signal.addEventListener('abort', stop, { once: true });
       try {
-        const synced = await Promise.all(options.informers.map((i) => i.waitForSync(signal)));
-        if (!synced.every(Boolean) || signal.aborted) return;
+        if (!(await waitForSync(options.informers, signal, clock, options.cacheSyncTimeoutMs, name)) || signal.aborted) return;
         await Promise.all(Array.from({ length: workers }, () => worker(signal)));
       } finally {
         signal.removeEventListener('abort', stop);
@@ -248,4 +259,31 @@ export function createController(options: ControllerOptions): Controller {
   };
 }
 
-
+/**
+ * Waits for every informer to sync: true once they have, false if `signal` aborts first.
+ * With a timeout, rejects with a CacheSyncTimeoutError naming the informers not synced.
+ */
+export async function waitForSync(informers: Informer[], signal: AbortSignal, clock: Clock, timeoutMs: number | undefined, controller?: string): Promise<boolean> {
+  if (timeoutMs === undefined || !(timeoutMs > 0) || !Number.isFinite(timeoutMs)) {
+    return (await Promise.all(informers.map((i) => i.waitForSync(signal)))).every(Boolean);
+  }
+  const wait = new AbortController();
+  let timedOut = false;
+  const onAbort = (): void => wait.abort();
+  signal.addEventListener('abort', onAbort, { once: true });
+  const timer = clock.setTimeout(() => {
+    timedOut = true;
+    wait.abort();
+  }, timeoutMs);
+  try {
+    const synced = (await Promise.all(informers.map((i) => i.waitForSync(wait.signal)))).every(Boolean);
+    if (synced) return true;
+    if (timedOut && !signal.aborted) {
+      throw new CacheSyncTimeoutError(informers.filter((i) => !i.hasSynced()).map((i, n) => i.resource ?? `informer ${n}`), controller);
+    }
+    return false;
+  } finally {
+    clock.clearTimeout(timer);
+    signal.removeEventListener('abort', onAbort);
+  }
+}

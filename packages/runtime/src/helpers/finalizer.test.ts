@@ -94,3 +94,23 @@ test('finalizer: a failed cleanup keeps the finalizer; a moved entry fails the r
   assert.deepEqual(await finalizer(cms, current, NAME, { apply: () => 0, cleanup: () => 42 }), { event: 'cleaned-up', result: 42 });
   await assert.rejects(cms.get('cfg', { namespace: 'default' }), /not found/);
 });
+
+test('finalizer: a 404 on removal means done, a 404 on adding means nothing to do', async (t) => {
+  const kp = await startKplane();
+  t.after(() => kp.close());
+  const cms = kp.client.resource(configMaps);
+  await cms.create({ metadata: { name: 'cfg', namespace: 'default', finalizers: [NAME] } });
+  await cms.delete('cfg', { namespace: 'default' });
+  const deleting = await cms.get('cfg', { namespace: 'default' });
+  // Another actor removes the finalizer first: the object goes while our cleanup runs.
+  const cleanup = async () => {
+    await cms.patch('cfg', [{ op: 'remove', path: '/metadata/finalizers/0' }], 'json', { namespace: 'default' });
+    return 'cleaned!';
+  };
+  assert.deepEqual(await finalizer(cms, deleting, NAME, { apply: () => 'x', cleanup }), { event: 'cleaned-up', result: 'cleaned!' });
+  await assert.rejects(cms.get('cfg', { namespace: 'default' }), /not found/);
+
+  const vanished = await cms.create({ metadata: { name: 'short', namespace: 'default' } });
+  await cms.delete('short', { namespace: 'default' });
+  assert.deepEqual(await finalizer(cms, vanished, NAME, { apply: () => 'x', cleanup: () => 'y' }), { event: 'none' });
+});

@@ -4,7 +4,7 @@
  * object goes away.
  */
 import type { KubeObject } from '@kplane/api';
-import type { ResourceClient } from '@kplane/client';
+import { isNotFound, type ResourceClient } from '@kplane/client';
 
 /** True when `obj.metadata.finalizers` contains `finalizer`. */
 export function containsFinalizer(obj: KubeObject, finalizer: string): boolean {
@@ -85,6 +85,9 @@ export interface FinalizerHandlers<T extends KubeObject, R> {
  * the removed index — so a concurrent writer makes the patch fail (422 or 409) instead of
  * being overwritten; the next reconcile starts over on fresh data.
  *
+ * A 404 is no error: when removing the finalizer, the object is already gone (cleanup ran, so
+ * 'cleaned-up'); when adding it, the object went before it was guarded ('none').
+ *
  * Errors: FinalizerError with `kind` naming the stage and the original error as `cause`.
  */
 export async function finalizer<T extends KubeObject, R>(
@@ -120,7 +123,8 @@ export async function finalizer<T extends KubeObject, R>(
     try {
       await client.patch(objName, [{ op: 'test', path, value: name }, { op: 'remove', path }], 'json', { namespace });
     } catch (err) {
-      throw new FinalizerError('RemoveFinalizer', err);
+      // Already gone (every other finalizer removed meanwhile): our removal is done.
+      if (!isNotFound(err)) throw new FinalizerError('RemoveFinalizer', err);
     }
     return { event: 'cleaned-up', result };
   }
@@ -142,6 +146,8 @@ export async function finalizer<T extends KubeObject, R>(
     try {
       await client.patch(objName, patch, 'json', { namespace });
     } catch (err) {
+      // Deleted before our finalizer was added: there is nothing to guard or clean up.
+      if (isNotFound(err)) return { event: 'none' };
       throw new FinalizerError('AddFinalizer', err);
     }
     return { event: 'added' };

@@ -46,6 +46,8 @@ export interface InformerFactory {
   waitForCacheSync(signal?: AbortSignal): Promise<boolean>;
   /** Resolves once every started informer has stopped (after the start signal aborted). */
   shutdown(): Promise<void>;
+  /** The resources (`group/version/resource`) whose informer has not synced yet. */
+  unsynced(): string[];
 }
 
 const resourceId = (r: ResourceDescriptor): string => `${r.group}/${r.version}/${r.resource}`;
@@ -100,5 +102,6 @@ export function createInformerFactory(options: InformerFactoryOptions): Informer
     async shutdown() {
       await Promise.all(runs.values());
     },
+    unsynced: () => [...informers].filter(([, i]) => !i.hasSynced()).map(([id]) => id),
   };
 }

@@ -52,6 +52,8 @@ export interface Informer<T extends KubeObject = KubeObject> {
   readonly store: Cache<T>;
   /** Registers a handler; objects already cached are passed to its onAdd before this returns. */
   addEventHandler(handler: EventHandler<T>): HandlerRegistration;
+  /** The resource it caches, as given in its options (the factory's are `group/version/resource`). */
+  readonly resource?: string;
   /** True once the first full list is in the store and its adds were delivered. */
   hasSynced(): boolean;
   /** Resolves true once synced; false if `signal` aborts or the informer stops first. */
@@ -176,6 +178,7 @@ export function createInformer<T extends KubeObject = KubeObject>(options: Infor
 
   return {
     store,
+    resource,
     addEventHandler(handler) {
       handlers.add(handler);
       if (handler.onAdd) for (const obj of store.list()) call(handler, { type: 'add', object: obj }, true);

@@ -28,8 +28,11 @@ export interface LeaderElectorOptions {
   renewDeadlineMs?: number;
   /** Wait between attempts (default 2 s). */
   retryPeriodMs?: number;
-  /** Give the Lease up when `run`'s signal aborts (default true, as ReleaseOnCancel). */
-  releaseOnCancel?: boolean;
+  /**
+   * Give the Lease up when the term ends (default true, as ReleaseOnCancel). A function is asked
+   * at that moment (the manager answers no when its reconcilers did not stop in time).
+   */
+  releaseOnCancel?: boolean | (() => boolean);
   clock?: Clock;
   /** Receives `setLeader(name, isLeader)`. */
   metrics?: Pick<RuntimeMetrics, 'setLeader'>;
@@ -69,7 +72,8 @@ export function createLeaderElector(options: LeaderElectorOptions): LeaderElecto
   const { identity, name } = options;
   const clock = options.clock ?? realClock;
   const random = options.random ?? Math.random;
-  const releaseOnCancel = options.releaseOnCancel ?? true;
+  const releaseOption = options.releaseOnCancel ?? true;
+  const shouldRelease = (): boolean => (typeof releaseOption === 'function' ? releaseOption() : releaseOption);
   const leaseDurationSeconds = Math.floor(leaseDurationMs / 1000);
   const lock: LeaseLock = createLeaseLock({ client: options.client, namespace: options.namespace, name });
 
@@ -239,7 +243,7 @@ export function createLeaderElector(options: LeaderElectorOptions): LeaderElecto
       if (!(await acquire(signal))) return;
       if (signal.aborted) {
         // Won in the same instant as the abort: hand the Lease straight back.
-        if (releaseOnCancel) await release();
+        if (shouldRelease()) await release();
         return;
       }
 
@@ -264,7 +268,7 @@ export function createLeaderElector(options: LeaderElectorOptions): LeaderElecto
       current.abort(signal.aborted ? signal.reason : new Error(`leader election lost for lease ${lock.describe()}`));
       signal.removeEventListener('abort', onAbort);
       options.metrics?.setLeader(name, false);
-      if (releaseOnCancel) await release();
+      if (shouldRelease()) await release();
       maybeReportTransition();
       const stoppedFailed = (err: unknown): void =>
         void reportPanic(options.onPanic, 'leader-election', err, { name: 'onStoppedLeading', key: `${options.namespace}/${name}` });

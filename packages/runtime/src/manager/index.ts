@@ -1,1 +1,2 @@
-export { createManager, type LeaderElectionOptions, type Manager, type ManagerOptions } from './manager.js';
+export { createManager, type LeaderElectionOptions, type Manager, type ManagerEndpoints, type ManagerOptions } from './manager.js';
+export { parseBindAddress, type HealthCheck } from './probes.js';
