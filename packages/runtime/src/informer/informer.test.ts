@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ApiError, type KubeObject } from '@kplane/api';
+import { ApiError, seededRandom, type KubeObject } from '@kplane/api';
 import { eventually, until } from '@kplane/api/testing';
 import { createApiServer } from '@kplane/apiserver';
 import { createClient, type ResourceDescriptor } from '@kplane/client';
 import { createMemoryBackend } from '@kplane/storage';
 import { createFakeClock, flushMicrotasks } from '../clock.js';
-import { createChaosTransport, seededRandom } from './chaos-transport.js';
+import { createFaults, type Faults } from '@kplane/client/faults';
 import { createInformer, type EventHandler } from './informer.js';
 import { objectKey } from './store.js';
 
@@ -63,6 +63,29 @@ function trackingHandler() {
 
 const rvMap = (objs: KubeObject[]): Map<string, string> => new Map(objs.map((o) => [objectKey(o), o.metadata!.resourceVersion!]));
 
+/**
+ * Watches that break: cut cleanly or reset after a few events, refused with a 410, or resumed
+ * into a 410 Expired ERROR event; lists that fail with a 500 or a refused connection. The
+ * first watches show every kind of break; chance decides the rest; and even an undisturbed
+ * watch ends after a while (once its initial events are in), so every watch ends.
+ */
+function streamBreaks(seed: number): Faults {
+  const faults = createFaults({ seed });
+  const few = [0, 3] as const;
+  faults.add({ verb: 'watch', count: 1, drop: { afterEvents: few } });
+  faults.add({ verb: 'watch', count: 1, expire: 'event' });
+  faults.add({ verb: 'watch', count: 1, drop: { afterEvents: few, reset: true } });
+  faults.add({ verb: 'watch', count: 1, error: 410 });
+  faults.add({ verb: 'watch', rate: 0.05, error: 410 });
+  faults.add({ verb: 'watch', rate: 0.1, expire: 'event' });
+  faults.add({ verb: 'watch', rate: 0.35, drop: { afterEvents: few } });
+  faults.add({ verb: 'watch', rate: 0.3, drop: { afterEvents: few, reset: true } });
+  faults.add({ verb: 'list', rate: 0.025, disconnect: true });
+  faults.add({ verb: 'list', rate: 0.025, error: 500, message: 'etcdserver: request timed out' });
+  faults.add({ verb: 'watch', drop: { afterEvents: 30, afterInitialEvents: true } });
+  return faults;
+}
+
 describe('informer against an in-process kplane with random stream breaks', () => {
   const runs: [number, 'streaming' | 'paged'][] = [[1, 'streaming'], [42, 'streaming'], [2024, 'streaming'], [7, 'paged'], [99, 'paged']];
   for (const [seed, initialList] of runs) {
@@ -70,9 +93,8 @@ describe('informer against an in-process kplane with random stream breaks', () =
       const server = await startServer();
       const random = seededRandom(seed);
       const writer = createClient({ transport: server.handle }).resource(configmaps);
-      // The first watches show every kind of fault; chance decides the rest.
-      const chaos = createChaosTransport(server.handle, { random: seededRandom(seed * 7 + 1), endStream: 0.35, errorStream: 0.3, maxEvents: 3, first: ['ended', 'goneEvent', 'errored', 'goneResponse'] });
-      const api = createClient({ transport: chaos.transport }).resource(configmaps);
+      const faults = streamBreaks(seed * 7 + 1);
+      const api = createClient({ transport: faults.wrap(server.handle, 'informer') }).resource(configmaps);
       const errors: unknown[] = [];
       const informer = createInformer({ api, initialList, backoff: { initialMs: 1, maxMs: 8, jitter: 0 }, pageSize: 7, onError: (e) => errors.push(e) });
       const early = trackingHandler();
@@ -115,9 +137,9 @@ describe('informer against an in-process kplane with random stream breaks', () =
           assert.deepEqual(t.violations, []);
           assert.deepEqual(new Map([...t.seen].map(([k, v]) => [k, v.rv])), want, 'handler view equals the server list');
         }
-        // The run really was disturbed in every way the chaos transport knows.
-        assert.ok(chaos.stats.ended > 0 && chaos.stats.errored > 0, JSON.stringify(chaos.stats));
-        assert.ok(chaos.stats.goneEvents + chaos.stats.goneResponses > 0, JSON.stringify(chaos.stats));
+        // The run really was disturbed in every way a watch can break.
+        const seen = (prefix: string) => faults.log.some((f) => f.fault.startsWith(prefix));
+        assert.ok(seen('watch ended') && seen('watch reset') && seen('410 Expired'), faults.describe());
         assert.ok(errors.length > 0);
       } finally {
         // A failed check must not leave the informer and the server running (the run would hang).
