@@ -1,13 +1,15 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { createClient } from '@kplane/client';
 import { ConfigMaps, Secrets, createManager, type Secret } from '@kplane/runtime';
-import { startControlPlane, type TestControlPlane } from '@kplane/testing';
+import { createRecorder, startControlPlane, type Recorder, type TestControlPlane } from '@kplane/testing';
 import { COPY_LABEL, addSecretCopier, secretData } from './controller.js';
 
 const base64 = (s: string): string => Buffer.from(s, 'utf8').toString('base64');
 
 describe('secret-copier', () => {
   let cp: TestControlPlane;
+  let recorder: Recorder;
   const stop = new AbortController();
 
   before(async () => {
@@ -15,7 +17,10 @@ describe('secret-copier', () => {
     // collector among them), no nodes, one virtual clock. The manager runs on that clock too,
     // so cp.settle() knows when its work is done.
     cp = await startControlPlane({ nodes: 0 });
-    const mgr = createManager({ client: cp.client, clock: cp.clock });
+    // The controller's requests are recorded, to assert what it wrote.
+    recorder = createRecorder();
+    const client = createClient({ transport: recorder.wrap(cp.transport, 'secret-copier'), defaultNamespace: 'default' });
+    const mgr = createManager({ client, clock: cp.clock });
     addSecretCopier(mgr);
     void mgr.start(stop.signal);
     await cp.settle();
@@ -45,11 +50,14 @@ describe('secret-copier', () => {
     );
   });
 
-  it('follows a change to the ConfigMap', async () => {
+  it('follows a change to the ConfigMap, with one write', async () => {
     const cm = await configMaps().get('settings', { namespace: 'default' });
+    const mark = recorder.mark();
     await configMaps().update({ ...cm, data: { user: 'root' } });
     await cp.settle();
     assert.deepEqual((await secret('settings')).data, { user: base64('root') });
+    // The Secret's own change wakes the ConfigMap again: that reconcile finds nothing to do.
+    assert.equal(recorder.expectOneWrite({ since: mark }).action, 'update secrets default/settings');
   });
 
   it('puts back a Secret edited by hand', async () => {
@@ -59,9 +67,11 @@ describe('secret-copier', () => {
   });
 
   it('leaves an unlabelled ConfigMap alone', async () => {
+    const mark = recorder.mark();
     await configMaps().create({ metadata: { name: 'plain' }, data: { a: 'b' } }, { namespace: 'default' });
     await cp.settle();
     await assert.rejects(secret('plain'), (err: { code?: number }) => err.code === 404);
+    recorder.expectNoWrites({ since: mark });
   });
 
   it('the Secret goes with its ConfigMap (the garbage collector follows the owner reference)', async () => {
