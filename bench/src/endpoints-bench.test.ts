@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ENDPOINTS_TARGET_RATIO, formatEndpoints } from './endpoints-bench.js';
+import { ENDPOINTS_TARGET_RATIO, endpointsInChild, formatEndpoints } from './endpoints-bench.js';
 
 const deployment = { replicas: 5000, readyReplicas: 5000, reached: true, seconds: 50, milestones: [] };
 
@@ -14,4 +14,14 @@ test('formatEndpoints: the baseline, the slices and the ratio against the target
   assert.match(missed, /MISSED/);
   assert.match(missed, /4000\/5000 at the deadline/);
   assert.match(missed, /1 stderr lines; first failure: boom/);
+});
+
+test('the Endpoints case runs in a child: every replica a ready endpoint, ratio against the Deployment', async () => {
+  const r = await endpointsInChild(20, 60_000);
+  const { deployment, endpoints, ratio } = r.result;
+  assert.equal(deployment.reached, true);
+  assert.deepEqual([endpoints.reached, endpoints.readyEndpoints, endpoints.slices], [true, 20, 1]);
+  assert.ok(endpoints.sliceWrites >= 1);
+  assert.ok(Math.abs(ratio - endpoints.readyEndpoints / endpoints.seconds / (deployment.readyReplicas / deployment.seconds)) < 1e-9);
+  assert.match(formatEndpoints(r), /Service of 20 pods/);
 });

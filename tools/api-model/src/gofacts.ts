@@ -116,7 +116,7 @@ class Resolver {
       const name = symbol[1]!;
       const c = this.universe.get(path)?.consts.find((k) => k.name === name);
       if (!c) this.problems.add(`${where}: default ${tag} names no string constant`);
-      return c?.value;
+      return c ? (c.value ?? this.constValue(path, c.ref!)) : undefined;
     }
     try {
       return JSON.parse(tag) as unknown;
@@ -146,10 +146,22 @@ class Resolver {
         const dot = c.type.indexOf('.');
         const cpath = dot < 0 ? path : pkg.imports.get(c.type.slice(0, dot));
         const cname = dot < 0 ? c.type : c.type.slice(dot + 1);
-        if (cpath === t.pkg && cname === t.name) values.add(c.value);
+        if (cpath !== t.pkg || cname !== t.name) continue;
+        const value = c.value ?? this.constValue(path, c.ref!);
+        if (value === undefined) this.problems.add(`${path}: enum constant ${c.name} converts ${c.ref}, which is no string constant`);
+        else values.add(value);
       }
     }
     return [...values].sort((a, b) => compareNames(JSON.stringify(a), JSON.stringify(b)));
+  }
+
+  /** The string value of the constant `ref` (bare or import-qualified) names from package `path`, following conversions. */
+  constValue(path: string, ref: string, depth = 0): string | undefined {
+    const dot = ref.indexOf('.');
+    const cpath = dot < 0 ? path : this.universe.get(path)?.imports.get(ref.slice(0, dot));
+    const c = cpath === undefined ? undefined : this.universe.get(cpath)?.consts.find((k) => k.name === ref.slice(dot + 1));
+    if (!c || depth > 8) return undefined;
+    return c.value ?? this.constValue(cpath!, c.ref!, depth + 1);
   }
 
   /** Alias and pointer chains followed to the type kube-openapi writes the schema of. */

@@ -27,6 +27,16 @@ test('reads structs, members, named types, constants, imports and UnmarshalJSON 
   assert.deepEqual([...pkg.unmarshalers], ['Widget']);
 });
 
+test('records a constant that converts another constant by that constant\'s name', () => {
+  const pkg = newGoPackage();
+  parseGoFile('package x\n\nconst (\n\tA = T(v1.IPv4)\n\tB = T(local)\n\tC = T("c")\n\tD = T(f(1))\n)\n', pkg, 'x.go', new Problems());
+  assert.deepEqual(pkg.consts, [
+    { name: 'A', type: 'T', ref: 'v1.IPv4' },
+    { name: 'B', type: 'T', ref: 'local' },
+    { name: 'C', type: 'T', value: 'c' },
+  ]);
+});
+
 test('reads several names in one member line and skips function bodies', () => {
   const pkg = newGoPackage();
   const problems = new Problems();

@@ -29,11 +29,17 @@ export interface GoType {
   readonly underlying?: string;
 }
 
-/** A constant with an explicit type and a string value. */
+/**
+ * A constant with an explicit type and a string value, or (`ref`) the name of the constant
+ * whose value it converts (`AddressTypeIPv4 = AddressType(v1.IPv4Protocol)`), resolved when
+ * the enum is read.
+ */
 export interface GoConst {
   readonly name: string;
   readonly type: string;
-  readonly value: string;
+  readonly value?: string;
+  /** Set instead of `value`: the converted constant, bare or import-qualified (`v1.IPv4Protocol`). */
+  readonly ref?: string;
 }
 
 /** What one Go package declares. */
@@ -58,6 +64,7 @@ const MEMBER = /^(\w+(?:\s*,\s*\w+)*)\s+([^`\s,][^`]*?)\s*(?:`([^`]*)`)?\s*$/;
 const EMBEDDED = /^(\*?[\w.]+)\s*(?:`([^`]*)`)?\s*$/;
 const CONST_TYPED = /^(\w+)\s+([\w.]+)\s*=\s*(.+?)\s*$/;
 const CONST_CONVERTED = /^(\w+)\s*=\s*([\w.]+)\((.+)\)\s*$/;
+const CONST_NAME = /^(?:\w+\.)?[A-Za-z_]\w*$/;
 const IMPORT = /^(?:(\w+|\.|_)\s+)?"([^"]+)"\s*$/;
 const UNMARSHAL = /^func\s+\(\s*\w*\s*\*?\s*(\w+)\s*\)\s+UnmarshalJSON\(/;
 
@@ -197,8 +204,10 @@ function addConst(line: string, pkg: GoPackage): void {
   }
   const converted = CONST_CONVERTED.exec(line);
   if (converted) {
-    const value = goString(converted[3]!);
+    const arg = converted[3]!.trim();
+    const value = goString(arg);
     if (value !== undefined) pkg.consts.push({ name: converted[1]!, type: converted[2]!, value });
+    else if (CONST_NAME.test(arg)) pkg.consts.push({ name: converted[1]!, type: converted[2]!, ref: arg });
   }
 }
 

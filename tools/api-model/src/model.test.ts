@@ -107,6 +107,13 @@ test('fails when a Go field and the OpenAPI definition disagree', () => {
   assert.throws(() => buildModel(shopInputs({ go }), SHOP_SPECS), /Part: Go field extra is not in the OpenAPI definition/);
 });
 
+test('an enum constant that converts another constant adds that constant\'s value', () => {
+  const go = `${SHOP_GO}\ntype Shade string\n\nconst ShadeGreen Shade = "green"\n\nconst (\n\tColourGreen = Colour(ShadeGreen)\n\tColourGrey = Colour(missing.Grey)\n)\n`;
+  assert.throws(() => buildModel(shopInputs({ go }), SHOP_SPECS), /enum constant ColourGrey converts missing\.Grey, which is no string constant/);
+  const model = buildModel(shopInputs({ go: go.replace('\tColourGrey = Colour(missing.Grey)\n', '') }), SHOP_SPECS);
+  assert.deepEqual(model.get(`${SHOP}WidgetSpec`)!.type.fields!.colour!.enum, ['blue', 'green', 'red']);
+});
+
 test('fails on a default marker that contradicts the enforced zero value', () => {
   const go = SHOP_GO.replace('\tSize int32', '\t// +default=3\n\tSize int32');
   assert.throws(() => buildModel(shopInputs({ go }), SHOP_SPECS), /WidgetSpec\.size: default 3 conflicts with 0/);

@@ -6,3 +6,4 @@ export * from './objects.js';
 export * from './priority.js';
 export * from './limit-ranger.js';
 export * from './resource-quota.js';
+export * from './storage.js';

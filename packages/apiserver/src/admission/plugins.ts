@@ -3,13 +3,14 @@ import { limitRanger } from './limit-ranger.js';
 import type { AdmissionObjects } from './objects.js';
 import { priorityAdmission } from './priority.js';
 import { resourceQuotaAdmission } from './resource-quota.js';
+import { defaultStorageClassAdmission, persistentVolumeClaimResize, storageObjectInUseProtection } from './storage.js';
 import type { AdmissionStep } from './types.js';
 
 /** Settings of the built-in admission steps (kube-apiserver's flags). */
 export interface AdmissionOptions extends DefaultTolerationSecondsOptions {
   /** Steps run after the built-in ones (tests, embedders). */
   extraSteps?: readonly AdmissionStep[];
-  /** What the steps that read the cluster (LimitRanger, Priority, ResourceQuota) read and write; without it they are left out. */
+  /** What the steps that read the cluster (LimitRanger, Priority, DefaultStorageClass, PersistentVolumeClaimResize, ResourceQuota) read and write; without it they are left out. */
   objects?: AdmissionObjects;
 }
 
@@ -23,6 +24,9 @@ export function builtinAdmissionSteps(options: AdmissionOptions = {}): Admission
     ...(objects ? [limitRanger(objects)] : []),
     ...(objects ? [priorityAdmission(objects)] : []),
     defaultTolerationSeconds(options),
+    ...(objects ? [defaultStorageClassAdmission(objects)] : []),
+    storageObjectInUseProtection(),
+    ...(objects ? [persistentVolumeClaimResize(objects)] : []),
     ...(objects ? [resourceQuotaAdmission(objects)] : []),
     ...(options.extraSteps ?? []),
   ];

@@ -1,9 +1,9 @@
 /**
  * core/v1 persistentvolumeclaims: defaults, the spec checks a claim must pass (access modes, a
  * storage request), the spec's immutability after creation (but a bound claim's storage
- * request), the DefaultStorageClass admission step (a claim without storageClassName gets the
- * default class), the status subresource and kubectl's columns. The persistentvolume-binder
- * controller binds claims to volumes.
+ * request), the status subresource and kubectl's columns. The DefaultStorageClass,
+ * StorageObjectInUseProtection and PersistentVolumeClaimResize admission steps
+ * (admission/storage.ts) act on claims; the persistentvolume-binder controller binds them.
  */
 import { fieldForbidden, fieldNotSupported, fieldRequired, hasOwn, type KubeObject, type StatusCause } from '@kplane/api';
 import type { ResourceType, TableSpec } from '../registry/resource.js';
@@ -108,14 +108,6 @@ export function persistentVolumeClaimResource(): ResourceType {
       generation: false,
       returnDeletedObject: true,
       defaults: (obj: KubeObject) => defaultClaim(obj as Obj),
-      async prepareForCreate(obj, ctx) {
-        // The DefaultStorageClass admission step: only a claim with no class at all (not "").
-        const spec = child(obj as Obj, 'spec');
-        if (spec.storageClassName !== undefined && spec.storageClassName !== null) return;
-        if (obj.metadata?.annotations?.['volume.beta.kubernetes.io/storage-class'] !== undefined) return;
-        const name = await ctx.defaultStorageClass?.();
-        if (name) spec.storageClassName = name;
-      },
       validate(obj, old, _warnings, req) {
         const spec = (asObj(obj.spec) ?? {}) as Obj;
         if (old && req?.subresource === 'status') return [];

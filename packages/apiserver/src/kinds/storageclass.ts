@@ -47,19 +47,6 @@ export async function ensureDefaultStorageClass(registry: Registry): Promise<voi
   }
 }
 
-/** The default class's name, as the DefaultStorageClass admission step picks it: the newest default (then by name). */
-export async function findDefaultStorageClass(registry: Registry): Promise<string | undefined> {
-  const store = registry.get('storage.k8s.io', 'v1', 'storageclasses');
-  if (!store) return undefined;
-  const defaults = (await store.list(undefined)).items.filter(isDefaultClass);
-  defaults.sort((a, b) => {
-    const ta = a.metadata?.creationTimestamp ?? '';
-    const tb = b.metadata?.creationTimestamp ?? '';
-    return ta !== tb ? (ta < tb ? 1 : -1) : (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? '');
-  });
-  return defaults[0]?.metadata?.name;
-}
-
 const RECLAIM = ['Delete', 'Retain'];
 const BINDING = ['Immediate', 'WaitForFirstConsumer'];
 const MAX_PROVISIONER_LENGTH = 63;

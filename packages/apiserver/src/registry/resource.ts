@@ -30,8 +30,6 @@ export interface StrategyContext {
   serviceAllocator?: ServiceAllocator;
   /** How long Events live after their last write, in seconds (kube-apiserver's --event-ttl). */
   eventTTLSeconds?: number;
-  /** The name of the default StorageClass (the newest one so annotated), if any. */
-  defaultStorageClass?(): Promise<string | undefined>;
   /** The authorization policy, for the RBAC kinds' escalation checks (absent: no checks). */
   policy?: AccessPolicy;
 }

@@ -5,7 +5,7 @@
  * request, or when the rest is full) and the dynamic block random allocations come from first.
  * Each value is held by an owner (the Service's uid), so a retried write allocates the same
  * values again and a failed create gives back exactly what it took. The allocations live in
- * memory and are rebuilt from the stored Services at start (`repair`).
+ * memory, rebuilt from the stored Services at start and every few minutes after (`repair`).
  */
 
 /** A refused allocation; the message is kube-apiserver's. */
@@ -27,6 +27,9 @@ function isIPv4(ip: string): boolean {
   const parts = ip.split('.');
   return parts.length === 4 && parts.every((p) => /^\d{1,3}$/.test(p) && Number(p) <= 255);
 }
+
+/** How many repairs in a row must find a value held by no Service before it is released (kube's numRepairsBeforeLeakCleanup). */
+export const LEAK_REPAIRS = 3;
 
 /** A range of `size` values (offsets 0..size-1) with a static block of the first `staticSize`. */
 class Bitmap {
@@ -75,9 +78,32 @@ class Bitmap {
     return [...this.owners].filter(([, o]) => o === owner).map(([k]) => k);
   }
 
-  clear(): void {
+  /**
+   * Rebuilds the map from what the stored Services hold (`rebuild` takes their values): an
+   * offset held before that no Service holds now is a leak, kept for `LEAK_REPAIRS` repairs (a
+   * create between the listing and the repair holds one for a moment) and then released.
+   */
+  repair(rebuild: () => void): number {
+    const before = new Map(this.owners);
     this.owners.clear();
+    rebuild();
+    let released = 0;
+    for (const offset of [...this.leaks.keys()]) if (this.owners.has(offset) || !before.has(offset)) this.leaks.delete(offset);
+    for (const [offset, owner] of before) {
+      if (this.owners.has(offset)) continue;
+      const seen = (this.leaks.get(offset) ?? 0) + 1;
+      if (seen >= LEAK_REPAIRS) {
+        this.leaks.delete(offset);
+        released++;
+      } else {
+        this.leaks.set(offset, seen);
+        this.owners.set(offset, owner);
+      }
+    }
+    return released;
   }
+
+  private readonly leaks = new Map<number, number>();
 
   get used(): number {
     return this.owners.size;
@@ -118,8 +144,13 @@ export interface ServiceAllocator {
   retain(owner: string, ips: readonly string[], ports: readonly number[]): void;
   /** Releases everything `owner` holds. */
   releaseAll(owner: string): void;
-  /** Rebuilds the allocations from the stored Services (oldest first); returns the problems found. */
+  /**
+   * Rebuilds the allocations from the stored Services (oldest first); returns the problems found.
+   * A value no Service holds is released at the LEAK_REPAIRS-th repair in a row that finds it so.
+   */
   repair(services: readonly AllocatedService[]): RepairProblem[];
+  /** How many leaked values repairs released so far. */
+  readonly leaksReleased: number;
   /** Addresses and ports in use (for metrics and tests). */
   usage(): { ips: number; ports: number };
 }
@@ -160,6 +191,7 @@ export function createServiceAllocator(options: { cidr?: string; portRange?: str
   const ipNotInRange = (ip: string) => `the provided IP (${ip}) is not in the valid range. The range of valid IPs is ${cidr}`;
   const portNotInRange = () => `provided port is not in the valid range. The range of valid ports is ${portRange}`;
 
+  let leaksReleased = 0;
   return {
     cidr,
     portRange,
@@ -197,28 +229,36 @@ export function createServiceAllocator(options: { cidr?: string; portRange?: str
       for (const o of ports.heldBy(owner)) ports.release(o, owner);
     },
     repair(services) {
-      ips.clear();
-      ports.clear();
       const problems: RepairProblem[] = [];
-      for (const s of services) {
-        for (const ip of s.clusterIPs) {
-          const offset = ipOffset(ip);
-          if (offset === undefined) {
-            problems.push({ service: s.name, owner: s.owner, reason: 'ClusterIPOutOfRange', message: `Cluster IP [IPv4]: ${ip} is not within the configured Service CIDR ${cidr}; please recreate service` });
-          } else if (!ips.take(offset, s.owner)) {
-            problems.push({ service: s.name, owner: s.owner, reason: 'ClusterIPAlreadyAllocated', message: `Cluster IP [IPv4]:${ip} was assigned to multiple services; please recreate service` });
+      const rebuildIPs = () => {
+        for (const s of services) {
+          for (const ip of s.clusterIPs) {
+            const offset = ipOffset(ip);
+            if (offset === undefined) {
+              problems.push({ service: s.name, owner: s.owner, reason: 'ClusterIPOutOfRange', message: `Cluster IP [IPv4]: ${ip} is not within the configured Service CIDR ${cidr}; please recreate service` });
+            } else if (!ips.take(offset, s.owner)) {
+              problems.push({ service: s.name, owner: s.owner, reason: 'ClusterIPAlreadyAllocated', message: `Cluster IP [IPv4]:${ip} was assigned to multiple services; please recreate service` });
+            }
           }
         }
-        for (const port of new Set(s.nodePorts)) {
-          const offset = portOffset(port);
-          if (offset === undefined) {
-            problems.push({ service: s.name, owner: s.owner, reason: 'PortOutOfRange', message: `Port ${port} is not within the port range ${portRange}; please recreate service` });
-          } else if (!ports.take(offset, s.owner)) {
-            problems.push({ service: s.name, owner: s.owner, reason: 'PortAlreadyAllocated', message: `Port ${port} was assigned to multiple services; please recreate service` });
+      };
+      const rebuildPorts = () => {
+        for (const s of services) {
+          for (const port of new Set(s.nodePorts)) {
+            const offset = portOffset(port);
+            if (offset === undefined) {
+              problems.push({ service: s.name, owner: s.owner, reason: 'PortOutOfRange', message: `Port ${port} is not within the port range ${portRange}; please recreate service` });
+            } else if (!ports.take(offset, s.owner)) {
+              problems.push({ service: s.name, owner: s.owner, reason: 'PortAlreadyAllocated', message: `Port ${port} was assigned to multiple services; please recreate service` });
+            }
           }
         }
-      }
+      };
+      leaksReleased += ips.repair(rebuildIPs) + ports.repair(rebuildPorts);
       return problems;
+    },
+    get leaksReleased() {
+      return leaksReleased;
     },
     usage: () => ({ ips: ips.used, ports: ports.used }),
   };

@@ -34,11 +34,13 @@ import { createAggregator } from './aggregator.js';
 
 /** How often APIServices that name a service are checked (their Available condition). */
 const AVAILABILITY_CHECK_MS = 2000;
+/** kube-apiserver's ClusterIP and NodePort repair loops run every 3 minutes. */
+export const DEFAULT_SERVICE_REPAIR_INTERVAL_MS = 3 * 60_000;
 import { createResourceMetrics, type ResourceMetrics } from './resource-metrics.js';
 import { metricsKinds } from '../kinds/metrics.js';
 import { createStreamUpgrade, type LocalStreams } from './pod-stream.js';
 import { createHttpsServer } from './http.js';
-import { ensureDefaultStorageClass, findDefaultStorageClass } from '../kinds/storageclass.js';
+import { ensureDefaultStorageClass } from '../kinds/storageclass.js';
 import { createServiceAllocator } from './ip-allocator.js';
 import { advertiseAddress, reconcileKubernetesService, repairServiceAllocations } from './kubernetes-service.js';
 import type { ServerLimits } from './limits.js';
@@ -72,8 +74,10 @@ export interface ApiServerOptions {
   eventTTLSeconds?: number;
   /** Time between storage compactions (default 5 minutes, as kube-apiserver); 0: never compact. */
   compactionIntervalMs?: number;
-  /** Clock of the compaction and TTL-expiry schedules (tests inject a virtual one). */
+  /** Clock of the compaction, TTL-expiry and Service-allocation repair schedules (tests inject a virtual one). */
   clock?: Clock;
+  /** Time between repairs of the ClusterIP and NodePort allocations after the one at start (default 3 minutes, as kube-apiserver's repair loops); 0: only at start. */
+  serviceRepairIntervalMs?: number;
   /** Body size, in-flight and request-timeout limits (kube-apiserver's defaults otherwise). */
   limits?: Partial<ServerLimits>;
   /** Bounds of the watch caches and of each watcher (bytes and events). */
@@ -232,7 +236,6 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     serviceAllocator: allocator,
     eventTTLSeconds: options.eventTTLSeconds ?? 3600,
     policy: rbac,
-    defaultStorageClass: () => findDefaultStorageClass(registry),
   };
   // Storage upkeep, as kube-apiserver's compactor and etcd's lease expiry: started with the server.
   const maintenance: Periodic[] = [];
@@ -242,6 +245,9 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     if (compactionIntervalMs > 0) maintenance.push(startCompactor({ backend: options.backend, clock, intervalMs: compactionIntervalMs }));
     maintenance.push(startExpirySweeper({ backend: options.backend, clock }));
     maintenance.push(runPeriodically(clock, AVAILABILITY_CHECK_MS, () => aggregator.checkAvailability(), (err) => console.error('kplane: APIService availability:', err)));
+    // The allocators' repair loops: leaked values freed, duplicates reported again.
+    const repairMs = options.serviceRepairIntervalMs ?? DEFAULT_SERVICE_REPAIR_INTERVAL_MS;
+    if (repairMs > 0) maintenance.push(runPeriodically(clock, repairMs, () => repairServiceAllocations(registry, allocator, now), (err) => console.error('kplane: service allocation repair:', err)));
   };
 
   // Namespaces as the namespaces watch cache last showed them: the lifecycle check reads this
@@ -287,7 +293,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     }
   }
 
-  // The steps that read the cluster (LimitRanger, Priority, ResourceQuota) read storage through the registry.
+  // The steps that read the cluster (LimitRanger, Priority, the storage steps, ResourceQuota) read storage through the registry.
   const admissionObjects: AdmissionObjects = {
     list: async (group, version, resource, namespace) => (await registry.get(group, version, resource)?.list(namespace || undefined))?.items ?? [],
     updateStatus: (group, version, resource, obj) =>

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { createMemoryBackend, type Backend } from '@kplane/storage';
-import { createServiceAllocator, parsePortRange } from './ip-allocator.js';
-import { createApiServer, type ApiServer, type ApiServerOptions } from './server.js';
+import { createVirtualClock } from '@kplane/storage/testing';
+import { createServiceAllocator, LEAK_REPAIRS, parsePortRange } from './ip-allocator.js';
+import { createApiServer, DEFAULT_SERVICE_REPAIR_INTERVAL_MS, type ApiServer, type ApiServerOptions } from './server.js';
 
 const SVC = '/api/v1/namespaces/default/services';
 
@@ -71,11 +72,69 @@ describe('the allocators', () => {
     ]);
     assert.deepEqual(problems.map((p) => `${p.service} ${p.reason}`), [
       'default/b ClusterIPAlreadyAllocated',
-      'default/b PortAlreadyAllocated',
       'default/c ClusterIPOutOfRange',
+      'default/b PortAlreadyAllocated',
       'default/c PortOutOfRange',
     ]);
     assert.throws(() => a.allocateIP('z', '10.0.0.9'), /already allocated/);
+  });
+});
+
+describe('the allocators\' leak cleanup', () => {
+  it('releases a value no Service holds at the third repair in a row that finds it so', () => {
+    const a = createServiceAllocator({ cidr: '10.0.0.0/24', portRange: '30000-30099', random: () => 0 });
+    const ip = a.allocateIP('gone');
+    const port = a.allocateNodePort('gone');
+    const kept = { owner: 'kept', name: 'default/kept', clusterIPs: [a.allocateIP('kept')], nodePorts: [] };
+    for (let i = 1; i < LEAK_REPAIRS; i++) {
+      assert.deepEqual(a.repair([kept]), []);
+      assert.throws(() => a.allocateIP('other', ip), /already allocated/, `still held after repair ${i}`);
+      assert.throws(() => a.allocateNodePort('other', port), /already allocated/);
+    }
+    a.repair([kept]);
+    assert.equal(a.leaksReleased, 2);
+    assert.equal(a.allocateIP('other', ip), ip);
+    assert.equal(a.allocateNodePort('other', port), port);
+    assert.deepEqual(a.usage(), { ips: 2, ports: 1 });
+  });
+
+  it('forgets a suspected leak once a Service holds the value', () => {
+    const a = createServiceAllocator({ cidr: '10.0.0.0/24', portRange: '30000-30099', random: () => 0 });
+    const ip = a.allocateIP('late');
+    a.repair([]);
+    a.repair([{ owner: 'late', name: 'default/late', clusterIPs: [ip], nodePorts: [] }]);
+    for (let i = 0; i < LEAK_REPAIRS - 1; i++) a.repair([]);
+    assert.equal(a.leaksReleased, 0, 'the count started again');
+    a.repair([]);
+    assert.equal(a.leaksReleased, 1);
+  });
+});
+
+describe('the periodic repair', () => {
+  it('runs every 3 minutes of virtual time: a leaked address is freed, a duplicate gets its event', async () => {
+    const clock = createVirtualClock();
+    const backend = createMemoryBackend({ now: clock.now });
+    const server = await start(backend, { clock, now: () => new Date(clock.now()) });
+    const created = await call(server, 'POST', SVC, svc('leaky'));
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const ip = String(created.body.spec.clusterIP);
+    // Gone from storage behind the API server's back: its address leaks.
+    await backend.delete('/registry/services/specs/default/leaky');
+    const refused = await call(server, 'POST', SVC, svc('again', { clusterIP: ip }));
+    assert.equal(refused.status, 422, 'held while leaked');
+    for (let i = 1; i < LEAK_REPAIRS; i++) await clock.advance(DEFAULT_SERVICE_REPAIR_INTERVAL_MS);
+    assert.equal((await call(server, 'POST', SVC, svc('again', { clusterIP: ip }))).status, 422, 'not yet released');
+    await clock.advance(DEFAULT_SERVICE_REPAIR_INTERVAL_MS);
+    const again = await call(server, 'POST', SVC, svc('again', { clusterIP: ip }));
+    assert.equal(again.status, 201, JSON.stringify(again.body));
+    // A younger second holder written straight to storage: the next repair reports it.
+    await clock.advance(1000);
+    const twin = { ...svc('twin', { clusterIP: ip, clusterIPs: [ip], type: 'ClusterIP' }), metadata: { name: 'twin', namespace: 'default', uid: 'twin-uid', creationTimestamp: new Date(clock.now()).toISOString() } };
+    await backend.create('/registry/services/specs/default/twin', JSON.stringify(twin));
+    await clock.advance(DEFAULT_SERVICE_REPAIR_INTERVAL_MS);
+    const events = await call(server, 'GET', '/api/v1/namespaces/default/events');
+    const reasons = events.body.items.filter((e: any) => e.involvedObject.name === 'twin').map((e: any) => `${e.type} ${e.reason} ${e.source.component}`);
+    assert.deepEqual(reasons, ['Warning ClusterIPAlreadyAllocated ipallocator-repair-controller']);
   });
 });
 

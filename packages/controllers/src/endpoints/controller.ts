@@ -59,7 +59,58 @@ export function truncateSubsets(subsets: EndpointSubset[], max = MAX_ENDPOINTS_A
   return true;
 }
 
-const ipCompare = (a: EndpointAddress, b: EndpointAddress): number => a.ip.localeCompare(b.ip, 'en', { numeric: true });
+/** kube's LessEndpointAddress: the IPs compared as strings (byte by byte), then the pods' uids. */
+const ipCompare = (a: EndpointAddress, b: EndpointAddress): number => {
+  if (a.ip !== b.ip) return a.ip < b.ip ? -1 : 1;
+  const ua = a.targetRef?.uid ?? '';
+  const ub = b.targetRef?.uid ?? '';
+  return ua < ub ? -1 : ua > ub ? 1 : 0;
+};
+
+interface PodAddress {
+  address: EndpointAddress;
+  ports: EndpointSubset['ports'];
+  /** The ports as one string: the subset the address goes to. */
+  key: string;
+  ready: boolean;
+}
+
+/**
+ * Each pod's address, kept while the pod and the Service are the same objects (cached objects
+ * are replaced, never changed): a sync of a Service of thousands of pods recomputes only the
+ * pods that changed.
+ */
+const addressCache = new WeakMap<Pod, { svc: Service; value: PodAddress | undefined }>();
+
+function podAddress(pod: Pod, svc: Service, publish: boolean): PodAddress | undefined {
+  const hit = addressCache.get(pod);
+  if (hit && hit.svc === svc) return hit.value;
+  const value = computePodAddress(pod, svc, publish);
+  addressCache.set(pod, { svc, value });
+  return value;
+}
+
+function computePodAddress(pod: Pod, svc: Service, publish: boolean): PodAddress | undefined {
+  if (!shouldPodBeInEndpoints(pod, publish)) return undefined;
+  const ip = podIPs(pod).find((a) => (svc.spec?.ipFamilies?.[0] === 'IPv6') === a.includes(':'));
+  if (!ip) return undefined;
+  const address: EndpointAddress = { ip };
+  const hostname = hostnameFor(pod, svc);
+  if (hostname) address.hostname = hostname;
+  if (pod.spec?.nodeName) address.nodeName = pod.spec.nodeName;
+  address.targetRef = { kind: 'Pod', namespace: pod.metadata?.namespace, name: pod.metadata?.name, uid: pod.metadata?.uid };
+  const ports = resolvePorts(svc, pod)
+    .map((p) => {
+      const out: NonNullable<EndpointSubset['ports']>[number] = { port: p.port, protocol: p.protocol as 'TCP' };
+      if (p.name) out.name = p.name;
+      if (p.appProtocol) out.appProtocol = p.appProtocol;
+      return out;
+    })
+    .sort((a, b) => (a.name ?? '').localeCompare(b.name ?? '') || a.port - b.port);
+  // A Service with ports whose pod serves none of them is left out, as kube does.
+  if ((svc.spec?.ports?.length ?? 0) > 0 && ports.length === 0) return undefined;
+  return { address, ports, key: JSON.stringify(ports), ready: publish || isPodReady(pod) };
+}
 
 /**
  * The subsets of the Service's Endpoints (kube's RepackSubsets): one per distinct set of
@@ -69,29 +120,12 @@ export function endpointSubsets(svc: Service, pods: readonly Pod[]): EndpointSub
   const publish = svc.spec?.publishNotReadyAddresses === true;
   const groups = new Map<string, { ports: EndpointSubset['ports']; ready: EndpointAddress[]; notReady: EndpointAddress[] }>();
   for (const pod of pods) {
-    if (!shouldPodBeInEndpoints(pod, publish)) continue;
-    const ip = podIPs(pod).find((a) => (svc.spec?.ipFamilies?.[0] === 'IPv6') === a.includes(':'));
-    if (!ip) continue;
-    const address: EndpointAddress = { ip };
-    const hostname = hostnameFor(pod, svc);
-    if (hostname) address.hostname = hostname;
-    if (pod.spec?.nodeName) address.nodeName = pod.spec.nodeName;
-    address.targetRef = { kind: 'Pod', namespace: pod.metadata?.namespace, name: pod.metadata?.name, uid: pod.metadata?.uid };
-    const ports = resolvePorts(svc, pod)
-      .map((p) => {
-        const out: NonNullable<EndpointSubset['ports']>[number] = { port: p.port, protocol: p.protocol as 'TCP' };
-        if (p.name) out.name = p.name;
-        if (p.appProtocol) out.appProtocol = p.appProtocol;
-        return out;
-      })
-      .sort((a, b) => (a.name ?? '').localeCompare(b.name ?? '') || a.port - b.port);
-    // A Service with ports whose pod serves none of them is left out, as kube does.
-    if ((svc.spec?.ports?.length ?? 0) > 0 && ports.length === 0) continue;
-    const key = JSON.stringify(ports);
-    let group = groups.get(key);
-    if (!group) groups.set(key, (group = { ports, ready: [], notReady: [] }));
-    if (publish || isPodReady(pod)) group.ready.push(address);
-    else group.notReady.push(address);
+    const entry = podAddress(pod, svc, publish);
+    if (!entry) continue;
+    let group = groups.get(entry.key);
+    if (!group) groups.set(entry.key, (group = { ports: entry.ports, ready: [], notReady: [] }));
+    if (entry.ready) group.ready.push(entry.address);
+    else group.notReady.push(entry.address);
   }
   const subsets: EndpointSubset[] = [];
   for (const g of groups.values()) {

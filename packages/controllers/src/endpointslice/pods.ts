@@ -113,18 +113,25 @@ export function podTriggerTime(pod: Pod): string | undefined {
  * the last sync of its Service, or the Service itself when it was never synced.
  */
 export class TriggerTimeTracker {
-  private readonly seen = new Map<string, Map<string, string | undefined>>();
+  private readonly seen = new Map<string, Map<string, { pod: Pod; t: string | undefined }>>();
 
   /** The trigger time of this sync (undefined when no known change), recording the state seen. */
   compute(svc: Service, pods: readonly Pod[]): string | undefined {
     const key = `${svc.metadata?.namespace}/${svc.metadata?.name}`;
     const before = this.seen.get(key);
-    const now = new Map<string, string | undefined>();
+    const now = new Map<string, { pod: Pod; t: string | undefined }>();
     let min: string | undefined = before ? undefined : (svc.metadata?.creationTimestamp ?? undefined);
     for (const p of pods) {
+      const uid = p.metadata?.uid ?? '';
+      const prev = before?.get(uid);
+      // The same cached object: the pod has not changed since the last sync.
+      if (prev && prev.pod === p) {
+        now.set(uid, prev);
+        continue;
+      }
       const t = podTriggerTime(p);
-      now.set(p.metadata?.uid ?? '', t);
-      if (before && before.has(p.metadata?.uid ?? '') && before.get(p.metadata?.uid ?? '') === t) continue;
+      now.set(uid, { pod: p, t });
+      if (prev && prev.t === t) continue;
       if (t && (!min || Date.parse(t) < Date.parse(min))) min = t;
     }
     this.seen.set(key, now);

@@ -69,7 +69,9 @@ const portsKey = (ports: readonly { name?: string; port?: number; protocol?: str
 
 const endpointKey = (ep: Endpoint): string => ep.targetRef?.uid ?? ep.addresses[0] ?? '';
 
-const byAddress = (a: Endpoint, b: Endpoint): number => (a.addresses[0] ?? '').localeCompare(b.addresses[0] ?? '', 'en', { numeric: true });
+// One collator for every comparison: localeCompare with options builds one per call.
+const numericOrder = new Intl.Collator('en', { numeric: true });
+const byAddress = (a: Endpoint, b: Endpoint): number => numericOrder.compare(a.addresses[0] ?? '', b.addresses[0] ?? '');
 
 /** The metadata every managed slice of the Service carries. */
 function sliceMeta(svc: Service, triggerTime: string | undefined): NonNullable<EndpointSlice['metadata']> {
@@ -83,6 +85,26 @@ function sliceMeta(svc: Service, triggerTime: string | undefined): NonNullable<E
   return meta;
 }
 
+/**
+ * The endpoint of each pod, kept while the pod, the Service and the node are the same objects
+ * (cached objects are replaced, never changed, when they change): a sync of a Service of
+ * thousands of pods recomputes only the pods that changed.
+ */
+interface PodEndpoint {
+  ep: Endpoint;
+  ports: ResolvedPort[];
+  key: string;
+}
+const endpointCache = new WeakMap<Pod, { svc: Service; node: Node | undefined; value: PodEndpoint | undefined }>();
+
+function cachedEndpoint(pod: Pod, svc: Service, node: Node | undefined, compute: () => PodEndpoint | undefined): PodEndpoint | undefined {
+  const hit = endpointCache.get(pod);
+  if (hit && hit.svc === svc && hit.node === node) return hit.value;
+  const value = compute();
+  endpointCache.set(pod, { svc, node, value });
+  return value;
+}
+
 /** Computes the slice writes that bring the Service's slices to its pods. */
 export function reconcileSlices(input: SliceInputs): SliceChanges {
   const { service: svc } = input;
@@ -93,11 +115,15 @@ export function reconcileSlices(input: SliceInputs): SliceChanges {
   // The desired endpoints, grouped by the ports they serve.
   const desired = new Map<string, { ports: ResolvedPort[]; endpoints: Map<string, Endpoint> }>();
   for (const pod of input.pods) {
-    if (!shouldPodBeInEndpoints(pod, true)) continue;
-    const ep = podToEndpoint(pod, svc, addressType, pod.spec?.nodeName ? input.node?.(pod.spec.nodeName) : undefined);
-    if (!ep) continue;
-    const ports = resolvePorts(svc, pod);
-    const key = portsKey(ports);
+    const node = pod.spec?.nodeName ? input.node?.(pod.spec.nodeName) : undefined;
+    const found = cachedEndpoint(pod, svc, node, () => {
+      const ep = shouldPodBeInEndpoints(pod, true) ? podToEndpoint(pod, svc, addressType, node) : undefined;
+      if (!ep) return undefined;
+      const ports = resolvePorts(svc, pod);
+      return { ep, ports, key: portsKey(ports) };
+    });
+    if (!found) continue;
+    const { ep, ports, key } = found;
     let group = desired.get(key);
     if (!group) desired.set(key, (group = { ports, endpoints: new Map() }));
     group.endpoints.set(endpointKey(ep), ep);
@@ -107,7 +133,7 @@ export function reconcileSlices(input: SliceInputs): SliceChanges {
   const kept: EndpointSlice[] = [];
   const existingByKey = new Map<string, EndpointSlice[]>();
   for (const s of input.existing) {
-    if ((s.addressType as string) !== addressType) {
+    if (s.addressType !== addressType) {
       changes.delete.push(s);
       continue;
     }
@@ -117,7 +143,7 @@ export function reconcileSlices(input: SliceInputs): SliceChanges {
   const withMeta = (s: EndpointSlice, endpoints: Endpoint[], ports: ResolvedPort[] | undefined): EndpointSlice => ({
     ...s,
     metadata: { ...s.metadata, labels: meta.labels, ownerReferences: meta.ownerReferences, annotations: { ...s.metadata?.annotations, ...meta.annotations } },
-    addressType: addressType as EndpointSlice['addressType'],
+    addressType,
     endpoints,
     ports: ports as EndpointSlice['ports'],
   });
@@ -163,7 +189,7 @@ export function reconcileSlices(input: SliceInputs): SliceChanges {
         apiVersion: 'discovery.k8s.io/v1',
         kind: 'EndpointSlice',
         metadata: { ...meta, generateName: `${svc.metadata!.name}-` },
-        addressType: addressType as EndpointSlice['addressType'],
+        addressType,
         endpoints: rest.slice(i, i + max),
         ports: group.ports as EndpointSlice['ports'],
       });
@@ -184,7 +210,7 @@ export function reconcileSlices(input: SliceInputs): SliceChanges {
       changes.delete.splice(placeholderIndex, 1);
       if (metaChanged(placeholder)) changes.update.push(withMeta(placeholder, [], undefined));
     } else {
-      changes.create.push({ apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { ...meta, generateName: `${svc.metadata!.name}-` }, addressType: addressType as EndpointSlice['addressType'], endpoints: [] });
+      changes.create.push({ apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { ...meta, generateName: `${svc.metadata!.name}-` }, addressType, endpoints: [] });
     }
   }
   return changes;

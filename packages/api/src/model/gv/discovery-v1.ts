@@ -43,7 +43,7 @@ export const discoveryV1: ApiPackageModel = {
     },
     EndpointSlice: {
       fields: {
-        addressType: { type: 'string', proto: 4, required: true, always: true, default: '', enum: ['FQDN'] },
+        addressType: { type: 'string', proto: 4, required: true, always: true, default: '', enum: ['FQDN', 'IPv4', 'IPv6'] },
         apiVersion: { type: 'string' },
         endpoints: { type: '[]io.k8s.api.discovery.v1.Endpoint', proto: 2, required: true, always: true, items: { default: {} }, listType: 'atomic' },
         kind: { type: 'string' },

@@ -3539,7 +3539,7 @@ export interface DiscoveryV1EndpointPort {
 
 /** discovery.k8s.io/v1 EndpointSlice. */
 export interface EndpointSlice extends KubeObject {
-  addressType: 'FQDN';
+  addressType: 'FQDN' | 'IPv4' | 'IPv6';
   apiVersion?: 'discovery.k8s.io/v1';
   endpoints: Endpoint[];
   kind?: 'EndpointSlice';
