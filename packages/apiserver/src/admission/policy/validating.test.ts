@@ -136,7 +136,7 @@ test('the kinds validate as kube-apiserver does', () =>
     assert.match(bad.body.message, /spec.validations\[0\].expression: Invalid value: "object.spec.replicas <": compilation failed: ERROR: <input>:1:/);
   }));
 
-test('params by selector: every matching param is checked; namespaceObject and request are set; the binding's ParamRef column', () =>
+test('params by selector: every matching param is checked; namespaceObject and request are set; the ParamRef column of a binding', () =>
   withServer(async (s) => {
     await create(
       s,
