@@ -155,7 +155,6 @@ export const LimitRanges: KindDescriptor<LimitRange> = core('limitranges', 'Limi
 /** scheduling.k8s.io/v1 priorityclasses (cluster-scoped). */
 export const PriorityClasses: KindDescriptor<PriorityClass> = kindDescriptor({ group: 'scheduling.k8s.io', version: 'v1', resource: 'priorityclasses', kind: 'PriorityClass', namespaced: false });
 
-/** Every built-in descriptor of a kind kplane serves, core group first (a descriptor joins once its kind is served). */
 /** admissionregistration.k8s.io/v1 validatingadmissionpolicies. */
 export const ValidatingAdmissionPolicies: KindDescriptor<ValidatingAdmissionPolicy> = kindDescriptor({
   group: 'admissionregistration.k8s.io', version: 'v1', resource: 'validatingadmissionpolicies', kind: 'ValidatingAdmissionPolicy', namespaced: false,
@@ -165,6 +164,7 @@ export const ValidatingAdmissionPolicyBindings: KindDescriptor<ValidatingAdmissi
   group: 'admissionregistration.k8s.io', version: 'v1', resource: 'validatingadmissionpolicybindings', kind: 'ValidatingAdmissionPolicyBinding', namespaced: false,
 });
 
+/** Every built-in descriptor of a kind kplane serves, core group first (a descriptor joins once its kind is served). */
 export const builtinDescriptors: readonly KindDescriptor[] = Object.freeze([
   Namespaces, ConfigMaps, Secrets, Pods, Services, ServiceAccounts, Events, Nodes, Endpoints, PersistentVolumeClaims,
   DaemonSets, Deployments, ReplicaSets, StatefulSets, ControllerRevisions, Jobs, Leases, EventsV1Events, EndpointSlices, Ingresses, CustomResourceDefinitions,
