@@ -5,6 +5,7 @@ import { priorityAdmission } from './priority.js';
 import { resourceQuotaAdmission } from './resource-quota.js';
 import { defaultStorageClassAdmission, persistentVolumeClaimResize, storageObjectInUseProtection } from './storage.js';
 import type { AdmissionStep } from './types.js';
+import { mutatingAdmissionWebhook, validatingAdmissionWebhook, type WebhookSource } from './webhook/plugin.js';
 
 /** Settings of the built-in admission steps (kube-apiserver's flags). */
 export interface AdmissionOptions extends DefaultTolerationSecondsOptions {
@@ -12,6 +13,8 @@ export interface AdmissionOptions extends DefaultTolerationSecondsOptions {
   extraSteps?: readonly AdmissionStep[];
   /** What the steps that read the cluster (LimitRanger, Priority, DefaultStorageClass, PersistentVolumeClaimResize, ResourceQuota) read and write; without it they are left out. */
   objects?: AdmissionObjects;
+  /** The webhook configurations and what resolving them reads; without it the webhook steps are left out. */
+  webhooks?: WebhookSource;
 }
 
 /**
@@ -27,6 +30,8 @@ export function builtinAdmissionSteps(options: AdmissionOptions = {}): Admission
     ...(objects ? [defaultStorageClassAdmission(objects)] : []),
     storageObjectInUseProtection(),
     ...(objects ? [persistentVolumeClaimResize(objects)] : []),
+    ...(options.webhooks ? [mutatingAdmissionWebhook(options.webhooks)] : []),
+    ...(options.webhooks ? [validatingAdmissionWebhook(options.webhooks)] : []),
     ...(objects ? [resourceQuotaAdmission(objects)] : []),
     ...(options.extraSteps ?? []),
   ];

@@ -20,6 +20,7 @@ import { eventResource, eventsV1Resource } from './events.js';
 import { ingressResource } from './ingress.js';
 import { jobResource } from './job.js';
 import { leaseResource } from './lease.js';
+import { webhookConfigurationResources } from './admissionregistration.js';
 import { namespaceResource } from './namespace.js';
 import { nodeResource, serviceAccountResource } from './node.js';
 import { persistentVolumeResource } from './persistentvolume.js';
@@ -72,6 +73,7 @@ export function builtinResources(): ResourceType[] {
     storageClassResource(),
     certificateSigningRequestResource(),
     apiServiceResource(),
+    ...webhookConfigurationResources(),
   ];
 }
 
