@@ -32,6 +32,16 @@ export interface WebhookSource {
   objects: Pick<AdmissionObjects, 'list'>;
 }
 
+/** The mutating webhook step (its admit always returns a promise). */
+export interface WebhookMutatingStep extends MutatingStep {
+  admit(attrs: AdmissionAttributes): Promise<void>;
+}
+
+/** The validating webhook step (its validate always returns a promise). */
+export interface WebhookValidatingStep extends ValidatingStep {
+  validate(attrs: AdmissionAttributes): Promise<void>;
+}
+
 const OPTIONS_KIND = { CREATE: 'CreateOptions', UPDATE: 'UpdateOptions', DELETE: 'DeleteOptions', CONNECT: undefined } as const;
 
 function qualified(group: string, resource: string): string {
@@ -132,7 +142,7 @@ async function guarded(h: Webhook, fn: () => Promise<void>): Promise<void> {
 }
 
 /** kube-apiserver's MutatingAdmissionWebhook: the matching webhooks, one after another, each seeing the last one's patch. */
-export function mutatingAdmissionWebhook(source: WebhookSource): MutatingStep {
+export function mutatingAdmissionWebhook(source: WebhookSource): WebhookMutatingStep {
   return {
     name: 'MutatingAdmissionWebhook',
     operations: ['CREATE', 'UPDATE', 'DELETE', 'CONNECT'],
@@ -162,7 +172,7 @@ export function mutatingAdmissionWebhook(source: WebhookSource): MutatingStep {
 }
 
 /** kube-apiserver's ValidatingAdmissionWebhook: the matching webhooks, called at once; the first denial refuses. */
-export function validatingAdmissionWebhook(source: WebhookSource): ValidatingStep {
+export function validatingAdmissionWebhook(source: WebhookSource): WebhookValidatingStep {
   return {
     name: 'ValidatingAdmissionWebhook',
     operations: ['CREATE', 'UPDATE', 'DELETE', 'CONNECT'],
