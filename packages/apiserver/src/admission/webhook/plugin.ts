@@ -1,9 +1,10 @@
 /** The MutatingAdmissionWebhook and ValidatingAdmissionWebhook steps. */
 import { randomUUID } from 'node:crypto';
-import { ApiError, applyJsonPatch, badRequest, internalError, type KubeObject, type LabelSelectorObject } from '@kplane/api';
+import { ApiError, applyJsonPatch, badRequest, forbidden, internalError, type KubeObject, type LabelSelectorObject } from '@kplane/api';
 import type { AdmissionObjects } from '../objects.js';
 import type { AdmissionAttributes, MutatingStep, ValidatingStep } from '../types.js';
 import { postReview, WebhookCallError } from './call.js';
+import { evaluateMatchConditions, type MatchCondition } from './conditions.js';
 import { namespaceSelectorMatches, objectSelectorMatches, ruleMatches, type WebhookRule } from './match.js';
 import { resolveTarget, type ClientConfig } from './resolve.js';
 
@@ -18,6 +19,7 @@ export interface Webhook {
   sideEffects?: string;
   timeoutSeconds?: number;
   admissionReviewVersions?: string[];
+  matchConditions?: MatchCondition[];
 }
 
 /** What the webhook steps read: the configurations (a watched cache, never storage), namespaces and Services. */
@@ -57,10 +59,20 @@ function webhooksOf(configs: readonly KubeObject[]): Webhook[] {
 
 async function matching(hooks: Webhook[], attrs: AdmissionAttributes, source: WebhookSource): Promise<Webhook[]> {
   const out: Webhook[] = [];
+  let request: Record<string, unknown> | undefined;
   for (const h of hooks) {
     if (!(h.rules ?? []).some((r) => ruleMatches(r, attrs))) continue;
     if (!objectSelectorMatches(h.objectSelector, attrs)) continue;
     if (!(await namespaceSelectorMatches(h.namespaceSelector, attrs, source.namespace))) continue;
+    if (h.matchConditions?.length) {
+      request ??= admissionReview(attrs, '').request as Record<string, unknown>;
+      const r = evaluateMatchConditions(h.matchConditions, request);
+      if ('error' in r) {
+        if (h.failurePolicy === 'Ignore') continue;
+        throw forbidden(attrs.resource.group, attrs.resource.resource, attrs.name, r.error);
+      }
+      if (!r.matches) continue;
+    }
     out.push(h);
   }
   return out;

@@ -156,3 +156,13 @@ describe('admission webhooks', () => {
     assert.equal(ruleMatches({ ...r(['pods']), operations: ['DELETE'] }, a), false);
   });
 });
+
+describe('matchConditions', () => {
+  const request = { operation: 'CREATE', object: { metadata: { name: 'a', labels: { skip: 'true' } } }, oldObject: null, userInfo: { username: 'alice' } };
+  it('skip a webhook when one is false, call it when all are true, and report errors', async () => {
+    const { evaluateMatchConditions } = await import('./conditions.js');
+    assert.deepEqual(evaluateMatchConditions([{ name: 'not-skipped', expression: "!has(object.metadata.labels) || !('skip' in object.metadata.labels)" }], request), { matches: false });
+    assert.deepEqual(evaluateMatchConditions([{ name: 'alice', expression: "request.userInfo.username == 'alice'" }, { name: 'create', expression: "request.operation == 'CREATE'" }], request), { matches: true });
+    assert.ok('error' in evaluateMatchConditions([{ name: 'bad', expression: 'object.spec.replicas > 1' }], request));
+  });
+});
