@@ -1,5 +1,6 @@
 /** The MutatingAdmissionWebhook and ValidatingAdmissionWebhook steps. */
 import { randomUUID } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import { ApiError, applyJsonPatch, badRequest, forbidden, internalError, type KubeObject, type LabelSelectorObject } from '@kplane/api';
 import type { AdmissionObjects } from '../objects.js';
 import type { AdmissionAttributes, MutatingStep, ValidatingStep } from '../types.js';
@@ -20,6 +21,7 @@ export interface Webhook {
   timeoutSeconds?: number;
   admissionReviewVersions?: string[];
   matchConditions?: MatchCondition[];
+  reinvocationPolicy?: 'Never' | 'IfNeeded';
 }
 
 /** What the webhook steps read: the configurations (a watched cache, never storage), namespaces and Services. */
@@ -153,7 +155,31 @@ async function guarded(h: Webhook, fn: () => Promise<void>): Promise<void> {
   }
 }
 
-/** kube-apiserver's MutatingAdmissionWebhook: the matching webhooks, one after another, each seeing the last one's patch. */
+/** Calls one mutating webhook and applies its patch; true when the object changed. */
+async function mutateOnce(h: Webhook, attrs: AdmissionAttributes, source: WebhookSource): Promise<boolean> {
+  let changed = false;
+  await guarded(h, async () => {
+    const r = await call(h, attrs, source);
+    if (!r.allowed) throw denial(attrs, h.name, r.status);
+    if (!r.patch) return;
+    if (r.patchType !== 'JSONPatch') throw new WebhookCallError(h.name, `received invalid webhook response: unsupported patch type "${r.patchType ?? ''}"`);
+    if (!attrs.object) return;
+    let patched: KubeObject;
+    try {
+      patched = applyJsonPatch(structuredClone(attrs.object), JSON.parse(Buffer.from(r.patch, 'base64').toString('utf8')));
+    } catch (err) {
+      throw new WebhookCallError(h.name, `JSON Patch: ${(err as Error).message}`);
+    }
+    if (isDeepStrictEqual(patched, attrs.object)) return;
+    const target = attrs.object as Record<string, unknown>;
+    for (const k of Object.keys(target)) delete target[k];
+    Object.assign(target, patched);
+    changed = true;
+  });
+  return changed;
+}
+
+/** kube-apiserver's MutatingAdmissionWebhook: the matching webhooks, one after another, each seeing the last one's patch; IfNeeded ones again when a later one changed the object. */
 export function mutatingAdmissionWebhook(source: WebhookSource): WebhookMutatingStep {
   return {
     name: 'MutatingAdmissionWebhook',
@@ -161,24 +187,16 @@ export function mutatingAdmissionWebhook(source: WebhookSource): WebhookMutating
     async admit(attrs) {
       const configs = source.mutating();
       if (configs.length === 0) return;
-      for (const h of await matching(webhooksOf(configs), attrs, source)) {
-        await guarded(h, async () => {
-          const r = await call(h, attrs, source);
-          if (!r.allowed) throw denial(attrs, h.name, r.status);
-          if (!r.patch) return;
-          if (r.patchType !== 'JSONPatch') throw new WebhookCallError(h.name, `received invalid webhook response: unsupported patch type "${r.patchType ?? ''}"`);
-          if (!attrs.object) return;
-          let patched: KubeObject;
-          try {
-            patched = applyJsonPatch(structuredClone(attrs.object), JSON.parse(Buffer.from(r.patch, 'base64').toString('utf8')));
-          } catch (err) {
-            throw new WebhookCallError(h.name, `JSON Patch: ${(err as Error).message}`);
-          }
-          const target = attrs.object as Record<string, unknown>;
-          for (const k of Object.keys(target)) delete target[k];
-          Object.assign(target, patched);
-        });
+      const hooks = await matching(webhooksOf(configs), attrs, source);
+      // reinvocationPolicy IfNeeded: a webhook whose output a later webhook changed runs once more.
+      const invokedIfNeeded: Webhook[] = [];
+      const reinvoke = new Set<Webhook>();
+      for (const h of hooks) {
+        const changed = await mutateOnce(h, attrs, source);
+        if (changed) for (const earlier of invokedIfNeeded) reinvoke.add(earlier);
+        if (h.reinvocationPolicy === 'IfNeeded') invokedIfNeeded.push(h);
       }
+      for (const h of hooks) if (reinvoke.has(h)) await mutateOnce(h, attrs, source);
     },
   };
 }

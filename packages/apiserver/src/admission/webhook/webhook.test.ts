@@ -6,6 +6,7 @@ import { createCa, issueCertificate } from '../../auth/pki.js';
 import type { AdmissionAttributes } from '../types.js';
 import { mutatingAdmissionWebhook, validatingAdmissionWebhook, type Webhook, type WebhookSource } from './plugin.js';
 import { ruleMatches } from './match.js';
+import { postReview } from './call.js';
 
 type Review = { request: { uid: string; operation: string; object: KubeObject; name: string; namespace: string; kind: { kind: string } } };
 
@@ -15,12 +16,15 @@ describe('admission webhooks', () => {
   let caBundle: string;
   let otherCa: string;
   const seen: Review[] = [];
+  const paths: string[] = [];
   before(async () => {
     const ca = await createCa('webhook-ca');
     const serving = await issueCertificate(ca, { subject: 'CN=hook.default.svc', usage: 'server', dnsNames: ['hook.default.svc'], ipAddresses: ['127.0.0.1'] });
     caBundle = Buffer.from(ca.pem.cert).toString('base64');
     otherCa = Buffer.from((await createCa('other')).pem.cert).toString('base64');
     server = createServer({ cert: serving.cert, key: serving.key }, (req, res) => {
+      paths.push(req.url!.split('?')[0]!);
+      if (req.url!.startsWith('/hang')) return; // never answers
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
@@ -119,6 +123,25 @@ describe('admission webhooks', () => {
     await assert.rejects(validatingAdmissionWebhook(source([svc], [], objects)).validate(attrs('bad')), /denied the request: no pods named bad/);
     await assert.rejects(validatingAdmissionWebhook(source([svc], [], [])).validate(attrs('bad')), (e: ApiError) => {
       assert.equal(e.message, 'Internal error occurred: failed calling webhook "svc.example.com": failed to call webhook: Post "https://hook.default.svc:443/deny?timeout=10s": service "hook" not found');
+      return true;
+    });
+  });
+
+  it('reinvokes an IfNeeded webhook once when a later webhook changed the object', async () => {
+    paths.length = 0;
+    const first = hook('first.example.com', { reinvocationPolicy: 'IfNeeded', clientConfig: { url: `https://127.0.0.1:${port}/allow`, caBundle } });
+    const second = hook('second.example.com', { clientConfig: { url: `https://127.0.0.1:${port}/label`, caBundle } });
+    await mutatingAdmissionWebhook(source([], [first, second])).admit(attrs('p'));
+    assert.deepEqual(paths, ['/allow', '/label', '/allow']);
+    paths.length = 0;
+    await mutatingAdmissionWebhook(source([], [{ ...first, reinvocationPolicy: 'Never' }, second])).admit(attrs('p'));
+    assert.deepEqual(paths, ['/allow', '/label']);
+  });
+
+  it('gives up after the timeout with "context deadline exceeded"', async () => {
+    const target = { url: `https://127.0.0.1:${port}/hang?timeout=1s`, serverName: '127.0.0.1', host: '127.0.0.1', port, path: '/hang?timeout=1s' };
+    await assert.rejects(postReview('slow.example.com', target, {}, caBundle, 50), (e: Error) => {
+      assert.equal(e.message, `failed calling webhook "slow.example.com": failed to call webhook: Post "https://127.0.0.1:${port}/hang?timeout=1s": context deadline exceeded`);
       return true;
     });
   });
