@@ -59,8 +59,19 @@ function webhooksOf(configs: readonly KubeObject[]): Webhook[] {
     .flatMap((c) => (Array.isArray(c.webhooks) ? (c.webhooks as Webhook[]) : []));
 }
 
+/** Writes of the admission configurations themselves never reach a webhook, so none can lock the cluster out (kube's exemption). */
+const EXEMPT = new Set([
+  'mutatingwebhookconfigurations',
+  'validatingwebhookconfigurations',
+  'validatingadmissionpolicies',
+  'validatingadmissionpolicybindings',
+  'mutatingadmissionpolicies',
+  'mutatingadmissionpolicybindings',
+]);
+
 async function matching(hooks: Webhook[], attrs: AdmissionAttributes, source: WebhookSource): Promise<Webhook[]> {
   const out: Webhook[] = [];
+  if (attrs.resource.group === 'admissionregistration.k8s.io' && EXEMPT.has(attrs.resource.resource)) return out;
   let request: Record<string, unknown> | undefined;
   for (const h of hooks) {
     if (!(h.rules ?? []).some((r) => ruleMatches(r, attrs))) continue;

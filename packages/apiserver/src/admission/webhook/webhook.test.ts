@@ -155,6 +155,13 @@ describe('admission webhooks', () => {
     await validatingAdmissionWebhook(source([labelled])).validate(attrs('bad'));
   });
 
+  it('never calls a webhook for writes of the webhook configurations themselves', async () => {
+    const all = hook('all.example.com', { rules: [{ operations: ['*'], apiGroups: ['*'], apiVersions: ['*'], resources: ['*'], scope: '*' }], clientConfig: { url: `https://127.0.0.1:${port}/deny`, caBundle } });
+    const a = { ...attrs('cfg', ''), kind: { group: 'admissionregistration.k8s.io', version: 'v1', kind: 'ValidatingWebhookConfiguration' }, resource: { group: 'admissionregistration.k8s.io', version: 'v1', resource: 'validatingwebhookconfigurations' } };
+    await validatingAdmissionWebhook(source([all])).validate(a);
+    await assert.rejects(validatingAdmissionWebhook(source([all])).validate(attrs('cm')), /denied/);
+  });
+
   it('refuses a dry run for a webhook with side effects', async () => {
     const a = { ...attrs('x'), dryRun: true };
     await assert.rejects(validatingAdmissionWebhook(source([hook('some.example.com', { sideEffects: 'Some' })])).validate(a), (e: ApiError) => {
