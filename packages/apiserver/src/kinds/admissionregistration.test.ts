@@ -26,7 +26,7 @@ describe('webhook configurations', () => {
       webhooks: [
         { name: 'short', sideEffects: 'Some', admissionReviewVersions: ['v2'], timeoutSeconds: 31, clientConfig: { url: 'http://x/' }, rules: [{ operations: ['PATCH'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'] }] },
         { name: 'a.b.c', sideEffects: 'None', admissionReviewVersions: ['v1'], clientConfig: {} },
-        { name: 'a.b.c', sideEffects: 'None', admissionReviewVersions: ['v1'], clientConfig: { url: 'https://x/' } },
+        { name: 'a.b.c', sideEffects: 'None', admissionReviewVersions: ['v1'], clientConfig: { url: 'https://x/' }, matchConditions: [{ name: 'x', expression: 'true' }, { name: 'x' }] },
       ],
     };
     const causes = validating!.strategy.validate!(obj).map((c) => c.field);
@@ -38,6 +38,8 @@ describe('webhook configurations', () => {
       'webhooks[0].timeoutSeconds',
       'webhooks[0].clientConfig.url',
       'webhooks[1].clientConfig',
+      'webhooks[2].matchConditions[1].name',
+      'webhooks[2].matchConditions[1].expression',
       'webhooks[2].name',
     ]);
   });

@@ -1,5 +1,5 @@
 /** admissionregistration.k8s.io/v1 MutatingWebhookConfigurations and ValidatingWebhookConfigurations. */
-import { fieldDuplicate, fieldInvalid, fieldNotSupported, fieldRequired, validateLabelSelector, type KubeObject, type LabelSelectorObject, type StatusCause } from '@kplane/api';
+import { fieldDuplicate, fieldInvalid, fieldNotSupported, fieldRequired, fieldTooMany, validateLabelSelector, type KubeObject, type LabelSelectorObject, type StatusCause } from '@kplane/api';
 import type { ResourceType } from '../registry/resource.js';
 import { translateTimestampSince } from './age.js';
 import { AGE_COLUMN, NAME_COLUMN } from './pod.js';
@@ -50,6 +50,16 @@ function validateWebhook(w: Obj, path: string): StatusCause[] {
   if (typeof t === 'number' && (t < 1 || t > 30)) out.push(fieldInvalid(`${path}.timeoutSeconds`, t, 'the timeout value must be between 1 and 30 seconds'));
   out.push(...validateLabelSelector(w.namespaceSelector as LabelSelectorObject, `${path}.namespaceSelector`));
   out.push(...validateLabelSelector(w.objectSelector as LabelSelectorObject, `${path}.objectSelector`));
+  const conditions = objs(w.matchConditions);
+  if (conditions.length > 64) out.push(fieldTooMany(`${path}.matchConditions`, conditions.length, 64));
+  const conditionNames = new Set<string>();
+  conditions.forEach((c, i) => {
+    const cp = `${path}.matchConditions[${i}]`;
+    if (!c.name) out.push(fieldRequired(`${cp}.name`));
+    else if (conditionNames.has(String(c.name))) out.push(fieldDuplicate(`${cp}.name`, c.name));
+    else conditionNames.add(String(c.name));
+    if (!c.expression) out.push(fieldRequired(`${cp}.expression`));
+  });
   const cc = asObj(w.clientConfig) ?? {};
   const url = cc.url;
   const svc = asObj(cc.service);
