@@ -24,6 +24,8 @@ export interface AdmissionAttributes {
   readonly user?: UserInfo;
   /** Collects warnings to return as Warning headers (absent: they are dropped). */
   readonly warnings?: string[];
+  /** Adds an annotation to the request's audit event (absent: not audited). */
+  readonly audit?: (key: string, value: string) => void;
 }
 
 /** What every step declares: its plugin name and the operations it handles. */

@@ -125,6 +125,7 @@ interface ReviewResponse {
   patch?: string;
   patchType?: string;
   warnings?: string[];
+  auditAnnotations?: Record<string, string>;
 }
 
 /** kube's ToStatusErr: a denial as the error the client sees. */
@@ -152,6 +153,8 @@ async function call(h: Webhook, attrs: AdmissionAttributes, source: WebhookSourc
   if (!response) throw new WebhookCallError(h.name, 'received invalid webhook response: webhook response was absent');
   if (response.uid !== uid) throw new WebhookCallError(h.name, `received invalid webhook response: expected response.uid="${uid}", got "${response.uid ?? ''}"`);
   for (const w of response.warnings ?? []) attrs.warnings?.push(w);
+  // auditAnnotations go on the request's audit event as "WEBHOOK/KEY", as kube-apiserver records them.
+  for (const [k, v] of Object.entries(response.auditAnnotations ?? {})) attrs.audit?.(`${h.name}/${k}`, v);
   return response;
 }
 

@@ -36,7 +36,7 @@ describe('admission webhooks', () => {
           path === '/deny'
             ? { uid, allowed: false, status: { message: 'no pods named bad' } }
             : path === '/label'
-              ? { uid, allowed: true, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify([{ op: 'add', path: '/metadata/labels', value: { hooked: 'yes' } }])).toString('base64'), warnings: ['labelled'] }
+              ? { uid, allowed: true, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify([{ op: 'add', path: '/metadata/labels', value: { hooked: 'yes' } }])).toString('base64'), warnings: ['labelled'], auditAnnotations: { why: 'policy' } }
               : path === '/wrong-uid'
                 ? { uid: 'nope', allowed: true }
                 : { uid, allowed: true };
@@ -89,11 +89,13 @@ describe('admission webhooks', () => {
     assert.deepEqual([r.operation, r.name, r.namespace, r.kind.kind, r.object.metadata?.name], ['CREATE', 'bad', 'default', 'Pod', 'bad']);
   });
 
-  it('applies a JSONPatch and passes on warnings', async () => {
-    const a = attrs('p');
+  it('applies a JSONPatch and passes on warnings and audit annotations', async () => {
+    const audit: Record<string, string> = {};
+    const a = { ...attrs('p'), audit: (k: string, v: string) => (audit[k] = v) };
     await mutatingAdmissionWebhook(source([], [hook('label.example.com', { clientConfig: { url: `https://127.0.0.1:${port}/label`, caBundle } })])).admit(a);
     assert.deepEqual(a.object!.metadata!.labels, { hooked: 'yes' });
     assert.deepEqual(a.warnings, ['labelled']);
+    assert.deepEqual(audit, { 'label.example.com/why': 'policy' });
   });
 
   it('fails closed with kube\'s message when the webhook cannot be reached, and Ignore lets the request through', async () => {
