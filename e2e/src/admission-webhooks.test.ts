@@ -15,7 +15,7 @@ function answer(path: string, review: Review): unknown {
   if (path === '/mutate') {
     const labels = review.request.object.metadata.labels ?? {};
     const patch = [{ op: 'add', path: '/metadata/labels', value: { ...labels, 'mutated-by': 'webhook' } }];
-    return { uid, allowed: true, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(patch)).toString('base64') };
+    return { uid, allowed: true, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(patch)).toString('base64'), warnings: ['labelled by the webhook'] };
   }
   return { uid, allowed: true };
 }
@@ -111,9 +111,11 @@ ${hook('labels.kplane.test', 'webhook', '/mutate', '  objectSelector: {matchLabe
     await k('create', 'configmap', 'forbidden-two', '-n', 'kube-system');
   });
 
-  it('a mutating webhook adds a label', async () => {
+  it('a mutating webhook adds a label, and its warning reaches kubectl', async () => {
     const manifest = 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: labelled, labels: {mutate: "yes"}}\n';
-    await kubectlOk(suite.kp.kubeconfig, ['create', '-f', '-'], manifest);
+    const created = await kubectl(suite.kp.kubeconfig, ['create', '-f', '-'], manifest);
+    assert.equal(created.code, 0, created.stderr);
+    assert.match(created.stderr, /^Warning: labelled by the webhook$/m);
     const labels = JSON.parse(await k('get', 'configmap', 'labelled', '-o', 'json')).metadata.labels;
     assert.deepEqual(labels, { mutate: 'yes', 'mutated-by': 'webhook' });
   });
