@@ -8,3 +8,4 @@ export * from './limit-ranger.js';
 export * from './resource-quota.js';
 export * from './storage.js';
 export * from './webhook/index.js';
+export * from './policy/validating.js';

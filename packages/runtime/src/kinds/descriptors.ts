@@ -9,6 +9,7 @@ import type {
   Endpoints as EndpointsObject, Event, EventsV1Event, HorizontalPodAutoscaler, Ingress, Job, Lease, LimitRange, Namespace, Node, PersistentVolumeClaim, Pod, PodDisruptionBudget, PodTemplate, PriorityClass, ReplicaSet, ResourceQuota, ReplicationController, Role, RoleBinding, Secret, Service, ServiceAccount, StatefulSet, PersistentVolume, StorageClass, EndpointSlice,
   MutatingWebhookConfiguration, ValidatingWebhookConfiguration,
 } from './builtin/index.js';
+import type { ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding } from './builtin/index.js';
 
 /** Type-only key of the phantom field; no value exists at run time. */
 declare const objectType: unique symbol;
@@ -159,6 +160,14 @@ export const PriorityClasses: KindDescriptor<PriorityClass> = kindDescriptor({ g
 export const MutatingWebhookConfigurations: KindDescriptor<MutatingWebhookConfiguration> = kindDescriptor({ group: 'admissionregistration.k8s.io', version: 'v1', resource: 'mutatingwebhookconfigurations', kind: 'MutatingWebhookConfiguration', namespaced: false });
 /** admissionregistration.k8s.io/v1 validatingwebhookconfigurations (cluster-scoped). */
 export const ValidatingWebhookConfigurations: KindDescriptor<ValidatingWebhookConfiguration> = kindDescriptor({ group: 'admissionregistration.k8s.io', version: 'v1', resource: 'validatingwebhookconfigurations', kind: 'ValidatingWebhookConfiguration', namespaced: false });
+/** admissionregistration.k8s.io/v1 validatingadmissionpolicies. */
+export const ValidatingAdmissionPolicies: KindDescriptor<ValidatingAdmissionPolicy> = kindDescriptor({
+  group: 'admissionregistration.k8s.io', version: 'v1', resource: 'validatingadmissionpolicies', kind: 'ValidatingAdmissionPolicy', namespaced: false,
+});
+/** admissionregistration.k8s.io/v1 validatingadmissionpolicybindings. */
+export const ValidatingAdmissionPolicyBindings: KindDescriptor<ValidatingAdmissionPolicyBinding> = kindDescriptor({
+  group: 'admissionregistration.k8s.io', version: 'v1', resource: 'validatingadmissionpolicybindings', kind: 'ValidatingAdmissionPolicyBinding', namespaced: false,
+});
 
 /** Every built-in descriptor of a kind kplane serves, core group first (a descriptor joins once its kind is served). */
 export const builtinDescriptors: readonly KindDescriptor[] = Object.freeze([
@@ -168,4 +177,5 @@ export const builtinDescriptors: readonly KindDescriptor[] = Object.freeze([
   ReplicationControllers, PodTemplates, HorizontalPodAutoscalers,
   CronJobs, PodDisruptionBudgets, ResourceQuotas, LimitRanges, PriorityClasses, PersistentVolumes, StorageClasses,
   MutatingWebhookConfigurations, ValidatingWebhookConfigurations,
+  ValidatingAdmissionPolicies, ValidatingAdmissionPolicyBindings,
 ]);
