@@ -1886,6 +1886,64 @@ export const DESCRIPTIONS: Descriptions = {
       paths: 'Paths mapped to backends.',
     },
   },
+  'io.k8s.api.admissionregistration.v1.MutatingWebhookConfiguration': {
+    type: 'Webhooks that may change objects as they are admitted by the API server.',
+    fields: { webhooks: 'The webhooks, with the resources and operations each is called for.' },
+  },
+  'io.k8s.api.admissionregistration.v1.ValidatingWebhookConfiguration': {
+    type: 'Webhooks that may refuse objects as they are admitted by the API server, without changing them.',
+    fields: { webhooks: 'The webhooks, with the resources and operations each is called for.' },
+  },
+  'io.k8s.api.admissionregistration.v1.MutatingWebhook': {
+    type: 'A webhook called to admit (and possibly patch) requests.',
+    fields: {
+      admissionReviewVersions: 'The AdmissionReview versions the webhook accepts, in order of preference; the API server sends the first it supports.',
+      clientConfig: 'How the webhook is reached: a URL or a Service, and the CA bundle that verifies its certificate.',
+      failurePolicy: 'What happens when the webhook cannot be called or fails: Fail refuses the request, Ignore lets it through. Defaults to Fail.',
+      matchConditions: 'CEL conditions over the request that must all hold for the webhook to be called.',
+      matchPolicy: 'How rules match a request made through another version of the same resource: Exact or Equivalent. Defaults to Equivalent.',
+      name: 'The webhook\'s name, a fully qualified domain name unique within the configuration.',
+      namespaceSelector: 'Selects, by the labels of their namespace, the objects the webhook is called for; empty selects all.',
+      objectSelector: 'Selects, by their own labels (new or old object), the objects the webhook is called for; empty selects all.',
+      rules: 'The operations on resources the webhook is called for.',
+      sideEffects: 'Whether calling the webhook has side effects: None or NoneOnDryRun; dry-run requests only reach webhooks without them.',
+      timeoutSeconds: 'Seconds the API server waits for the webhook (1 to 30) before applying failurePolicy. Defaults to 10.',
+      reinvocationPolicy: 'Whether the webhook is called again when later admission changed the object: Never or IfNeeded. Defaults to Never.',
+    },
+  },
+  'io.k8s.api.admissionregistration.v1.ValidatingWebhook': {
+    type: 'A webhook called to allow or refuse requests.',
+    fields: {
+      admissionReviewVersions: 'The AdmissionReview versions the webhook accepts, in order of preference; the API server sends the first it supports.',
+      clientConfig: 'How the webhook is reached: a URL or a Service, and the CA bundle that verifies its certificate.',
+      failurePolicy: 'What happens when the webhook cannot be called or fails: Fail refuses the request, Ignore lets it through. Defaults to Fail.',
+      matchConditions: 'CEL conditions over the request that must all hold for the webhook to be called.',
+      matchPolicy: 'How rules match a request made through another version of the same resource: Exact or Equivalent. Defaults to Equivalent.',
+      name: 'The webhook\'s name, a fully qualified domain name unique within the configuration.',
+      namespaceSelector: 'Selects, by the labels of their namespace, the objects the webhook is called for; empty selects all.',
+      objectSelector: 'Selects, by their own labels (new or old object), the objects the webhook is called for; empty selects all.',
+      rules: 'The operations on resources the webhook is called for.',
+      sideEffects: 'Whether calling the webhook has side effects: None or NoneOnDryRun; dry-run requests only reach webhooks without them.',
+      timeoutSeconds: 'Seconds the API server waits for the webhook (1 to 30) before applying failurePolicy. Defaults to 10.',
+    },
+  },
+  'io.k8s.api.admissionregistration.v1.WebhookClientConfig': {
+    type: 'How a webhook is reached over TLS.',
+    fields: {
+      caBundle: 'PEM CA certificates (base64 in JSON) that verify the webhook\'s serving certificate; the system roots when empty.',
+      service: 'A Service the webhook runs behind; one of url or service.',
+      url: 'The https URL of the webhook; one of url or service.',
+    },
+  },
+  'io.k8s.api.admissionregistration.v1.ServiceReference': {
+    type: 'A Service a webhook is called through.',
+    fields: {
+      name: 'The Service\'s name.',
+      namespace: 'The Service\'s namespace.',
+      path: 'The URL path requests are sent to.',
+      port: 'The Service port to call (defaults to 443).',
+    },
+  },
   'io.k8s.api.discovery.v1.EndpointSlice': {
     type: 'A subset of the endpoints that implement a service, sharing one address type and one set of ports.',
     fields: {

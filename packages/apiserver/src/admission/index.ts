@@ -7,4 +7,5 @@ export * from './priority.js';
 export * from './limit-ranger.js';
 export * from './resource-quota.js';
 export * from './storage.js';
+export * from './webhook/index.js';
 export * from './policy/validating.js';

@@ -6,6 +6,7 @@ import { priorityAdmission } from './priority.js';
 import { resourceQuotaAdmission } from './resource-quota.js';
 import { defaultStorageClassAdmission, persistentVolumeClaimResize, storageObjectInUseProtection } from './storage.js';
 import type { AdmissionStep } from './types.js';
+import { mutatingAdmissionWebhook, validatingAdmissionWebhook, type WebhookSource } from './webhook/plugin.js';
 
 /** Settings of the built-in admission steps (kube-apiserver's flags). */
 export interface AdmissionOptions extends DefaultTolerationSecondsOptions {
@@ -13,6 +14,8 @@ export interface AdmissionOptions extends DefaultTolerationSecondsOptions {
   extraSteps?: readonly AdmissionStep[];
   /** What the steps that read the cluster (LimitRanger, Priority, DefaultStorageClass, PersistentVolumeClaimResize, ResourceQuota) read and write; without it they are left out. */
   objects?: AdmissionObjects;
+  /** The webhook configurations and what resolving them reads; without it the webhook steps are left out. */
+  webhooks?: WebhookSource;
 }
 
 /**
@@ -28,7 +31,9 @@ export function builtinAdmissionSteps(options: AdmissionOptions = {}): Admission
     ...(objects ? [defaultStorageClassAdmission(objects)] : []),
     storageObjectInUseProtection(),
     ...(objects ? [persistentVolumeClaimResize(objects)] : []),
+    ...(options.webhooks ? [mutatingAdmissionWebhook(options.webhooks)] : []),
     ...(objects ? [validatingAdmissionPolicy({ objects, kindResource: objects.kindResource?.bind(objects) })] : []),
+    ...(options.webhooks ? [validatingAdmissionWebhook(options.webhooks)] : []),
     ...(objects ? [resourceQuotaAdmission(objects)] : []),
     ...(options.extraSteps ?? []),
   ];

@@ -22,8 +22,10 @@ export interface AdmissionAttributes {
   readonly dryRun: boolean;
   /** Who asks; absent for trusted in-process code acting as the cluster's admin. */
   readonly user?: UserInfo;
-  /** Filled with messages the client receives as Warning headers. */
+  /** Collects warnings to return as Warning headers (absent: they are dropped). */
   readonly warnings?: string[];
+  /** Adds an annotation to the request's audit event (absent: not audited). */
+  readonly audit?: (key: string, value: string) => void;
 }
 
 /** What every step declares: its plugin name and the operations it handles. */

@@ -21,6 +21,7 @@ import { eventResource, eventsV1Resource } from './events.js';
 import { ingressResource } from './ingress.js';
 import { jobResource } from './job.js';
 import { leaseResource } from './lease.js';
+import { webhookConfigurationResources } from './admissionregistration.js';
 import { namespaceResource } from './namespace.js';
 import { nodeResource, serviceAccountResource } from './node.js';
 import { persistentVolumeResource } from './persistentvolume.js';
@@ -75,6 +76,7 @@ export function builtinResources(): ResourceType[] {
     apiServiceResource(),
     validatingAdmissionPolicyResource(),
     validatingAdmissionPolicyBindingResource(),
+    ...webhookConfigurationResources(),
   ];
 }
 

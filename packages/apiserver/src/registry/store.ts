@@ -52,6 +52,8 @@ export interface WriteOptions {
   warnings?: string[];
   /** Who writes (for strategies that decide on it, RBAC's escalation checks); undefined: in-process trusted code. */
   user?: UserInfo;
+  /** Adds an annotation to the request's audit event (admission webhooks' auditAnnotations). */
+  audit?: (key: string, value: string) => void;
   /**
    * The manager recorded in managedFields (fieldManager, or the User-Agent's first segment).
    * Absent: a write of the server's own code, recorded as `kube-apiserver` (the manager
@@ -78,6 +80,8 @@ export interface DeleteOptions {
   preconditions?: { uid?: string; resourceVersion?: string };
   /** Who deletes (admission sees it); undefined: in-process trusted code. */
   user?: UserInfo;
+  /** Adds an annotation to the request's audit event (admission webhooks' auditAnnotations). */
+  audit?: (key: string, value: string) => void;
 }
 
 /** Options of list and watch. */
@@ -472,7 +476,7 @@ export class Store {
     subresource: string,
     object: KubeObject | undefined,
     oldObject: KubeObject | undefined,
-    opts: { dryRun?: boolean; user?: UserInfo; warnings?: string[] },
+    opts: { dryRun?: boolean; user?: UserInfo; warnings?: string[]; audit?: (key: string, value: string) => void },
   ): AdmissionAttributes {
     const m = (object ?? oldObject)?.metadata ?? {};
     const { group, version, kind, resource } = this.type;
@@ -488,6 +492,7 @@ export class Store {
       dryRun: !!opts.dryRun,
       user: opts.user,
       warnings: opts.warnings,
+      audit: opts.audit,
     };
   }
 

@@ -2,7 +2,7 @@ import { NODES_GROUP, nodeUsername, type KubeObject, type RawRequest, type RawRe
 import type { AuthorizationAttributes, Authorizer } from '../auth/types.js';
 import { decideRequest, impersonate, wantsImpersonation } from './authorize.js';
 import { forbiddenError } from '../auth/rbac/rules.js';
-import { recordAuthorizationDecision, recordImpersonatedUser } from '../auth/audit.js';
+import { addAuditAnnotation, recordAuthorizationDecision, recordImpersonatedUser } from '../auth/audit.js';
 import {
   admitObject,
   ApiError,
@@ -39,6 +39,11 @@ import { toTable, type IncludeObject } from './table.js';
 import { serveWatch, type WatchDeliveries } from './watch.js';
 import { realTimers, type Timers } from '../registry/timers.js';
 import { serveOpenAPIV2, serveOpenAPIV3Document, serveOpenAPIV3Root, type ServedDocument, type SwaggerSpec } from '../openapi/serve.js';
+
+/** A sink for the audit annotations admission adds to the request's event. */
+function auditAnnotator(req: RawRequest): (key: string, value: string) => void {
+  return (key, value) => addAuditAnnotation(req, key, value);
+}
 
 /** Serves the OpenAPI documents. */
 export interface OpenAPIProvider {
@@ -375,13 +380,13 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
         return jsonResponse(200, t.customResource ? unstructuredList(list) : list);
       }
       if (method === 'POST') {
-        const opts = { ...writeOptions(q), user: req.user, fieldManager: fieldManager(req, 'CreateOptions') };
+        const opts = { ...writeOptions(q), user: req.user, audit: auditAnnotator(req), fieldManager: fieldManager(req, 'CreateOptions') };
         const created = await store.create(ns, asObject(body()), opts);
         return render(store, rep, created, q, 201, warningHeaders(opts));
       }
       if (method === 'DELETE') {
         const b = req.body && req.body.length ? body() : undefined;
-        const list = await store.deleteCollection(ns, listOptions(q), { ...deleteOptions(b, q), user: req.user });
+        const list = await store.deleteCollection(ns, listOptions(q), { ...deleteOptions(b, q), user: req.user, audit: auditAnnotator(req) });
         return jsonResponse(200, list);
       }
       throw routeMethodNotAllowed();
@@ -424,14 +429,14 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
     if (sub === 'scale') {
       if (method === 'GET') return jsonResponse(200, store.toScale(await store.get(ns, name, q.resourceVersion)));
       if (method === 'PUT') {
-        const opts = { ...writeOptions(q), user: req.user, fieldManager: fieldManager(req, 'UpdateOptions') };
+        const opts = { ...writeOptions(q), user: req.user, audit: auditAnnotator(req), fieldManager: fieldManager(req, 'UpdateOptions') };
         const incoming = asObject(body());
         const scale = await store.updateScale(ns, name, () => structuredClone(incoming), opts);
         return jsonResponse(200, scale, warningHeaders(opts));
       }
       if (method === 'PATCH') {
         const apply = isApplyPatch(req);
-        const opts = { ...writeOptions(q), user: req.user, fieldManager: fieldManager(req, 'PatchOptions', apply) };
+        const opts = { ...writeOptions(q), user: req.user, audit: auditAnnotator(req), fieldManager: fieldManager(req, 'PatchOptions', apply) };
         const patch = body();
         if (apply) return jsonResponse(200, await store.applyScale(ns, name, asObject(patch), { ...opts, force: q.force !== undefined && parseBoolParam(q.force) }), warningHeaders(opts));
         const schema = resolveSchema({ $ref: '#/components/schemas/io.k8s.api.autoscaling.v1.Scale' }, registry.definitions);
@@ -445,7 +450,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
       return render(store, rep, await store.get(ns, name, q.resourceVersion), q);
     }
     if (method === 'PUT') {
-      const opts = { ...writeOptions(q), user: req.user, fieldManager: fieldManager(req, 'UpdateOptions') };
+      const opts = { ...writeOptions(q), user: req.user, audit: auditAnnotator(req), fieldManager: fieldManager(req, 'UpdateOptions') };
       const obj = asObject(body());
       const updated =
         sub === 'finalize'
@@ -460,7 +465,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
         throw new ApiError(415, 'UnsupportedMediaType', 'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml');
       }
       const apply = isApplyPatch(req);
-      const opts = { ...writeOptions(q), user: req.user, fieldManager: fieldManager(req, 'PatchOptions', apply) };
+      const opts = { ...writeOptions(q), user: req.user, audit: auditAnnotator(req), fieldManager: fieldManager(req, 'PatchOptions', apply) };
       const patch = body();
       if (apply) {
         const r = await store.apply(ns, name, asObject(patch), { ...opts, force: q.force !== undefined && parseBoolParam(q.force), subresource: sub === 'status' ? 'status' : '' });
@@ -476,7 +481,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
     if (method === 'DELETE') {
       if (sub) throw routeMethodNotAllowed();
       const b = req.body && req.body.length ? body() : undefined;
-      const delOpts = { ...deleteOptions(b, q), user: req.user };
+      const delOpts = { ...deleteOptions(b, q), user: req.user, audit: auditAnnotator(req) };
       const result = await store.delete(ns, name, delOpts);
       // An object left in place (finalizers, a grace period) is answered with 200, as
       // kube-apiserver does, unless the client asked orphanDependents=false: 202.

@@ -44,7 +44,7 @@ import { ensureDefaultStorageClass } from '../kinds/storageclass.js';
 import { createServiceAllocator } from './ip-allocator.js';
 import { advertiseAddress, reconcileKubernetesService, repairServiceAllocations } from './kubernetes-service.js';
 import type { ServerLimits } from './limits.js';
-import { builtinAdmissionSteps, createAdmissionChain, type AdmissionObjects, type AdmissionOptions } from '../admission/index.js';
+import { builtinAdmissionSteps, createAdmissionChain, followedList, type AdmissionObjects, type AdmissionOptions, type WebhookSource } from '../admission/index.js';
 
 export type { ServerLimits } from './limits.js';
 export type { Timers } from '../registry/timers.js';
@@ -303,7 +303,15 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       return t ? { resource: t.resource, namespaced: t.namespaced } : undefined;
     },
   };
-  const admission = createAdmissionChain(builtinAdmissionSteps({ objects: admissionObjects, ...options.admission }));
+  // The webhook configurations, followed by a watch: a write reads them from memory.
+  const webhookConfigs = { mutating: followedList(), validating: followedList() };
+  const webhooks: WebhookSource = {
+    mutating: webhookConfigs.mutating.items,
+    validating: webhookConfigs.validating.items,
+    namespace: async (name) => namespaceCache.get(name) ?? (await registry.get('', 'v1', 'namespaces')?.get(undefined, name).catch(() => undefined)),
+    objects: admissionObjects,
+  };
+  const admission = createAdmissionChain(builtinAdmissionSteps({ objects: admissionObjects, webhooks, ...options.admission }));
   registry = new Registry({ backend: options.backend, definitions, context, now, checkNamespace, admission, watchCacheCapacity: options.watchCacheCapacity, watchCache: options.watchCache, timers: options.timers });
   for (const b of bundles) for (const r of b.resources) registry.add(r);
 
@@ -467,6 +475,10 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
         }
       }
       await followNamespaces();
+      for (const [resource, list] of [['mutatingwebhookconfigurations', webhookConfigs.mutating], ['validatingwebhookconfigurations', webhookConfigs.validating]] as const) {
+        const store = registry.get('admissionregistration.k8s.io', 'v1', resource);
+        if (store) await list.start(store);
+      }
       // kube-apiserver's scheduling/bootstrap-system-priority-classes post-start hook.
       const priorityClasses = registry.get('scheduling.k8s.io', 'v1', 'priorityclasses');
       for (const pc of priorityClasses ? systemPriorityClasses() : []) {
@@ -520,6 +532,8 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       ready = false;
       await Promise.all(maintenance.splice(0).map((m) => m.stop()));
       stopNamespaceCache.abort();
+      webhookConfigs.mutating.stop();
+      webhookConfigs.validating.stop();
       rbacFeed?.stop();
       nodeGraphFeed?.stop();
       crdController.stop();

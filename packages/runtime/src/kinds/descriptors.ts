@@ -7,6 +7,7 @@ import type { Client, ResourceClient, ResourceDescriptor } from '@kplane/client'
 import type {
   ClusterRole, ClusterRoleBinding, ConfigMap, ControllerRevision, CronJob, CustomResourceDefinition, DaemonSet, Deployment,
   Endpoints as EndpointsObject, Event, EventsV1Event, HorizontalPodAutoscaler, Ingress, Job, Lease, LimitRange, Namespace, Node, PersistentVolumeClaim, Pod, PodDisruptionBudget, PodTemplate, PriorityClass, ReplicaSet, ResourceQuota, ReplicationController, Role, RoleBinding, Secret, Service, ServiceAccount, StatefulSet, PersistentVolume, StorageClass, EndpointSlice,
+  MutatingWebhookConfiguration, ValidatingWebhookConfiguration,
 } from './builtin/index.js';
 import type { ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding } from './builtin/index.js';
 
@@ -155,6 +156,10 @@ export const LimitRanges: KindDescriptor<LimitRange> = core('limitranges', 'Limi
 /** scheduling.k8s.io/v1 priorityclasses (cluster-scoped). */
 export const PriorityClasses: KindDescriptor<PriorityClass> = kindDescriptor({ group: 'scheduling.k8s.io', version: 'v1', resource: 'priorityclasses', kind: 'PriorityClass', namespaced: false });
 
+/** admissionregistration.k8s.io/v1 mutatingwebhookconfigurations (cluster-scoped). */
+export const MutatingWebhookConfigurations: KindDescriptor<MutatingWebhookConfiguration> = kindDescriptor({ group: 'admissionregistration.k8s.io', version: 'v1', resource: 'mutatingwebhookconfigurations', kind: 'MutatingWebhookConfiguration', namespaced: false });
+/** admissionregistration.k8s.io/v1 validatingwebhookconfigurations (cluster-scoped). */
+export const ValidatingWebhookConfigurations: KindDescriptor<ValidatingWebhookConfiguration> = kindDescriptor({ group: 'admissionregistration.k8s.io', version: 'v1', resource: 'validatingwebhookconfigurations', kind: 'ValidatingWebhookConfiguration', namespaced: false });
 /** admissionregistration.k8s.io/v1 validatingadmissionpolicies. */
 export const ValidatingAdmissionPolicies: KindDescriptor<ValidatingAdmissionPolicy> = kindDescriptor({
   group: 'admissionregistration.k8s.io', version: 'v1', resource: 'validatingadmissionpolicies', kind: 'ValidatingAdmissionPolicy', namespaced: false,
@@ -171,5 +176,6 @@ export const builtinDescriptors: readonly KindDescriptor[] = Object.freeze([
   Roles, ClusterRoles, RoleBindings, ClusterRoleBindings,
   ReplicationControllers, PodTemplates, HorizontalPodAutoscalers,
   CronJobs, PodDisruptionBudgets, ResourceQuotas, LimitRanges, PriorityClasses, PersistentVolumes, StorageClasses,
+  MutatingWebhookConfigurations, ValidatingWebhookConfigurations,
   ValidatingAdmissionPolicies, ValidatingAdmissionPolicyBindings,
 ]);

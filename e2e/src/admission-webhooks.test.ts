@@ -1,0 +1,132 @@
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:https';
+import { createCa, issueCertificate } from '@kplane/apiserver';
+import { eventually, kubectl, kubectlOk, useKplane } from './harness.js';
+
+interface Review {
+  request: { uid: string; name: string; namespace: string; operation: string; object: { metadata: { labels?: Record<string, string> } } };
+}
+
+/** Answers AdmissionReviews: /validate denies ConfigMaps named "forbidden-*", /mutate adds a label. */
+function answer(path: string, review: Review): unknown {
+  const { uid, name } = review.request;
+  if (path === '/validate' && name.startsWith('forbidden-')) return { uid, allowed: false, status: { code: 403, message: `the name ${name} is not allowed here` } };
+  if (path === '/mutate') {
+    const labels = review.request.object.metadata.labels ?? {};
+    const patch = [{ op: 'add', path: '/metadata/labels', value: { ...labels, 'mutated-by': 'webhook' } }];
+    return { uid, allowed: true, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(patch)).toString('base64'), warnings: ['labelled by the webhook'] };
+  }
+  return { uid, allowed: true };
+}
+
+describe('admission webhooks reached through a Service and its EndpointSlice', () => {
+  const suite = useKplane(['--nodes', '0', '--storage', 'memory']);
+  const k = (...args: string[]) => kubectlOk(suite.kp.kubeconfig, args);
+  let server: Server;
+  let port: number;
+  let stoppedPort: number;
+  let caBundle: string;
+
+  before(async () => {
+    const ca = await createCa('webhook-test-ca');
+    const serving = await issueCertificate(ca, { subject: 'CN=webhook.default.svc', usage: 'server', dnsNames: ['webhook.default.svc', 'stopped.default.svc'] });
+    caBundle = Buffer.from(ca.pem.cert).toString('base64');
+    server = createServer({ cert: serving.cert, key: serving.key }, (req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const review = JSON.parse(Buffer.concat(chunks).toString()) as Review;
+        const response = answer(req.url!.split('?')[0]!, review);
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response }));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    port = (server.address() as { port: number }).port;
+    // A port nothing listens on: a server started and closed again.
+    const stopped = createServer();
+    await new Promise<void>((r) => stopped.listen(0, '127.0.0.1', r));
+    stoppedPort = (stopped.address() as { port: number }).port;
+    await new Promise<void>((r) => stopped.close(() => r()));
+
+    const service = (name: string, target: number) => `apiVersion: v1
+kind: Service
+metadata: {name: ${name}, namespace: default}
+spec:
+  ports: [{name: https, port: 443}]
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: ${name}-1, namespace: default, labels: {kubernetes.io/service-name: ${name}}}
+addressType: IPv4
+ports: [{name: https, port: ${target}, protocol: TCP}]
+endpoints: [{addresses: [127.0.0.1], conditions: {ready: true}}]
+---
+`;
+    const hook = (name: string, svc: string, path: string, extra: string) => `- name: ${name}
+  admissionReviewVersions: [v1]
+  sideEffects: None
+  clientConfig:
+    service: {namespace: default, name: ${svc}, path: ${path}}
+    caBundle: ${caBundle}
+  rules: [{operations: [CREATE, UPDATE], apiGroups: [""], apiVersions: [v1], resources: [configmaps]}]
+${extra}`;
+    const manifest = `${service('webhook', port)}${service('stopped', stoppedPort)}apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata: {name: names}
+webhooks:
+${hook('names.kplane.test', 'webhook', '/validate', `  namespaceSelector:
+    matchExpressions: [{key: kubernetes.io/metadata.name, operator: NotIn, values: [kube-system]}]`)}
+${hook('closed.kplane.test', 'stopped', '/validate', '  objectSelector: {matchLabels: {policy: fail}}')}
+${hook('open.kplane.test', 'stopped', '/validate', `  objectSelector: {matchLabels: {policy: ignore}}
+  failurePolicy: Ignore`)}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingWebhookConfiguration
+metadata: {name: labels}
+webhooks:
+${hook('labels.kplane.test', 'webhook', '/mutate', '  objectSelector: {matchLabels: {mutate: "yes"}}')}
+`;
+    await kubectlOk(suite.kp.kubeconfig, ['apply', '-f', '-'], manifest);
+  });
+  after(() => server?.close());
+
+  it('serves the configurations with their defaults and Table columns', async () => {
+    const v = JSON.parse(await k('get', 'validatingwebhookconfiguration', 'names', '-o', 'json'));
+    const w = v.webhooks[0];
+    assert.deepEqual([w.failurePolicy, w.matchPolicy, w.timeoutSeconds, w.clientConfig.service.port, w.rules[0].scope], ['Fail', 'Equivalent', 10, 443, '*']);
+    assert.match(await k('get', 'mutatingwebhookconfigurations'), /^NAME\s+WEBHOOKS\s+AGE\nlabels\s+1\s+/);
+  });
+
+  it('a validating webhook denies with its message', async () => {
+    const r = await eventually('the webhook denies', async () => {
+      const out = await kubectl(suite.kp.kubeconfig, ['create', 'configmap', 'forbidden-one']);
+      return out.code !== 0 ? out : undefined;
+    });
+    assert.match(r.stderr, /configmaps "forbidden-one" is forbidden: admission webhook "names.kplane.test" denied the request: the name forbidden-one is not allowed here/);
+    await k('create', 'configmap', 'allowed-one');
+  });
+
+  it('a namespaceSelector leaves kube-system out', async () => {
+    await k('create', 'configmap', 'forbidden-two', '-n', 'kube-system');
+  });
+
+  it('a mutating webhook adds a label, and its warning reaches kubectl', async () => {
+    const manifest = 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: labelled, labels: {mutate: "yes"}}\n';
+    const created = await kubectl(suite.kp.kubeconfig, ['create', '-f', '-'], manifest);
+    assert.equal(created.code, 0, created.stderr);
+    assert.match(created.stderr, /^Warning: labelled by the webhook$/m);
+    const labels = JSON.parse(await k('get', 'configmap', 'labelled', '-o', 'json')).metadata.labels;
+    assert.deepEqual(labels, { mutate: 'yes', 'mutated-by': 'webhook' });
+  });
+
+  it('with the webhook stopped, failurePolicy Fail refuses with Kubernetes\' error and Ignore lets the object through', async () => {
+    const r = await kubectl(suite.kp.kubeconfig, ['create', '-f', '-'], 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: closed, labels: {policy: fail}}\n');
+    assert.notEqual(r.code, 0);
+    assert.match(
+      r.stderr,
+      new RegExp(`Internal error occurred: failed calling webhook "closed.kplane.test": failed to call webhook: Post "https://stopped.default.svc:443/validate\\?timeout=10s": dial tcp 127.0.0.1:${stoppedPort}: connect: connection refused`),
+    );
+    await kubectlOk(suite.kp.kubeconfig, ['create', '-f', '-'], 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: open, labels: {policy: ignore}}\n');
+  });
+});
