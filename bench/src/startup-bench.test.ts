@@ -33,6 +33,6 @@ test('formatStartup shows medians and every value', () => {
   const lines = text.split('\n');
   assert.match(lines[2]!, /^startControlPlane, cold\s+30\.0\s+first call in each of 3 fresh processes: 40\.0, 20\.0, 30\.0$/);
   assert.match(lines[3]!, /^startControlPlane, warm\s+4\.5\s+later calls in the same processes \(6\)/);
-  assert.match(lines[4]!, /^import\('@kplane\/cli'\)\s+400\.0/);
+  assert.match(lines[4]!, /^import\('kplane'\)\s+400\.0/);
   assert.match(lines[5]!, /^process start to ready\s+500\.0/);
 });
