@@ -1,7 +1,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Transport } from '@kplane/api';
-import { startControlPlane, type ControlPlane } from '@kplane/cli';
+import { startControlPlane, type ControlPlane } from 'kplane';
 import { benchCustomResources, checkCelEnforced, formatCustomResources, greetingsPath, type CrdBenchResult } from './crd-bench.js';
 
 // A real kplane, in process, on memory storage: the CRD, its CEL rules and defaults are the server's.

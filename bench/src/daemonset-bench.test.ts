@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startControlPlane } from '@kplane/cli';
+import { startControlPlane } from 'kplane';
 import { benchDaemonSetRollout, daemonSetInChild, formatDaemonSet } from './daemonset-bench.js';
 
 test('benchDaemonSetRollout waits for a Ready pod on every node', async () => {

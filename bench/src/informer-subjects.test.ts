@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startControlPlane, type ControlPlane } from '@kplane/cli';
+import { startControlPlane, type ControlPlane } from 'kplane';
 import { benchInformers } from './informer-bench.js';
 import { prepareClientNodeInformer } from './informer-client-node.js';
 import { prepareKplaneInformer } from './informer-kplane.js';

@@ -376,7 +376,7 @@ async function main(): Promise<void> {
       console.log(formatWorkqueue(workqueue, WORKQUEUE_TARGET_OPS));
     }
     if (startup) {
-      console.log(`\nStartup: startControlPlane({ storage: 'memory', listen: false }) from @kplane/cli\n`);
+      console.log(`\nStartup: startControlPlane({ storage: 'memory', listen: false }) from kplane\n`);
       console.log(formatStartup(startup));
     }
     if (testStartup) {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startControlPlane } from '@kplane/cli';
+import { startControlPlane } from 'kplane';
 import { deploymentInChild } from './deployment-child.js';
 import { benchDeploymentScale, formatPods, milestoneTargets, podsReadyInChild, type DeploymentBenchResult } from './pods-bench.js';
 

@@ -4,7 +4,7 @@
  * Deployment of `nodes` replicas is scaled from 0, then a DaemonSet is created; both are timed
  * to all their pods Ready. What the control plane writes to stderr is counted, not printed.
  */
-import { startControlPlane } from '@kplane/cli';
+import { startControlPlane } from 'kplane';
 import { Nodes } from '@kplane/runtime';
 import { captureStderr, reportFromChild } from './child.js';
 import { benchDaemonSetRollout, type DaemonSetCaseResult } from './daemonset-bench.js';

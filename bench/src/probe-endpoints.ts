@@ -3,7 +3,7 @@
  * memory storage, controllers and 3 simulated nodes whose pods start at once). Arguments:
  * `<replicas> [timeoutMs]`.
  */
-import { startControlPlane } from '@kplane/cli';
+import { startControlPlane } from 'kplane';
 import { captureStderr, reportFromChild } from './child.js';
 import { benchEndpoints, type EndpointsBenchResult } from './endpoints-bench.js';
 import type { PodsProbeResult } from './pods-bench.js';

@@ -4,7 +4,7 @@
  * Never, exit at once). Arguments: `<completions> <parallelism> <timeoutMs>`. A Deployment of
  * `completions` replicas is scaled from 0 first, as the baseline, then the Job runs.
  */
-import { startControlPlane } from '@kplane/cli';
+import { startControlPlane } from 'kplane';
 import { captureStderr, reportFromChild } from './child.js';
 import { benchJob, type JobBenchResult } from './job-bench.js';
 import { benchDeploymentScale, type PodsProbeResult } from './pods-bench.js';

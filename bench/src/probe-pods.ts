@@ -5,7 +5,7 @@
  * default 3; progress messages go to the parent as readyReplicas changes). What the control
  * plane writes to stderr meanwhile is counted, not printed.
  */
-import { startControlPlane } from '@kplane/cli';
+import { startControlPlane } from 'kplane';
 import { benchPodsReady } from '@kplane/kubelet';
 import { captureStderr, reportFromChild } from './child.js';
 import { benchDeploymentScale, scratchDir, type PodsProbeResult } from './pods-bench.js';

@@ -4,7 +4,7 @@
  * batches are scheduled by schedulers this process starts. What the control plane writes to
  * stderr is counted, not printed.
  */
-import { startControlPlane } from '@kplane/cli';
+import { startControlPlane } from 'kplane';
 import { captureStderr, reportFromChild } from './child.js';
 import type { PodsProbeResult } from './pods-bench.js';
 import { benchScheduler, type SchedulerCaseResult } from './scheduler-bench.js';

@@ -4,7 +4,7 @@
  * `<statefulset|deployment> <replicas> <memory|sqlite> <timeoutMs>`. What the control plane
  * writes to stderr meanwhile is counted, not printed.
  */
-import { startControlPlane } from '@kplane/cli';
+import { startControlPlane } from 'kplane';
 import { captureStderr, reportFromChild } from './child.js';
 import { benchDeploymentScale, scratchDir, type PodsProbeResult } from './pods-bench.js';
 import { benchStatefulSetScale } from './statefulset-bench.js';

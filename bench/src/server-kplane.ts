@@ -4,7 +4,7 @@
  * [compactionIntervalMs] (the server's storage compaction interval; default 5 minutes).
  */
 import { join } from 'node:path';
-import { startControlPlane } from '@kplane/cli';
+import { startControlPlane } from 'kplane';
 import { serveInChild } from './child.js';
 
 /** What the kplane child reports when ready. */

@@ -8,7 +8,7 @@ import { formatTable } from './report.js';
 
 /** What one fresh process measured. */
 export interface StartupSample {
-  /** `import('@kplane/cli')`, in ms. */
+  /** `import('kplane')`, in ms. */
   importMs: number;
   /** The first start in the process (cold: nothing compiled yet), in ms. */
   coldMs: number;
@@ -66,7 +66,7 @@ export function formatStartup(samples: readonly StartupSample[]): string {
       ['case', 'median ms', 'note'],
       row('startControlPlane, cold', samples.map((s) => s.coldMs), `first call in each of ${n} fresh processes`),
       row('startControlPlane, warm', warm, `later calls in the same processes (${warm.length})`),
-      row("import('@kplane/cli')", samples.map((s) => s.importMs), `${n} fresh processes`),
+      row("import('kplane')", samples.map((s) => s.importMs), `${n} fresh processes`),
       row('process start to ready', samples.map((s) => s.readyAtMs), 'Node bootstrap + import + cold start'),
     ],
     [1],

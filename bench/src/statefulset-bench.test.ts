@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startControlPlane } from '@kplane/cli';
+import { startControlPlane } from 'kplane';
 import { benchStatefulSetScale, formatStatefulSetCase, statefulSetCaseInChildren } from './statefulset-bench.js';
 
 test('benchStatefulSetScale waits for every replica Ready, in order, on real controllers and nodes', async () => {

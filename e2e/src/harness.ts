@@ -12,7 +12,7 @@ import { loadKubeconfig } from '@kplane/client';
 const require = createRequire(import.meta.url);
 
 /** Path of the kplane CLI entry point (compiled). */
-export const KPLANE_MAIN = join(dirname(require.resolve('@kplane/cli')), 'main.js');
+export const KPLANE_MAIN = join(dirname(require.resolve('kplane')), 'main.js');
 
 /** A kplane process started with `kplane up`. */
 export interface KplaneProcess {

@@ -10,8 +10,29 @@
  *   (VACUUM, which rewrites the file: it takes a while on a large database).
  */
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { StorageError } from './backend.js';
+
+let driver: typeof Database | undefined;
+
+/**
+ * better-sqlite3, loaded on first use: it is a native module and an optional peer dependency,
+ * so a process that only uses memory:// storage never needs it installed.
+ */
+function loadDriver(): typeof Database {
+  if (driver) return driver;
+  try {
+    driver = createRequire(import.meta.url)('better-sqlite3') as typeof Database;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND') {
+      throw new StorageError('sqlite storage needs the better-sqlite3 package: npm install better-sqlite3 (memory storage, memory:// or kplane up --storage memory, needs none)');
+    }
+    throw err;
+  }
+  return driver;
+}
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS kv (
@@ -50,11 +71,28 @@ function ownerOnly(path: string): void {
   }
 }
 
+/** A new connection; a driver installed without its native build (install scripts skipped) is a clear StorageError. */
+function openWithDriver(path: string): Database.Database {
+  const Driver = loadDriver();
+  try {
+    return new Driver(path);
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    if (e.code === 'ERR_DLOPEN_FAILED' || /bindings file|NODE_MODULE_VERSION/.test(e.message ?? '')) {
+      throw new StorageError(
+        'sqlite storage: better-sqlite3 is installed but its native module is missing or built for another Node.js: ' +
+          'npm rebuild better-sqlite3 (memory storage, memory:// or kplane up --storage memory, needs none)',
+      );
+    }
+    throw err;
+  }
+}
+
 /** Opens (creating and converting if needed) the database at path, with the schema in place. */
 export function openDatabase(path: string, synchronous: 'normal' | 'full'): Database.Database {
   const memory = path === ':memory:';
   if (!memory) ownerOnly(path);
-  const db = new Database(path);
+  const db = openWithDriver(path);
   try {
     db.pragma('busy_timeout = 5000');
     if (!memory && db.pragma('auto_vacuum', { simple: true }) !== INCREMENTAL) {

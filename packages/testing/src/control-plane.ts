@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { transportAs, type RawRequest, type RawResponse, type Transport, type UserInfo } from '@kplane/api';
 import type { ApiServer } from '@kplane/apiserver';
-import { startControlPlane as startServer, type ControlPlane as ServerControlPlane, type ControlPlaneOptions as ServerOptions } from '@kplane/cli';
+import { startControlPlane as startServer, type ControlPlane as ServerControlPlane, type ControlPlaneOptions as ServerOptions } from 'kplane';
 import { createClient, type Client } from '@kplane/client';
 import type { KubeletConfig } from '@kplane/kubelet';
 import { createMemoryBackend } from '@kplane/storage';
