@@ -113,8 +113,10 @@ describe("an operator's Greeting webhooks on the SDK's webhook server", () => {
     const hello = await greetings.create({ apiVersion: 'demo.kplane.io/v1', kind: 'Greeting', metadata: { name: 'hello' }, spec: { message: 'hi' } });
     assert.deepEqual(hello.spec, { message: 'hi', replicas: 1 }, 'the defaulter set replicas');
     await assert.rejects(greetings.create({ apiVersion: 'demo.kplane.io/v1', kind: 'Greeting', metadata: { name: 'mute' }, spec: {} }), /denied the request: spec.message: Required value/);
-    await assert.rejects(greetings.update({ ...hello, spec: { message: 'changed', replicas: 1 } }), /denied the request: spec.message: Invalid value: field is immutable/);
-    const scaled = await greetings.update({ ...hello, spec: { message: 'hi', replicas: 3 } });
+    const stored = await greetings.get('hello');
+    assert.deepEqual(stored.spec, { message: 'hi', replicas: 1 });
+    await assert.rejects(greetings.update({ ...stored, spec: { message: 'changed', replicas: 1 } }), /denied the request: spec.message: Invalid value: field is immutable/);
+    const scaled = await greetings.update({ ...stored, spec: { message: 'hi', replicas: 3 } });
     assert.equal(scaled.spec?.replicas, 3);
   });
 });
