@@ -3,7 +3,7 @@
  * the API server at a running webhook server, as kubebuilder's manifests and envtest's
  * WebhookInstallOptions make them.
  */
-import type { CustomResourceConversion, LabelSelector, MutatingWebhookConfiguration, ValidatingWebhookConfiguration } from '../kinds/builtin/index.js';
+import type { CustomResourceConversion, LabelSelector, MutatingWebhookConfiguration, ValidatingWebhookConfiguration, WebhookClientConfig } from '../kinds/builtin/index.js';
 import type { WebhookServer } from './server.js';
 
 /** Options of webhookConfigurations. */
@@ -13,6 +13,12 @@ export interface WebhookConfigurationOptions {
   validatingName?: string;
   /** Base URL the API server reaches the server at (default the server's own `url`). */
   url?: string;
+  /**
+   * Reach the server through a Service instead of a URL: `clientConfig.service` with the path
+   * (the certificate must then be valid for `<name>.<namespace>.svc`: generate it with those
+   * `hosts`).
+   */
+  service?: { namespace: string; name: string; port?: number };
   /** caBundle (base64 PEM) (default the server's). */
   caBundle?: string;
   /** Default Fail. */
@@ -28,11 +34,15 @@ export interface WebhookConfigurations {
   validating: ValidatingWebhookConfiguration;
 }
 
-function target(server: WebhookServer, options: WebhookConfigurationOptions): { url: string; caBundle?: string } {
-  const url = options.url ?? server.url;
-  if (!url) throw new Error('webhookConfigurations: the server is not started and no url is given');
+/** The clientConfig of a path: by service when asked, else by url. */
+function clientConfigFor(server: WebhookServer, options: WebhookConfigurationOptions): (path: string) => WebhookClientConfig {
   const caBundle = options.caBundle ?? server.caBundle;
-  return { url: url.replace(/\/$/, ''), ...(caBundle ? { caBundle } : {}) };
+  const ca = caBundle ? { caBundle } : {};
+  const svc = options.service;
+  if (svc) return (path) => ({ service: { namespace: svc.namespace, name: svc.name, path, ...(svc.port !== undefined ? { port: svc.port } : {}) }, ...ca });
+  const url = (options.url ?? server.url)?.replace(/\/$/, '');
+  if (!url) throw new Error('webhookConfigurations: the server is not started and no url or service is given');
+  return (path) => ({ url: `${url}${path}`, ...ca });
 }
 
 /**
@@ -42,7 +52,7 @@ function target(server: WebhookServer, options: WebhookConfigurationOptions): { 
  * admissionReviewVersions ["v1"], failurePolicy Fail unless told otherwise.
  */
 export function webhookConfigurations(server: WebhookServer, options: WebhookConfigurationOptions = {}): WebhookConfigurations {
-  const { url, caBundle } = target(server, options);
+  const clientConfig = clientConfigFor(server, options);
   const common = {
     failurePolicy: options.failurePolicy ?? 'Fail',
     sideEffects: 'None' as const,
@@ -53,7 +63,7 @@ export function webhookConfigurations(server: WebhookServer, options: WebhookCon
   };
   const webhook = (w: WebhookServer['webhooks'][number]) => ({
     name: w.name,
-    clientConfig: { url: `${url}${w.path}`, ...(caBundle ? { caBundle } : {}) },
+    clientConfig: clientConfig(w.path),
     rules: [{ operations: [...w.operations], apiGroups: [w.group], apiVersions: [w.version], resources: [w.resource] }],
     ...common,
   });
@@ -75,12 +85,8 @@ export function webhookConfigurations(server: WebhookServer, options: WebhookCon
 
 /**
  * A CRD's `spec.conversion` pointing at the server's /convert: strategy Webhook, the url with
- * the caBundle, conversionReviewVersions ["v1"].
+ * the caBundle (or `service` with path /convert), conversionReviewVersions ["v1"].
  */
-export function conversionWebhook(server: WebhookServer, options: Pick<WebhookConfigurationOptions, 'url' | 'caBundle'> = {}): CustomResourceConversion {
-  const { url, caBundle } = target(server, options);
-  return {
-    strategy: 'Webhook',
-    webhook: { clientConfig: { url: `${url}/convert`, ...(caBundle ? { caBundle } : {}) }, conversionReviewVersions: ['v1'] },
-  };
+export function conversionWebhook(server: WebhookServer, options: Pick<WebhookConfigurationOptions, 'url' | 'caBundle' | 'service'> = {}): CustomResourceConversion {
+  return { strategy: 'Webhook', webhook: { clientConfig: clientConfigFor(server, options)('/convert'), conversionReviewVersions: ['v1'] } };
 }

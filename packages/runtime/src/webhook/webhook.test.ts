@@ -280,6 +280,15 @@ test('webhookConfigurations: one webhook per kind and type, pointing at the serv
   assert.equal(ignoring.mutating.metadata!.name, 'm');
   assert.equal(ignoring.validating.webhooks![0]!.failurePolicy, 'Ignore');
   assert.equal(ignoring.validating.webhooks![0]!.clientConfig.url, 'https://10.0.0.1:9443/validate-demo-kplane-io-v1-greeting');
+  const bySvc = webhookConfigurations(server, { service: { namespace: 'demo-system', name: 'demo-webhook', port: 443 } });
+  assert.deepEqual(bySvc.mutating.webhooks![0]!.clientConfig, {
+    service: { namespace: 'demo-system', name: 'demo-webhook', path: '/mutate-demo-kplane-io-v1-greeting', port: 443 },
+    caBundle: server.caBundle,
+  });
+  assert.deepEqual(conversionWebhook(server, { service: { namespace: 'demo-system', name: 'demo-webhook' } }).webhook!.clientConfig, {
+    service: { namespace: 'demo-system', name: 'demo-webhook', path: '/convert' },
+    caBundle: server.caBundle,
+  });
 });
 
 test('a given certificate is served, and the caBundle comes from the given CA', async (t) => {
