@@ -5,6 +5,7 @@
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { KubeObject } from '@kplane/api';
 import type { KindDescriptor } from '../kinds/descriptors.js';
 import {
@@ -31,6 +32,22 @@ export interface WebhookServerOptions {
   key?: string;
   /** The CA that signed `cert`, PEM, when given: what `caBundle` reports. */
   caCert?: string;
+  /**
+   * A registry (e.g. a manager's `metrics.registry`) to record controller-runtime's webhook
+   * metrics in, labelled by path: `controller_runtime_webhook_requests_total{webhook,code}`,
+   * `controller_runtime_webhook_requests_in_flight{webhook}`, `controller_runtime_webhook_latency_seconds{webhook}`.
+   */
+  registry?: Registry;
+}
+
+/** The webhook metrics in `registry`, reused when already registered there. */
+function webhookMetrics(registry: Registry) {
+  const get = <M>(name: string, make: () => M): M => (registry.getSingleMetric(name) as M | undefined) ?? make();
+  return {
+    total: get('controller_runtime_webhook_requests_total', () => new Counter({ name: 'controller_runtime_webhook_requests_total', help: 'Total number of admission requests by HTTP status code.', labelNames: ['webhook', 'code'], registers: [registry] })),
+    inFlight: get('controller_runtime_webhook_requests_in_flight', () => new Gauge({ name: 'controller_runtime_webhook_requests_in_flight', help: 'Current number of admission requests being served.', labelNames: ['webhook'], registers: [registry] })),
+    latency: get('controller_runtime_webhook_latency_seconds', () => new Histogram({ name: 'controller_runtime_webhook_latency_seconds', help: 'Histogram of the latency of processing admission requests', labelNames: ['webhook'], registers: [registry] })),
+  };
 }
 
 /** A webhook the server serves for a kind, as the configurations must register it. */
@@ -118,6 +135,7 @@ export function createWebhookServer(options: WebhookServerOptions = {}): Webhook
   const webhooks: RegisteredWebhook[] = [];
   let server: Server | undefined;
   let url: string | undefined;
+  const metrics = options.registry ? webhookMetrics(options.registry) : undefined;
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = new URL(req.url ?? '/', 'https://webhook').pathname;
@@ -177,6 +195,22 @@ export function createWebhookServer(options: WebhookServerOptions = {}): Webhook
     async start() {
       if (server) throw new Error('the webhook server is already started');
       const s = createServer({ cert: tls.cert, key: tls.key }, (req, res) => {
+        if (metrics) {
+          const webhook = new URL(req.url ?? '/', 'https://webhook').pathname;
+          const end = metrics.latency.startTimer({ webhook });
+          metrics.inFlight.inc({ webhook });
+          let done = false;
+          const record = (): void => {
+            if (done) return;
+            done = true;
+            end();
+            metrics.inFlight.dec({ webhook });
+            metrics.total.inc({ webhook, code: String(res.statusCode) });
+          };
+          // 'finish' comes before the client can have the whole answer; 'close' covers an aborted one.
+          res.once('finish', record);
+          res.once('close', record);
+        }
         handle(req, res).catch((err: unknown) => {
           if (!res.headersSent) send(res, 500, `${err instanceof Error ? err.message : String(err)}\n`);
           else res.destroy();

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
 import { request } from 'node:https';
+import { Registry } from 'prom-client';
 import { ApiError, type KubeObject } from '@kplane/api';
 import { kindDescriptor } from '../kinds/descriptors.js';
 import {
@@ -177,8 +178,9 @@ test('the webhook server: a defaulter answers with a base64 JSONPatch, a validat
   assert.deepEqual(deleted.body.response.warnings, ['deleting hello']);
 });
 
-test('the webhook server: bad requests get 400 responses, unknown paths 404', async (t) => {
-  const server = createWebhookServer({ port: 0 }).forKind(Greetings, { validator: {} });
+test('the webhook server: bad requests get 400 responses, unknown paths 404; metrics by path and code', async (t) => {
+  const registry = new Registry();
+  const server = createWebhookServer({ port: 0, registry }).forKind(Greetings, { validator: {} });
   await server.start();
   t.after(() => server.stop());
   const path = '/validate-demo-kplane-io-v1-greeting';
@@ -195,6 +197,11 @@ test('the webhook server: bad requests get 400 responses, unknown paths 404', as
   assert.equal((await post(server, path, review('DELETE', undefined, greeting({})))).body.response.allowed, true);
   assert.deepEqual(server.webhooks.map((w) => w.operations), [['CREATE', 'UPDATE']]);
   assert.throws(() => server.forKind(Greetings, { validator: {} }), /already registered/);
+  const text = await registry.metrics();
+  assert.match(text, /controller_runtime_webhook_requests_total\{webhook="\/validate-demo-kplane-io-v1-greeting",code="200"\} 4/);
+  assert.match(text, /controller_runtime_webhook_requests_total\{webhook="\/nowhere",code="404"\} 1/);
+  assert.match(text, /controller_runtime_webhook_requests_in_flight\{webhook="\/validate-demo-kplane-io-v1-greeting"\} 0/);
+  assert.match(text, /controller_runtime_webhook_latency_seconds_count\{webhook="\/validate-demo-kplane-io-v1-greeting"\} 4/);
 });
 
 test('conversion through the hub: ConversionReview v1 at /convert', async (t) => {
