@@ -507,6 +507,40 @@ export const DESCRIPTIONS: Descriptions = {
       spec: 'The spec of each Job.',
     },
   },
+  'io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicy': {
+    type: 'A set of CEL validations that accept or refuse requests without changing them; a binding puts it in force.',
+    fields: {
+      spec: 'What the policy matches, its variables and validations, and what happens when an expression fails.',
+      status: 'The result of type checking the expressions.',
+    },
+  },
+  'io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicySpec': {
+    type: 'What a ValidatingAdmissionPolicy checks.',
+    fields: {
+      auditAnnotations: 'Expressions whose values are recorded in the audit log.',
+      failurePolicy: 'Fail (the default) refuses a request when an expression errors; Ignore admits it.',
+      matchConditions: 'Expressions a request must all satisfy for the policy to apply.',
+      matchConstraints: 'The resources and operations the policy applies to.',
+      paramKind: 'The kind of the objects bindings give the policy as `params`.',
+      validations: 'Expressions that must be true for the request to be admitted.',
+      variables: 'Named expressions the other expressions read as `variables.<name>`.',
+    },
+  },
+  'io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyBinding': {
+    type: 'Puts a ValidatingAdmissionPolicy in force for some resources, with its params and the actions taken on a failure.',
+    fields: {
+      spec: 'The policy, its params, the resources and the actions.',
+    },
+  },
+  'io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyBindingSpec': {
+    type: 'What a ValidatingAdmissionPolicyBinding binds.',
+    fields: {
+      matchResources: 'Narrows the resources the policy applies to through this binding.',
+      paramRef: 'The object (or objects, by selector) given to the policy as `params`.',
+      policyName: 'The name of the bound policy.',
+      validationActions: 'What a failure does: Deny refuses the request, Warn returns a warning, Audit records it.',
+    },
+  },
   'io.k8s.api.certificates.v1.CertificateSigningRequest': {
     type: 'A request for an X.509 certificate from a signer, approved or denied by an authorised user and then issued by the signer.',
     fields: {

@@ -7,3 +7,4 @@ export * from './priority.js';
 export * from './limit-ranger.js';
 export * from './resource-quota.js';
 export * from './storage.js';
+export * from './policy/validating.js';

@@ -6,4 +6,6 @@ export interface AdmissionObjects {
   list(group: string, version: string, resource: string, namespace: string): Promise<KubeObject[]>;
   /** A conditional write of an object's status (its resourceVersion must be current: else a 409 ApiError). */
   updateStatus(group: string, version: string, resource: string, obj: KubeObject): Promise<KubeObject>;
+  /** The served resource of a kind and whether it is namespaced (ValidatingAdmissionPolicy's paramKind). */
+  kindResource?(group: string, version: string, kind: string): { resource: string; namespaced: boolean } | undefined;
 }

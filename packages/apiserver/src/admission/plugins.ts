@@ -1,6 +1,7 @@
 import { defaultTolerationSeconds, type DefaultTolerationSecondsOptions } from './default-toleration-seconds.js';
 import { limitRanger } from './limit-ranger.js';
 import type { AdmissionObjects } from './objects.js';
+import { validatingAdmissionPolicy } from './policy/validating.js';
 import { priorityAdmission } from './priority.js';
 import { resourceQuotaAdmission } from './resource-quota.js';
 import { defaultStorageClassAdmission, persistentVolumeClaimResize, storageObjectInUseProtection } from './storage.js';
@@ -27,6 +28,7 @@ export function builtinAdmissionSteps(options: AdmissionOptions = {}): Admission
     ...(objects ? [defaultStorageClassAdmission(objects)] : []),
     storageObjectInUseProtection(),
     ...(objects ? [persistentVolumeClaimResize(objects)] : []),
+    ...(objects ? [validatingAdmissionPolicy({ objects, kindResource: objects.kindResource?.bind(objects) })] : []),
     ...(objects ? [resourceQuotaAdmission(objects)] : []),
     ...(options.extraSteps ?? []),
   ];

@@ -22,6 +22,8 @@ export interface AdmissionAttributes {
   readonly dryRun: boolean;
   /** Who asks; absent for trusted in-process code acting as the cluster's admin. */
   readonly user?: UserInfo;
+  /** Filled with messages the client receives as Warning headers. */
+  readonly warnings?: string[];
 }
 
 /** What every step declares: its plugin name and the operations it handles. */

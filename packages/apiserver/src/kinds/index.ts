@@ -6,6 +6,7 @@
 import type { SchemaDefinitions } from '@kplane/api';
 import { toOpenApiV3 } from '@kplane/api/model';
 import type { KindBundle, ResourceType } from '../registry/resource.js';
+import { validatingAdmissionPolicyBindingResource, validatingAdmissionPolicyResource } from './admissionpolicy.js';
 import { apiServiceResource } from './apiservice.js';
 import { deploymentResource, replicaSetResource } from './apps.js';
 import { hpaV1Resource, hpaV2Resource } from './autoscaling.js';
@@ -72,6 +73,8 @@ export function builtinResources(): ResourceType[] {
     storageClassResource(),
     certificateSigningRequestResource(),
     apiServiceResource(),
+    validatingAdmissionPolicyResource(),
+    validatingAdmissionPolicyBindingResource(),
   ];
 }
 

@@ -472,7 +472,7 @@ export class Store {
     subresource: string,
     object: KubeObject | undefined,
     oldObject: KubeObject | undefined,
-    opts: { dryRun?: boolean; user?: UserInfo },
+    opts: { dryRun?: boolean; user?: UserInfo; warnings?: string[] },
   ): AdmissionAttributes {
     const m = (object ?? oldObject)?.metadata ?? {};
     const { group, version, kind, resource } = this.type;
@@ -487,6 +487,7 @@ export class Store {
       oldObject,
       dryRun: !!opts.dryRun,
       user: opts.user,
+      warnings: opts.warnings,
     };
   }
 

@@ -298,6 +298,10 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     list: async (group, version, resource, namespace) => (await registry.get(group, version, resource)?.list(namespace || undefined))?.items ?? [],
     updateStatus: (group, version, resource, obj) =>
       registry.get(group, version, resource)!.update(obj.metadata?.namespace, obj.metadata?.name ?? '', obj, { subresource: 'status' }),
+    kindResource: (group, version, kind) => {
+      const t = registry.byKind(group, version, kind)?.type;
+      return t ? { resource: t.resource, namespaced: t.namespaced } : undefined;
+    },
   };
   const admission = createAdmissionChain(builtinAdmissionSteps({ objects: admissionObjects, ...options.admission }));
   registry = new Registry({ backend: options.backend, definitions, context, now, checkNamespace, admission, watchCacheCapacity: options.watchCacheCapacity, watchCache: options.watchCache, timers: options.timers });

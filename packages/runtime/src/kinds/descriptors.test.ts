@@ -7,6 +7,7 @@ import type { ApplyConfiguration } from './index.js';
 import {
   HorizontalPodAutoscalers, PodTemplates, ReplicationControllers,
   ClusterRoleBindings, ClusterRoles, ConfigMaps, ControllerRevisions, CronJobs, CustomResourceDefinitions, DaemonSets, Deployments, Endpoints, Events, EventsV1Events, Ingresses, Jobs, Leases, LimitRanges, Namespaces, PriorityClasses, ResourceQuotas, Nodes, PersistentVolumeClaims, PodDisruptionBudgets, Pods, ReplicaSets, StatefulSets, RoleBindings, Roles, Secrets, ServiceAccounts, Services, PersistentVolumes, StorageClasses, EndpointSlices, builtinDescriptors,
+  ValidatingAdmissionPolicies, ValidatingAdmissionPolicyBindings,
   kindDescriptor, newObject, resourceOf, type KindDescriptor, type ObjectOf,
 } from './descriptors.js';
 
@@ -47,6 +48,8 @@ const KUBERNETES: [KindDescriptor, string, string, string, boolean, string][] = 
   [PriorityClasses, 'scheduling.k8s.io', 'v1', 'priorityclasses', false, 'PriorityClass'],
   [PersistentVolumes, '', 'v1', 'persistentvolumes', false, 'PersistentVolume'],
   [StorageClasses, 'storage.k8s.io', 'v1', 'storageclasses', false, 'StorageClass'],
+  [ValidatingAdmissionPolicies, 'admissionregistration.k8s.io', 'v1', 'validatingadmissionpolicies', false, 'ValidatingAdmissionPolicy'],
+  [ValidatingAdmissionPolicyBindings, 'admissionregistration.k8s.io', 'v1', 'validatingadmissionpolicybindings', false, 'ValidatingAdmissionPolicyBinding'],
 ];
 
 test('every built-in descriptor carries the names Kubernetes uses', () => {

@@ -8,6 +8,7 @@ import type {
   ClusterRole, ClusterRoleBinding, ConfigMap, ControllerRevision, CronJob, CustomResourceDefinition, DaemonSet, Deployment,
   Endpoints as EndpointsObject, Event, EventsV1Event, HorizontalPodAutoscaler, Ingress, Job, Lease, LimitRange, Namespace, Node, PersistentVolumeClaim, Pod, PodDisruptionBudget, PodTemplate, PriorityClass, ReplicaSet, ResourceQuota, ReplicationController, Role, RoleBinding, Secret, Service, ServiceAccount, StatefulSet, PersistentVolume, StorageClass, EndpointSlice,
 } from './builtin/index.js';
+import type { ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding } from './builtin/index.js';
 
 /** Type-only key of the phantom field; no value exists at run time. */
 declare const objectType: unique symbol;
@@ -154,6 +155,15 @@ export const LimitRanges: KindDescriptor<LimitRange> = core('limitranges', 'Limi
 /** scheduling.k8s.io/v1 priorityclasses (cluster-scoped). */
 export const PriorityClasses: KindDescriptor<PriorityClass> = kindDescriptor({ group: 'scheduling.k8s.io', version: 'v1', resource: 'priorityclasses', kind: 'PriorityClass', namespaced: false });
 
+/** admissionregistration.k8s.io/v1 validatingadmissionpolicies. */
+export const ValidatingAdmissionPolicies: KindDescriptor<ValidatingAdmissionPolicy> = kindDescriptor({
+  group: 'admissionregistration.k8s.io', version: 'v1', resource: 'validatingadmissionpolicies', kind: 'ValidatingAdmissionPolicy', namespaced: false,
+});
+/** admissionregistration.k8s.io/v1 validatingadmissionpolicybindings. */
+export const ValidatingAdmissionPolicyBindings: KindDescriptor<ValidatingAdmissionPolicyBinding> = kindDescriptor({
+  group: 'admissionregistration.k8s.io', version: 'v1', resource: 'validatingadmissionpolicybindings', kind: 'ValidatingAdmissionPolicyBinding', namespaced: false,
+});
+
 /** Every built-in descriptor of a kind kplane serves, core group first (a descriptor joins once its kind is served). */
 export const builtinDescriptors: readonly KindDescriptor[] = Object.freeze([
   Namespaces, ConfigMaps, Secrets, Pods, Services, ServiceAccounts, Events, Nodes, Endpoints, PersistentVolumeClaims,
@@ -161,4 +171,5 @@ export const builtinDescriptors: readonly KindDescriptor[] = Object.freeze([
   Roles, ClusterRoles, RoleBindings, ClusterRoleBindings,
   ReplicationControllers, PodTemplates, HorizontalPodAutoscalers,
   CronJobs, PodDisruptionBudgets, ResourceQuotas, LimitRanges, PriorityClasses, PersistentVolumes, StorageClasses,
+  ValidatingAdmissionPolicies, ValidatingAdmissionPolicyBindings,
 ]);

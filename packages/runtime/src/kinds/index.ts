@@ -39,6 +39,8 @@ export {
   ResourceQuotas,
   LimitRanges,
   PriorityClasses,
+  ValidatingAdmissionPolicies,
+  ValidatingAdmissionPolicyBindings,
   builtinDescriptors,
   kindDescriptor,
   newObject,
