@@ -76,3 +76,6 @@ export {
 } from './auth/delegated.js';
 export { serveManagerMetrics, serveMetrics, type ManagerMetricsOptions, type MetricsServer, type MetricsServerOptions } from './auth/metrics-server.js';
 export { CacheSyncTimeoutError, GracefulShutdownTimeoutError, LeaderElectionLostError } from './controller/errors.js';
+
+// Webhook servers: admission defaulters and validators, CRD conversion, local TLS, configurations.
+export * from './webhook/index.js';

@@ -19,6 +19,8 @@ const PUBLIC_VALUES = `
   objectReference or parseBindAddress patchStatus realClock removeFinalizer removeStatusCondition requestFromKey resourceOf
   resourceVersionChanged serveManagerMetrics serveMetrics setControllerReference setOwnerReference setStatusCondition
   structuralSchemaErrors toStructuralSchema updateStatus
+  conversionWebhook convertObject createJsonPatch createWebhookServer defaultingHandler generateWebhookCertificates
+  reviewAdmission reviewConversion validatingHandler webhookConfigurations webhookPath
 `.split(/\s+/).filter(Boolean);
 
 /** A typed descriptor of a built-in kind: a frozen object with group, version, resource and kind. */
