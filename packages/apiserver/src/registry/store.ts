@@ -505,7 +505,7 @@ export class Store {
   async create(namespace: string | undefined, obj: KubeObject, opts: WriteOptions = {}): Promise<KubeObject> {
     const sentManaged = sentManagedFields(obj);
     this.admitBody(obj, opts);
-    const m = meta(obj);
+    let m = meta(obj);
     if (this.type.namespaced) {
       if (m.namespace && namespace && m.namespace !== namespace) {
         throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
@@ -518,6 +518,8 @@ export class Store {
     for (const k of ['uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation', 'selfLink']) delete m[k];
     this.type.strategy.defaults?.(obj);
     await this.deps.admission?.admit(this.admissionAttributes('CREATE', '', obj, undefined, opts));
+    // A mutating step (a webhook's patch) may have replaced the metadata object.
+    m = meta(obj);
     if (!opts.applied) m.managedFields = this.recordUpdate(undefined, obj, sentManaged, opts, '');
     if (m.managedFields?.length === 0) delete m.managedFields;
     this.type.strategy.admit?.(obj, undefined, opts.user, this.deps.context);

@@ -7,6 +7,7 @@ import type { AdmissionAttributes } from '../types.js';
 import { mutatingAdmissionWebhook, validatingAdmissionWebhook, type Webhook, type WebhookSource } from './plugin.js';
 import { ruleMatches } from './match.js';
 import { postReview } from './call.js';
+import { startTestServer } from '../../testing.js';
 
 type Review = { request: { uid: string; operation: string; object: KubeObject; name: string; namespace: string; kind: { kind: string } } };
 
@@ -96,6 +97,22 @@ describe('admission webhooks', () => {
     assert.deepEqual(a.object!.metadata!.labels, { hooked: 'yes' });
     assert.deepEqual(a.warnings, ['labelled']);
     assert.deepEqual(audit, { 'label.example.com/why': 'policy' });
+  });
+
+  it('a create patched by a webhook is stored whole: uid, creationTimestamp and resourceVersion are kept', async () => {
+    const s = await startTestServer({ admission: { webhooks: source([], [hook('label.example.com', { clientConfig: { url: `https://127.0.0.1:${port}/label`, caBundle } })]) } });
+    try {
+      const r = await s.call('POST', '/api/v1/namespaces/default/pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'patched' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } });
+      assert.equal(r.status, 201, JSON.stringify(r.body));
+      const m = r.body.metadata;
+      assert.deepEqual(m.labels, { hooked: 'yes' });
+      assert.ok(m.uid && m.creationTimestamp && m.resourceVersion, JSON.stringify(m));
+      const stored = await s.call('GET', '/api/v1/namespaces/default/pods/patched');
+      assert.equal(stored.body.metadata.uid, m.uid);
+      assert.equal(stored.body.metadata.creationTimestamp, m.creationTimestamp);
+    } finally {
+      await s.close();
+    }
   });
 
   it('fails closed with kube\'s message when the webhook cannot be reached, and Ignore lets the request through', async () => {
