@@ -4,6 +4,7 @@
  */
 
 /** Opaque handle returned by `Clock.setTimeout`. */
+import { sleepOn } from '@kplane/client/faults';
 export type TimerHandle = object;
 
 /** The time source and timer facility used by queues, rate limiters, leases and metrics. */
@@ -52,25 +53,6 @@ export interface FakeClock extends Clock {
   pendingTimers(): number;
   /** Due time of the earliest pending timer, or undefined. */
   nextTimerAt(): number | undefined;
-}
-
-function abortReason(signal: AbortSignal): unknown {
-  return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
-}
-
-function sleepOn(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {
-  if (signal?.aborted) return Promise.reject(abortReason(signal));
-  return new Promise<void>((resolve, reject) => {
-    const onAbort = (): void => {
-      clock.clearTimeout(handle);
-      reject(abortReason(signal!));
-    };
-    const handle = clock.setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 /** Node clamps delays above this to 1 ms, so longer waits are chained. */
