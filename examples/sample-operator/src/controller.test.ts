@@ -1,9 +1,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createClient } from '@kplane/client';
-import { ConfigMaps, Secrets, createManager, type Secret } from '@kplane/runtime';
+import { ConfigMaps, Secrets, type Secret } from '@kplane/runtime';
 import { createRecorder, startControlPlane, type Recorder, type TestControlPlane } from '@kplane/testing';
-import { COPY_LABEL, addSecretCopier, secretData } from './controller.js';
+import { COPY_LABEL, secretData } from './controller.js';
+import { runCopier } from './run-copier.js';
 
 const base64 = (s: string): string => Buffer.from(s, 'utf8').toString('base64');
 
@@ -19,11 +19,7 @@ describe('secret-copier', () => {
     cp = await startControlPlane({ nodes: 0 });
     // The controller's requests are recorded, to assert what it wrote.
     recorder = createRecorder();
-    const client = createClient({ transport: recorder.wrap(cp.transport, 'secret-copier'), defaultNamespace: 'default' });
-    const mgr = createManager({ client, clock: cp.clock });
-    addSecretCopier(mgr);
-    void mgr.start(stop.signal);
-    await cp.settle();
+    await runCopier(cp, recorder.wrap(cp.transport, 'secret-copier'), stop.signal);
   });
 
   after(async () => {

@@ -1,9 +1,9 @@
 import { after, before, describe, it, mock } from 'node:test';
 import assert from 'node:assert/strict';
-import { createClient } from '@kplane/client';
-import { ConfigMaps, Secrets, createManager, type ConfigMap } from '@kplane/runtime';
+import { ConfigMaps, Secrets, type ConfigMap } from '@kplane/runtime';
 import { createFaults, createRecorder, startControlPlane, type Faults, type Recorder, type TestControlPlane } from '@kplane/testing';
-import { COPY_LABEL, addSecretCopier, secretData } from './controller.js';
+import { COPY_LABEL, secretData } from './controller.js';
+import { runCopier } from './run-copier.js';
 
 /** The name the controller's client goes by in the faults and the recorded calls. */
 const WHO = 'secret-copier';
@@ -23,11 +23,7 @@ describe('secret-copier under injected faults, its calls recorded', () => {
     faults.add({ who: WHO, resource: 'secrets', verb: ['get', 'create'], rate: 0.3, error: 500 });
     recorder = createRecorder();
     // The controller's requests: recorded, then (maybe) failed, then served.
-    const client = createClient({ transport: recorder.wrap(faults.wrap(cp.transport, WHO), WHO), defaultNamespace: 'default' });
-    const mgr = createManager({ client, clock: cp.clock });
-    addSecretCopier(mgr);
-    void mgr.start(stop.signal);
-    await cp.settle();
+    await runCopier(cp, recorder.wrap(faults.wrap(cp.transport, WHO), WHO), stop.signal);
   });
 
   after(async () => {

@@ -59,6 +59,21 @@ export function fieldDescription(
   return listed ? `The ${listed} objects.` : undefined;
 }
 
+/** The fields mutating and validating webhooks share. */
+const WEBHOOK_FIELDS = {
+  admissionReviewVersions: 'The AdmissionReview versions the webhook accepts, in order of preference; the API server sends the first it supports.',
+  clientConfig: 'How the webhook is reached: a URL or a Service, and the CA bundle that verifies its certificate.',
+  failurePolicy: 'What happens when the webhook cannot be called or fails: Fail refuses the request, Ignore lets it through. Defaults to Fail.',
+  matchConditions: 'CEL conditions over the request that must all hold for the webhook to be called.',
+  matchPolicy: 'How rules match a request made through another version of the same resource: Exact or Equivalent. Defaults to Equivalent.',
+  name: 'The webhook\'s name, a fully qualified domain name unique within the configuration.',
+  namespaceSelector: 'Selects, by the labels of their namespace, the objects the webhook is called for; empty selects all.',
+  objectSelector: 'Selects, by their own labels (new or old object), the objects the webhook is called for; empty selects all.',
+  rules: 'The operations on resources the webhook is called for.',
+  sideEffects: 'Whether calling the webhook has side effects: None or NoneOnDryRun; dry-run requests only reach webhooks without them.',
+  timeoutSeconds: 'Seconds the API server waits for the webhook (1 to 30) before applying failurePolicy. Defaults to 10.',
+};
+
 /** kplane's descriptions of the built-in API. */
 export const DESCRIPTIONS: Descriptions = {
   'io.k8s.api.apps.v1.DaemonSet': {
@@ -1897,34 +1912,14 @@ export const DESCRIPTIONS: Descriptions = {
   'io.k8s.api.admissionregistration.v1.MutatingWebhook': {
     type: 'A webhook called to admit (and possibly patch) requests.',
     fields: {
-      admissionReviewVersions: 'The AdmissionReview versions the webhook accepts, in order of preference; the API server sends the first it supports.',
-      clientConfig: 'How the webhook is reached: a URL or a Service, and the CA bundle that verifies its certificate.',
-      failurePolicy: 'What happens when the webhook cannot be called or fails: Fail refuses the request, Ignore lets it through. Defaults to Fail.',
-      matchConditions: 'CEL conditions over the request that must all hold for the webhook to be called.',
-      matchPolicy: 'How rules match a request made through another version of the same resource: Exact or Equivalent. Defaults to Equivalent.',
-      name: 'The webhook\'s name, a fully qualified domain name unique within the configuration.',
-      namespaceSelector: 'Selects, by the labels of their namespace, the objects the webhook is called for; empty selects all.',
-      objectSelector: 'Selects, by their own labels (new or old object), the objects the webhook is called for; empty selects all.',
-      rules: 'The operations on resources the webhook is called for.',
-      sideEffects: 'Whether calling the webhook has side effects: None or NoneOnDryRun; dry-run requests only reach webhooks without them.',
-      timeoutSeconds: 'Seconds the API server waits for the webhook (1 to 30) before applying failurePolicy. Defaults to 10.',
+      ...WEBHOOK_FIELDS,
       reinvocationPolicy: 'Whether the webhook is called again when later admission changed the object: Never or IfNeeded. Defaults to Never.',
     },
   },
   'io.k8s.api.admissionregistration.v1.ValidatingWebhook': {
     type: 'A webhook called to allow or refuse requests.',
     fields: {
-      admissionReviewVersions: 'The AdmissionReview versions the webhook accepts, in order of preference; the API server sends the first it supports.',
-      clientConfig: 'How the webhook is reached: a URL or a Service, and the CA bundle that verifies its certificate.',
-      failurePolicy: 'What happens when the webhook cannot be called or fails: Fail refuses the request, Ignore lets it through. Defaults to Fail.',
-      matchConditions: 'CEL conditions over the request that must all hold for the webhook to be called.',
-      matchPolicy: 'How rules match a request made through another version of the same resource: Exact or Equivalent. Defaults to Equivalent.',
-      name: 'The webhook\'s name, a fully qualified domain name unique within the configuration.',
-      namespaceSelector: 'Selects, by the labels of their namespace, the objects the webhook is called for; empty selects all.',
-      objectSelector: 'Selects, by their own labels (new or old object), the objects the webhook is called for; empty selects all.',
-      rules: 'The operations on resources the webhook is called for.',
-      sideEffects: 'Whether calling the webhook has side effects: None or NoneOnDryRun; dry-run requests only reach webhooks without them.',
-      timeoutSeconds: 'Seconds the API server waits for the webhook (1 to 30) before applying failurePolicy. Defaults to 10.',
+      ...WEBHOOK_FIELDS,
     },
   },
   'io.k8s.api.admissionregistration.v1.WebhookClientConfig': {
