@@ -311,7 +311,10 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     namespace: async (name) => namespaceCache.get(name) ?? (await registry.get('', 'v1', 'namespaces')?.get(undefined, name).catch(() => undefined)),
     objects: admissionObjects,
   };
-  const admission = createAdmissionChain(builtinAdmissionSteps({ objects: admissionObjects, webhooks, ...options.admission }));
+  // ValidatingAdmissionPolicies and their bindings, followed the same way.
+  const policyLists = { policies: followedList(), bindings: followedList() };
+  const validatingPolicies = { source: { policies: policyLists.policies.items, bindings: policyLists.bindings.items }, namespace: webhooks.namespace, authorizer: authorizer ?? allowAll };
+  const admission = createAdmissionChain(builtinAdmissionSteps({ objects: admissionObjects, webhooks, validatingPolicies, ...options.admission }));
   registry = new Registry({ backend: options.backend, definitions, context, now, checkNamespace, admission, watchCacheCapacity: options.watchCacheCapacity, watchCache: options.watchCache, timers: options.timers });
   for (const b of bundles) for (const r of b.resources) registry.add(r);
 
@@ -475,7 +478,12 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
         }
       }
       await followNamespaces();
-      for (const [resource, list] of [['mutatingwebhookconfigurations', webhookConfigs.mutating], ['validatingwebhookconfigurations', webhookConfigs.validating]] as const) {
+      for (const [resource, list] of [
+        ['mutatingwebhookconfigurations', webhookConfigs.mutating],
+        ['validatingwebhookconfigurations', webhookConfigs.validating],
+        ['validatingadmissionpolicies', policyLists.policies],
+        ['validatingadmissionpolicybindings', policyLists.bindings],
+      ] as const) {
         const store = registry.get('admissionregistration.k8s.io', 'v1', resource);
         if (store) await list.start(store);
       }
@@ -534,6 +542,8 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       stopNamespaceCache.abort();
       webhookConfigs.mutating.stop();
       webhookConfigs.validating.stop();
+      policyLists.policies.stop();
+      policyLists.bindings.stop();
       rbacFeed?.stop();
       nodeGraphFeed?.stop();
       crdController.stop();

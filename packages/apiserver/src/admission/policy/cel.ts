@@ -8,6 +8,7 @@ import { ParseError, type Environment, type ParseResult } from '@marcbachmann/ce
 import { celEnvironment } from '../../crd/cel/library.js';
 import { checkRegexCalls, publicFunctionNames, useRe2Matches } from '../../crd/cel/regex-calls.js';
 import { metered, PER_CALL_LIMIT } from '../../crd/cel/runtime-cost.js';
+import { registerAuthzLibrary } from './authz.js';
 
 /** The variables of a policy expression. */
 export const POLICY_VARIABLES = ['object', 'oldObject', 'request', 'params', 'namespaceObject', 'variables', 'authorizer'] as const;
@@ -18,6 +19,7 @@ let env: Environment | undefined;
 export function policyEnvironment(): Environment {
   if (!env) {
     const e = celEnvironment().clone();
+    registerAuthzLibrary(e);
     for (const v of POLICY_VARIABLES) e.registerVariable(v, 'dyn');
     env = e;
   }
