@@ -44,6 +44,7 @@ import { ensureDefaultStorageClass } from '../kinds/storageclass.js';
 import { createServiceAllocator } from './ip-allocator.js';
 import { advertiseAddress, reconcileKubernetesService, repairServiceAllocations } from './kubernetes-service.js';
 import type { ServerLimits } from './limits.js';
+import { startPolicyStatus, type PolicyStatusLoop } from '../admission/policy/status.js';
 import { builtinAdmissionSteps, createAdmissionChain, followedList, type AdmissionObjects, type AdmissionOptions, type WebhookSource } from '../admission/index.js';
 
 export type { ServerLimits } from './limits.js';
@@ -227,6 +228,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   const authorizer: Authorizer | undefined = modes.length === 1 && modes[0] === 'AlwaysAllow' ? undefined : members.length === 1 ? members[0] : unionAuthorizer(members);
   const reviewAuthorizer = authorizer ? { authorize: (a: AuthorizationAttributes) => authorizer.authorize(a), rulesFor: rbac ? rbac.rulesFor.bind(rbac) : allowAll.rulesFor } : allowAll;
   let rbacFeed: RbacFeed | undefined;
+  let policyStatusLoop: PolicyStatusLoop | undefined;
   const resourceMetrics = createResourceMetrics();
   const bundles = [builtinKinds(), metricsKinds(resourceMetrics.read), ...(options.kinds ?? [])];
   const definitions = Object.assign({}, ...bundles.map((b) => b.definitions));
@@ -508,6 +510,21 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       if (nodeGraph) nodeGraphFeed = await startNodeGraphFeed(registry, nodeGraph);
       await crdController.start();
       await autoRegistration.start();
+      // status.typeChecking of ValidatingAdmissionPolicies (kube's policy status controller).
+      const policyStore = registry.get('admissionregistration.k8s.io', 'v1', 'validatingadmissionpolicies');
+      if (policyStore) {
+        const kindOf = (t: { group: string; version: string; kind: string; schemaName: string } | undefined) => (t ? { group: t.group, version: t.version, kind: t.kind, schemaName: t.schemaName } : undefined);
+        policyStatusLoop = await startPolicyStatus({
+          store: policyStore,
+          types: {
+            kindOf: (g, v, r) => kindOf(registry.get(g, v, r)?.type),
+            paramKind: (g, v, k) => kindOf(registry.byKind(g, v, k)?.type),
+            definitions: () => registry.definitions,
+          },
+          updateStatus: (obj) => admissionObjects.updateStatus('admissionregistration.k8s.io', 'v1', 'validatingadmissionpolicies', obj),
+          onError: (err) => console.error('kplane: ValidatingAdmissionPolicy status:', err),
+        });
+      }
       startMaintenance();
       ready = true;
     },
@@ -545,6 +562,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       policyLists.policies.stop();
       policyLists.bindings.stop();
       rbacFeed?.stop();
+      policyStatusLoop?.stop();
       nodeGraphFeed?.stop();
       crdController.stop();
       autoRegistration.stop();
