@@ -116,13 +116,18 @@ export function validatePolicy(policy: CompiledPolicy, base: Obj): ValidateResul
       },
     });
   }
-  let conditionError: string | undefined;
+  // A false condition skips the policy; errors (kube's aggregate of them) go by failurePolicy: Ignore skips it too.
+  const conditionErrors: string[] = [];
   for (const c of policy.matchConditions) {
     const r = evaluate(c.expression, activation);
-    if (!r.ok) conditionError ??= `failed to evaluate matchCondition '${c.name}': ${expressionError(c.expression, r.error)}`;
+    if (!r.ok) conditionErrors.push(expressionError(c.expression, r.error));
     else if (r.value === false) return undefined;
   }
-  if (conditionError) return { decisions: fail ? [{ index: 0, message: conditionError, reason: 'Invalid' }] : [], annotations: [] };
+  if (conditionErrors.length) {
+    if (!fail) return undefined;
+    const message = conditionErrors.length === 1 ? conditionErrors[0]! : `[${conditionErrors.join(', ')}]`;
+    return { decisions: [{ index: 0, message, reason: 'Invalid' }], annotations: [] };
+  }
 
   const decisions: Decision[] = [];
   policy.validations.forEach((v, index) => {
