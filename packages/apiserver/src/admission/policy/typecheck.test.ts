@@ -24,6 +24,7 @@ test('status.typeChecking reports, per matched kind, fields that do not exist an
           { expression: "variables.replicas == 'three'", messageExpression: "'max ' + params.data.max" },
           { expression: "object.metadata.labels['a'] == 'b' && object.spec.template.spec.containers.all(c, c.image != '') && authorizer.group('').resource('pods').check('get').allowed()" },
           { expression: "has(object.spec.strategy) && object.spec.strategy.rollingUpdate.maxSurge == 1 && params.datas == 'x'" },
+          { expression: "request.operation == 'CREATE' && request.userInfo.groups.exists(g, g == 'devs') && request.nmespace == ''" },
         ],
       }),
     );
@@ -35,7 +36,7 @@ test('status.typeChecking reports, per matched kind, fields that do not exist an
     const warnings = status.typeChecking.expressionWarnings as { fieldRef: string; warning: string }[];
     assert.deepEqual(
       warnings.map((w) => w.fieldRef),
-      ['spec.validations[0].expression', 'spec.validations[1].expression', 'spec.validations[3].expression'],
+      ['spec.validations[0].expression', 'spec.validations[1].expression', 'spec.validations[3].expression', 'spec.validations[4].expression'],
     );
     assert.equal(
       warnings[0]!.warning,
@@ -49,6 +50,7 @@ test('status.typeChecking reports, per matched kind, fields that do not exist an
     assert.match(warnings[2]!.warning, /Kind=Deployment: ERROR: <input>:1:\d+: undefined field 'datas'/);
     assert.match(warnings[2]!.warning, /Kind=ReplicaSet: ERROR: <input>:1:\d+: undefined field 'strategy'/);
 
+    assert.match(warnings[3]!.warning, /Kind=Deployment: ERROR: <input>:1:91: undefined field 'nmespace'/);
     // Fixed: the next generation has no warnings.
     const p = (await s.call('GET', `${AR}/validatingadmissionpolicies/p`)).body;
     const fixed = { ...p, spec: { ...p.spec, validations: [{ expression: 'object.spec.replicas > 1' }] } };

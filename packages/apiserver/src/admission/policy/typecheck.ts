@@ -3,7 +3,8 @@
  * validation's expression and messageExpression is compiled against the schema of every kind
  * the policy's matchConstraints name (at most 10, without wildcards), with `object` and
  * `oldObject` typed by that schema, `params` by the paramKind's, `variables` by what each
- * variable's expression yields and `authorizer` as the authz library's type. The issues found
+ * variable's expression yields, `request` as kube's AdmissionRequest and `authorizer` as the
+ * authz library's type. The issues found
  * (fields that do not exist, operators applied to the wrong types, syntax errors) become
  * status.typeChecking.expressionWarnings, worded as cel-go words them:
  *
@@ -177,6 +178,32 @@ function checkExpression(env: Environment, expression: string): string {
   return formatIssue(expression, issueOffset(expression, start, r.error.message), celGoMessage(r.error.message));
 }
 
+/** Declares kube's AdmissionRequest type (`request`) in an environment; returns its name. */
+function registerRequestType(env: Environment): string {
+  const p = 'kplane.policy.request.';
+  env.registerType(`${p}Kind`, { fields: { group: 'string', version: 'string', kind: 'string' } });
+  env.registerType(`${p}Resource`, { fields: { group: 'string', version: 'string', resource: 'string' } });
+  env.registerType(`${p}UserInfo`, { fields: { username: 'string', uid: 'string', groups: 'list<string>', extra: 'map<string, list<string>>' } });
+  env.registerType(`${p}Request`, {
+    fields: {
+      uid: 'string',
+      kind: `${p}Kind`,
+      resource: `${p}Resource`,
+      subResource: 'string',
+      requestKind: `${p}Kind`,
+      requestResource: `${p}Resource`,
+      requestSubResource: 'string',
+      name: 'string',
+      namespace: 'string',
+      operation: 'string',
+      userInfo: `${p}UserInfo`,
+      dryRun: 'bool',
+      options: 'dyn',
+    },
+  });
+  return `${p}Request`;
+}
+
 /** An environment typed for one kind (object, oldObject), the params kind and variables of the given types. */
 function typedEnvironment(kind: CheckedKind, params: CheckedKind | undefined, variables: Record<string, string>, defs: SchemaDefinitions): Environment {
   // Types are named in the order they are met, so every environment of a kind names them alike.
@@ -186,7 +213,7 @@ function typedEnvironment(kind: CheckedKind, params: CheckedKind | undefined, va
   t.env.registerVariable('oldObject', t.typeOf(ref(kind.schemaName)));
   t.env.registerVariable('params', params ? t.typeOf(ref(params.schemaName)) : 'dyn');
   t.env.registerVariable('namespaceObject', defs['io.k8s.api.core.v1.Namespace'] ? t.typeOf(ref('io.k8s.api.core.v1.Namespace')) : 'dyn');
-  t.env.registerVariable('request', 'dyn');
+  t.env.registerVariable('request', registerRequestType(t.env));
   t.env.registerVariable('authorizer', 'kubernetes.authorization.Authorizer');
   t.env.registerType('kplane.policy.Variables', { fields: { ...variables } });
   t.env.registerVariable('variables', 'kplane.policy.Variables');
