@@ -94,3 +94,18 @@ test('the step reads policies and bindings from its source (never listing them) 
   policies = [{ ...policies[0]!, metadata: { ...policies[0]!.metadata, generation: 2 } }];
   await step.validate(attrs());
 });
+
+test('runtime cost: an expression over the per-call limit is an error; validations that together spend the budget end with kube\'s error', () => {
+  const pairs = 'object.items.all(x, object.items.all(y, x + y >= 0))';
+  const items = (n: number) => ({ object: { items: Array.from({ length: n }, (_, i) => BigInt(i)) } });
+  const over = validatePolicy(compilePolicy(policy({ validations: [{ expression: pairs }] })), items(500));
+  assert.equal(over?.decisions[0]?.message, `expression '${pairs}' resulted in error: operation cancelled: actual cost limit exceeded`);
+  // About 0.8M each: 12 fit in the 10M budget, the 13th does not.
+  const many = (n: number) => compilePolicy(policy({ validations: Array.from({ length: n }, () => ({ expression: pairs })) }));
+  assert.deepEqual(validatePolicy(many(12), items(400))?.decisions, []);
+  assert.deepEqual(validatePolicy(many(13), items(400))?.decisions, [{ index: 0, message: 'validation failed due to running out of cost budget, no further validation rules will be run', reason: 'Invalid' }]);
+  // A variable's cost is charged to the expression that reads it.
+  const viaVariable = compilePolicy(policy({ variables: [{ name: 'ok', expression: pairs }], validations: [{ expression: 'variables.ok && variables.ok' }] }));
+  assert.deepEqual(validatePolicy(viaVariable, items(400))?.decisions, []);
+  assert.match(validatePolicy(viaVariable, items(450))!.decisions[0]!.message, /operation cancelled: actual cost limit exceeded$/);
+});

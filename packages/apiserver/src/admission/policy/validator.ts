@@ -6,13 +6,17 @@
  */
 import type { KubeObject } from '@kplane/api';
 import { EvaluationError } from '@marcbachmann/cel-js';
-import { compileExpression, evaluate, type CompiledExpression } from './cel.js';
+import { chargeCost, RUNTIME_CEL_COST_BUDGET } from '../../crd/cel/runtime-cost.js';
+import { compileExpression, evaluate, evaluateMetered, type CompiledExpression } from './cel.js';
 import type { MatchResources } from './match.js';
 
 type Obj = Record<string, unknown>;
 const asObj = (v: unknown): Obj | undefined => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : undefined);
 const objs = (v: unknown): Obj[] => (Array.isArray(v) ? v.filter((x): x is Obj => asObj(x) !== undefined) : []);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/** kube's error when a policy's validations spend the runtime cost budget. */
+const OUT_OF_BUDGET = 'validation failed due to running out of cost budget, no further validation rules will be run';
 
 /** The longest message a messageExpression may produce (kube's MaxEvaluatedMessageExpressionSizeBytes). */
 const MAX_MESSAGE_BYTES = 5 * 1024;
@@ -108,8 +112,10 @@ export function validatePolicy(policy: CompiledPolicy, base: Obj): ValidateResul
       enumerable: true,
       get() {
         if (!done) {
-          const r = evaluate(v.expression, activation);
+          const { result: r, cost } = evaluateMetered(v.expression, activation);
           done = r.ok ? { value: r.value } : { error: `composited variable "${v.name}" fails to evaluate: ${r.error}` };
+          // A variable's cost is the reading expression's (charged once, on first read).
+          chargeCost(cost);
         }
         if ('error' in done) throw new EvaluationError(done.error);
         return done.value;
@@ -129,17 +135,26 @@ export function validatePolicy(policy: CompiledPolicy, base: Obj): ValidateResul
     return { decisions: [{ index: 0, message, reason: 'Invalid' }], annotations: [] };
   }
 
+  // The validations share one runtime cost budget (kube's RuntimeCELCostBudget); spending it
+  // ends them with one error, as does a messageExpression that spends what is left.
+  let remaining = RUNTIME_CEL_COST_BUDGET;
+  const outOfBudget = (message: string): ValidateResult => ({ decisions: fail ? [{ index: 0, message, reason: 'Invalid' }] : [], annotations: [] });
+  const failed: { index: number; v: CompiledValidation }[] = [];
   const decisions: Decision[] = [];
-  policy.validations.forEach((v, index) => {
-    const r = evaluate(v.expression, activation);
+  for (const [index, v] of policy.validations.entries()) {
+    const { result: r, cost } = evaluateMetered(v.expression, activation);
+    if (cost > remaining) return outOfBudget(OUT_OF_BUDGET);
+    remaining -= cost;
     if (!r.ok) {
       if (fail) decisions.push({ index, message: expressionError(v.expression, r.error), reason: 'Invalid' });
-      return;
-    }
-    if (r.value === true) return;
+    } else if (r.value !== true) failed.push({ index, v });
+  }
+  for (const { index, v } of failed) {
     let message = '';
     if (v.messageExpression) {
-      const m = evaluate(v.messageExpression, activation);
+      const { result: m, cost } = evaluateMetered(v.messageExpression, activation);
+      if (cost > remaining) return outOfBudget(`failed messageExpression: ${OUT_OF_BUDGET}`);
+      remaining -= cost;
       if (m.ok && typeof m.value === 'string') {
         const t = m.value.trim();
         if (Buffer.byteLength(t) <= MAX_MESSAGE_BYTES && !t.includes('\n')) message = t;
@@ -147,7 +162,8 @@ export function validatePolicy(policy: CompiledPolicy, base: Obj): ValidateResul
     }
     message ||= v.message || `failed expression: ${v.expression.source.trim()}`;
     decisions.push({ index, message, reason: v.reason });
-  });
+  }
+  decisions.sort((a, b) => a.index - b.index);
 
   const annotations: AnnotationResult[] = [];
   for (const a of policy.auditAnnotations) {
