@@ -185,3 +185,12 @@ test('an authorizer check with an empty resource is an error of its expression',
     assert.equal(r.status, 422);
     assert.match(r.body.message, /resulted in error: resource must not be empty$/);
   }));
+
+test('a policy over every resource never checks the admission policies themselves, so it can be removed', () =>
+  withServer(async (s) => {
+    const all = { resourceRules: [{ apiGroups: ['*'], apiVersions: ['*'], operations: ['*'], resources: ['*'] }] };
+    await create(s, `${AR}/validatingadmissionpolicies`, { ...policy('deny-all', { validations: [{ expression: 'false', message: 'no' }] }), spec: { matchConstraints: all, validations: [{ expression: 'false', message: 'no' }] } });
+    await create(s, `${AR}/validatingadmissionpolicybindings`, binding('deny-all', 'deny-all', ['Deny']));
+    assert.equal((await s.call('POST', CMS, configMap('refused'))).status, 422);
+    assert.equal((await s.call('DELETE', `${AR}/validatingadmissionpolicybindings/deny-all`)).status, 200);
+  }));

@@ -80,6 +80,9 @@ function requestOf(attrs: AdmissionAttributes): Obj {
   };
 }
 
+/** Writes of the admission policies themselves are never checked by a policy, so none can lock the cluster out (kube's exemption). */
+const EXEMPT = new Set(['validatingadmissionpolicies', 'validatingadmissionpolicybindings', 'mutatingadmissionpolicies', 'mutatingadmissionpolicybindings']);
+
 const ALLOW_ALL: PolicyAuthorizer = { authorize: () => ({ allowed: true, reason: '' }) };
 
 /** A denial: the policy, the binding (absent for a policy's own configuration error), the message and reason. */
@@ -178,6 +181,7 @@ export function validatingAdmissionPolicy(options: ValidatingAdmissionPolicyOpti
     name: 'ValidatingAdmissionPolicy',
     operations: ['CREATE', 'UPDATE', 'DELETE', 'CONNECT'],
     async validate(attrs) {
+      if (attrs.resource.group === GROUP && EXEMPT.has(attrs.resource.resource)) return;
       const all = await hooks();
       if (all.length === 0) return;
       let nsObject: Promise<KubeObject | undefined> | undefined;
