@@ -17,7 +17,7 @@ export interface AdmissionOptions extends DefaultTolerationSecondsOptions {
   /** The webhook configurations and what resolving them reads; without it the webhook steps are left out. */
   webhooks?: WebhookSource;
   /** The followed policies and bindings, namespaces and the authorizer of ValidatingAdmissionPolicy (without them it lists on each write and allows every check). */
-  validatingPolicies?: Pick<ValidatingAdmissionPolicyOptions, 'source' | 'namespace' | 'authorizer'>;
+  validatingPolicies?: Pick<ValidatingAdmissionPolicyOptions, 'source' | 'namespace' | 'authorizer' | 'paramStore' | 'signal'>;
 }
 
 /**

@@ -315,7 +315,18 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   };
   // ValidatingAdmissionPolicies and their bindings, followed the same way.
   const policyLists = { policies: followedList(), bindings: followedList() };
-  const validatingPolicies = { source: { policies: policyLists.policies.items, bindings: policyLists.bindings.items }, namespace: webhooks.namespace, authorizer: authorizer ?? allowAll };
+  const stopPolicyParams = new AbortController();
+  const validatingPolicies = {
+    source: { policies: policyLists.policies.items, bindings: policyLists.bindings.items },
+    namespace: webhooks.namespace,
+    authorizer: authorizer ?? allowAll,
+    // A params kind is followed by a watch once a policy needs it (not the never-stored review and metrics kinds).
+    paramStore: (group: string, version: string, resource: string) => {
+      const store = registry.get(group, version, resource);
+      return store && !store.type.review && !store.type.read ? store : undefined;
+    },
+    signal: stopPolicyParams.signal,
+  };
   const admission = createAdmissionChain(builtinAdmissionSteps({ objects: admissionObjects, webhooks, validatingPolicies, ...options.admission }));
   registry = new Registry({ backend: options.backend, definitions, context, now, checkNamespace, admission, watchCacheCapacity: options.watchCacheCapacity, watchCache: options.watchCache, timers: options.timers });
   for (const b of bundles) for (const r of b.resources) registry.add(r);
@@ -561,6 +572,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       webhookConfigs.validating.stop();
       policyLists.policies.stop();
       policyLists.bindings.stop();
+      stopPolicyParams.abort();
       rbacFeed?.stop();
       policyStatusLoop?.stop();
       nodeGraphFeed?.stop();

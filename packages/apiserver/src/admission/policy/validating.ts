@@ -13,6 +13,7 @@
  */
 import { ApiError, labelSelectorFromObject, qualifiedResource, type KubeObject, type LabelSelectorObject } from '@kplane/api';
 import type { AdmissionObjects } from '../objects.js';
+import { followedList, type Followable, type FollowedList } from '../webhook/cache.js';
 import type { AdmissionAttributes, ValidatingStep } from '../types.js';
 import { toCel } from '../../crd/cel/rules.js';
 import { requestAuthorizer, type PolicyAuthorizer } from './authz.js';
@@ -60,6 +61,10 @@ export interface ValidatingAdmissionPolicyOptions {
   namespace?(name: string): Promise<KubeObject | undefined>;
   /** What `authorizer` checks ask; without it every check is allowed. */
   authorizer?: PolicyAuthorizer;
+  /** The store of a params resource, to follow by a watch once a policy needs it; without it params are listed on each write. */
+  paramStore?(group: string, version: string, resource: string): Followable | undefined;
+  /** Stops the followed params when aborted. */
+  signal?: AbortSignal;
 }
 
 /** The request as policies see it (`request`): kube's AdmissionRequest. */
@@ -147,6 +152,33 @@ export function validatingAdmissionPolicy(options: ValidatingAdmissionPolicyOpti
   }
 
   /** The params of a binding (kube's CollectParams): the objects, or a configuration error. */
+  /** The params resources followed so far (kube's param informers), by group/version/resource. */
+  const followedParams = new Map<string, Promise<FollowedList | undefined>>();
+  options.signal?.addEventListener('abort', () => {
+    for (const f of followedParams.values()) void f.then((l) => l?.stop(), () => undefined);
+  });
+
+  /** The objects of a params resource in a namespace ('' for all): from its followed list when there is a store to follow. */
+  async function paramObjects(group: string, version: string, resource: string, namespace: string): Promise<readonly KubeObject[]> {
+    const key = `${group}/${version}/${resource}`;
+    let followed = followedParams.get(key);
+    if (!followed) {
+      const store = options.signal?.aborted ? undefined : options.paramStore?.(group, version, resource);
+      followed = store
+        ? (async () => {
+            const list = followedList();
+            await list.start(store);
+            return list;
+          })()
+        : Promise.resolve(undefined);
+      followedParams.set(key, followed);
+    }
+    const list = await followed.catch(() => undefined);
+    if (!list) return objects.list(group, version, resource, namespace);
+    const items = list.items();
+    return namespace ? items.filter((o) => o.metadata?.namespace === namespace) : items;
+  }
+
   /** The served resource of a policy's paramKind, or the policy's configuration error. */
   function paramResource(policy: CompiledPolicy): ParamResource | { error: string } | undefined {
     if (!policy.paramKind) return undefined;
@@ -166,8 +198,8 @@ export function validatingAdmissionPolicy(options: ValidatingAdmissionPolicyOpti
       ns = str(ref.namespace) || attrs.namespace;
       if (!ns) return { error: 'cannot use namespaced paramRef in policy binding that matches cluster-scoped resources' };
     }
-    const all = await objects.list(group, version, kr.resource, ns);
-    let found: KubeObject[];
+    const all = await paramObjects(group, version, kr.resource, ns);
+    let found: readonly KubeObject[];
     if (ref.name) found = all.filter((o) => o.metadata?.name === ref.name);
     else {
       const sel = labelSelectorFromObject((asObj(ref.selector) ?? {}) as LabelSelectorObject);

@@ -109,3 +109,45 @@ test('runtime cost: an expression over the per-call limit is an error; validatio
   assert.deepEqual(validatePolicy(viaVariable, items(400))?.decisions, []);
   assert.match(validatePolicy(viaVariable, items(450))!.decisions[0]!.message, /operation cancelled: actual cost limit exceeded$/);
 });
+
+test('params are read from a followed store once a policy needs them: a namespace\'s own object, never a list per write', async () => {
+  const cm = (namespace: string, max: string): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'limits', namespace, resourceVersion: '1' }, data: { max } });
+  let lists = 0;
+  const store = {
+    async list() {
+      lists++;
+      return { items: [cm('team', '1'), cm('other', '5')], metadata: { resourceVersion: '1' } };
+    },
+    cache: {
+      async *watch(_rv: number, signal: AbortSignal) {
+        await new Promise((r) => signal.addEventListener('abort', r, { once: true }));
+      },
+    },
+  };
+  const stop = new AbortController();
+  const p = policy({
+    paramKind: { apiVersion: 'v1', kind: 'ConfigMap' },
+    matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['configmaps'] }] },
+    validations: [{ expression: 'size(object.data) <= int(params.data.max)', messageExpression: "'at most ' + params.data.max" }],
+  });
+  const step = validatingAdmissionPolicy({
+    objects: {
+      list: async () => {
+        throw new Error('listed');
+      },
+      updateStatus: async (_g, _v, _r, o) => o,
+    },
+    kindResource: () => ({ resource: 'configmaps', namespaced: true }),
+    source: { policies: () => [p], bindings: () => [{ metadata: { name: 'b' }, spec: { policyName: 'p', validationActions: ['Deny'], paramRef: { name: 'limits', parameterNotFoundAction: 'Deny' } } }] },
+    namespace: async (name) => ({ metadata: { name } }),
+    paramStore: () => store,
+    signal: stop.signal,
+  });
+  const two = { a: '1', b: '2' };
+  const inNs = (namespace: string) => attrs({ namespace, object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm', namespace }, data: two } });
+  await assert.rejects(async () => step.validate(inNs('team')), /denied request: at most 1$/);
+  await step.validate(inNs('other'));
+  await assert.rejects(async () => step.validate(inNs('empty')), /no params found for policy binding with `Deny` parameterNotFoundAction/);
+  assert.equal(lists, 1);
+  stop.abort();
+});
