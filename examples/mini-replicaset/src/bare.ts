@@ -52,14 +52,18 @@ function enqueue(key: string | undefined): void {
   wake?.();
 }
 
-/** List then watch: fills the cache, keeps it up to date, and queues the key of every object touched. */
-async function listThenWatch(resource: 'configmaps' | 'pods', selector: string, keyOf: (o: Obj) => string | undefined): Promise<never> {
+/**
+ * List then watch: fills the cache, keeps it up to date, and queues the key of every object
+ * touched; `listed` is called after the first list.
+ */
+async function listThenWatch(resource: 'configmaps' | 'pods', selector: string, keyOf: (o: Obj) => string | undefined, listed: () => void): Promise<never> {
   const sel = `labelSelector=${encodeURIComponent(selector)}`;
   for (;;) {
     try {
       const list = await requestJson<{ items: Obj[]; metadata: { resourceVersion: string } }>('GET', `/${resource}?${sel}`);
       cache[resource] = new Map(list.items.map((o) => [o.metadata!.name!, o]));
       for (const o of list.items) enqueue(keyOf(o));
+      listed();
       const stream = await call('GET', `/${resource}?${sel}&watch=true&resourceVersion=${list.metadata.resourceVersion}`);
       for await (const line of createInterface({ input: stream })) {
         const ev = JSON.parse(line) as { type: string; object: Obj };
@@ -102,9 +106,11 @@ async function reconcile(name: string): Promise<void> {
   }
 }
 
-console.log(say.started(opts.namespace));
-void listThenWatch('configmaps', WANT_SELECTOR, (cm) => cm.metadata?.name);
-void listThenWatch('pods', OWNER_LABEL, (pod) => pod.metadata?.labels?.[OWNER_LABEL]);
+await Promise.all([
+  new Promise<void>((listed) => void listThenWatch('configmaps', WANT_SELECTOR, (cm) => cm.metadata?.name, listed)),
+  new Promise<void>((listed) => void listThenWatch('pods', OWNER_LABEL, (pod) => pod.metadata?.labels?.[OWNER_LABEL], listed)),
+]);
+console.log(say.started(opts.namespace)); // once the cache holds both lists
 for (;;) {
   while (queue.length === 0) await new Promise<void>((resolve) => (wake = resolve));
   const key = queue.shift()!;

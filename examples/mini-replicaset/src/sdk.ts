@@ -74,7 +74,8 @@ if (opts.leaderElect) {
   mgr.add({ needLeaderElection: true, start: async () => console.log(say.leading(`${ns}/${LEASE_NAME}`, mgr.identity)) });
 }
 
-console.log(say.started(ns));
+// A runnable that is not leader-elected starts once the caches have synced.
+mgr.add({ start: async () => console.log(say.started(ns)) });
 const stop = new AbortController();
 for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => stop.abort());
 await mgr.start(stop.signal); // on stop: reconciles in flight finish, then the Lease is released
