@@ -1,5 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { desiredCount, messages, parseOptions, podFor, statusOf, statusPatch, surplus } from './common.js';
 
 describe('mini-replicaset common parts', () => {
@@ -41,5 +42,14 @@ describe('mini-replicaset common parts', () => {
     assert.equal(statusOf([ready, {}, ready], 4), '2/4');
     assert.equal(statusPatch({ metadata: { annotations: { 'cours/pods': '2/4' } } }, '2/4'), undefined);
     assert.deepEqual(statusPatch({ metadata: {} }, '2/4'), { metadata: { annotations: { 'cours/pods': '2/4' } } });
+  });
+
+  it('the bare version imports nothing but Node built-ins (and these shared parts)', async () => {
+    for (const file of ['bare.js', 'common.js']) {
+      const text = await readFile(new URL(`./${file}`, import.meta.url), 'utf8');
+      const specifiers = [...text.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)['"]([^'"]+)['"]/g)].map((m) => m[1]!);
+      assert.ok(specifiers.length > 0, file);
+      assert.deepEqual(specifiers.filter((s) => !s.startsWith('node:') && s !== './common.js'), [], file);
+    }
   });
 });
