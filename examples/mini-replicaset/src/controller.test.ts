@@ -29,9 +29,9 @@ describe('mini-replicaset on the runtime SDK', () => {
   });
 
   /** Starts one copy in `namespace` on the control plane's clock; returns its log lines and its stop. */
-  function run(namespace: string, options: { status?: boolean; identity?: string } = {}): { lines: string[]; stop: AbortController } {
+  function run(namespace: string, options: { status?: boolean; identity?: string; who?: string } = {}): { lines: string[]; stop: AbortController } {
     const lines: string[] = [];
-    const who = options.identity ?? 'mini-replicaset';
+    const who = options.identity ?? options.who ?? 'mini-replicaset';
     const client = createClient({ transport: recorder.wrap(cp.transport, who), defaultNamespace: namespace });
     const mgr = createManager({
       client,
@@ -104,6 +104,27 @@ describe('mini-replicaset on the runtime SDK', () => {
     await settle();
     recorder.expectNoWrites({ who: 'mini-replicaset', since: mark });
     assert.equal((await cp.client.resource(ConfigMaps).get('vitrine', { namespace: 'status' })).metadata?.resourceVersion, cm.metadata?.resourceVersion);
+  });
+
+  it('exercise 1: two copies at once create 6 pods, then delete the same 3', async () => {
+    await createNs('twins');
+    const a = run('twins', { who: 'copy-a' });
+    const b = run('twins', { who: 'copy-b' });
+    await settle();
+    await cp.client.resource(ConfigMaps).create(wish('vitrine', 3), { namespace: 'twins' });
+    await settle();
+    // Both see the wish with no pod and create 3; then both see 6 for 3 and delete the 3 newest,
+    // the same ones, chosen by the same rule from caches that saw the same events.
+    const counts = (lines: string[]) => actions(lines).map((l) => l.split(', ')[0]);
+    const expected = ['0 pod(s) for 3', '1 pod(s) for 3', '2 pod(s) for 3', '6 pod(s) for 3', '5 pod(s) for 3', '4 pod(s) for 3'].map((c) => `vitrine: ${c} wanted`);
+    assert.deepEqual(counts(a.lines), expected);
+    assert.deepEqual(counts(b.lines), expected);
+    const named = (lines: string[], verb: string) => actions(lines).filter((l) => l.includes(verb)).map((l) => l.split(' ').at(-1)!);
+    assert.deepEqual(named(a.lines, 'deleting'), named(b.lines, 'deleting'));
+    const left = (await livePods('twins')).map((p) => p.metadata!.name!).sort();
+    const created = [...named(a.lines, 'creating'), ...named(b.lines, 'creating')];
+    assert.deepEqual(left, created.filter((n) => !named(a.lines, 'deleting').includes(n)).sort());
+    assert.equal(left.length, 3);
   });
 
   it('exercise 1 with leader election: only the holder of the Lease acts; the other takes over when it stops', async () => {
