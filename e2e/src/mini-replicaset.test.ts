@@ -160,25 +160,27 @@ describe('examples/mini-replicaset', () => {
     });
   }
 
-  it('exercise 1: two bare copies at once create 6 pods, then delete the same 3', async () => {
-    const ns = 'mrs-twins';
-    await k('create', 'namespace', ns);
-    const [a, b] = await Promise.all([start('bare', ns), start('bare', ns)]);
-    await kubectlOk(suite.kp.kubeconfig, ['apply', '-n', ns, '-f', '-'], wish(3));
-    const both = () => [...a!.lines(), ...b!.lines()];
-    // Both see the wish with no pod and create 3 each; then each sees 6 for 3 and deletes the
-    // 3 newest: the same ones, chosen by the same rule.
-    await eventually('the copies to settle on 3 pods', async () => {
-      const now = await pods(ns);
-      const created = new Set(acted(both(), 'creating'));
-      const deleted = new Set(acted(both(), 'deleting'));
-      return now.length === 3 && now.every((p) => !p.deleting) && deleted.size === created.size - 3;
+  for (const version of ['bare', 'sdk'] as const) {
+    it(`${version}, exercise 1: two copies at once both create pods (6 in the course's run), then delete the surplus down to 3`, async () => {
+      const ns = `mrs-twins-${version}`;
+      await k('create', 'namespace', ns);
+      const [a, b] = await Promise.all([start(version, ns), start(version, ns)]);
+      await kubectlOk(suite.kp.kubeconfig, ['apply', '-n', ns, '-f', '-'], wish(3));
+      const both = () => [...a!.lines(), ...b!.lines()];
+      // Both see the wish with no pod and create 3 each; then each sees 6 for 3 and deletes the
+      // 3 newest: the same ones, chosen by the same rule.
+      await eventually('the copies to settle on 3 pods', async () => {
+        const now = await pods(ns);
+        const created = new Set(acted(both(), 'creating'));
+        const deleted = new Set(acted(both(), 'deleting'));
+        return now.length === 3 && now.every((p) => !p.deleting) && deleted.size === created.size - 3;
+      });
+      const created = acted(both(), 'creating');
+      assert.ok(acted(a!.lines(), 'creating').length > 0 && acted(b!.lines(), 'creating').length > 0, `both copies act:\n${both().join('\n')}`);
+      assert.ok(new Set(created).size > 3, `more pods created than wanted:\n${both().join('\n')}`);
+      await Promise.all([a!.stop(), b!.stop()]);
     });
-    const created = acted(both(), 'creating');
-    assert.ok(acted(a!.lines(), 'creating').length > 0 && acted(b!.lines(), 'creating').length > 0, `both copies act:\n${both().join('\n')}`);
-    assert.ok(new Set(created).size > 3, `more pods created than wanted:\n${both().join('\n')}`);
-    await Promise.all([a!.stop(), b!.stop()]);
-  });
+  }
 
   it('exercise 1 with --leader-elect: only the copy holding the Lease acts; the other takes over when it stops', async () => {
     const ns = 'mrs-lease';
