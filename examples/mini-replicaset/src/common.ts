@@ -1,8 +1,8 @@
 /**
  * What both versions of the mini-replicaset share, on Node's standard library only: the labels
- * and fields of the course chapter, the pods it creates, the rule that picks the pods to delete,
+ * and fields of the course, the pods it creates, the rule that picks the pods to delete,
  * the status annotation of exercise 4, the command line and the log lines (English, or the
- * chapter's French with `--lang fr`).
+ * course's French with `--lang fr`).
  */
 import { parseArgs } from 'node:util';
 
