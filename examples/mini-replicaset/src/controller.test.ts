@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createClient } from '@kplane/client';
-import { ConfigMaps, Pods, createManager, type ConfigMap } from '@kplane/runtime';
+import { ConfigMaps, Pods, createManager, type ConfigMap, type Manager } from '@kplane/runtime';
 import { createRecorder, startControlPlane, type Recorder, type TestControlPlane } from '@kplane/testing';
 import { LEASE_NAME, STATUS_ANNOTATION, messages } from './common.js';
 import { addMiniReplicaSet } from './controller.js';
@@ -29,7 +29,7 @@ describe('mini-replicaset on the runtime SDK', () => {
   });
 
   /** Starts one copy in `namespace` on the control plane's clock; returns its log lines and its stop. */
-  function run(namespace: string, options: { status?: boolean; identity?: string; who?: string } = {}): { lines: string[]; stop: AbortController } {
+  function run(namespace: string, options: { status?: boolean; identity?: string; who?: string } = {}): { lines: string[]; stop: AbortController; mgr: Manager } {
     const lines: string[] = [];
     const who = options.identity ?? options.who ?? 'mini-replicaset';
     const client = createClient({ transport: recorder.wrap(cp.transport, who), defaultNamespace: namespace });
@@ -43,7 +43,7 @@ describe('mini-replicaset on the runtime SDK', () => {
     const stop = new AbortController();
     stops.push(stop);
     void mgr.start(stop.signal);
-    return { lines, stop };
+    return { lines, stop, mgr };
   }
 
   const createNs = (name: string) => cp.client.resource({ group: '', version: 'v1', resource: 'namespaces', namespaced: false }).create({ metadata: { name } });
@@ -104,6 +104,22 @@ describe('mini-replicaset on the runtime SDK', () => {
     await settle();
     recorder.expectNoWrites({ who: 'mini-replicaset', since: mark });
     assert.equal((await cp.client.resource(ConfigMaps).get('vitrine', { namespace: 'status' })).metadata?.resourceVersion, cm.metadata?.resourceVersion);
+  });
+
+  it('a count that is not one stops the reconcile without retries, until the ConfigMap is fixed', async () => {
+    await createNs('bad');
+    const { mgr } = run('bad', { who: 'bad-count' });
+    await cp.client.resource(ConfigMaps).create({ ...wish('vitrine', 0), data: { repliques: 'trois' } }, { namespace: 'bad' });
+    const mark = recorder.mark();
+    await settle();
+    recorder.expectNoWrites({ who: 'bad-count', since: mark });
+    const text = await mgr.metrics.metricsText();
+    assert.match(text, /^controller_runtime_terminal_reconcile_errors_total\{controller="mini-replicaset"\} 1$/m);
+    assert.match(text, /^controller_runtime_reconcile_total\{controller="mini-replicaset",result="error"\} 1$/m, 'once, not retried');
+    assert.equal((await livePods('bad')).length, 0);
+    await cp.client.resource(ConfigMaps).patch('vitrine', { data: { repliques: '2' } }, 'merge', { namespace: 'bad' });
+    await settle();
+    assert.equal((await livePods('bad')).length, 2);
   });
 
   it('exercise 1: two copies at once create 6 pods, then delete the same 3', async () => {

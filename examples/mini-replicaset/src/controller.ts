@@ -3,7 +3,7 @@
  * it against a cluster, controller.test.ts on a test control plane in virtual time.
  */
 import { isNotFound } from '@kplane/client';
-import { Action, ConfigMaps, Pods, type ConfigMap, type Manager, type Pod } from '@kplane/runtime';
+import { Action, ConfigMaps, Pods, TerminalError, type ConfigMap, type Manager, type Pod } from '@kplane/runtime';
 import { OWNER_LABEL, WANT_LABEL, desiredCount, podFor, podsOf, statusOf, statusPatch, surplus, type Messages } from './common.js';
 
 /** What the controller needs besides its manager. */
@@ -43,7 +43,12 @@ export function addMiniReplicaSet(mgr: Manager, { namespace: ns, status, say, lo
       const cm = configMaps.store.get(key); // from the cache: frozen, never mutate
       if (!cm || !wanted(cm)) return Action.awaitChange(); // no wish any more: the garbage collector removes the pods
       const mine = podsOf(pods.store.byIndex(BY_OWNER, name), name);
-      const want = desiredCount(cm);
+      let want: number;
+      try {
+        want = desiredCount(cm);
+      } catch (err) {
+        throw new TerminalError((err as Error).message); // not retried: only a new wish can fix it
+      }
       if (status) {
         const s = statusOf(mine, want);
         const patch = statusPatch(cm, s); // written only when it changes, or each write would wake us again
