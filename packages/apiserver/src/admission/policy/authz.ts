@@ -56,6 +56,7 @@ export class CelResourceCheck {
     readonly namespace = '',
     readonly name = '',
   ) {}
+  /** A copy with some of subresource, namespace and name replaced. */
   with(part: Partial<Pick<CelResourceCheck, 'subresource' | 'namespace' | 'name'>>): CelResourceCheck {
     const n = { subresource: this.subresource, namespace: this.namespace, name: this.name, ...part };
     return new CelResourceCheck(this.authorizer, this.group, this.resource, n.subresource, n.namespace, n.name);
