@@ -121,6 +121,9 @@ ${JSON.stringify(crd)}
     const one = await kubectl(suite.kp.kubeconfig, ['get', `greetings.v1alpha1.${GROUP}`, 'old-style', '-o', 'json']);
     assert.notEqual(one.code, 0);
     assert.equal(one.stderr.trim(), expected);
+    const create = await kubectl(suite.kp.kubeconfig, ['create', '-f', '-'], `apiVersion: ${GROUP}/v1alpha1\nkind: Greeting\nmetadata: {name: refused}\nspec: {message: not stored}\n`);
+    assert.notEqual(create.code, 0);
+    assert.equal(create.stderr.trim(), expected.replace(`server: conversion webhook for ${GROUP}/v1,`, `server: error when creating "STDIN": conversion webhook for ${GROUP}/v1alpha1,`));
     // The object created in v1alpha1 was stored in v1: reading v1 calls no webhook.
     const stored = JSON.parse(await k('get', `greetings.v1.${GROUP}`, 'old-style', '-o', 'json')) as V1;
     assert.deepEqual(stored.spec, { greeting: { text: 'hello from v1alpha1' } });

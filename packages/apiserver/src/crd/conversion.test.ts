@@ -240,7 +240,10 @@ test('a CRD with Webhook conversion by service reference serves both versions fr
     respond = (r) => ({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', response: { uid: r.request.uid, result: { status: 'Failure', message: 'down for maintenance' } } });
     const failed = await t.call('GET', '/apis/demo.example.com/v2/widgets/w');
     assert.equal(failed.status, 500);
-    assert.deepEqual([failed.body.reason, failed.body.message], ['', 'conversion webhook for demo.example.com/v1, Kind=Widget failed: down for maintenance']);
+    assert.deepEqual(failed.body, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'conversion webhook for demo.example.com/v1, Kind=Widget failed: down for maintenance', code: 500 }, 'no reason: kube\'s StatusReasonUnknown');
+    const refused = await t.call('POST', '/apis/demo.example.com/v2/widgets', { apiVersion: 'demo.example.com/v2', kind: 'Widget', metadata: { name: 'x' }, spec: { dimensions: { size: 1 } } });
+    assert.deepEqual([refused.status, refused.body.message], [500, 'conversion webhook for demo.example.com/v2, Kind=Widget failed: down for maintenance']);
+    assert.equal((await t.call('GET', '/apis/demo.example.com/v1/widgets/x')).status, 404, 'nothing stored');
   } finally {
     respond = ok();
     await t.close();
