@@ -7,7 +7,7 @@ import { until } from '@kplane/api/testing';
 import type { KubeObject } from '@kplane/api';
 import { ApiError } from '@kplane/api';
 import { createCa, issueCertificate } from '../auth/pki.js';
-import { startTestServer } from '../testing.js';
+import { readEvents, startTestServer } from '../testing.js';
 import { createConverter, type ConverterOptions } from './conversion.js';
 
 let server: Server;
@@ -227,7 +227,12 @@ test('a CRD with Webhook conversion by service reference serves both versions fr
     };
     assert.equal((await t.call('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd)).status, 201);
     await until('v2 widgets served', async () => (await t.call('GET', '/apis/demo.example.com/v2/widgets')).status === 200);
+    const abort = new AbortController();
+    const watch = await t.raw('GET', '/apis/demo.example.com/v2/widgets', { watch: '1', resourceVersion: '0' }, {}, abort.signal);
     const created = await t.call('POST', '/apis/demo.example.com/v2/widgets', { apiVersion: 'demo.example.com/v2', kind: 'Widget', metadata: { name: 'w' }, spec: { dimensions: { size: 7 } } });
+    const [added] = await readEvents(watch, 1);
+    abort.abort();
+    assert.deepEqual([added?.type, added?.object.apiVersion, (added?.object as any).spec], ['ADDED', 'demo.example.com/v2', { dimensions: { size: 7 } }], 'watch events come converted');
     assert.equal(created.status, 201, JSON.stringify(created.body));
     assert.deepEqual(created.body.spec, { dimensions: { size: 7 } });
     const stored = JSON.parse((await t.backend.get('/registry/demo.example.com/widgets/w'))!.value);
