@@ -141,6 +141,10 @@ test('a failed or malformed answer is kube-apiserver\'s error, naming the source
   respond = ok((o) => (o.apiVersion = 'demo.example.com/v9'));
   await rejectsWith(c.convert(one, to), `${prefix} returned invalid object at index 0: invalid groupVersion (expected demo.example.com/v2, received demo.example.com/v9)`);
   await rejectsWith(c.convert(one, to, { list: true }), `${prefix} returned invalid converted object at index 1: invalid groupVersion (expected demo.example.com/v2, received demo.example.com/v9)`);
+  respond = (r) => ({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', response: { uid: r.request.uid, result: { status: 'Success' }, convertedObjects: ['text'] } });
+  await rejectsWith(c.convert(one, to), 'json: cannot unmarshal string into Go value of type map[string]interface {}');
+  respond = ok((o) => delete o.kind);
+  await rejectsWith(c.convert(one, to, { list: true }), new RegExp(`^${prefix} returned invalid converted object at index 0: Object 'Kind' is missing in '\\{"apiVersion":"demo.example.com/v2",`));
   respond = ok((o) => (o.kind = 'Gadget'));
   await rejectsWith(c.convert(one, to), `${prefix} returned invalid object at index 0: invalid kind (expected Widget, received Gadget)`);
 });

@@ -63,6 +63,13 @@ function goType(v: unknown): string {
   return 'map[string]interface {}';
 }
 
+/** The JSON type of a value as Go's json errors name it. */
+function jsonKind(v: unknown): string {
+  if (Array.isArray(v)) return 'array';
+  if (typeof v === 'boolean') return 'bool';
+  return typeof v === 'number' || typeof v === 'string' ? typeof v : 'object';
+}
+
 /** Name, namespace, kind and uid must come back unchanged (kube's validateConvertedObject). */
 function sameIdentity(original: KubeObject, converted: KubeObject): string | undefined {
   const om = original.metadata ?? {};
@@ -182,10 +189,16 @@ function webhookConverter(options: ConverterOptions): Converter {
           continue;
         }
         const raw = converted[index]!;
+        // kube decodes each converted object as unstructured JSON first: it must be an object with a kind.
+        const undecodable = !isObj(raw)
+          ? `json: cannot unmarshal ${jsonKind(raw)} into Go value of type map[string]interface {}`
+          : !raw.kind
+            ? `Object 'Kind' is missing in '${JSON.stringify(raw)}'`
+            : undefined;
+        if (undecodable) throw list ? returned(`invalid converted object at index ${index}: ${undecodable}`) : conversionError(undecodable);
         // For a list kube names the index after counting the object (its own off-by-one); for one object, index 0.
         index++;
         const where = list ? `invalid converted object at index ${index}` : 'invalid object at index 0';
-        if (!isObj(raw)) throw returned(`${where}: the object is not a JSON object`);
         const c = raw as KubeObject;
         if ((c.apiVersion ?? '') !== toApiVersion) throw returned(`${where}: invalid groupVersion (expected ${toApiVersion}, received ${c.apiVersion ?? ''})`);
         if ((c.kind ?? '') !== original.kind) throw returned(`${where}: invalid kind (expected ${original.kind}, received ${c.kind ?? ''})`);
