@@ -177,7 +177,7 @@ test('transport failures and timeouts are worded as Go\'s HTTP client words them
   const untrusted = createConverter({ conversion: { strategy: 'Webhook', webhook: { clientConfig: { url }, conversionReviewVersions: ['v1'] } }, group: 'demo.example.com', kind: 'Widget' });
   await rejectsWith(untrusted.convert(one, 'demo.example.com/v2'), `conversion webhook for demo.example.com/v1, Kind=Widget failed: Post "${url}?timeout=30s": tls: failed to verify certificate: x509: certificate signed by unknown authority`);
   respond = () => 'hang';
-  await rejectsWith(webhookConverter({ timeoutMs: 50 }).convert(one, 'demo.example.com/v2'), `conversion webhook for demo.example.com/v1, Kind=Widget failed: Post "${url}?timeout=0.05s": context deadline exceeded`);
+  await rejectsWith(webhookConverter({ timeoutMs: 50 }).convert(one, 'demo.example.com/v2'), `conversion webhook for demo.example.com/v1, Kind=Widget failed: Post "${url}?timeout=50ms": context deadline exceeded`);
 });
 
 test('a service reference is resolved through the Service\'s EndpointSlices; its DNS name is the certificate\'s', async () => {

@@ -84,7 +84,8 @@ async function endpointFor(objects: ServiceLister, namespace: string, name: stri
  * not found`, `… no endpoints available for service "x"`).
  */
 export async function resolveWebhookTarget(config: ClientConfig, timeoutSeconds: number, objects: ServiceLister): Promise<WebhookTarget> {
-  const query = `timeout=${timeoutSeconds}s`;
+  // Go's Duration.String(): "30s", "1.5s", under a second "50ms".
+  const query = `timeout=${timeoutSeconds < 1 && timeoutSeconds > 0 ? `${Math.round(timeoutSeconds * 1000)}ms` : `${timeoutSeconds}s`}`;
   if (config.url) {
     const u = new URL(config.url);
     u.search = u.search ? `${u.search}&${query}` : query;
