@@ -57,7 +57,7 @@ test('postJson verifies the certificate against the service name and words bad a
   answer = { code: 200, type: 'application/json', body: '' };
   await assert.rejects(postJson(target, {}, caBundle, 5000), { message: '0-length response with status code: 200 and content type: application/json' });
   answer = { code: 500, type: 'text/plain', body: 'boom' };
-  await assert.rejects(postJson(target, {}, caBundle, 5000), { message: 'Post "https://hook.default.svc:443/x": the server responded with the status code 500 but did not return more information' });
+  await assert.rejects(postJson(target, {}, caBundle, 5000), { message: 'Post "https://hook.default.svc:443/x": the server responded with the status code 500 but did not return more information', statusCode: 500 });
   answer = { code: 200, type: 'application/json', body: 'not json' };
   await assert.rejects(postJson(target, {}, caBundle, 5000), (e: unknown) => e instanceof WebhookRequestError && e.invalidResponse);
 });

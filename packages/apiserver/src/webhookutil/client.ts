@@ -45,6 +45,8 @@ export class WebhookRequestError extends Error {
   constructor(
     message: string,
     readonly invalidResponse = false,
+    /** The webhook's HTTP status when it answered outside 2xx. */
+    readonly statusCode?: number,
   ) {
     super(message);
     this.name = 'WebhookRequestError';
@@ -141,7 +143,7 @@ function goError(err: NodeJS.ErrnoException, target: WebhookTarget): string {
  */
 export function postJson(target: WebhookTarget, body: unknown, caBundle: string | undefined, timeoutMs: number): Promise<unknown> {
   const payload = Buffer.from(JSON.stringify(body));
-  const failed = (why: string) => new WebhookRequestError(`Post "${target.url}": ${why}`);
+  const failed = (why: string, statusCode?: number) => new WebhookRequestError(`Post "${target.url}": ${why}`, false, statusCode);
   return new Promise((resolve, reject) => {
     let settled = false;
     const done = (fn: () => void) => {
@@ -171,7 +173,7 @@ export function postJson(target: WebhookTarget, body: unknown, caBundle: string 
             const text = Buffer.concat(chunks).toString('utf8');
             const code = res.statusCode ?? 0;
             if (code < 200 || code > 299) {
-              reject(failed(`the server responded with the status code ${code} but did not return more information`));
+              reject(failed(`the server responded with the status code ${code} but did not return more information`, code));
               return;
             }
             if (text.length === 0) {

@@ -3,11 +3,16 @@ import { postJson, WebhookRequestError, type WebhookTarget } from '../../webhook
 
 export type { WebhookTarget } from '../../webhookutil/client.js';
 
-/** A webhook that could not be called or answered badly (kube's ErrCallingWebhook). */
+/**
+ * A webhook that could not be called or answered badly (kube's ErrCallingWebhook). `code` is
+ * the status kube records for it in the webhook metrics: the webhook's HTTP status when it
+ * answered with an error, 400 when it could not be called, 503 for an invalid answer.
+ */
 export class WebhookCallError extends Error {
   constructor(
     readonly webhook: string,
     readonly reason: string,
+    readonly code: number = 400,
   ) {
     super(`failed calling webhook "${webhook}": ${reason}`);
   }
@@ -15,7 +20,7 @@ export class WebhookCallError extends Error {
 
 /** kube's wording of a failed call: `failed to call webhook: …`, or `received invalid webhook response: …`. */
 export function webhookCallError(name: string, err: WebhookRequestError): WebhookCallError {
-  return new WebhookCallError(name, `${err.invalidResponse ? 'received invalid webhook response' : 'failed to call webhook'}: ${err.message}`);
+  return new WebhookCallError(name, `${err.invalidResponse ? 'received invalid webhook response' : 'failed to call webhook'}: ${err.message}`, err.statusCode);
 }
 
 /**
