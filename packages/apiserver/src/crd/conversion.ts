@@ -13,15 +13,9 @@ import type { Backend, KeyValue, ListOptions, ListResult, StorageEvent } from '@
 import { postJson, resolveWebhookTarget, WebhookRequestError, type ServiceLister } from '../webhookutil/client.js';
 import type { CRDConversion } from './crd-types.js';
 
-/** How objects are converted: several at once (a list) or one. */
-export interface ConvertOptions {
-  /** The objects are a list's items (kube words a bad answer "converted object at index N"). */
-  list?: boolean;
-}
-
 /** Converts objects to another apiVersion of the same kind. */
 export interface Converter {
-  convert(objects: KubeObject[], toApiVersion: string, options?: ConvertOptions): Promise<KubeObject[]>;
+  convert(objects: KubeObject[], toApiVersion: string): Promise<KubeObject[]>;
 }
 
 /** Options of createConverter. */
@@ -155,7 +149,7 @@ function webhookConverter(options: ConverterOptions): Converter {
   const objects: ServiceLister = options.objects ?? { list: async () => [] };
   const reviewVersion = (webhook.conversionReviewVersions ?? []).find((v) => REVIEW_VERSIONS.includes(v));
   return {
-    async convert(all, toApiVersion, { list = false } = {}) {
+    async convert(all, toApiVersion) {
       const pending = all.filter((o) => o.apiVersion !== toApiVersion);
       if (pending.length === 0) return all;
       if (!reviewVersion) throw conversionError('no supported conversion review versions');
@@ -188,24 +182,20 @@ function webhookConverter(options: ConverterOptions): Converter {
           out.push(original);
           continue;
         }
-        const raw = converted[index]!;
-        // kube decodes each converted object as unstructured JSON first: it must be an object with a kind.
-        const undecodable = !isObj(raw)
-          ? `json: cannot unmarshal ${jsonKind(raw)} into Go value of type map[string]interface {}`
-          : !raw.kind
-            ? `Object 'Kind' is missing in '${JSON.stringify(raw)}'`
-            : undefined;
-        if (undecodable) throw list ? returned(`invalid converted object at index ${index}: ${undecodable}`) : conversionError(undecodable);
-        // For a list kube names the index after counting the object (its own off-by-one); for one object, index 0.
-        index++;
-        const where = list ? `invalid converted object at index ${index}` : 'invalid object at index 0';
+        const raw = converted[index++]!;
+        // kube-apiserver 1.32 converts what it reads from storage one object at a time, so a bad
+        // answer is worded for one object ("at index 0"), naming the object's own version.
+        const bad = (why: string) => conversionError(`conversion webhook for ${gvkString(original.apiVersion, original.kind)} returned ${why}`);
+        // Each converted object is decoded as unstructured JSON first: an object with a kind.
+        if (!isObj(raw)) throw conversionError(`json: cannot unmarshal ${jsonKind(raw)} into Go value of type map[string]interface {}`);
+        if (!raw.kind) throw conversionError(`Object 'Kind' is missing in '${JSON.stringify(raw)}'`);
         const c = raw as KubeObject;
-        if ((c.apiVersion ?? '') !== toApiVersion) throw returned(`${where}: invalid groupVersion (expected ${toApiVersion}, received ${c.apiVersion ?? ''})`);
-        if ((c.kind ?? '') !== original.kind) throw returned(`${where}: invalid kind (expected ${original.kind}, received ${c.kind ?? ''})`);
+        if ((c.apiVersion ?? '') !== toApiVersion) throw bad(`invalid object at index 0: invalid groupVersion (expected ${toApiVersion}, received ${c.apiVersion ?? ''})`);
+        if (c.kind !== original.kind) throw bad(`invalid object at index 0: invalid kind (expected ${original.kind}, received ${c.kind})`);
         const mismatch = sameIdentity(original, c);
-        if (mismatch) throw returned(list ? `${where}: ${mismatch}` : `invalid object: ${mismatch}`);
+        if (mismatch) throw bad(`invalid object: ${mismatch}`);
         const restored = restoreMetadata(original, c);
-        if (typeof restored === 'string') throw returned(list ? `invalid metadata in object at index ${index}: ${restored}` : `invalid metadata: ${restored}`);
+        if (typeof restored === 'string') throw bad(`invalid metadata: ${restored}`);
         out.push(restored);
       }
       return out;
@@ -238,7 +228,7 @@ function apiVersionOf(value: string): string | undefined {
  * are converted in one call.
  */
 export function convertingBackend(backend: Backend, converter: Converter, servedApiVersion: string, storageApiVersion: string): Backend {
-  const convertValues = async (values: string[], to: string, list = false): Promise<string[]> => {
+  const convertValues = async (values: string[], to: string): Promise<string[]> => {
     const idx: number[] = [];
     const objs: KubeObject[] = [];
     values.forEach((v, i) => {
@@ -248,7 +238,7 @@ export function convertingBackend(backend: Backend, converter: Converter, served
       }
     });
     if (objs.length === 0) return values;
-    const converted = await converter.convert(objs, to, { list });
+    const converted = await converter.convert(objs, to);
     const out = [...values];
     idx.forEach((at, j) => (out[at] = JSON.stringify(converted[j])));
     return out;
@@ -270,7 +260,7 @@ export function convertingBackend(backend: Backend, converter: Converter, served
     get: async (k, rev) => readKv(await backend.get(k, rev)),
     async list(prefix: string, opts?: ListOptions): Promise<ListResult> {
       const r = await backend.list(prefix, opts);
-      const values = await convertValues(r.items.map((kv) => kv.value), servedApiVersion, true);
+      const values = await convertValues(r.items.map((kv) => kv.value), servedApiVersion);
       return { ...r, items: r.items.map((kv, i) => ({ ...kv, value: values[i]! })) };
     },
     async create(k, value, opts) {
