@@ -52,7 +52,8 @@ describe('a CRD conversion webhook reached by service reference', () => {
         group: GROUP,
         scope: 'Namespaced',
         names: { kind: 'Greeting', listKind: 'GreetingList', plural: 'greetings', singular: 'greeting' },
-        conversion: conversionWebhook(server, { service: { namespace: 'default', name: SERVICE, port: 443 } }),
+        // No port: the API server defaults it to 443.
+        conversion: conversionWebhook(server, { service: { namespace: 'default', name: SERVICE } }),
         versions: [
           { name: 'v1alpha1', served: true, storage: false, schema: schema({ message: { type: 'string' } }) },
           { name: 'v1', served: true, storage: true, schema: schema({ greeting: { type: 'object', properties: { text: { type: 'string' } } } }) },
@@ -79,6 +80,12 @@ ${JSON.stringify(crd)}
     await k('wait', '--for', 'condition=Established', `crd/greetings.${GROUP}`, '--timeout', '20s');
   });
   after(() => server?.stop());
+
+  it('the CRD keeps its conversion webhook with the service port defaulted', async () => {
+    const crd = JSON.parse(await k('get', 'crd', `greetings.${GROUP}`, '-o', 'json'));
+    assert.deepEqual(crd.spec.conversion.webhook.clientConfig.service, { namespace: 'default', name: SERVICE, path: '/convert', port: 443 });
+    assert.deepEqual(crd.spec.conversion.webhook.conversionReviewVersions, ['v1']);
+  });
 
   it('creating in v1alpha1 stores v1: the webhook converts it to the storage version', async () => {
     asked.length = 0;
