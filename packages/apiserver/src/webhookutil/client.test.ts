@@ -61,3 +61,18 @@ test('postJson verifies the certificate against the service name and words bad a
   answer = { code: 200, type: 'application/json', body: 'not json' };
   await assert.rejects(postJson(target, {}, caBundle, 5000), (e: unknown) => e instanceof WebhookRequestError && e.invalidResponse);
 });
+
+test('calls to one webhook share a kept-alive connection', async () => {
+  const target: WebhookTarget = { url: 'https://hook.default.svc:443/x', serverName: 'hook.default.svc', host: '127.0.0.1', port, path: '/x' };
+  answer = { code: 200, type: 'application/json', body: '{"ok":true}' };
+  server.closeIdleConnections();
+  let connections = 0;
+  const count = () => connections++;
+  server.on('secureConnection', count);
+  try {
+    for (let i = 0; i < 3; i++) assert.deepEqual(await postJson(target, { i }, caBundle, 5000), { ok: true });
+    assert.equal(connections, 1);
+  } finally {
+    server.off('secureConnection', count);
+  }
+});

@@ -6,7 +6,8 @@
  * Failures are WebhookRequestErrors worded as Go's HTTP client and kube's service resolver word
  * them; each caller puts its own prefix before them.
  */
-import { request } from 'node:https';
+import type { ClientRequest } from 'node:http';
+import { Agent, request } from 'node:https';
 import { isIP } from 'node:net';
 import { ApiError, type KubeObject } from '@kplane/api';
 
@@ -135,11 +136,22 @@ function goError(err: NodeJS.ErrnoException, target: WebhookTarget): string {
 }
 
 /**
- * POSTs `body` as JSON to the target and returns the parsed answer. The CA bundle (base64 PEM,
- * a clientConfig's caBundle) verifies the server; without one the system's roots do. After
- * `timeoutMs` the call is abandoned (`context deadline exceeded`). Failures are
- * WebhookRequestErrors: `Post "URL": …` for transport and TLS failures, a status outside 2xx or
- * an empty body as kube's REST client words them, and a body that is not JSON (invalidResponse).
+ * Connections to webhooks stay open between calls, as kube-apiserver's webhook clients keep
+ * theirs: one TLS handshake per connection rather than per call (Node pools them by address,
+ * server name and CA; idle ones do not keep the process alive and close after a minute).
+ */
+const keepAlive = new Agent({ keepAlive: true, timeout: 60_000 });
+
+/** Errors of a kept-alive connection the server closed just as it was reused: the call is sent again on a new one. */
+const STALE_CONNECTION = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
+
+/**
+ * POSTs `body` as JSON to the target and returns the parsed answer, on a kept-alive connection.
+ * The CA bundle (base64 PEM, a clientConfig's caBundle) verifies the server; without one the
+ * system's roots do. After `timeoutMs` the call is abandoned (`context deadline exceeded`).
+ * Failures are WebhookRequestErrors: `Post "URL": …` for transport and TLS failures, a status
+ * outside 2xx (with its statusCode) or an empty body as kube's REST client words them, and a
+ * body that is not JSON (invalidResponse).
  */
 export function postJson(target: WebhookTarget, body: unknown, caBundle: string | undefined, timeoutMs: number): Promise<unknown> {
   const payload = Buffer.from(JSON.stringify(body));
@@ -152,48 +164,55 @@ export function postJson(target: WebhookTarget, body: unknown, caBundle: string 
       clearTimeout(timer);
       fn();
     };
-    const req = request(
-      {
-        host: target.host,
-        port: target.port,
-        path: target.path,
-        method: 'POST',
-        // Node checks the certificate against `servername` (SNI) when set, else against the host.
-        servername: isIP(target.serverName) ? undefined : target.serverName,
-        ca: caBundle ? Buffer.from(caBundle, 'base64').toString('utf8') : undefined,
-        headers: { 'content-type': 'application/json', accept: 'application/json, */*', 'content-length': payload.length },
-        agent: false,
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('error', (err) => done(() => reject(failed(goError(err, target)))));
-        res.on('end', () =>
-          done(() => {
-            const text = Buffer.concat(chunks).toString('utf8');
-            const code = res.statusCode ?? 0;
-            if (code < 200 || code > 299) {
-              reject(failed(`the server responded with the status code ${code} but did not return more information`, code));
-              return;
-            }
-            if (text.length === 0) {
-              reject(new WebhookRequestError(`0-length response with status code: ${code} and content type: ${res.headers['content-type'] ?? ''}`));
-              return;
-            }
-            try {
-              resolve(JSON.parse(text));
-            } catch (err) {
-              reject(new WebhookRequestError((err as Error).message, true));
-            }
-          }),
-        );
-      },
-    );
+    let req: ClientRequest;
+    const send = (retry: boolean) => {
+      req = request(
+        {
+          host: target.host,
+          port: target.port,
+          path: target.path,
+          method: 'POST',
+          // Node checks the certificate against `servername` (SNI) when set, else against the host.
+          servername: isIP(target.serverName) ? undefined : target.serverName,
+          ca: caBundle ? Buffer.from(caBundle, 'base64').toString('utf8') : undefined,
+          headers: { 'content-type': 'application/json', accept: 'application/json, */*', 'content-length': payload.length },
+          agent: keepAlive,
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('error', (err) => done(() => reject(failed(goError(err, target)))));
+          res.on('end', () =>
+            done(() => {
+              const text = Buffer.concat(chunks).toString('utf8');
+              const code = res.statusCode ?? 0;
+              if (code < 200 || code > 299) {
+                reject(failed(`the server responded with the status code ${code} but did not return more information`, code));
+                return;
+              }
+              if (text.length === 0) {
+                reject(new WebhookRequestError(`0-length response with status code: ${code} and content type: ${res.headers['content-type'] ?? ''}`));
+                return;
+              }
+              try {
+                resolve(JSON.parse(text));
+              } catch (err) {
+                reject(new WebhookRequestError((err as Error).message, true));
+              }
+            }),
+          );
+        },
+      );
+      req.on('error', (err: NodeJS.ErrnoException) => {
+        if (retry && !settled && req.reusedSocket && STALE_CONNECTION.has(err.code ?? '')) return send(false);
+        done(() => reject(failed(goError(err, target))));
+      });
+      req.end(payload);
+    };
     const timer = setTimeout(() => {
       done(() => reject(failed('context deadline exceeded')));
       req.destroy();
     }, timeoutMs);
-    req.on('error', (err) => done(() => reject(failed(goError(err as NodeJS.ErrnoException, target)))));
-    req.end(payload);
+    send(true);
   });
 }
