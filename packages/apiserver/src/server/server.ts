@@ -332,7 +332,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   for (const b of bundles) for (const r of b.resources) registry.add(r);
 
   // Custom resources: a CRD becomes served ResourceTypes (and leaves again) at run time.
-  const crdController = createCrdController({ registry, backend: options.backend, now, timers: options.timers });
+  const crdController = createCrdController({ registry, backend: options.backend, now, timers: options.timers, objects: admissionObjects });
   // One Local APIService per served group/version, as kube-apiserver's autoregister controller.
   const autoRegistration = createAutoRegistration(registry, (err) => console.error('kplane: APIService auto-registration:', err));
 
