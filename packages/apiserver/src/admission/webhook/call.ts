@@ -15,11 +15,16 @@ export interface WebhookTarget {
   path: string;
 }
 
-/** A webhook that could not be called or answered badly (kube's ErrCallingWebhook). */
+/**
+ * A webhook that could not be called or answered badly (kube's ErrCallingWebhook). `code` is
+ * the status kube records for it in the webhook metrics: the webhook's HTTP status when it
+ * answered with an error, 400 when it could not be called, 503 for an invalid answer.
+ */
 export class WebhookCallError extends Error {
   constructor(
     readonly webhook: string,
     readonly reason: string,
+    readonly code: number = 400,
   ) {
     super(`failed calling webhook "${webhook}": ${reason}`);
   }
@@ -56,7 +61,7 @@ function goError(err: NodeJS.ErrnoException & { address?: string; port?: number 
  */
 export function postReview(name: string, target: WebhookTarget, body: unknown, caBundle: string | undefined, timeoutMs: number): Promise<unknown> {
   const payload = Buffer.from(JSON.stringify(body));
-  const failed = (why: string) => new WebhookCallError(name, `failed to call webhook: Post "${target.url}": ${why}`);
+  const failed = (why: string, code?: number) => new WebhookCallError(name, `failed to call webhook: Post "${target.url}": ${why}`, code);
   return new Promise((resolve, reject) => {
     let settled = false;
     const done = (fn: () => void) => {
@@ -85,7 +90,7 @@ export function postReview(name: string, target: WebhookTarget, body: unknown, c
             const text = Buffer.concat(chunks).toString('utf8');
             const code = res.statusCode ?? 0;
             if (code < 200 || code > 299) {
-              reject(failed(`the server responded with the status code ${code} but did not return more information`));
+              reject(failed(`the server responded with the status code ${code} but did not return more information`, code));
               return;
             }
             try {
