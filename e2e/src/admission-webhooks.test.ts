@@ -129,4 +129,15 @@ ${hook('labels.kplane.test', 'webhook', '/mutate', '  objectSelector: {matchLabe
     );
     await kubectlOk(suite.kp.kubeconfig, ['create', '-f', '-'], 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: open, labels: {policy: ignore}}\n');
   });
+  it('kubectl get --raw /metrics shows the webhook calls: latency, requests and rejections', async () => {
+    const text = await k('get', '--raw', '/metrics');
+    const value = (series: string) => Number(text.split('\n').find((l) => l.startsWith(`${series} `))?.slice(series.length + 1));
+    const names = 'name="names.kplane.test",type="validating",operation="CREATE"';
+    assert.ok(value(`apiserver_admission_webhook_admission_duration_seconds_count{${names},rejected="true"}`) >= 1, text);
+    assert.ok(value(`apiserver_admission_webhook_request_total{${names},code="200",rejected="false"}`) >= 1);
+    assert.ok(value(`apiserver_admission_webhook_rejection_count{${names},error_type="no_error",rejection_code="403"}`) >= 1);
+    assert.equal(value('apiserver_admission_webhook_rejection_count{name="closed.kplane.test",type="validating",operation="CREATE",error_type="calling_webhook_error",rejection_code="400"}'), 1);
+    assert.equal(value('apiserver_admission_webhook_fail_open_count{name="open.kplane.test",type="validating"}'), 1);
+    assert.ok(value('apiserver_admission_webhook_request_total{name="labels.kplane.test",type="admit",operation="CREATE",code="200",rejected="false"}') >= 1);
+  });
 });
