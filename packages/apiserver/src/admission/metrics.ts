@@ -29,14 +29,28 @@ export function secondsSince(start: number): number {
   return (performance.now() - start) / 1000;
 }
 
-/** Runs `fn` and reports how long it took and whether it threw. */
-async function timed(fn: () => void | Promise<void>, report: (rejected: boolean, seconds: number) => void): Promise<void> {
+/**
+ * Runs `fn` and reports how long it took and whether it threw. A step that answers at once is
+ * reported at once (no promise is added to the write's path); one that returns a promise when
+ * it settles.
+ */
+function timed(fn: () => void | Promise<void>, report: (rejected: boolean, seconds: number) => void): void | Promise<void> {
   const start = performance.now();
+  let result: void | Promise<void>;
   try {
-    await fn();
+    result = fn();
   } catch (err) {
     report(true, secondsSince(start));
     throw err;
+  }
+  if (result && typeof (result as Promise<void>).then === 'function') {
+    return (result as Promise<void>).then(
+      () => report(false, secondsSince(start)),
+      (err: unknown) => {
+        report(true, secondsSince(start));
+        throw err;
+      },
+    );
   }
   report(false, secondsSince(start));
 }
@@ -62,7 +76,7 @@ export function instrumentSteps(steps: readonly AdmissionStep[], metrics: Admiss
 export function instrumentChain(chain: AdmissionChain, metrics: AdmissionMetrics): AdmissionChain {
   return {
     steps: chain.steps,
-    admit: (attrs) => timed(() => chain.admit(attrs), (rejected, secs) => metrics.observeStep('admit', attrs.operation, rejected, secs)),
-    validate: (attrs) => timed(() => chain.validate(attrs), (rejected, secs) => metrics.observeStep('validate', attrs.operation, rejected, secs)),
+    admit: async (attrs) => timed(() => chain.admit(attrs), (rejected, secs) => metrics.observeStep('admit', attrs.operation, rejected, secs)),
+    validate: async (attrs) => timed(() => chain.validate(attrs), (rejected, secs) => metrics.observeStep('validate', attrs.operation, rejected, secs)),
   };
 }

@@ -3,9 +3,10 @@
  * buckets): requests by verb, resource and code, and admission (phases, plugins, webhooks).
  * Each API server has a registry of its own, so several in one process never mix their series.
  */
-import { Counter, Histogram, Registry } from 'prom-client';
+import { Registry } from 'prom-client';
 import { ApiError, type RawRequest, type RawResponse } from '@kplane/api';
 import type { AdmissionMetrics } from '../admission/metrics.js';
+import { CounterVec, HistogramVec } from './metric-vec.js';
 import type { ParsedPath } from './request-info.js';
 
 /** kube's buckets of admission step and plugin latencies (5 ms … 2.5 s). */
@@ -28,20 +29,6 @@ export interface ApiServerMetrics extends AdmissionMetrics {
   serve(method: string): Promise<RawResponse>;
 }
 
-/** A label-values cache in front of a metric, so the hot path skips prom-client's label hashing. */
-function children<T>(make: (values: string[]) => T): (...values: string[]) => T {
-  const cache = new Map<string, T>();
-  return (...values) => {
-    const key = values.join('\0');
-    let child = cache.get(key);
-    if (!child) {
-      child = make(values);
-      cache.set(key, child);
-    }
-    return child;
-  };
-}
-
 /** kube's cleanDryRun: the sorted, deduplicated dryRun values ("All"), "" without any. */
 function dryRunLabel(query: Record<string, string> | undefined): string {
   const v = query?.dryRun;
@@ -52,64 +39,59 @@ function dryRunLabel(query: Record<string, string> | undefined): string {
 /** Creates the metrics of one API server, in a registry of its own. */
 export function createApiServerMetrics(): ApiServerMetrics {
   const registry = new Registry();
-  const requestTotal = new Counter({
-    name: 'apiserver_request_total',
-    help: '[STABLE] Requests answered, by verb, dry run, group, version, resource, subresource, scope, component and HTTP code.',
-    labelNames: ['verb', 'dry_run', 'group', 'version', 'resource', 'subresource', 'scope', 'component', 'code'],
-    registers: [registry],
-  });
-  const requestDuration = new Histogram({
-    name: 'apiserver_request_duration_seconds',
-    help: '[STABLE] Time to answer a request in seconds, by verb, dry run, group, version, resource, subresource, scope and component.',
-    labelNames: ['verb', 'dry_run', 'group', 'version', 'resource', 'subresource', 'scope', 'component'],
-    buckets: REQUEST_BUCKETS,
-    registers: [registry],
-  });
-  const step = new Histogram({
-    name: 'apiserver_admission_step_admission_duration_seconds',
-    help: '[STABLE] Time of an admission phase in seconds, by phase (admit or validate), operation and whether it rejected the request.',
-    labelNames: ['type', 'operation', 'rejected'],
-    buckets: ADMISSION_BUCKETS,
-    registers: [registry],
-  });
-  const controller = new Histogram({
-    name: 'apiserver_admission_controller_admission_duration_seconds',
-    help: '[STABLE] Time of one admission plugin in seconds, by plugin name, phase, operation and whether it rejected the request.',
-    labelNames: ['name', 'type', 'operation', 'rejected'],
-    buckets: ADMISSION_BUCKETS,
-    registers: [registry],
-  });
-  const webhook = new Histogram({
-    name: 'apiserver_admission_webhook_admission_duration_seconds',
-    help: '[STABLE] Time of one admission webhook call in seconds, by webhook name, type (admit or validating), operation and whether it rejected the request.',
-    labelNames: ['name', 'type', 'operation', 'rejected'],
-    buckets: WEBHOOK_BUCKETS,
-    registers: [registry],
-  });
-  const webhookRejection = new Counter({
-    name: 'apiserver_admission_webhook_rejection_count',
-    help: '[ALPHA] Requests an admission webhook refused, by webhook name, type, operation, error type (calling_webhook_error, apiserver_internal_error or no_error) and the code it refused with (at most 600).',
-    labelNames: ['name', 'type', 'operation', 'error_type', 'rejection_code'],
-    registers: [registry],
-  });
-  const webhookRequest = new Counter({
-    name: 'apiserver_admission_webhook_request_total',
-    help: '[ALPHA] Admission webhook calls, by webhook name, type, operation, code (at most 600) and whether the request was rejected.',
-    labelNames: ['name', 'type', 'operation', 'code', 'rejected'],
-    registers: [registry],
-  });
-  const webhookFailOpen = new Counter({
-    name: 'apiserver_admission_webhook_fail_open_count',
-    help: '[ALPHA] Admission webhook calls that failed and were ignored (failurePolicy Ignore), by webhook name and type.',
-    labelNames: ['name', 'type'],
-    registers: [registry],
-  });
+  const requestTotal = new CounterVec(
+    'apiserver_request_total',
+    '[STABLE] Requests answered, by verb, dry run, group, version, resource, subresource, scope, component and HTTP code.',
+    ['verb', 'dry_run', 'group', 'version', 'resource', 'subresource', 'scope', 'component', 'code'],
+    registry,
+  );
+  const requestDuration = new HistogramVec(
+    'apiserver_request_duration_seconds',
+    '[STABLE] Time to answer a request in seconds, by verb, dry run, group, version, resource, subresource, scope and component.',
+    ['verb', 'dry_run', 'group', 'version', 'resource', 'subresource', 'scope', 'component'],
+    REQUEST_BUCKETS,
+    registry,
+  );
+  const step = new HistogramVec(
+    'apiserver_admission_step_admission_duration_seconds',
+    '[STABLE] Time of an admission phase in seconds, by phase (admit or validate), operation and whether it rejected the request.',
+    ['type', 'operation', 'rejected'],
+    ADMISSION_BUCKETS,
+    registry,
+  );
+  const controller = new HistogramVec(
+    'apiserver_admission_controller_admission_duration_seconds',
+    '[STABLE] Time of one admission plugin in seconds, by plugin name, phase, operation and whether it rejected the request.',
+    ['name', 'type', 'operation', 'rejected'],
+    ADMISSION_BUCKETS,
+    registry,
+  );
+  const webhook = new HistogramVec(
+    'apiserver_admission_webhook_admission_duration_seconds',
+    '[STABLE] Time of one admission webhook call in seconds, by webhook name, type (admit or validating), operation and whether it rejected the request.',
+    ['name', 'type', 'operation', 'rejected'],
+    WEBHOOK_BUCKETS,
+    registry,
+  );
+  const webhookRejection = new CounterVec(
+    'apiserver_admission_webhook_rejection_count',
+    '[ALPHA] Requests an admission webhook refused, by webhook name, type, operation, error type (calling_webhook_error, apiserver_internal_error or no_error) and the code it refused with (at most 600).',
+    ['name', 'type', 'operation', 'error_type', 'rejection_code'],
+    registry,
+  );
+  const webhookRequest = new CounterVec(
+    'apiserver_admission_webhook_request_total',
+    '[ALPHA] Admission webhook calls, by webhook name, type, operation, code (at most 600) and whether the request was rejected.',
+    ['name', 'type', 'operation', 'code', 'rejected'],
+    registry,
+  );
+  const webhookFailOpen = new CounterVec(
+    'apiserver_admission_webhook_fail_open_count',
+    '[ALPHA] Admission webhook calls that failed and were ignored (failurePolicy Ignore), by webhook name and type.',
+    ['name', 'type'],
+    registry,
+  );
 
-  const requestCount = children((v) => requestTotal.labels(...v));
-  const requestTime = children((v) => requestDuration.labels(...v));
-  const stepTime = children((v) => step.labels(...v));
-  const controllerTime = children((v) => controller.labels(...v));
-  const webhookTime = children((v) => webhook.labels(...v));
   const capped = (code: number) => String(Math.min(code, 600));
 
   return {
@@ -129,24 +111,25 @@ export function createApiServerMetrics(): ApiServerMetrics {
       else verb = 'other';
       if (info.subresource && CONNECT_SUBRESOURCES.has(info.subresource)) verb = 'CONNECT';
       const labels = [verb, dryRunLabel(q), info.group, info.version, info.resource, info.subresource ?? '', scope, 'apiserver'];
-      requestCount(...labels, String(code)).inc();
-      requestTime(...labels).observe(seconds);
+      requestDuration.observe(labels, seconds);
+      labels.push(String(code));
+      requestTotal.inc(labels);
     },
     observeStep(type, operation, rejected, seconds) {
-      stepTime(type, operation, String(rejected)).observe(seconds);
+      step.observe([type, operation, String(rejected)], seconds);
     },
     observeController(name, type, operation, rejected, seconds) {
-      controllerTime(name, type, operation, String(rejected)).observe(seconds);
+      controller.observe([name, type, operation, String(rejected)], seconds);
     },
     observeWebhook(name, type, operation, code, rejected, seconds) {
-      webhookRequest.labels(name, type, operation, capped(code), String(rejected)).inc();
-      webhookTime(name, type, operation, String(rejected)).observe(seconds);
+      webhookRequest.inc([name, type, operation, capped(code), String(rejected)]);
+      webhook.observe([name, type, operation, String(rejected)], seconds);
     },
     observeWebhookRejection(name, type, operation, errorType, code) {
-      webhookRejection.labels(name, type, operation, errorType, capped(code)).inc();
+      webhookRejection.inc([name, type, operation, errorType, capped(code)]);
     },
     observeWebhookFailOpen(name, type) {
-      webhookFailOpen.labels(name, type).inc();
+      webhookFailOpen.inc([name, type]);
     },
     async serve(method) {
       if (method !== 'GET' && method !== 'HEAD') throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');

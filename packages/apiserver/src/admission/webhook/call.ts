@@ -1,5 +1,6 @@
 /** One call of an admission webhook: the AdmissionReview v1 posted over HTTPS, the answer checked. */
-import { request } from 'node:https';
+import type { ClientRequest } from 'node:http';
+import { Agent, request } from 'node:https';
 import { isIP } from 'node:net';
 
 /** Where a webhook is reached: the URL kube names it by, and the address dialled. */
@@ -55,6 +56,16 @@ function goError(err: NodeJS.ErrnoException & { address?: string; port?: number 
 }
 
 /**
+ * Connections to webhooks stay open between calls, as kube-apiserver's webhook clients keep
+ * theirs: one TLS handshake per connection rather than per call (Node pools them by address,
+ * server name and CA; idle ones do not keep the process alive and close after a minute).
+ */
+const keepAlive = new Agent({ keepAlive: true, timeout: 60_000 });
+
+/** Errors of a kept-alive connection the server closed just as it was reused: the call is sent again on a new one. */
+const STALE_CONNECTION = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
+
+/**
  * Posts `body` to the target and returns the parsed answer. The CA bundle (PEM, from the
  * configuration's base64 caBundle) verifies the server; without one the system's roots do.
  * Failures are WebhookCallErrors worded as kube-apiserver words them.
@@ -70,44 +81,51 @@ export function postReview(name: string, target: WebhookTarget, body: unknown, c
       clearTimeout(timer);
       fn();
     };
-    const req = request(
-      {
-        host: target.host,
-        port: target.port,
-        path: target.path,
-        method: 'POST',
-        servername: isIP(target.serverName) ? undefined : target.serverName,
-        ca: caBundle ? Buffer.from(caBundle, 'base64').toString('utf8') : undefined,
-        headers: { 'content-type': 'application/json', accept: 'application/json, */*', 'content-length': payload.length },
-        agent: false,
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('error', (err) => done(() => reject(failed(goError(err, target)))));
-        res.on('end', () =>
-          done(() => {
-            const text = Buffer.concat(chunks).toString('utf8');
-            const code = res.statusCode ?? 0;
-            if (code < 200 || code > 299) {
-              reject(failed(`the server responded with the status code ${code} but did not return more information`, code));
-              return;
-            }
-            try {
-              resolve(JSON.parse(text));
-            } catch (err) {
-              reject(new WebhookCallError(name, `received invalid webhook response: ${(err as Error).message}`));
-            }
-          }),
-        );
-      },
-    );
+    let req: ClientRequest;
+    const send = (retry: boolean) => {
+      req = request(
+        {
+          host: target.host,
+          port: target.port,
+          path: target.path,
+          method: 'POST',
+          servername: isIP(target.serverName) ? undefined : target.serverName,
+          ca: caBundle ? Buffer.from(caBundle, 'base64').toString('utf8') : undefined,
+          headers: { 'content-type': 'application/json', accept: 'application/json, */*', 'content-length': payload.length },
+          agent: keepAlive,
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('error', (err) => done(() => reject(failed(goError(err, target)))));
+          res.on('end', () =>
+            done(() => {
+              const text = Buffer.concat(chunks).toString('utf8');
+              const code = res.statusCode ?? 0;
+              if (code < 200 || code > 299) {
+                reject(failed(`the server responded with the status code ${code} but did not return more information`, code));
+                return;
+              }
+              try {
+                resolve(JSON.parse(text));
+              } catch (err) {
+                reject(new WebhookCallError(name, `received invalid webhook response: ${(err as Error).message}`));
+              }
+            }),
+          );
+        },
+      );
+      req.on('error', (err: NodeJS.ErrnoException) => {
+        if (retry && !settled && req.reusedSocket && STALE_CONNECTION.has(err.code ?? '')) return send(false);
+        done(() => reject(failed(goError(err, target))));
+      });
+      req.end(payload);
+    };
     // Node checks the certificate against `servername` (SNI) when set, else against the host.
     const timer = setTimeout(() => {
       done(() => reject(failed('context deadline exceeded')));
       req.destroy();
     }, timeoutMs);
-    req.on('error', (err) => done(() => reject(failed(goError(err as NodeJS.ErrnoException, target)))));
-    req.end(payload);
+    send(true);
   });
 }

@@ -75,4 +75,12 @@ describe('AdmissionReview versions and answers', () => {
     await mutatingAdmissionWebhook(staticSource([], [hook('beta-patch.example.com', '/v1beta1-patch', { admissionReviewVersions: ['v1beta1'] })])).admit(a);
     assert.deepEqual(a.object!.metadata!.labels, { beta: 'yes' });
   });
+
+  it('keeps the connection to a webhook open between calls', async () => {
+    const step = validatingAdmissionWebhook(staticSource([hook('reuse.example.com', '/allow')]));
+    await step.validate(attrs());
+    const opened = server.connections();
+    for (let i = 0; i < 5; i++) await step.validate(attrs());
+    assert.equal(server.connections(), opened);
+  });
 });

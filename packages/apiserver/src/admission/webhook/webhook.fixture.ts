@@ -30,6 +30,8 @@ export interface ReviewServer {
   readonly caBundle: string;
   /** The reviews received, in order, with the path each was posted to. */
   readonly received: { path: string; review: ReceivedReview }[];
+  /** TLS connections accepted so far. */
+  connections(): number;
   close(): Promise<void>;
 }
 
@@ -61,12 +63,15 @@ export async function startReviewServer(answer: (review: ReceivedReview, path: s
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer(review, path)));
     });
   });
+  let connections = 0;
+  server.on('secureConnection', () => connections++);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as { port: number }).port;
   return {
     url: (path) => `https://127.0.0.1:${port}${path}`,
     caBundle: Buffer.from(ca.pem.cert).toString('base64'),
     received,
+    connections: () => connections,
     close: () =>
       new Promise<void>((r) => {
         server.close(() => r());
