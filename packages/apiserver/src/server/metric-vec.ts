@@ -1,6 +1,6 @@
 /**
  * Counters and histograms with labels, cheap to record on the request path: a series is found
- * by its joined label values in a Map and updated in place (prom-client's own vectors hash a
+ * through one Map per label and updated in place (prom-client's own vectors hash a
  * label object on every observation, tens of microseconds per request for the dozen series a
  * write touches). They register in a prom-client Registry, which writes the exposition.
  */
@@ -22,8 +22,12 @@ interface Exported {
   aggregator: 'sum';
 }
 
+/** A tree of Maps, one level per label: constant label strings keep their hash, so a lookup hashes nothing new. */
+type Level = Map<string, Level | { labels: Record<string, string>; child: unknown }>;
+
 abstract class Vec<C> {
-  protected readonly series = new Map<string, { labels: Record<string, string>; child: C }>();
+  protected readonly series: { labels: Record<string, string>; child: C }[] = [];
+  private readonly root: Level = new Map();
   readonly aggregator = 'sum';
   constructor(
     readonly name: string,
@@ -36,13 +40,23 @@ abstract class Vec<C> {
 
   /** The series of these label values (in labelNames' order), made on first use. */
   protected child(values: readonly string[]): C {
-    const key = values.join('\u0000');
-    let s = this.series.get(key);
+    let level = this.root;
+    const last = values.length - 1;
+    for (let i = 0; i < last; i++) {
+      let next = level.get(values[i]!) as Level | undefined;
+      if (!next) {
+        next = new Map();
+        level.set(values[i]!, next);
+      }
+      level = next;
+    }
+    let s = level.get(values[last]!) as { labels: Record<string, string>; child: C } | undefined;
     if (!s) {
       const labels: Record<string, string> = {};
       this.labelNames.forEach((n, i) => (labels[n] = values[i] ?? ''));
       s = { labels, child: this.make() };
-      this.series.set(key, s);
+      level.set(values[last]!, s);
+      this.series.push(s);
     }
     return s.child;
   }
@@ -63,7 +77,7 @@ export class CounterVec extends Vec<{ value: number }> {
     this.child(values).value += by;
   }
   async get(): Promise<Exported> {
-    const values = [...this.series.values()].map((s) => ({ labels: s.labels, value: s.child.value }));
+    const values = this.series.map((s) => ({ labels: s.labels, value: s.child.value }));
     return { name: this.name, help: this.help, type: 'counter', values, aggregator: 'sum' };
   }
 }
@@ -80,14 +94,19 @@ export class HistogramVec extends Vec<{ counts: number[]; sum: number; count: nu
   /** Records one observation in the series of `values`. */
   observe(values: readonly string[], value: number): void {
     const c = this.child(values);
-    const i = this.buckets.findIndex((b) => value <= b);
-    if (i >= 0) c.counts[i]!++;
+    const buckets = this.buckets;
+    for (let i = 0; i < buckets.length; i++) {
+      if (value <= buckets[i]!) {
+        c.counts[i]!++;
+        break;
+      }
+    }
     c.sum += value;
     c.count++;
   }
   async get(): Promise<Exported> {
     const values: Sample[] = [];
-    for (const { labels, child } of this.series.values()) {
+    for (const { labels, child } of this.series) {
       let cumulative = 0;
       this.buckets.forEach((b, i) => {
         cumulative += child.counts[i]!;
