@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import type { KubeObject } from '@kplane/api';
 import { eventually } from '@kplane/api/testing';
 import { greetingCRD } from '../../crd/greeting.fixture.js';
+import { builtinResources } from '../../kinds/index.js';
+import { equivalentResources } from './equivalent.js';
 import { startTestServer, type TestServer } from '../../testing.js';
 import { jsonPatch, reply, startReviewServer, type ReceivedReview, type ReviewServer } from './webhook.fixture.js';
 
@@ -119,5 +121,32 @@ describe('matchPolicy Equivalent', () => {
     assert.deepEqual(review.request.kind, { group: 'demo.example.com', version: 'v1', kind: 'Greeting' });
     assert.deepEqual(review.request.requestKind, { group: 'demo.example.com', version: 'v1alpha1', kind: 'Greeting' });
     assert.equal(review.request.object?.apiVersion, 'demo.example.com/v1');
+  });
+});
+
+describe('equivalentResources', () => {
+  const types = builtinResources().map((type) => ({ type }));
+  let changed: (() => void) | undefined;
+  const mapper = equivalentResources({ all: () => types, onChange: (fn) => (changed = fn) });
+  const names = (group: string, version: string, resource: string, sub = '') => mapper.equivalents({ group, version, resource }, sub).map((e) => `${e.group}/${e.version}/${e.resource}:${e.kind}`);
+
+  it('finds the served resources over the same storage, for the object and its status, never for scale', () => {
+    assert.deepEqual(names('autoscaling', 'v1', 'horizontalpodautoscalers').sort(), ['autoscaling/v1/horizontalpodautoscalers:HorizontalPodAutoscaler', 'autoscaling/v2/horizontalpodautoscalers:HorizontalPodAutoscaler']);
+    assert.equal(names('autoscaling', 'v2', 'horizontalpodautoscalers', 'status').length, 2);
+    assert.deepEqual(names('', 'v1', 'events').sort(), ['/v1/events:Event', 'events.k8s.io/v1/events:Event']);
+    assert.deepEqual(names('', 'v1', 'configmaps'), ['/v1/configmaps:ConfigMap']);
+    assert.deepEqual(names('apps', 'v1', 'deployments', 'scale'), []);
+    assert.deepEqual(names('nope', 'v1', 'things'), []);
+    assert.ok(changed, 'follows the registry once used');
+  });
+
+  it('converts through each resource\'s storage view, both ways', async () => {
+    const core = { apiVersion: 'v1', kind: 'Event', metadata: { name: 'e', namespace: 'default' }, involvedObject: { kind: 'Pod', name: 'p' }, reason: 'Started', message: 'started' };
+    const v1 = await mapper.convert(core, { group: '', version: 'v1', resource: 'events' }, { group: 'events.k8s.io', version: 'v1', resource: 'events' });
+    assert.equal(v1.apiVersion, 'events.k8s.io/v1');
+    assert.deepEqual((v1 as { regarding?: unknown }).regarding, { kind: 'Pod', name: 'p' });
+    const back = await mapper.convert(v1, { group: 'events.k8s.io', version: 'v1', resource: 'events' }, { group: '', version: 'v1', resource: 'events' });
+    assert.equal(back.apiVersion, 'v1');
+    assert.equal((back as { message?: string }).message, 'started');
   });
 });

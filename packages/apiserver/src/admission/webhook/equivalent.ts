@@ -81,6 +81,8 @@ async function fromStorage(type: ResourceType, obj: KubeObject): Promise<KubeObj
 export function equivalentResources(types: ServedTypes): EquivalentResources {
   let byPrefix: Map<string, ResourceType[]> | undefined;
   let byGvr: Map<string, ResourceType> | undefined;
+  /** Answers of `equivalents`, by resource and subresource (asked on every write a rule does not match exactly). */
+  const answers = new Map<string, readonly EquivalentResource[]>();
   let subscribed = false;
   const index = () => {
     if (byPrefix && byGvr) return { byPrefix, byGvr };
@@ -90,6 +92,7 @@ export function equivalentResources(types: ServedTypes): EquivalentResources {
       types.onChange(() => {
         byPrefix = undefined;
         byGvr = undefined;
+        answers.clear();
       });
     }
     byPrefix = new Map();
@@ -112,10 +115,15 @@ export function equivalentResources(types: ServedTypes): EquivalentResources {
   return {
     equivalents(resource, subresource) {
       const { byPrefix, byGvr } = index();
-      const type = byGvr.get(gvrKey(resource));
-      if (!type) return [];
-      const same = byPrefix.get(type.storagePrefix ?? `/registry/${type.resource}`) ?? [type];
-      return same.filter((t) => servesSubresource(t, subresource)).map((t) => ({ group: t.group, version: t.version, resource: t.resource, kind: t.kind }));
+      const key = `${gvrKey(resource)}/${subresource}`;
+      let answer = answers.get(key);
+      if (!answer) {
+        const type = byGvr.get(gvrKey(resource));
+        const same = type ? (byPrefix.get(type.storagePrefix ?? `/registry/${type.resource}`) ?? [type]) : [];
+        answer = same.filter((t) => servesSubresource(t, subresource)).map((t) => ({ group: t.group, version: t.version, resource: t.resource, kind: t.kind }));
+        answers.set(key, answer);
+      }
+      return answer;
     },
     async convert(obj, from, to) {
       if (gvrKey(from) === gvrKey(to)) return obj;
