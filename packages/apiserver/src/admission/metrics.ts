@@ -22,6 +22,8 @@ export interface AdmissionMetrics {
   observeWebhookRejection(name: string, type: 'admit' | 'validating', operation: AdmissionOperation, errorType: WebhookRejectionErrorType, code: number): void;
   /** A webhook failed and was skipped (failurePolicy Ignore). */
   observeWebhookFailOpen(name: string, type: 'admit' | 'validating'): void;
+  /** A webhook's or policy's matchConditions were evaluated: how long it took, and whether they excluded the request or failed. */
+  observeMatchConditions(name: string, kind: 'webhook' | 'policy', type: 'admit' | 'validating', operation: AdmissionOperation, outcome: 'matched' | 'excluded' | 'error', seconds: number): void;
 }
 
 /** Seconds since a `performance.now()` reading. */

@@ -125,4 +125,15 @@ describe('webhook failure metrics', () => {
     assert.equal(sample(text, 'apiserver_admission_webhook_fail_open_count{name="ignore.example.com",type="admit"}'), 1);
     assert.equal(sample(text, 'apiserver_admission_webhook_request_total{name="ignore.example.com",type="admit",operation="CREATE",code="400",rejected="false"}'), 1);
   });
+
+  it('records matchConditions: their evaluation time, the requests they exclude and their errors', async () => {
+    const metrics = createApiServerMetrics();
+    const excluding = { ...down('excluded.example.com', 'Fail'), matchConditions: [{ name: 'never', expression: 'false' }] };
+    const failing = { ...down('broken.example.com', 'Ignore'), matchConditions: [{ name: 'broken', expression: 'object.spec.replicas > 1' }] };
+    await validatingAdmissionWebhook(staticSource([excluding, failing], [], { metrics })).validate(attrs());
+    const text = await metrics.registry.metrics();
+    assert.equal(sample(text, 'apiserver_admission_match_condition_exclusions_total{name="excluded.example.com",kind="webhook",type="validating",operation="CREATE"}'), 1);
+    assert.equal(sample(text, 'apiserver_admission_match_condition_evaluation_errors_total{name="broken.example.com",kind="webhook",type="validating",operation="CREATE"}'), 1);
+    assert.equal(sample(text, 'apiserver_admission_match_condition_evaluation_seconds_count{name="excluded.example.com",kind="webhook",type="validating",operation="CREATE"}'), 1);
+  });
 });

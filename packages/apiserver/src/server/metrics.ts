@@ -91,6 +91,25 @@ export function createApiServerMetrics(): ApiServerMetrics {
     ['name', 'type'],
     registry,
   );
+  const conditionErrors = new CounterVec(
+    'apiserver_admission_match_condition_evaluation_errors_total',
+    '[ALPHA] matchConditions that failed to evaluate, by the webhook or policy name, kind (webhook or policy), type and operation.',
+    ['name', 'kind', 'type', 'operation'],
+    registry,
+  );
+  const conditionExclusions = new CounterVec(
+    'apiserver_admission_match_condition_exclusions_total',
+    '[ALPHA] Requests matchConditions excluded, by the webhook or policy name, kind (webhook or policy), type and operation.',
+    ['name', 'kind', 'type', 'operation'],
+    registry,
+  );
+  const conditionTime = new HistogramVec(
+    'apiserver_admission_match_condition_evaluation_seconds',
+    '[ALPHA] Time to evaluate matchConditions in seconds, by the webhook or policy name, kind (webhook or policy), type and operation.',
+    ['name', 'kind', 'type', 'operation'],
+    ADMISSION_BUCKETS,
+    registry,
+  );
 
   const capped = (code: number) => String(Math.min(code, 600));
 
@@ -130,6 +149,12 @@ export function createApiServerMetrics(): ApiServerMetrics {
     },
     observeWebhookFailOpen(name, type) {
       webhookFailOpen.inc([name, type]);
+    },
+    observeMatchConditions(name, kind, type, operation, outcome, seconds) {
+      const labels = [name, kind, type, operation];
+      conditionTime.observe(labels, seconds);
+      if (outcome === 'error') conditionErrors.inc(labels);
+      else if (outcome === 'excluded') conditionExclusions.inc(labels);
     },
     async serve(method) {
       if (method !== 'GET' && method !== 'HEAD') throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');

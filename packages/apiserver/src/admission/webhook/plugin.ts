@@ -127,7 +127,7 @@ function versioned(inv: Invocation, attrs: AdmissionAttributes, source: WebhookS
   return v;
 }
 
-async function matching(hooks: Webhook[], attrs: AdmissionAttributes, source: WebhookSource, cache: VersionCache): Promise<Invocation[]> {
+async function matching(hooks: Webhook[], attrs: AdmissionAttributes, source: WebhookSource, cache: VersionCache, type: 'admit' | 'validating'): Promise<Invocation[]> {
   const out: Invocation[] = [];
   if (attrs.resource.group === 'admissionregistration.k8s.io' && EXEMPT.has(attrs.resource.resource)) return out;
   for (const h of hooks) {
@@ -137,7 +137,9 @@ async function matching(hooks: Webhook[], attrs: AdmissionAttributes, source: We
     if (!(await namespaceSelectorMatches(h.namespaceSelector, attrs, source.namespace))) continue;
     if (h.matchConditions?.length) {
       const request = admissionReview(attrs, '', await versioned(inv, attrs, source, cache)).request as Record<string, unknown>;
+      const start = performance.now();
       const r = evaluateMatchConditions(h.matchConditions, request);
+      source.metrics?.observeMatchConditions(h.name, 'webhook', type, attrs.operation, 'error' in r ? 'error' : r.matches ? 'matched' : 'excluded', secondsSince(start));
       if ('error' in r) {
         if (h.failurePolicy === 'Ignore') continue;
         throw forbidden(attrs.resource.group, attrs.resource.resource, attrs.name, r.error);
@@ -267,7 +269,7 @@ export function mutatingAdmissionWebhook(source: WebhookSource): WebhookMutating
     async admit(attrs) {
       const configs = source.mutating();
       if (configs.length === 0) return;
-      const invocations = await matching(webhooksOf(configs), attrs, source, new Map());
+      const invocations = await matching(webhooksOf(configs), attrs, source, new Map(), 'admit');
       // reinvocationPolicy IfNeeded: a webhook whose output a later webhook changed runs once more.
       const invokedIfNeeded: Invocation[] = [];
       const reinvoke = new Set<Invocation>();
@@ -290,7 +292,7 @@ export function validatingAdmissionWebhook(source: WebhookSource): WebhookValida
       const configs = source.validating();
       if (configs.length === 0) return;
       const cache: VersionCache = new Map();
-      const invocations = await matching(webhooksOf(configs), attrs, source, cache);
+      const invocations = await matching(webhooksOf(configs), attrs, source, cache, 'validating');
       const results = await Promise.allSettled(
         invocations.map(async (inv) => {
           const v = await versioned(inv, attrs, source, cache);
