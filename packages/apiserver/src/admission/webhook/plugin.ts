@@ -56,11 +56,24 @@ export interface WebhookValidatingStep extends ValidatingStep {
 }
 
 /** The webhook configurations, sorted by configuration name as kube-apiserver orders them. */
-function webhooksOf(configs: readonly KubeObject[]): Webhook[] {
+function webhooksOf(configs: readonly KubeObject[]): ConfiguredWebhook[] {
   return [...configs]
     .sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''))
-    .flatMap((c) => (Array.isArray(c.webhooks) ? (c.webhooks as Webhook[]) : []));
+    .flatMap((c) => (Array.isArray(c.webhooks) ? (c.webhooks as Webhook[]).map((hook) => ({ hook, configuration: c.metadata?.name ?? '' })) : []))
+    .map((w, index) => ({ ...w, index }));
 }
+
+/** A webhook with its configuration's name and its place among all the webhooks of that type (audit annotations name them so). */
+interface ConfiguredWebhook {
+  readonly hook: Webhook;
+  readonly configuration: string;
+  readonly index: number;
+}
+
+/** kube's audit annotation prefixes of mutating webhook calls and of calls that failed open. */
+const MUTATION_ANNOTATION = 'mutation.webhook.admission.k8s.io/';
+const FAILED_OPEN_MUTATION = 'failed-open.mutation.webhook.admission.k8s.io/';
+const FAILED_OPEN_VALIDATING = 'failed-open.validating.webhook.admission.k8s.io/';
 
 /** Writes of the admission configurations themselves never reach a webhook, so none can lock the cluster out (kube's exemption). */
 const EXEMPT = new Set([
@@ -73,8 +86,7 @@ const EXEMPT = new Set([
 ]);
 
 /** A webhook to call, and the resource and kind it is called for (the request's own, or an equivalent one its rules name). */
-interface Invocation {
-  readonly hook: Webhook;
+interface Invocation extends ConfiguredWebhook {
   /** Absent when the webhook gets the request as it came; else the equivalent resource and kind it is called for. */
   readonly equivalent?: Pick<VersionedRequest, 'resource' | 'kind'>;
 }
@@ -87,15 +99,16 @@ const sameResource = (a: { group: string; version: string; resource: string }, b
  * webhook with the request as it came; else, under matchPolicy Equivalent, the first rule (in
  * order) matching an equivalent resource calls it with the object converted to that resource.
  */
-function invocationOf(h: Webhook, attrs: AdmissionAttributes, source: WebhookSource): Invocation | undefined {
+function invocationOf(w: ConfiguredWebhook, attrs: AdmissionAttributes, source: WebhookSource): Invocation | undefined {
+  const h = w.hook;
   const rules = h.rules ?? [];
-  if (rules.some((r) => ruleMatches(r, attrs))) return { hook: h };
+  if (rules.some((r) => ruleMatches(r, attrs))) return w;
   if ((h.matchPolicy ?? 'Equivalent') !== 'Equivalent' || !source.equivalents) return undefined;
   const equivalents = source.equivalents.equivalents(attrs.resource, attrs.subresource);
   for (const rule of rules) {
     for (const e of equivalents) {
       if (sameResource(e, attrs.resource)) continue;
-      if (ruleMatches(rule, { ...attrs, resource: e })) return { hook: h, equivalent: asEquivalent(e) };
+      if (ruleMatches(rule, { ...attrs, resource: e })) return { ...w, equivalent: asEquivalent(e) };
     }
   }
   return undefined;
@@ -127,11 +140,12 @@ function versioned(inv: Invocation, attrs: AdmissionAttributes, source: WebhookS
   return v;
 }
 
-async function matching(hooks: Webhook[], attrs: AdmissionAttributes, source: WebhookSource, cache: VersionCache, type: 'admit' | 'validating'): Promise<Invocation[]> {
+async function matching(hooks: readonly ConfiguredWebhook[], attrs: AdmissionAttributes, source: WebhookSource, cache: VersionCache, type: 'admit' | 'validating'): Promise<Invocation[]> {
   const out: Invocation[] = [];
   if (attrs.resource.group === 'admissionregistration.k8s.io' && EXEMPT.has(attrs.resource.resource)) return out;
-  for (const h of hooks) {
-    const inv = invocationOf(h, attrs, source);
+  for (const w of hooks) {
+    const h = w.hook;
+    const inv = invocationOf(w, attrs, source);
     if (!inv) continue;
     if (!objectSelectorMatches(h.objectSelector, attrs)) continue;
     if (!(await namespaceSelectorMatches(h.namespaceSelector, attrs, source.namespace))) continue;
@@ -215,13 +229,16 @@ async function observed<T>(h: Webhook, type: 'admit' | 'validating', attrs: Admi
   }
 }
 
-/** Runs a call under the webhook's failurePolicy: Ignore drops a failed call, Fail refuses with a 500. */
-async function guarded(h: Webhook, fn: () => Promise<void>): Promise<void> {
+/**
+ * Runs a call under the webhook's failurePolicy: Ignore drops a failed call (`failedOpen` is
+ * called: kube records it as an audit annotation), Fail refuses with a 500.
+ */
+async function guarded(h: Webhook, fn: () => Promise<void>, failedOpen: () => void): Promise<void> {
   try {
     await fn();
   } catch (err) {
     if (!(err instanceof WebhookCallError)) throw err;
-    if (h.failurePolicy === 'Ignore') return;
+    if (h.failurePolicy === 'Ignore') return failedOpen();
     throw internalError(err);
   }
 }
@@ -234,30 +251,37 @@ function replaceObject(target: KubeObject, next: KubeObject): void {
 }
 
 /** Calls one mutating webhook and applies its patch (to the object in the webhook's version, converted back); true when the object changed. */
-async function mutateOnce(inv: Invocation, attrs: AdmissionAttributes, source: WebhookSource): Promise<boolean> {
+async function mutateOnce(inv: Invocation, attrs: AdmissionAttributes, source: WebhookSource, round: 0 | 1): Promise<boolean> {
   const h = inv.hook;
+  const key = `round_${round}_index_${inv.index}`;
   let changed = false;
-  await guarded(h, () =>
-    observed(h, 'admit', attrs, source.metrics, async () => {
-      // The object changes from one webhook to the next: convert it afresh for each.
-      const v = await versionedFor(inv, attrs, source);
-      const r = await call(h, attrs, v, source, true);
-      if (!r.allowed) throw denial(attrs, h.name, r.status);
-      if (!r.patch) return;
-      if (r.patchType !== 'JSONPatch') throw new WebhookCallError(h.name, `unsupported patch type "${r.patchType ?? ''}"`);
-      if (!attrs.object || !v.object) return;
-      let patched: KubeObject;
-      try {
-        patched = applyJsonPatch(structuredClone(v.object), JSON.parse(Buffer.from(r.patch, 'base64').toString('utf8')));
-      } catch (err) {
-        throw new WebhookCallError(h.name, `JSON Patch: ${(err as Error).message}`, 500);
-      }
-      if (inv.equivalent) patched = await source.equivalents!.convert(patched, inv.equivalent.resource, attrs.resource);
-      if (isDeepStrictEqual(patched, attrs.object)) return;
-      replaceObject(attrs.object, patched);
-      changed = true;
-    }),
-  );
+  try {
+    await guarded(h, () =>
+      observed(h, 'admit', attrs, source.metrics, async () => {
+        // The object changes from one webhook to the next: convert it afresh for each.
+        const v = await versionedFor(inv, attrs, source);
+        const r = await call(h, attrs, v, source, true);
+        if (!r.allowed) throw denial(attrs, h.name, r.status);
+        if (!r.patch) return;
+        if (r.patchType !== 'JSONPatch') throw new WebhookCallError(h.name, `unsupported patch type "${r.patchType ?? ''}"`);
+        if (!attrs.object || !v.object) return;
+        let patched: KubeObject;
+        try {
+          patched = applyJsonPatch(structuredClone(v.object), JSON.parse(Buffer.from(r.patch, 'base64').toString('utf8')));
+        } catch (err) {
+          throw new WebhookCallError(h.name, `JSON Patch: ${(err as Error).message}`, 500);
+        }
+        if (inv.equivalent) patched = await source.equivalents!.convert(patched, inv.equivalent.resource, attrs.resource);
+        if (isDeepStrictEqual(patched, attrs.object)) return;
+        replaceObject(attrs.object, patched);
+        changed = true;
+      }),
+      () => attrs.audit?.(`${FAILED_OPEN_MUTATION}${key}`, h.name),
+    );
+  } finally {
+    // kube records every mutating call, changed or not, as an audit annotation.
+    attrs.audit?.(`${MUTATION_ANNOTATION}${key}`, JSON.stringify({ configuration: inv.configuration, webhook: h.name, mutated: changed }));
+  }
   return changed;
 }
 
@@ -274,11 +298,11 @@ export function mutatingAdmissionWebhook(source: WebhookSource): WebhookMutating
       const invokedIfNeeded: Invocation[] = [];
       const reinvoke = new Set<Invocation>();
       for (const inv of invocations) {
-        const changed = await mutateOnce(inv, attrs, source);
+        const changed = await mutateOnce(inv, attrs, source, 0);
         if (changed) for (const earlier of invokedIfNeeded) reinvoke.add(earlier);
         if (inv.hook.reinvocationPolicy === 'IfNeeded') invokedIfNeeded.push(inv);
       }
-      for (const inv of invocations) if (reinvoke.has(inv)) await mutateOnce(inv, attrs, source);
+      for (const inv of invocations) if (reinvoke.has(inv)) await mutateOnce(inv, attrs, source, 1);
     },
   };
 }
@@ -294,13 +318,16 @@ export function validatingAdmissionWebhook(source: WebhookSource): WebhookValida
       const cache: VersionCache = new Map();
       const invocations = await matching(webhooksOf(configs), attrs, source, cache, 'validating');
       const results = await Promise.allSettled(
-        invocations.map(async (inv) => {
+        invocations.map(async (inv, idx) => {
           const v = await versioned(inv, attrs, source, cache);
-          await guarded(inv.hook, () =>
-            observed(inv.hook, 'validating', attrs, source.metrics, async () => {
-              const r = await call(inv.hook, attrs, v, source, false);
-              if (!r.allowed) throw denial(attrs, inv.hook.name, r.status);
-            }),
+          await guarded(
+            inv.hook,
+            () =>
+              observed(inv.hook, 'validating', attrs, source.metrics, async () => {
+                const r = await call(inv.hook, attrs, v, source, false);
+                if (!r.allowed) throw denial(attrs, inv.hook.name, r.status);
+              }),
+            () => attrs.audit?.(`${FAILED_OPEN_VALIDATING}round_0_index_${idx}`, inv.hook.name),
           );
         }),
       );
