@@ -119,3 +119,21 @@ export class HistogramVec extends Vec<{ counts: number[]; sum: number; count: nu
     return { name: this.name, help: this.help, type: 'histogram', values, aggregator: 'sum' };
   }
 }
+
+/** A metric without labels whose value is read when scraped (the process's CPU time, memory). */
+export class ScrapedMetric {
+  readonly aggregator = 'sum';
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    readonly type: 'counter' | 'gauge',
+    private readonly read: () => number,
+    registry: Registry,
+  ) {
+    registry.registerMetric(this as unknown as Metric);
+  }
+  /** The one sample, read now. */
+  async get(): Promise<{ name: string; help: string; type: 'counter' | 'gauge'; values: Sample[]; aggregator: 'sum' }> {
+    return { name: this.name, help: this.help, type: this.type, values: [{ labels: {}, value: this.read() }], aggregator: 'sum' };
+  }
+}

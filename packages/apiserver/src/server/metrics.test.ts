@@ -66,6 +66,9 @@ describe('/metrics', () => {
     assert.ok(sample(text, `apiserver_request_total{${post},code="403"}`)! >= 1);
     assert.ok(sample(text, `apiserver_request_duration_seconds_count{${post}}`)! >= 2);
     assert.match(text, /^# TYPE apiserver_admission_webhook_admission_duration_seconds histogram$/m);
+    assert.ok(sample(text, 'process_cpu_seconds_total')! > 0);
+    assert.ok(sample(text, 'process_resident_memory_bytes')! > 1e6);
+    assert.match(text, /^# TYPE process_cpu_seconds_total counter$/m);
   });
 
   it('counts LIST, GET and WATCH as kube names them', async () => {

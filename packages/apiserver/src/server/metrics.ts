@@ -6,7 +6,7 @@
 import { Registry } from 'prom-client';
 import { ApiError, type RawRequest, type RawResponse } from '@kplane/api';
 import type { AdmissionMetrics } from '../admission/metrics.js';
-import { CounterVec, HistogramVec } from './metric-vec.js';
+import { CounterVec, HistogramVec, ScrapedMetric } from './metric-vec.js';
 import type { ParsedPath } from './request-info.js';
 
 /** kube's buckets of admission step and plugin latencies (5 ms … 2.5 s). */
@@ -110,6 +110,14 @@ export function createApiServerMetrics(): ApiServerMetrics {
     ADMISSION_BUCKETS,
     registry,
   );
+  // The process metrics kube-apiserver exposes too (read at scrape time, no timers).
+  new ScrapedMetric('process_cpu_seconds_total', 'CPU time (user and system) the process has used, in seconds.', 'counter', () => {
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1e6;
+  }, registry);
+  new ScrapedMetric('process_resident_memory_bytes', 'Memory the process holds in RAM (RSS), in bytes.', 'gauge', () => process.memoryUsage.rss(), registry);
+  const startTime = Math.round(Date.now() / 1000 - process.uptime());
+  new ScrapedMetric('process_start_time_seconds', 'When the process started, in seconds since the Unix epoch.', 'gauge', () => startTime, registry);
 
   const capped = (code: number) => String(Math.min(code, 600));
 
