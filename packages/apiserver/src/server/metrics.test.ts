@@ -79,6 +79,14 @@ describe('/metrics', () => {
     assert.equal(sample(text, 'apiserver_request_total{verb="GET",dry_run="",group="",version="v1",resource="configmaps",subresource="",scope="resource",component="apiserver",code="200"}'), 1);
   });
 
+  it('counts only served resources and subresources, so made-up paths add no series', async () => {
+    await s.call('GET', '/api/v1/namespaces/default/madeupthings');
+    await s.call('GET', '/apis/nope.example.com/v1/widgets');
+    await s.call('GET', '/api/v1/namespaces/default/configmaps/good/madeup');
+    const text = Buffer.from((await get()).body!).toString('utf8');
+    assert.doesNotMatch(text, /madeup|widgets/);
+  });
+
   it('is readable by the system:monitoring group and refused to other users', async () => {
     assert.equal((await get({ username: 'watcher', groups: ['system:monitoring', 'system:authenticated'] })).status, 200);
     const refused = await get({ username: 'bob', groups: ['system:authenticated'] });

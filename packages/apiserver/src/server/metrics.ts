@@ -16,6 +16,9 @@ const WEBHOOK_BUCKETS = [0.005, 0.025, 0.1, 0.5, 1.0, 2.5, 10, 25];
 /** kube's buckets of request latencies. */
 const REQUEST_BUCKETS = [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60];
 
+/** The subresources the built-in kinds serve (besides a kind's own `extra` ones). */
+const SUBRESOURCES = new Set(['status', 'scale', 'binding', 'eviction', 'log', 'exec', 'attach', 'portforward', 'proxy', 'ephemeralcontainers', 'resize', 'token', 'finalize', 'approval']);
+
 /** The subresources kube reports with the verb CONNECT. */
 const CONNECT_SUBRESOURCES = new Set(['log', 'exec', 'portforward', 'attach', 'proxy']);
 
@@ -36,8 +39,18 @@ function dryRunLabel(query: Record<string, string> | undefined): string {
   return v === 'All' ? 'All' : 'invalid';
 }
 
+/** Options of createApiServerMetrics. */
+export interface ApiServerMetricsOptions {
+  /**
+   * The served resource of a request path, if any: only requests to served resources and
+   * subresources are counted (kube instruments its routes only), so that paths a client makes
+   * up never add series.
+   */
+  served?(group: string, version: string, resource: string): { subresources?: { extra?: readonly string[] } } | undefined;
+}
+
 /** Creates the metrics of one API server, in a registry of its own. */
-export function createApiServerMetrics(): ApiServerMetrics {
+export function createApiServerMetrics(options: ApiServerMetricsOptions = {}): ApiServerMetrics {
   const registry = new Registry();
   const requestTotal = new CounterVec(
     'apiserver_request_total',
@@ -126,6 +139,11 @@ export function createApiServerMetrics(): ApiServerMetrics {
     observeRequest(req, parsed, code, seconds) {
       if (!parsed || parsed.kind !== 'resource') return;
       const info = parsed.info;
+      if (options.served) {
+        const type = options.served(info.group, info.version, info.resource);
+        if (!type) return;
+        if (info.subresource && !SUBRESOURCES.has(info.subresource) && !type.subresources?.extra?.includes(info.subresource)) return;
+      }
       const method = req.method.toUpperCase();
       // kube's CleanScope: an object (or a create) is "resource", else its namespace or the cluster.
       const scope = info.name || method === 'POST' ? 'resource' : info.namespace ? 'namespace' : 'cluster';

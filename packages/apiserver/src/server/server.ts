@@ -310,7 +310,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   };
   // The webhook configurations, followed by a watch: a write reads them from memory.
   const webhookConfigs = { mutating: followedList(), validating: followedList() };
-  const serverMetrics = createApiServerMetrics();
+  const serverMetrics = createApiServerMetrics({ served: (group, version, resource) => registry.get(group, version, resource)?.type });
   const webhooks: WebhookSource = {
     metrics: serverMetrics,
     equivalents: equivalentResources({ all: () => registry.all(), onChange: (fn) => registry.onChange(fn) }),
