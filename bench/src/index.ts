@@ -11,3 +11,5 @@ export * from './crd-bench.js';
 export * from './gc-bench.js';
 export * from './pods-bench.js';
 export * from './deployment-child.js';
+export * from './admission-bench.js';
+export * from './webhook-server.js';

@@ -32,7 +32,8 @@
  * parallelism N/10, default 1000; 0 skips it), --daemonset N (simulated nodes of the DaemonSet case, default
  * 1000; 0 skips it), --daemonset-timeout N (seconds per rollout, default 240), --endpoints N (pods behind the Service of the Endpoints
  * case, default 5000; 0 skips it), --scheduler N (nodes of the scheduler case, default 1000; 0 skips it), --scheduler-pods N
- * (pods per batch of the scheduler case, default 1000).
+ * (pods per batch of the scheduler case, default 1000), --admission 0 (skips the admission case: creates with a validating
+ * webhook and with a ValidatingAdmissionPolicy against none).
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -60,6 +61,7 @@ import type { FuzzRunResult } from './probe-fuzz.js';
 import { formatJob, jobInChild } from './job-bench.js';
 import { endpointsInChild, formatEndpoints } from './endpoints-bench.js';
 import { formatScheduler, schedulerInChild } from './scheduler-bench.js';
+import { benchAdmission, formatAdmission, type AdmissionBenchResult } from './admission-bench.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -94,6 +96,7 @@ const { values: flags } = parseArgs({
     endpoints: { type: 'string', default: '5000' },
     scheduler: { type: 'string', default: '1000' },
     'scheduler-pods': { type: 'string', default: '1000' },
+    admission: { type: 'string', default: '1' },
   },
 });
 const rounds = Math.max(1, Number(flags.rounds));
@@ -127,6 +130,8 @@ const WORKQUEUE_TARGET_OPS = 1_000_000;
 const GC_MAX_SECONDS = 10;
 const PODS_TARGETS = { minPodsPerSecond: 500, maxRampSeconds: 20 };
 const CRD_TARGETS = { minCreateRatio: 0.7, maxListRatio: 1.3 };
+/** Admission targets: creates with one allow-all validating webhook at least 0.5x the rate without, with one ValidatingAdmissionPolicy at least 0.8x. */
+const ADMISSION_TARGETS = { minWebhookRatio: 0.5, minPolicyRatio: 0.8 };
 /** Safety targets: server peak RSS under 1 GiB, database at most 10x the live data after compaction, /readyz delayed under 100 ms by a pathological pattern. */
 const SAFETY_TARGETS = { maxPeakRssBytes: 1024 ** 3, maxDbRatio: 10, maxReadyzDelayMs: 100 };
 
@@ -297,6 +302,16 @@ async function main(): Promise<void> {
       console.log(`custom resources: ${crdCount} Greetings and ${crdCount} ConfigMaps ...`);
       crd = await benchCustomResources(sqlite.t, { count: crdCount, concurrency, configMap, serverCpuMs: () => sqlite.child.cpuMs() });
     }
+    let admission: AdmissionBenchResult | undefined;
+    if (flags.admission !== '0') {
+      console.log('admission: creates with no webhook or policy, one validating webhook, one ValidatingAdmissionPolicy ...');
+      const webhook = await startChild<{ url: string; caBundle: string }>(new URL('./server-webhook.js', import.meta.url));
+      try {
+        admission = await benchAdmission(sqlite.t, { webhook: webhook.info, concurrency, rounds, roundMs, warmupMs, configMap, serverCpuMs: () => sqlite.child.cpuMs() });
+      } finally {
+        await webhook.stop();
+      }
+    }
     const informers = informerCount > 0 ? await runInformers(memory) : undefined;
     // The cases below run in processes of their own: the servers (whose controllers may still be
     // catching up with the objects created so far) must not compete with them for the CPU.
@@ -359,6 +374,10 @@ async function main(): Promise<void> {
     if (crd) {
       console.log(`\nCustom resources: ${crdCount} Greetings (CRD with a structural schema, defaults and CEL rules) next to ${crdCount} ConfigMaps, kplane on sqlite over HTTPS, ${concurrency} in flight, creates in 4 interleaved rounds, LIST median of 5\n`);
       console.log(formatCustomResources(crd, CRD_TARGETS));
+    }
+    if (admission) {
+      console.log(`\nAdmission: ConfigMap creates on kplane (sqlite, over HTTPS), ${concurrency} in flight, ${rounds} interleaved rounds of ${flags.warmup}s warm-up + ${(roundMs / 1000).toFixed(1)}s per case; the webhook is a node:https server in a process of its own\n`);
+      console.log(formatAdmission(admission, ADMISSION_TARGETS));
     }
     if (informers) {
       console.log(

@@ -5,12 +5,24 @@ import { createCa, issueCertificate } from '@kplane/apiserver';
 import { eventually, kubectl, kubectlOk, useKplane } from './harness.js';
 
 interface Review {
-  request: { uid: string; name: string; namespace: string; operation: string; object: { metadata: { labels?: Record<string, string> } } };
+  request: {
+    uid: string;
+    name: string;
+    namespace: string;
+    operation: string;
+    kind: { group: string; version: string; kind: string };
+    requestKind: { group: string; version: string; kind: string };
+    object: { apiVersion: string; metadata: { labels?: Record<string, string> } };
+  };
 }
 
-/** Answers AdmissionReviews: /validate denies ConfigMaps named "forbidden-*", /mutate adds a label. */
+/** Answers AdmissionReviews: /validate denies ConfigMaps named "forbidden-*", /mutate adds a label, /hpa denies saying which version it was called for. */
 function answer(path: string, review: Review): unknown {
   const { uid, name } = review.request;
+  if (path === '/hpa') {
+    const { kind, requestKind, object } = review.request;
+    return { uid, allowed: false, status: { code: 403, message: `called for ${kind.group}/${kind.version} ${kind.kind} with a ${object.apiVersion} object, asked through ${requestKind.group}/${requestKind.version}` } };
+  }
   if (path === '/validate' && name.startsWith('forbidden-')) return { uid, allowed: false, status: { code: 403, message: `the name ${name} is not allowed here` } };
   if (path === '/mutate') {
     const labels = review.request.object.metadata.labels ?? {};
@@ -128,5 +140,38 @@ ${hook('labels.kplane.test', 'webhook', '/mutate', '  objectSelector: {matchLabe
       new RegExp(`Internal error occurred: failed calling webhook "closed.kplane.test": failed to call webhook: Post "https://stopped.default.svc:443/validate\\?timeout=10s": dial tcp 127.0.0.1:${stoppedPort}: connect: connection refused`),
     );
     await kubectlOk(suite.kp.kubeconfig, ['create', '-f', '-'], 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: open, labels: {policy: ignore}}\n');
+  });
+  it('kubectl get --raw /metrics shows the webhook calls: latency, requests and rejections', async () => {
+    const text = await k('get', '--raw', '/metrics');
+    const value = (series: string) => Number(text.split('\n').find((l) => l.startsWith(`${series} `))?.slice(series.length + 1));
+    const names = 'name="names.kplane.test",type="validating",operation="CREATE"';
+    assert.ok(value(`apiserver_admission_webhook_admission_duration_seconds_count{${names},rejected="true"}`) >= 1, text);
+    assert.ok(value(`apiserver_admission_webhook_request_total{${names},code="200",rejected="false"}`) >= 1);
+    assert.ok(value(`apiserver_admission_webhook_rejection_count{${names},error_type="no_error",rejection_code="403"}`) >= 1);
+    assert.equal(value('apiserver_admission_webhook_rejection_count{name="closed.kplane.test",type="validating",operation="CREATE",error_type="calling_webhook_error",rejection_code="400"}'), 1);
+    assert.equal(value('apiserver_admission_webhook_fail_open_count{name="open.kplane.test",type="validating"}'), 1);
+    assert.ok(value('apiserver_admission_webhook_request_total{name="labels.kplane.test",type="admit",operation="CREATE",code="200",rejected="false"}') >= 1);
+  });
+  it('matchPolicy Equivalent: a webhook for autoscaling/v2 HPAs gets an autoscaling/v1 create converted to v2', async () => {
+    const config = `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata: {name: hpa-v2}
+webhooks:
+- name: hpa-v2.kplane.test
+  admissionReviewVersions: [v1]
+  sideEffects: None
+  clientConfig:
+    service: {namespace: default, name: webhook, path: /hpa}
+    caBundle: ${caBundle}
+  rules: [{operations: [CREATE], apiGroups: [autoscaling], apiVersions: [v2], resources: [horizontalpodautoscalers]}]
+`;
+    await kubectlOk(suite.kp.kubeconfig, ['apply', '-f', '-'], config);
+    const hpa = 'apiVersion: autoscaling/v1\nkind: HorizontalPodAutoscaler\nmetadata: {name: web}\nspec: {scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}, maxReplicas: 3, targetCPUUtilizationPercentage: 50}\n';
+    const r = await eventually('the HPA webhook denies', async () => {
+      const out = await kubectl(suite.kp.kubeconfig, ['create', '-f', '-'], hpa);
+      return out.code !== 0 ? out : undefined;
+    });
+    assert.match(r.stderr, /horizontalpodautoscalers.autoscaling "web" is forbidden: admission webhook "hpa-v2.kplane.test" denied the request: called for autoscaling\/v2 HorizontalPodAutoscaler with a autoscaling\/v2 object, asked through autoscaling\/v1/);
+    await k('delete', 'validatingwebhookconfiguration', 'hpa-v2');
   });
 });

@@ -27,3 +27,4 @@ export * from './auth/token.js';
 export * from './auth/token-file.js';
 export * from './server/authentication.js';
 export * from './admission/index.js';
+export { createApiServerMetrics, type ApiServerMetrics } from './server/metrics.js';

@@ -18,7 +18,7 @@ const parsedPaths = new Map<string, ParsedPath | undefined>();
 const PARSED_PATHS_MAX = 4096;
 
 /** parsePath, remembered; undefined for a path that does not parse (400 later, in routing). */
-function parsedPath(path: string): ParsedPath | undefined {
+export function parsedPath(path: string): ParsedPath | undefined {
   if (parsedPaths.has(path)) return parsedPaths.get(path);
   let parsed: ParsedPath | undefined;
   try {

@@ -98,7 +98,7 @@ export interface HandlerOptions {
   /** Discovery entries of aggregated groups (APIGroup for /apis, APIGroupDiscovery for aggregated /apis). */
   aggregatedDiscovery?: { legacy(): object[]; aggregated(): object[]; group(name: string): object | undefined };
   /** Non-resource paths served besides the built-in ones (the OIDC discovery documents), by exact path. */
-  paths?: Record<string, (method: string) => RawResponse>;
+  paths?: Record<string, (method: string) => RawResponse | Promise<RawResponse>>;
 }
 
 const JSON_TYPE = 'application/json';
@@ -552,7 +552,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
     }
     const parsed = parsePath(path, isNamespaceSub);
     if (parsed.kind === 'other') {
-      if (path === '/' ) return jsonResponse(200, { paths: ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/openapi/v2', '/openapi/v3', '/readyz', '/version'] });
+      if (path === '/' ) return jsonResponse(200, { paths: ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/metrics', '/openapi/v2', '/openapi/v3', '/readyz', '/version'] });
       throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     }
     if (parsed.kind === 'discovery') {

@@ -45,7 +45,10 @@ import { createServiceAllocator } from './ip-allocator.js';
 import { advertiseAddress, reconcileKubernetesService, repairServiceAllocations } from './kubernetes-service.js';
 import type { ServerLimits } from './limits.js';
 import { startPolicyStatus, type PolicyStatusLoop } from '../admission/policy/status.js';
-import { builtinAdmissionSteps, createAdmissionChain, followedList, type AdmissionObjects, type AdmissionOptions, type WebhookSource } from '../admission/index.js';
+import { builtinAdmissionSteps, createAdmissionChain, equivalentResources, followedList, type AdmissionObjects, type AdmissionOptions, type WebhookSource } from '../admission/index.js';
+import { instrumentChain, instrumentSteps } from '../admission/metrics.js';
+import { createApiServerMetrics, type ApiServerMetrics } from './metrics.js';
+import { parsedPath } from './authorize.js';
 
 export type { ServerLimits } from './limits.js';
 export type { Timers } from '../registry/timers.js';
@@ -154,6 +157,8 @@ export interface ApiServer {
   readonly nodes: NodeConnections;
   /** The sources metrics.k8s.io reads: a simulated kubelet in this process registers itself here. */
   readonly metrics: ResourceMetrics;
+  /** The Prometheus metrics this server serves at /metrics (requests, admission, webhooks). */
+  readonly serverMetrics: ApiServerMetrics;
   /** The request handler: the in-process transport of @kplane/client uses it directly. */
   readonly handle: (req: RawRequest) => Promise<RawResponse>;
   /** Creates the system namespaces and starts the watch caches. */
@@ -307,7 +312,10 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   };
   // The webhook configurations, followed by a watch: a write reads them from memory.
   const webhookConfigs = { mutating: followedList(), validating: followedList() };
+  const serverMetrics = createApiServerMetrics({ served: (group, version, resource) => registry.get(group, version, resource)?.type });
   const webhooks: WebhookSource = {
+    metrics: serverMetrics,
+    equivalents: equivalentResources({ all: () => registry.all(), onChange: (fn) => registry.onChange(fn) }),
     mutating: webhookConfigs.mutating.items,
     validating: webhookConfigs.validating.items,
     namespace: async (name) => namespaceCache.get(name) ?? (await registry.get('', 'v1', 'namespaces')?.get(undefined, name).catch(() => undefined)),
@@ -327,7 +335,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     },
     signal: stopPolicyParams.signal,
   };
-  const admission = createAdmissionChain(builtinAdmissionSteps({ objects: admissionObjects, webhooks, validatingPolicies, ...options.admission }));
+  const admission = instrumentChain(createAdmissionChain(instrumentSteps(builtinAdmissionSteps({ objects: admissionObjects, webhooks, validatingPolicies, ...options.admission }), serverMetrics)), serverMetrics);
   registry = new Registry({ backend: options.backend, definitions, context, now, checkNamespace, admission, watchCacheCapacity: options.watchCacheCapacity, watchCache: options.watchCache, timers: options.timers });
   for (const b of bundles) for (const r of b.resources) registry.add(r);
 
@@ -438,12 +446,13 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     admitNode: nodeGraph ? createNodeRestriction(registry, nodeGraph) : undefined,
     nodes,
     tokenRequest: (namespace, name, body, ctx) => issueTokenRequest(issuing, namespace, name, body, ctx.warnings),
-    paths: oidcDiscovery(issuing, () => `https://${address}`),
+    paths: { ...oidcDiscovery(issuing, () => `https://${address}`), '/metrics': (method) => serverMetrics.serve(method) },
   });
   const audited = options.audit ? withAudit(handleRequest, { sink: options.audit, now }) : handleRequest;
   let inFlight = 0;
   const handle = (req: RawRequest): Promise<RawResponse> => {
     inFlight++;
+    const started = performance.now();
     let settled: Promise<RawResponse>;
     try {
       settled = audited(req);
@@ -451,7 +460,17 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       inFlight--;
       throw err;
     }
-    return settled.finally(() => inFlight--);
+    return settled.then(
+      (res) => {
+        inFlight--;
+        serverMetrics.observeRequest(req, parsedPath(req.path), res.status, (performance.now() - started) / 1000);
+        return res;
+      },
+      (err) => {
+        inFlight--;
+        throw err;
+      },
+    );
   };
 
   const servers: Server[] = [];
@@ -468,6 +487,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     },
     nodes,
     metrics: resourceMetrics,
+    serverMetrics,
     get authenticator() {
       return authenticator;
     },

@@ -96,7 +96,10 @@ describe('admission webhooks', () => {
     await mutatingAdmissionWebhook(source([], [hook('label.example.com', { clientConfig: { url: `https://127.0.0.1:${port}/label`, caBundle } })])).admit(a);
     assert.deepEqual(a.object!.metadata!.labels, { hooked: 'yes' });
     assert.deepEqual(a.warnings, ['labelled']);
-    assert.deepEqual(audit, { 'label.example.com/why': 'policy' });
+    assert.deepEqual(audit, {
+      'label.example.com/why': 'policy',
+      'mutation.webhook.admission.k8s.io/round_0_index_0': '{"configuration":"m","webhook":"label.example.com","mutated":true}',
+    });
   });
 
   it('a create patched by a webhook is stored whole: uid, creationTimestamp and resourceVersion are kept', async () => {
@@ -115,14 +118,24 @@ describe('admission webhooks', () => {
     }
   });
 
-  it('fails closed with kube\'s message when the webhook cannot be reached, and Ignore lets the request through', async () => {
+  it('fails closed with kube\'s message when the webhook cannot be reached, and Ignore lets the request through, recorded in the audit annotations', async () => {
     const down = { url: 'https://127.0.0.1:1/validate', caBundle };
     await assert.rejects(validatingAdmissionWebhook(source([hook('down.example.com', { clientConfig: down })])).validate(attrs('x')), (e: ApiError) => {
       assert.equal(e.code, 500);
       assert.equal(e.message, 'Internal error occurred: failed calling webhook "down.example.com": failed to call webhook: Post "https://127.0.0.1:1/validate?timeout=10s": dial tcp 127.0.0.1:1: connect: connection refused');
       return true;
     });
-    await validatingAdmissionWebhook(source([hook('down.example.com', { clientConfig: down, failurePolicy: 'Ignore' })])).validate(attrs('x'));
+    const audit: Record<string, string> = {};
+    await validatingAdmissionWebhook(source([hook('down.example.com', { clientConfig: down, failurePolicy: 'Ignore' })])).validate({ ...attrs('x'), audit: (k, v) => (audit[k] = v) });
+    assert.deepEqual(audit, { 'failed-open.validating.webhook.admission.k8s.io/round_0_index_0': 'down.example.com' });
+    const mutatingAudit: Record<string, string> = {};
+    const ok = hook('ok.example.com', { clientConfig: { url: `https://127.0.0.1:${port}/allow`, caBundle } });
+    await mutatingAdmissionWebhook(source([], [ok, hook('down.example.com', { clientConfig: down, failurePolicy: 'Ignore' })])).admit({ ...attrs('x'), audit: (k, v) => (mutatingAudit[k] = v) });
+    assert.deepEqual(mutatingAudit, {
+      'mutation.webhook.admission.k8s.io/round_0_index_0': '{"configuration":"m","webhook":"ok.example.com","mutated":false}',
+      'failed-open.mutation.webhook.admission.k8s.io/round_0_index_1': 'down.example.com',
+      'mutation.webhook.admission.k8s.io/round_0_index_1': '{"configuration":"m","webhook":"down.example.com","mutated":false}',
+    });
   });
 
   it('verifies the server with the caBundle and checks the response uid', async () => {
