@@ -9,3 +9,4 @@ export * from './resource-quota.js';
 export * from './storage.js';
 export * from './webhook/index.js';
 export * from './policy/validating.js';
+export * from './policy/mutating/plugin.js';

@@ -1,6 +1,7 @@
 import { defaultTolerationSeconds, type DefaultTolerationSecondsOptions } from './default-toleration-seconds.js';
 import { limitRanger } from './limit-ranger.js';
 import type { AdmissionObjects } from './objects.js';
+import { mutatingAdmissionPolicy } from './policy/mutating/plugin.js';
 import { validatingAdmissionPolicy } from './policy/validating.js';
 import { priorityAdmission } from './priority.js';
 import { resourceQuotaAdmission } from './resource-quota.js';
@@ -31,6 +32,7 @@ export function builtinAdmissionSteps(options: AdmissionOptions = {}): Admission
     ...(objects ? [defaultStorageClassAdmission(objects)] : []),
     storageObjectInUseProtection(),
     ...(objects ? [persistentVolumeClaimResize(objects)] : []),
+    ...(objects ? [mutatingAdmissionPolicy({ objects, kindResource: objects.kindResource?.bind(objects), schema: objects.schema?.bind(objects) })] : []),
     ...(options.webhooks ? [mutatingAdmissionWebhook(options.webhooks)] : []),
     ...(objects ? [validatingAdmissionPolicy({ objects, kindResource: objects.kindResource?.bind(objects) })] : []),
     ...(options.webhooks ? [validatingAdmissionWebhook(options.webhooks)] : []),

@@ -302,6 +302,10 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       const t = registry.byKind(group, version, kind)?.type;
       return t ? { resource: t.resource, namespaced: t.namespaced } : undefined;
     },
+    schema: (group, version, resource) => {
+      const store = registry.get(group, version, resource);
+      return store ? { schema: store.schema(), definitions: store.definitions } : undefined;
+    },
   };
   // The webhook configurations, followed by a watch: a write reads them from memory.
   const webhookConfigs = { mutating: followedList(), validating: followedList() };

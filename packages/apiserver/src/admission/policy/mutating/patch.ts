@@ -1,0 +1,90 @@
+/**
+ * Applying what a mutation expression returns: a list of JSON patch operations (applied with
+ * `@kplane/api`'s JSON Patch), or an apply configuration merged into the object by the
+ * structured merge of server-side apply (lists with map keys merge by key, sets unite, atomic
+ * values are replaced), after checking that it does not set atomic lists, maps or structs.
+ */
+import { applyJsonPatch, merge, shapeOf, type KubeObject, type SchemaDefinitions, type SchemaObject } from '@kplane/api';
+import { resolveSchema } from '@kplane/api';
+
+/** The schema of the object's kind, as the merge reads it. */
+export interface ObjectSchema {
+  schema: SchemaObject | undefined;
+  definitions: SchemaDefinitions;
+}
+
+/** A mutation that could not be applied: the message of its error. */
+export class MutationError extends Error {}
+
+const isMap = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date) && !(v instanceof Uint8Array);
+
+/** A CEL value as JSON: ints become numbers, timestamps RFC 3339 strings, bytes base64. */
+export function celToJson(v: unknown): unknown {
+  if (typeof v === 'bigint') return Number(v);
+  if (v instanceof Date) return v.toISOString().replace(/\.000Z$/, 'Z');
+  if (v instanceof Uint8Array) return Buffer.from(v).toString('base64');
+  if (v instanceof Map) return Object.fromEntries([...v].map(([k, x]) => [String(k), celToJson(x)]));
+  if (Array.isArray(v)) return v.map(celToJson);
+  if (isMap(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, celToJson(x)]));
+  return v;
+}
+
+const OPS = new Set(['add', 'remove', 'replace', 'move', 'copy', 'test']);
+
+/** Applies the JSON patch a mutation returned (a list of JSONPatch values) to a copy of the object. */
+export function applyJsonPatchResult(obj: KubeObject, result: unknown): KubeObject {
+  const ops = celToJson(result);
+  if (!Array.isArray(ops)) throw new MutationError(`JSONPatch expression must return a list of JSONPatch values, got ${typeof ops}`);
+  for (const op of ops) {
+    if (!isMap(op)) throw new MutationError('JSONPatch expression must return a list of JSONPatch values');
+    if (typeof op.op !== 'string' || !OPS.has(op.op)) throw new MutationError(`JSONPatch: unsupported op: ${JSON.stringify(op.op ?? '')}`);
+    if (typeof op.path !== 'string') throw new MutationError('JSONPatch: path is required');
+  }
+  try {
+    return applyJsonPatch(structuredClone(obj), ops);
+  } catch (err) {
+    throw new MutationError(`JSON Patch: ${(err as Error).message}`);
+  }
+}
+
+/** The paths at which an apply configuration sets an atomic list, map or struct. */
+function atomicPaths(config: unknown, schema: SchemaObject | undefined, defs: SchemaDefinitions, path: string, out: string[]): void {
+  const shape = shapeOf(schema, config, { defs });
+  if (shape.t === 'scalar') return;
+  if ((shape.t === 'struct' || shape.t === 'map') && shape.atomic) {
+    out.push(path || '.');
+    return;
+  }
+  if (shape.t === 'list') {
+    if (shape.list === 'atomic') {
+      out.push(path);
+      return;
+    }
+    if (shape.list === 'map') (config as unknown[]).forEach((item, i) => atomicPaths(item, shape.items, defs, `${path}[${i}]`, out));
+    return;
+  }
+  const resolved = resolveSchema(shape.schema ?? undefined, defs);
+  for (const [k, v] of Object.entries(config as Record<string, unknown>)) {
+    if (v === null) continue;
+    const sub = shape.t === 'struct' ? resolved?.properties?.[k] : typeof resolved?.additionalProperties === 'object' ? resolved.additionalProperties : undefined;
+    atomicPaths(v, sub, defs, `${path}.${k}`, out);
+  }
+}
+
+/** Merges the apply configuration a mutation returned into a copy of the object. */
+export function applyConfigurationResult(obj: KubeObject, result: unknown, schema: ObjectSchema): KubeObject {
+  const config = celToJson(result);
+  if (!isMap(config)) throw new MutationError('ApplyConfiguration expression must return an Object');
+  const atomic: string[] = [];
+  atomicPaths(config, schema.schema, schema.definitions, '', atomic);
+  if (atomic.length) throw new MutationError(`error applying patch: invalid ApplyConfiguration: may not mutate atomic arrays, maps or structs: ${atomic.join(', ')}`);
+  const merged = merge(obj, config, schema.schema, { defs: schema.definitions }) as KubeObject;
+  // A null applied removes the field, as decoding a merged object drops it.
+  return dropNulls(merged) as KubeObject;
+}
+
+function dropNulls(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(dropNulls);
+  if (isMap(v)) return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== null).map(([k, x]) => [k, dropNulls(x)]));
+  return v;
+}
