@@ -1,7 +1,7 @@
 import { defaultTolerationSeconds, type DefaultTolerationSecondsOptions } from './default-toleration-seconds.js';
 import { limitRanger } from './limit-ranger.js';
 import type { AdmissionObjects } from './objects.js';
-import { mutatingAdmissionPolicy } from './policy/mutating/plugin.js';
+import { mutatingAdmissionPolicy, type MutatingPolicySource } from './policy/mutating/plugin.js';
 import { validatingAdmissionPolicy } from './policy/validating.js';
 import { priorityAdmission } from './priority.js';
 import { resourceQuotaAdmission } from './resource-quota.js';
@@ -17,6 +17,8 @@ export interface AdmissionOptions extends DefaultTolerationSecondsOptions {
   objects?: AdmissionObjects;
   /** The webhook configurations and what resolving them reads; without it the webhook steps are left out. */
   webhooks?: WebhookSource;
+  /** The MutatingAdmissionPolicies and bindings as a watch keeps them; without it the step lists them per request. */
+  mutatingPolicies?: MutatingPolicySource;
 }
 
 /**
@@ -32,7 +34,7 @@ export function builtinAdmissionSteps(options: AdmissionOptions = {}): Admission
     ...(objects ? [defaultStorageClassAdmission(objects)] : []),
     storageObjectInUseProtection(),
     ...(objects ? [persistentVolumeClaimResize(objects)] : []),
-    ...(objects ? [mutatingAdmissionPolicy({ objects, kindResource: objects.kindResource?.bind(objects), schema: objects.schema?.bind(objects) })] : []),
+    ...(objects ? [mutatingAdmissionPolicy({ objects, kindResource: objects.kindResource?.bind(objects), schema: objects.schema?.bind(objects), source: options.mutatingPolicies })] : []),
     ...(options.webhooks ? [mutatingAdmissionWebhook(options.webhooks)] : []),
     ...(objects ? [validatingAdmissionPolicy({ objects, kindResource: objects.kindResource?.bind(objects) })] : []),
     ...(options.webhooks ? [validatingAdmissionWebhook(options.webhooks)] : []),

@@ -44,7 +44,7 @@ import { ensureDefaultStorageClass } from '../kinds/storageclass.js';
 import { createServiceAllocator } from './ip-allocator.js';
 import { advertiseAddress, reconcileKubernetesService, repairServiceAllocations } from './kubernetes-service.js';
 import type { ServerLimits } from './limits.js';
-import { builtinAdmissionSteps, createAdmissionChain, followedList, type AdmissionObjects, type AdmissionOptions, type WebhookSource } from '../admission/index.js';
+import { builtinAdmissionSteps, createAdmissionChain, followedList, MUTATING_POLICY_VERSION, type AdmissionObjects, type AdmissionOptions, type WebhookSource } from '../admission/index.js';
 
 export type { ServerLimits } from './limits.js';
 export type { Timers } from '../registry/timers.js';
@@ -315,7 +315,10 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     namespace: async (name) => namespaceCache.get(name) ?? (await registry.get('', 'v1', 'namespaces')?.get(undefined, name).catch(() => undefined)),
     objects: admissionObjects,
   };
-  const admission = createAdmissionChain(builtinAdmissionSteps({ objects: admissionObjects, webhooks, ...options.admission }));
+  // The MutatingAdmissionPolicies and their bindings, followed the same way.
+  const mutatingPolicyLists = { policies: followedList(), bindings: followedList() };
+  const mutatingPolicies = { policies: mutatingPolicyLists.policies.items, bindings: mutatingPolicyLists.bindings.items };
+  const admission = createAdmissionChain(builtinAdmissionSteps({ objects: admissionObjects, webhooks, mutatingPolicies, ...options.admission }));
   registry = new Registry({ backend: options.backend, definitions, context, now, checkNamespace, admission, watchCacheCapacity: options.watchCacheCapacity, watchCache: options.watchCache, timers: options.timers });
   for (const b of bundles) for (const r of b.resources) registry.add(r);
 
@@ -483,6 +486,10 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
         const store = registry.get('admissionregistration.k8s.io', 'v1', resource);
         if (store) await list.start(store);
       }
+      for (const [resource, list] of [['mutatingadmissionpolicies', mutatingPolicyLists.policies], ['mutatingadmissionpolicybindings', mutatingPolicyLists.bindings]] as const) {
+        const store = registry.get('admissionregistration.k8s.io', MUTATING_POLICY_VERSION, resource);
+        if (store) await list.start(store);
+      }
       // kube-apiserver's scheduling/bootstrap-system-priority-classes post-start hook.
       const priorityClasses = registry.get('scheduling.k8s.io', 'v1', 'priorityclasses');
       for (const pc of priorityClasses ? systemPriorityClasses() : []) {
@@ -538,6 +545,8 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       stopNamespaceCache.abort();
       webhookConfigs.mutating.stop();
       webhookConfigs.validating.stop();
+      mutatingPolicyLists.policies.stop();
+      mutatingPolicyLists.bindings.stop();
       rbacFeed?.stop();
       nodeGraphFeed?.stop();
       crdController.stop();

@@ -82,6 +82,14 @@ export interface MutatingAdmissionPolicyOptions {
   kindResource?(group: string, version: string, kind: string): { resource: string; namespaced: boolean } | undefined;
   /** The schema of a served resource (for ApplyConfiguration); without it, values are merged by their shape. */
   schema?(group: string, version: string, resource: string): ObjectSchema | undefined;
+  /** The policies and bindings as a watch keeps them (without it, each request lists them from `objects`). */
+  source?: MutatingPolicySource;
+}
+
+/** The MutatingAdmissionPolicies and their bindings, as last seen. */
+export interface MutatingPolicySource {
+  policies(): readonly KubeObject[];
+  bindings(): readonly KubeObject[];
 }
 
 /** One invocation: a policy under a binding with one of its params. */
@@ -199,9 +207,11 @@ export function mutatingAdmissionPolicy(options: MutatingAdmissionPolicyOptions)
     async admit(attrs) {
       if (!attrs.object) return;
       if (attrs.resource.group === GROUP && EXEMPT.has(attrs.resource.resource)) return;
-      const bindings = await objects.list(GROUP, MUTATING_POLICY_VERSION, 'mutatingadmissionpolicybindings', '');
+      const { source } = options;
+      const bindings = source ? source.bindings() : await objects.list(GROUP, MUTATING_POLICY_VERSION, 'mutatingadmissionpolicybindings', '');
       if (bindings.length === 0) return;
-      const policies = new Map((await objects.list(GROUP, MUTATING_POLICY_VERSION, 'mutatingadmissionpolicies', '')).map((p) => [p.metadata?.name ?? '', p]));
+      const policyList = source ? source.policies() : await objects.list(GROUP, MUTATING_POLICY_VERSION, 'mutatingadmissionpolicies', '');
+      const policies = new Map(policyList.map((p) => [p.metadata?.name ?? '', p]));
       let nsObject: Promise<KubeObject | undefined> | undefined;
       const isNamespace = attrs.kind.group === '' && attrs.kind.kind === 'Namespace';
       const namespace = () =>
