@@ -10,4 +10,6 @@ export interface AdmissionObjects {
   kindResource?(group: string, version: string, kind: string): { resource: string; namespaced: boolean } | undefined;
   /** The schema of a served resource and the definitions it refers to (MutatingAdmissionPolicy's apply configurations). */
   schema?(group: string, version: string, resource: string): { schema: SchemaObject | undefined; definitions: SchemaDefinitions } | undefined;
+  /** Applies a served resource's defaults to an object in place (after a MutatingAdmissionPolicy changed it). */
+  defaults?(group: string, version: string, resource: string, obj: KubeObject): void;
 }

@@ -34,7 +34,7 @@ export function builtinAdmissionSteps(options: AdmissionOptions = {}): Admission
     ...(objects ? [defaultStorageClassAdmission(objects)] : []),
     storageObjectInUseProtection(),
     ...(objects ? [persistentVolumeClaimResize(objects)] : []),
-    ...(objects ? [mutatingAdmissionPolicy({ objects, kindResource: objects.kindResource?.bind(objects), schema: objects.schema?.bind(objects), source: options.mutatingPolicies })] : []),
+    ...(objects ? [mutatingAdmissionPolicy({ objects, kindResource: objects.kindResource?.bind(objects), schema: objects.schema?.bind(objects), defaults: objects.defaults?.bind(objects), source: options.mutatingPolicies })] : []),
     ...(options.webhooks ? [mutatingAdmissionWebhook(options.webhooks)] : []),
     ...(objects ? [validatingAdmissionPolicy({ objects, kindResource: objects.kindResource?.bind(objects) })] : []),
     ...(options.webhooks ? [validatingAdmissionWebhook(options.webhooks)] : []),

@@ -306,6 +306,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       const store = registry.get(group, version, resource);
       return store ? { schema: store.schema(), definitions: store.definitions } : undefined;
     },
+    defaults: (group, version, resource, obj) => registry.get(group, version, resource)?.type.strategy.defaults?.(obj),
   };
   // The webhook configurations, followed by a watch: a write reads them from memory.
   const webhookConfigs = { mutating: followedList(), validating: followedList() };

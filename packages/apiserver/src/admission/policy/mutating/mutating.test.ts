@@ -165,3 +165,28 @@ test('the kinds validate as kube-apiserver does and print their Table columns', 
     assert.equal(groups.preferredVersion.version, 'v1');
     assert.deepEqual(groups.versions.map((v: { version: string }) => v.version), ['v1', 'v1alpha1']);
   }));
+
+test('a failed JSONPatch test leaves the object as it was; an added container gets its defaults; unknown fields are refused', () =>
+  withServer(async (s) => {
+    const deployRules = { resourceRules: [{ apiGroups: ['apps'], apiVersions: ['v1'], operations: ['CREATE'], resources: ['deployments'] }] };
+    const sidecar = '[JSONPatch{op: "test", path: "/metadata/labels/sidecar", value: "yes"}, JSONPatch{op: "add", path: "/spec/template/spec/containers/-", value: Object.spec.template.spec.containers{name: "log", image: "busybox"}}]';
+    await create(s, `${AR}/mutatingadmissionpolicies`, policy('sidecar', { mutations: [jsonPatch(sidecar)] }, deployRules));
+    await create(s, `${AR}/mutatingadmissionpolicybindings`, binding('sidecar', 'sidecar'));
+    const deployment = (name: string, labels: Record<string, string>) => ({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name, labels },
+      spec: { selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'app', image: 'nginx' }] } } },
+    });
+    const without = await create(s, DEPLOYS, deployment('plain', {}));
+    assert.deepEqual(without.spec.template.spec.containers.map((c: { name: string }) => c.name), ['app']);
+    const withSidecar = await create(s, DEPLOYS, deployment('logged', { sidecar: 'yes' }));
+    const log = withSidecar.spec.template.spec.containers[1];
+    assert.deepEqual([log.name, log.imagePullPolicy, log.terminationMessagePath], ['log', 'Always', '/dev/termination-log']);
+
+    await create(s, `${AR}/mutatingadmissionpolicies`, policy('typo', { mutations: [applyConfig('Object{spec: Object.spec{replicaz: 2}}')] }, deployRules));
+    await create(s, `${AR}/mutatingadmissionpolicybindings`, binding('typo', 'typo'));
+    const r = await s.call('POST', DEPLOYS, deployment('x', {}));
+    assert.equal(r.status, 403);
+    assert.match(r.body.message, /^policy 'typo' with binding 'typo' denied request: error applying patch: failed to convert patch object to typed object: \.spec\.replicaz: field not declared in schema$/);
+  }));

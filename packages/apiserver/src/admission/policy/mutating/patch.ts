@@ -4,8 +4,7 @@
  * structured merge of server-side apply (lists with map keys merge by key, sets unite, atomic
  * values are replaced), after checking that it does not set atomic lists, maps or structs.
  */
-import { applyJsonPatch, merge, shapeOf, type KubeObject, type SchemaDefinitions, type SchemaObject } from '@kplane/api';
-import { resolveSchema } from '@kplane/api';
+import { applyJsonPatch, merge, pruneUnknownFields, resolveSchema, shapeOf, type KubeObject, type SchemaDefinitions, type SchemaObject } from '@kplane/api';
 
 /** The schema of the object's kind, as the merge reads it. */
 export interface ObjectSchema {
@@ -43,7 +42,10 @@ export function applyJsonPatchResult(obj: KubeObject, result: unknown): KubeObje
   try {
     return applyJsonPatch(structuredClone(obj), ops);
   } catch (err) {
-    throw new MutationError(`JSON Patch: ${(err as Error).message}`);
+    const cause = (err as { cause?: { name?: string; message?: string; operation?: { op?: string } } }).cause;
+    // A failed `test` operation (a different value or no value at its path) leaves the object as it was, without an error (kube's patcher).
+    if (cause?.name === 'TEST_OPERATION_FAILED' || cause?.operation?.op === 'test') return obj;
+    throw new MutationError(`JSONPath: ${(cause?.message ?? (err as Error).message).split('\n')[0]}`);
   }
 }
 
@@ -51,18 +53,12 @@ export function applyJsonPatchResult(obj: KubeObject, result: unknown): KubeObje
 function atomicPaths(config: unknown, schema: SchemaObject | undefined, defs: SchemaDefinitions, path: string, out: string[]): void {
   const shape = shapeOf(schema, config, { defs });
   if (shape.t === 'scalar') return;
-  if ((shape.t === 'struct' || shape.t === 'map') && shape.atomic) {
-    out.push(path || '.');
-    return;
-  }
   if (shape.t === 'list') {
-    if (shape.list === 'atomic') {
-      out.push(path);
-      return;
-    }
-    if (shape.list === 'map') (config as unknown[]).forEach((item, i) => atomicPaths(item, shape.items, defs, `${path}[${i}]`, out));
+    if (shape.list === 'atomic') out.push(path);
+    (config as unknown[]).forEach((item, i) => atomicPaths(item, shape.items, defs, `${path}[${i}]`, out));
     return;
   }
+  if (shape.atomic) out.push(path);
   const resolved = resolveSchema(shape.schema ?? undefined, defs);
   for (const [k, v] of Object.entries(config as Record<string, unknown>)) {
     if (v === null) continue;
@@ -75,6 +71,10 @@ function atomicPaths(config: unknown, schema: SchemaObject | undefined, defs: Sc
 export function applyConfigurationResult(obj: KubeObject, result: unknown, schema: ObjectSchema): KubeObject {
   const config = celToJson(result);
   if (!isMap(config)) throw new MutationError('ApplyConfiguration expression must return an Object');
+  if (schema.schema) {
+    const unknown = pruneUnknownFields(structuredClone(config), schema.schema, schema.definitions);
+    if (unknown.length) throw new MutationError(`error applying patch: failed to convert patch object to typed object: ${unknown.map((p) => `.${p}: field not declared in schema`).join(', ')}`);
+  }
   const atomic: string[] = [];
   atomicPaths(config, schema.schema, schema.definitions, '', atomic);
   if (atomic.length) throw new MutationError(`error applying patch: invalid ApplyConfiguration: may not mutate atomic arrays, maps or structs: ${atomic.join(', ')}`);

@@ -82,6 +82,8 @@ export interface MutatingAdmissionPolicyOptions {
   kindResource?(group: string, version: string, kind: string): { resource: string; namespaced: boolean } | undefined;
   /** The schema of a served resource (for ApplyConfiguration); without it, values are merged by their shape. */
   schema?(group: string, version: string, resource: string): ObjectSchema | undefined;
+  /** Applies the resource's defaults to a mutated object, as kube-apiserver defaults each mutation's result. */
+  defaults?(group: string, version: string, resource: string, obj: KubeObject): void;
   /** The policies and bindings as a watch keeps them (without it, each request lists them from `objects`). */
   source?: MutatingPolicySource;
 }
@@ -183,12 +185,11 @@ export function mutatingAdmissionPolicy(options: MutatingAdmissionPolicyOptions)
         fail(`expression '${m.expression.source}' resulted in error: ${r.error}`);
         continue;
       }
+      const { group, version, resource } = attrs.resource;
       try {
-        if (m.patchType === 'JSONPatch') current = applyJsonPatchResult(current, r.value);
-        else {
-          const schema = options.schema?.(attrs.resource.group, attrs.resource.version, attrs.resource.resource) ?? { schema: undefined, definitions: {} };
-          current = applyConfigurationResult(current, r.value, schema);
-        }
+        const next = m.patchType === 'JSONPatch' ? applyJsonPatchResult(current, r.value) : applyConfigurationResult(current, r.value, options.schema?.(group, version, resource) ?? { schema: undefined, definitions: {} });
+        if (next !== current) options.defaults?.(group, version, resource, next);
+        current = next;
       } catch (err) {
         if (!(err instanceof MutationError || err instanceof ApiError)) throw err;
         fail(err.message);
