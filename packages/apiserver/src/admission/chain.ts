@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { AdmissionAttributes, AdmissionStep, MutatingStep, ValidatingStep } from './types.js';
 
 /** The admission chain: every mutating step, then (after the strategy's validation) every validating one. */
@@ -24,7 +25,17 @@ export function createAdmissionChain(steps: readonly AdmissionStep[]): Admission
   return {
     steps,
     async admit(attrs) {
-      for (const s of mutating) if (handles(s, attrs)) await s.admit(attrs);
+      // What each reinvocable step left the object as (kube's reinvocation: such a step runs once
+      // more, after the whole phase, when a later step changed its output).
+      const outputs = new Map<MutatingStep, unknown>();
+      for (const s of mutating) {
+        if (!handles(s, attrs)) continue;
+        await s.admit(attrs);
+        if (attrs.object && s.wantsReinvocation?.(attrs)) outputs.set(s, structuredClone(attrs.object));
+      }
+      for (const [s, output] of outputs) {
+        if (!isDeepStrictEqual(output, attrs.object)) await s.admit({ ...attrs, reinvocation: { isReinvoke: true } });
+      }
     },
     async validate(attrs) {
       for (const s of validating) if (handles(s, attrs)) await s.validate(attrs);

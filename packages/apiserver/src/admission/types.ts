@@ -26,6 +26,8 @@ export interface AdmissionAttributes {
   readonly warnings?: string[];
   /** Adds an annotation to the request's audit event (absent: not audited). */
   readonly audit?: (key: string, value: string) => void;
+  /** Set by the chain on the second run of a reinvocable step (kube's ReinvocationContext.IsReinvoke). */
+  readonly reinvocation?: { readonly isReinvoke: boolean };
 }
 
 /** What every step declares: its plugin name and the operations it handles. */
@@ -39,6 +41,13 @@ export interface AdmissionStepBase {
 /** A mutating step: may change `attrs.object`; refuses by throwing an ApiError. */
 export interface MutatingStep extends AdmissionStepBase {
   admit(attrs: AdmissionAttributes): void | Promise<void>;
+  /**
+   * Whether the step just ran entries that ask to run again (reinvocationPolicy IfNeeded:
+   * admission webhooks and policies). If so and a later step changes the object the step
+   * produced, the chain calls it once more after the phase, with `attrs.reinvocation.isReinvoke`,
+   * and it runs only those entries.
+   */
+  wantsReinvocation?(attrs: AdmissionAttributes): boolean;
 }
 
 /** A validating step: never changes the object; refuses by throwing an ApiError. */

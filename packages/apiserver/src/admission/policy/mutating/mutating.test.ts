@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { startTestServer, type TestServer } from '../../../testing.js';
+import type { MutatingStep } from '../../types.js';
 
 const AR = '/apis/admissionregistration.k8s.io/v1alpha1';
 const CMS = '/api/v1/namespaces/default/configmaps';
 const DEPLOYS = '/apis/apps/v1/namespaces/default/deployments';
 
-async function withServer(fn: (s: TestServer) => Promise<void>): Promise<void> {
-  const s = await startTestServer();
+async function withServer(fn: (s: TestServer) => Promise<void>, extraSteps: MutatingStep[] = []): Promise<void> {
+  const s = await startTestServer({ admission: { extraSteps } });
   try {
     await fn(s);
   } finally {
@@ -190,3 +191,28 @@ test('a failed JSONPatch test leaves the object as it was; an added container ge
     assert.equal(r.status, 403);
     assert.match(r.body.message, /^policy 'typo' with binding 'typo' denied request: error applying patch: failed to convert patch object to typed object: \.spec\.replicaz: field not declared in schema$/);
   }));
+
+test('the chain runs an IfNeeded policy again when a later admission step changed the object it produced', async () => {
+  // A step after the policies (as a mutating webhook is) labels every ConfigMap.
+  const labeller: MutatingStep = {
+    name: 'Labeller',
+    operations: ['CREATE'],
+    admit(attrs) {
+      if (attrs.resource.resource !== 'configmaps' || !attrs.object) return;
+      const meta = (attrs.object.metadata ??= {});
+      meta.labels = { ...(meta.labels as Record<string, string> | undefined), late: 'yes' };
+    },
+  };
+  await withServer(async (s) => {
+    const count = 'Object{metadata: Object.metadata{annotations: {"labels-seen": string(size(object.metadata.labels))}}}';
+    await create(s, `${AR}/mutatingadmissionpolicies`, policy('count', { reinvocationPolicy: 'IfNeeded', mutations: [applyConfig(count)] }));
+    await create(s, `${AR}/mutatingadmissionpolicybindings`, binding('count', 'count'));
+    const again = await create(s, CMS, configMap('x', { one: '1' }));
+    assert.deepEqual(again.metadata.labels, { one: '1', late: 'yes' });
+    assert.equal(again.metadata.annotations['labels-seen'], '2');
+    const p = (await s.call('GET', `${AR}/mutatingadmissionpolicies/count`)).body;
+    assert.equal((await s.call('PUT', `${AR}/mutatingadmissionpolicies/count`, { ...p, spec: { ...p.spec, reinvocationPolicy: 'Never' } })).status, 200);
+    const once = await create(s, CMS, configMap('y', { one: '1' }));
+    assert.equal(once.metadata.annotations['labels-seen'], '1');
+  }, [labeller]);
+});

@@ -146,7 +146,7 @@ export function mutatingAdmissionPolicy(options: MutatingAdmissionPolicyOptions)
   }
 
   /** Runs one invocation's mutations on attrs.object; errors are collected, the object replaced when it changed. */
-  function invoke(inv: Invocation, attrs: AdmissionAttributes, base: Obj, errors: PolicyError[]): boolean {
+  function invoke(inv: Invocation, attrs: AdmissionAttributes, base: Obj, errors: PolicyError[]): 'skipped' | 'unchanged' | 'changed' {
     const { policy } = inv;
     const fail = (message: string) => errors.push({ policy, binding: inv.binding, message });
     const variables: Obj = {};
@@ -156,9 +156,9 @@ export function mutatingAdmissionPolicy(options: MutatingAdmissionPolicyOptions)
       const r = evaluate(c.expression, conditionsOn);
       if (!r.ok) {
         fail(`failed to evaluate matchCondition '${c.name}': ${r.error}`);
-        return false;
+        return 'skipped';
       }
-      if (r.value === false) return false;
+      if (r.value === false) return 'skipped';
     }
     // Variables are evaluated when first read, with the object as it is then.
     let scope = conditionsOn;
@@ -195,18 +195,26 @@ export function mutatingAdmissionPolicy(options: MutatingAdmissionPolicyOptions)
         fail(err.message);
       }
     }
-    if (isDeepStrictEqual(current, before)) return false;
+    if (isDeepStrictEqual(current, before)) return 'unchanged';
     const target = attrs.object as Obj;
     for (const k of Object.keys(target)) delete target[k];
     Object.assign(target, current);
-    return true;
+    return 'changed';
   }
+  // The IfNeeded invocations run for a request's object, by policy/binding/param: what a
+  // reinvocation by the chain (after a later step changed the object) runs again.
+  const reinvocable = new WeakMap<object, Set<string>>();
+  const keyOf = (inv: Invocation) => `${inv.policy.name}\u0000${inv.binding}\u0000${inv.paramKey}`;
 
   return {
     name: 'MutatingAdmissionPolicy',
     operations: ['CREATE', 'UPDATE', 'CONNECT'],
+    wantsReinvocation: (attrs) => !!attrs.object && (reinvocable.get(attrs.object)?.size ?? 0) > 0,
     async admit(attrs) {
       if (!attrs.object) return;
+      const reinvoking = attrs.reinvocation?.isReinvoke === true;
+      const again = reinvoking ? reinvocable.get(attrs.object) : undefined;
+      if (reinvoking && !again?.size) return;
       if (attrs.resource.group === GROUP && EXEMPT.has(attrs.resource.resource)) return;
       const { source } = options;
       const bindings = source ? source.bindings() : await objects.list(GROUP, MUTATING_POLICY_VERSION, 'mutatingadmissionpolicybindings', '');
@@ -244,14 +252,21 @@ export function mutatingAdmissionPolicy(options: MutatingAdmissionPolicyOptions)
           namespaceObject: ns ? toCel(ns, undefined) : null,
           authorizer: null,
         };
-        // reinvocationPolicy IfNeeded: an invocation whose output a later one changed runs once more.
-        const invokedIfNeeded: Invocation[] = [];
-        const reinvoke = new Set<Invocation>();
-        for (const inv of invocations) {
-          if (invoke(inv, attrs, base, errors)) for (const earlier of invokedIfNeeded) reinvoke.add(earlier);
-          if (inv.policy.reinvocationPolicy === 'IfNeeded') invokedIfNeeded.push(inv);
+        if (again) {
+          // The chain's reinvocation: the IfNeeded invocations, once.
+          for (const inv of invocations) if (again.has(keyOf(inv))) invoke(inv, attrs, base, errors);
+        } else {
+          // reinvocationPolicy IfNeeded: an invocation whose output a later one changed runs once more.
+          const invokedIfNeeded: Invocation[] = [];
+          const reinvoke = new Set<Invocation>();
+          for (const inv of invocations) {
+            const outcome = invoke(inv, attrs, base, errors);
+            if (outcome === 'changed') for (const earlier of invokedIfNeeded) reinvoke.add(earlier);
+            if (outcome !== 'skipped' && inv.policy.reinvocationPolicy === 'IfNeeded') invokedIfNeeded.push(inv);
+          }
+          for (const inv of invocations) if (reinvoke.has(inv)) invoke(inv, attrs, base, errors);
+          if (invokedIfNeeded.length) reinvocable.set(attrs.object, new Set(invokedIfNeeded.map(keyOf)));
         }
-        for (const inv of invocations) if (reinvoke.has(inv)) invoke(inv, attrs, base, errors);
       }
       const failing = errors.filter((e) => e.policy.failurePolicy === 'Fail');
       const first = failing[0];
