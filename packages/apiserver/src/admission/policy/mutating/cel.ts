@@ -3,9 +3,10 @@
  * JSON patches with CEL object construction (`Object{spec: Object.spec{replicas: 3}}`,
  * `JSONPatch{op: "add", path: "/x", value: 1}`), which the CEL library kplane uses does not
  * parse. Expressions are therefore rewritten before they are compiled: a construction
- * `Type.Path{field: value, ...}` becomes the map literal `{"field": value, ...}` (the type name
- * only names the schema of the value, which the merge later reads from the object's own schema),
- * and `jsonpatch.escapeKey(...)` a call of a function of kplane's policy environment.
+ * `Type.Path{field: value, ...}` becomes the map literal `{"@type": "Type.Path", "field": value, ...}`
+ * (`@type` is no field name Kubernetes allows; `patch.ts` checks the type names against the
+ * field paths, as kube does, and drops them), and `jsonpatch.escapeKey(...)` a call of a
+ * function of kplane's policy environment.
  * The rewrite works on tokens, so strings and comments are never touched.
  */
 import type { Environment } from '@marcbachmann/cel-js';
@@ -13,6 +14,8 @@ import { compileExpression, POLICY_VARIABLES, type CompiledExpression } from '..
 import { celEnvironment } from '../../../crd/cel/library.js';
 
 const ESCAPE_KEY = 'jsonpatch_escapeKey';
+/** The key a constructed object's type name is kept under. */
+export const TYPE_KEY = '@type';
 
 let env: Environment | undefined;
 
@@ -142,9 +145,10 @@ export function rewriteObjectConstruction(src: string): string {
         continue;
       }
       if (tokens[after]?.text === '{') {
-        // A message construction: the type name goes, its braces become a map's.
+        // A message construction: its braces become a map's, its type name a first entry.
         stack.push('message');
-        out.push('{');
+        const close = next(after + 1);
+        out.push(`{${JSON.stringify(TYPE_KEY)}: ${JSON.stringify(parts.join('.'))}${tokens[close]?.text === '}' ? '' : ', '}`);
         prev = tokens[after];
         i = after;
         continue;

@@ -216,3 +216,18 @@ test('the chain runs an IfNeeded policy again when a later admission step change
     assert.equal(once.metadata.annotations['labels-seen'], '1');
   }, [labeller]);
 });
+
+test('constructed objects are named by their field path and a mutation returns the type its patchType asks for', () =>
+  withServer(async (s) => {
+    const mismatch = 'Object{metadata: Object.metadata{labels: {"a": "b"}}, spec: Object.wrong{}}';
+    await create(s, `${AR}/mutatingadmissionpolicies`, policy('wrong', { mutations: [applyConfig(mismatch)] }));
+    await create(s, `${AR}/mutatingadmissionpolicybindings`, binding('wrong', 'wrong'));
+    const r = await s.call('POST', CMS, configMap('a'));
+    assert.equal(r.status, 403);
+    assert.equal(r.body.message, `policy 'wrong' with binding 'wrong' denied request: type mismatch: unexpected type name "Object.wrong", expected "Object.spec", which matches field name path from root Object type`);
+    const p = (await s.call('GET', `${AR}/mutatingadmissionpolicies/wrong`)).body;
+    const plain = { ...p, spec: { ...p.spec, mutations: [jsonPatch('[{"op": "add", "path": "/data", "value": {}}]')] } };
+    assert.equal((await s.call('PUT', `${AR}/mutatingadmissionpolicies/wrong`, plain)).status, 200);
+    const r2 = await s.call('POST', CMS, configMap('a'));
+    assert.match(r2.body.message, /denied request: type mismatch: JSONPatchType.expression should evaluate to array of JSONPatch$/);
+  }));

@@ -5,6 +5,7 @@
  * values are replaced), after checking that it does not set atomic lists, maps or structs.
  */
 import { applyJsonPatch, merge, pruneUnknownFields, resolveSchema, shapeOf, type KubeObject, type SchemaDefinitions, type SchemaObject } from '@kplane/api';
+import { TYPE_KEY } from './cel.js';
 
 /** The schema of the object's kind, as the merge reads it. */
 export interface ObjectSchema {
@@ -17,23 +18,54 @@ export class MutationError extends Error {}
 
 const isMap = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date) && !(v instanceof Uint8Array);
 
-/** A CEL value as JSON: ints become numbers, timestamps RFC 3339 strings, bytes base64. */
+/** A CEL value as JSON: ints become numbers, timestamps RFC 3339 strings, bytes base64; constructed objects lose their type names. */
 export function celToJson(v: unknown): unknown {
   if (typeof v === 'bigint') return Number(v);
   if (v instanceof Date) return v.toISOString().replace(/\.000Z$/, 'Z');
   if (v instanceof Uint8Array) return Buffer.from(v).toString('base64');
   if (v instanceof Map) return Object.fromEntries([...v].map(([k, x]) => [String(k), celToJson(x)]));
   if (Array.isArray(v)) return v.map(celToJson);
-  if (isMap(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, celToJson(x)]));
+  if (isMap(v)) return Object.fromEntries(Object.entries(v).filter(([k]) => k !== TYPE_KEY).map(([k, x]) => [k, celToJson(x)]));
   return v;
+}
+
+/** The type name of a constructed object (`Object.spec`), or undefined for any other value. */
+function typeName(v: unknown): string | undefined {
+  return isMap(v) && typeof v[TYPE_KEY] === 'string' ? v[TYPE_KEY] : undefined;
+}
+
+/**
+ * Checks that the objects constructed under a constructed object are named by their field
+ * path from it (`Object.spec{selector: Object.spec.selector{}}`), as kube's
+ * CheckTypeNamesMatchFieldPathNames: lists and plain maps do not extend the path.
+ */
+function typeMismatches(v: unknown, path: string, out: string[]): void {
+  const name = typeName(v);
+  if (name !== undefined) {
+    if (name !== path) out.push(`unexpected type name ${JSON.stringify(name)}, expected ${JSON.stringify(path)}, which matches field name path from root Object type`);
+    for (const [k, x] of Object.entries(v as Record<string, unknown>)) if (k !== TYPE_KEY) typeMismatches(x, `${path}.${k}`, out);
+  } else if (Array.isArray(v)) for (const x of v) typeMismatches(x, path, out);
+  else if (isMap(v)) for (const x of Object.values(v)) typeMismatches(x, path, out);
+}
+
+function checkTypeNames(v: unknown): void {
+  const name = typeName(v);
+  if (name === undefined) return;
+  const out: string[] = [];
+  typeMismatches(v, name, out);
+  if (out.length) throw new MutationError(`type mismatch: ${out.join('\n')}`);
 }
 
 const OPS = new Set(['add', 'remove', 'replace', 'move', 'copy', 'test']);
 
 /** Applies the JSON patch a mutation returned (a list of JSONPatch values) to a copy of the object. */
 export function applyJsonPatchResult(obj: KubeObject, result: unknown): KubeObject {
-  const ops = celToJson(result);
-  if (!Array.isArray(ops)) throw new MutationError(`JSONPatch expression must return a list of JSONPatch values, got ${typeof ops}`);
+  if (!Array.isArray(result)) throw new MutationError('type mismatch: JSONPatchType.expression should evaluate to array');
+  for (const op of result) {
+    if (typeName(op) !== 'JSONPatch') throw new MutationError('type mismatch: JSONPatchType.expression should evaluate to array of JSONPatch');
+    checkTypeNames((op as Record<string, unknown>).value);
+  }
+  const ops = celToJson(result) as unknown[];
   for (const op of ops) {
     if (!isMap(op)) throw new MutationError('JSONPatch expression must return a list of JSONPatch values');
     if (typeof op.op !== 'string' || !OPS.has(op.op)) throw new MutationError(`JSONPatch: unsupported op: ${JSON.stringify(op.op ?? '')}`);
@@ -69,6 +101,8 @@ function atomicPaths(config: unknown, schema: SchemaObject | undefined, defs: Sc
 
 /** Merges the apply configuration a mutation returned into a copy of the object. */
 export function applyConfigurationResult(obj: KubeObject, result: unknown, schema: ObjectSchema): KubeObject {
+  if (typeName(result) !== 'Object') throw new MutationError('unsupported return type from ApplyConfiguration expression: must be an Object');
+  checkTypeNames(result);
   const config = celToJson(result);
   if (!isMap(config)) throw new MutationError('ApplyConfiguration expression must return an Object');
   if (schema.schema) {
