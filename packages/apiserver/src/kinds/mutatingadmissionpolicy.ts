@@ -56,14 +56,20 @@ function checkCompiles(expr: unknown, path: string, out: StatusCause[], mutation
   if (c.error) out.push(fieldInvalid(path, expr, c.error));
 }
 
-function validateNamed(list: unknown, path: string, out: StatusCause[], mutation: boolean): void {
+const CEL_IDENT = /^[_a-zA-Z][_a-zA-Z0-9]*$/;
+const CEL_RESERVED = new Set(['true', 'false', 'null', 'in', 'as', 'break', 'const', 'continue', 'else', 'for', 'function', 'if', 'import', 'let', 'loop', 'package', 'namespace', 'return', 'var', 'void', 'while']);
+
+/** matchConditions (unique names) or variables (CEL identifiers, kube's messages). */
+function validateNamed(list: unknown, path: string, out: StatusCause[], variables: boolean): void {
   const seen = new Set<string>();
   objs(list).forEach((x, i) => {
-    const name = typeof x.name === 'string' ? x.name : '';
-    if (!name) out.push(fieldRequired(`${path}[${i}].name`));
+    const name = typeof x.name === 'string' ? x.name.trim() : '';
+    if (!name) out.push(fieldRequired(`${path}[${i}].name`, variables ? 'name is not specified' : undefined));
+    else if (variables && (!CEL_IDENT.test(name) || CEL_RESERVED.has(name))) out.push(fieldInvalid(`${path}[${i}].name`, x.name, 'name is not a valid CEL identifier'));
     else if (seen.has(name)) out.push(fieldDuplicate(`${path}[${i}].name`, name));
     seen.add(name);
-    checkCompiles(x.expression, `${path}[${i}].expression`, out, mutation);
+    if (variables && (typeof x.expression !== 'string' || !x.expression.trim())) out.push(fieldRequired(`${path}[${i}].expression`, 'expression is not specified'));
+    else checkCompiles(x.expression, `${path}[${i}].expression`, out, variables);
   });
 }
 
@@ -102,6 +108,7 @@ function validatePolicy(obj: KubeObject): StatusCause[] {
     if (m[other] !== undefined && m[other] !== null) out.push(fieldForbidden(`${p}.${other}`, `must not be specified when patchType is ${String(m.patchType)}`));
     const body = asObj(m[own]);
     if (!body) out.push(fieldRequired(`${p}.${own}`, `must be specified when patchType is ${String(m.patchType)}`));
+    else if (typeof body.expression !== 'string' || !body.expression.trim()) out.push(fieldRequired(`${p}.${own}.expression`, 'expression is not specified'));
     else checkCompiles(body.expression, `${p}.${own}.expression`, out, true);
   });
   validateNamed(spec.matchConditions, 'spec.matchConditions', out, false);

@@ -157,6 +157,10 @@ test('the kinds validate as kube-apiserver does and print their Table columns', 
     const mixed = await s.call('POST', `${AR}/mutatingadmissionpolicies`, policy('p', { mutations: [{ patchType: 'JSONPatch', applyConfiguration: { expression: 'Object{}' } }] }));
     assert.equal(mixed.status, 422);
     assert.match(mixed.body.message, /spec.mutations\[0\].applyConfiguration: Forbidden/);
+    const vars = await s.call('POST', `${AR}/mutatingadmissionpolicies`, policy('p', { variables: [{ name: 'in', expression: '1' }, { name: 'x', expression: ' ' }], mutations: [jsonPatch('[]')] }));
+    assert.equal(vars.status, 422);
+    assert.match(vars.body.message, /spec.variables\[0\].name: Invalid value: "in": name is not a valid CEL identifier/);
+    assert.match(vars.body.message, /spec.variables\[1\].expression: Required value: expression is not specified/);
     await create(s, `${AR}/mutatingadmissionpolicies`, policy('p', { paramKind: { apiVersion: 'v1', kind: 'ConfigMap' }, mutations: [jsonPatch('[]'), jsonPatch('[]')] }));
     await create(s, `${AR}/mutatingadmissionpolicybindings`, binding('b', 'p', { paramRef: { selector: { matchLabels: { a: 'b' } }, parameterNotFoundAction: 'Allow' } }));
     const table = { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' };
