@@ -235,3 +235,11 @@ test('constructed objects are named by their field path and a mutation returns t
     const r2 = await s.call('POST', CMS, configMap('a'));
     assert.match(r2.body.message, /denied request: type mismatch: JSONPatchType.expression should evaluate to array of JSONPatch$/);
   }));
+
+test('a null in an apply configuration removes the field', () =>
+  withServer(async (s) => {
+    await create(s, `${AR}/mutatingadmissionpolicies`, policy('drop', { mutations: [applyConfig('Object{metadata: Object.metadata{labels: {"drop-me": null}}}')] }));
+    await create(s, `${AR}/mutatingadmissionpolicybindings`, binding('drop', 'drop'));
+    const made = await create(s, CMS, configMap('a', { 'drop-me': 'x', keep: 'y' }));
+    assert.deepEqual(made.metadata.labels, { keep: 'y' });
+  }));

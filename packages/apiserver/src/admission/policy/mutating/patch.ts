@@ -114,11 +114,15 @@ export function applyConfigurationResult(obj: KubeObject, result: unknown, schem
   if (atomic.length) throw new MutationError(`error applying patch: invalid ApplyConfiguration: may not mutate atomic arrays, maps or structs: ${atomic.join(', ')}`);
   const merged = merge(obj, config, schema.schema, { defs: schema.definitions }) as KubeObject;
   // A null applied removes the field, as decoding a merged object drops it.
-  return dropNulls(merged) as KubeObject;
+  dropAppliedNulls(merged, config);
+  return merged;
 }
 
-function dropNulls(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(dropNulls);
-  if (isMap(v)) return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== null).map(([k, x]) => [k, dropNulls(x)]));
-  return v;
+/** Removes from `target` the fields `config` sets to null (in place; struct and map fields only). */
+function dropAppliedNulls(target: unknown, config: unknown): void {
+  if (!isMap(target) || !isMap(config)) return;
+  for (const [k, v] of Object.entries(config)) {
+    if (v === null) delete target[k];
+    else dropAppliedNulls(target[k], v);
+  }
 }
