@@ -150,8 +150,8 @@ export function mutatingAdmissionPolicy(options: MutatingAdmissionPolicyOptions)
     const { policy } = inv;
     const fail = (message: string) => errors.push({ policy, binding: inv.binding, message });
     const variables: Obj = {};
-    const activation = (): Obj => ({ ...base, object: toCel(attrs.object, undefined), params: inv.param, variables });
-    const conditionsOn = activation();
+    const activation = (object: KubeObject): Obj => ({ ...base, object: toCel(object, undefined), params: inv.param, variables });
+    const conditionsOn = activation(attrs.object!);
     for (const c of policy.matchConditions) {
       const r = evaluate(c.expression, conditionsOn);
       if (!r.ok) {
@@ -179,7 +179,7 @@ export function mutatingAdmissionPolicy(options: MutatingAdmissionPolicyOptions)
     const before = attrs.object!;
     let current = before;
     for (const m of policy.mutations) {
-      scope = { ...activation(), object: toCel(current, undefined) };
+      scope = activation(current);
       const r = evaluate(m.expression, scope);
       if (!r.ok) {
         fail(`expression '${m.expression.source}' resulted in error: ${r.error}`);
