@@ -1,7 +1,7 @@
 import { defaultTolerationSeconds, type DefaultTolerationSecondsOptions } from './default-toleration-seconds.js';
 import { limitRanger } from './limit-ranger.js';
-import type { AdmissionObjects } from './objects.js';
 import { mutatingAdmissionPolicy, type MutatingPolicySource } from './policy/mutating/plugin.js';
+import type { AdmissionObjects } from './objects.js';
 import { validatingAdmissionPolicy } from './policy/validating.js';
 import { priorityAdmission } from './priority.js';
 import { resourceQuotaAdmission } from './resource-quota.js';
@@ -15,10 +15,10 @@ export interface AdmissionOptions extends DefaultTolerationSecondsOptions {
   extraSteps?: readonly AdmissionStep[];
   /** What the steps that read the cluster (LimitRanger, Priority, DefaultStorageClass, PersistentVolumeClaimResize, ResourceQuota) read and write; without it they are left out. */
   objects?: AdmissionObjects;
-  /** The webhook configurations and what resolving them reads; without it the webhook steps are left out. */
-  webhooks?: WebhookSource;
   /** The MutatingAdmissionPolicies and bindings as a watch keeps them; without it the step lists them per request. */
   mutatingPolicies?: MutatingPolicySource;
+  /** The webhook configurations and what resolving them reads; without it the webhook steps are left out. */
+  webhooks?: WebhookSource;
 }
 
 /**

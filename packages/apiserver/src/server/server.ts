@@ -44,7 +44,7 @@ import { ensureDefaultStorageClass } from '../kinds/storageclass.js';
 import { createServiceAllocator } from './ip-allocator.js';
 import { advertiseAddress, reconcileKubernetesService, repairServiceAllocations } from './kubernetes-service.js';
 import type { ServerLimits } from './limits.js';
-import { builtinAdmissionSteps, createAdmissionChain, followedList, MUTATING_POLICY_VERSION, type AdmissionObjects, type AdmissionOptions, type WebhookSource } from '../admission/index.js';
+import { builtinAdmissionSteps, createAdmissionChain, followedList, type AdmissionObjects, type AdmissionOptions, type WebhookSource } from '../admission/index.js';
 
 export type { ServerLimits } from './limits.js';
 export type { Timers } from '../registry/timers.js';
@@ -488,7 +488,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
         if (store) await list.start(store);
       }
       for (const [resource, list] of [['mutatingadmissionpolicies', mutatingPolicyLists.policies], ['mutatingadmissionpolicybindings', mutatingPolicyLists.bindings]] as const) {
-        const store = registry.get('admissionregistration.k8s.io', MUTATING_POLICY_VERSION, resource);
+        const store = registry.get('admissionregistration.k8s.io', 'v1alpha1', resource);
         if (store) await list.start(store);
       }
       // kube-apiserver's scheduling/bootstrap-system-priority-classes post-start hook.
@@ -544,10 +544,10 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       ready = false;
       await Promise.all(maintenance.splice(0).map((m) => m.stop()));
       stopNamespaceCache.abort();
-      webhookConfigs.mutating.stop();
-      webhookConfigs.validating.stop();
       mutatingPolicyLists.policies.stop();
       mutatingPolicyLists.bindings.stop();
+      webhookConfigs.mutating.stop();
+      webhookConfigs.validating.stop();
       rbacFeed?.stop();
       nodeGraphFeed?.stop();
       crdController.stop();
