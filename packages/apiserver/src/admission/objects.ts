@@ -12,4 +12,6 @@ export interface AdmissionObjects {
   schema?(group: string, version: string, resource: string): { schema: SchemaObject | undefined; definitions: SchemaDefinitions } | undefined;
   /** Applies a served resource's defaults to an object in place (after a MutatingAdmissionPolicy changed it). */
   defaults?(group: string, version: string, resource: string, obj: KubeObject): void;
+  /** The MutatingAdmissionPolicies and their bindings as a watch keeps them (without it the step lists them per request). */
+  mutatingPolicies?: { policies(): readonly KubeObject[]; bindings(): readonly KubeObject[] };
 }

@@ -1,6 +1,6 @@
 import { defaultTolerationSeconds, type DefaultTolerationSecondsOptions } from './default-toleration-seconds.js';
 import { limitRanger } from './limit-ranger.js';
-import { mutatingAdmissionPolicy, type MutatingPolicySource } from './policy/mutating/plugin.js';
+import { mutatingAdmissionPolicy } from './policy/mutating/plugin.js';
 import type { AdmissionObjects } from './objects.js';
 import { validatingAdmissionPolicy } from './policy/validating.js';
 import { priorityAdmission } from './priority.js';
@@ -15,8 +15,6 @@ export interface AdmissionOptions extends DefaultTolerationSecondsOptions {
   extraSteps?: readonly AdmissionStep[];
   /** What the steps that read the cluster (LimitRanger, Priority, DefaultStorageClass, PersistentVolumeClaimResize, ResourceQuota) read and write; without it they are left out. */
   objects?: AdmissionObjects;
-  /** The MutatingAdmissionPolicies and bindings as a watch keeps them; without it the step lists them per request. */
-  mutatingPolicies?: MutatingPolicySource;
   /** The webhook configurations and what resolving them reads; without it the webhook steps are left out. */
   webhooks?: WebhookSource;
 }
@@ -34,7 +32,7 @@ export function builtinAdmissionSteps(options: AdmissionOptions = {}): Admission
     ...(objects ? [defaultStorageClassAdmission(objects)] : []),
     storageObjectInUseProtection(),
     ...(objects ? [persistentVolumeClaimResize(objects)] : []),
-    ...(objects ? [mutatingAdmissionPolicy({ objects, kindResource: objects.kindResource?.bind(objects), schema: objects.schema?.bind(objects), defaults: objects.defaults?.bind(objects), source: options.mutatingPolicies })] : []),
+    ...(objects ? [mutatingAdmissionPolicy({ objects, kindResource: objects.kindResource?.bind(objects), schema: objects.schema?.bind(objects), defaults: objects.defaults?.bind(objects), source: objects.mutatingPolicies })] : []),
     ...(options.webhooks ? [mutatingAdmissionWebhook(options.webhooks)] : []),
     ...(objects ? [validatingAdmissionPolicy({ objects, kindResource: objects.kindResource?.bind(objects) })] : []),
     ...(options.webhooks ? [validatingAdmissionWebhook(options.webhooks)] : []),

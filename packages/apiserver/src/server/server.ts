@@ -293,6 +293,8 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     }
   }
 
+  // The MutatingAdmissionPolicies and their bindings, listed then followed by a watch.
+  const mutatingPolicyLists = { policies: followedList(), bindings: followedList() };
   // The steps that read the cluster (LimitRanger, Priority, the storage steps, ResourceQuota) read storage through the registry.
   const admissionObjects: AdmissionObjects = {
     list: async (group, version, resource, namespace) => (await registry.get(group, version, resource)?.list(namespace || undefined))?.items ?? [],
@@ -307,6 +309,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       return store ? { schema: store.schema(), definitions: store.definitions } : undefined;
     },
     defaults: (group, version, resource, obj) => registry.get(group, version, resource)?.type.strategy.defaults?.(obj),
+    mutatingPolicies: { policies: mutatingPolicyLists.policies.items, bindings: mutatingPolicyLists.bindings.items },
   };
   // The webhook configurations, followed by a watch: a write reads them from memory.
   const webhookConfigs = { mutating: followedList(), validating: followedList() };
@@ -316,10 +319,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     namespace: async (name) => namespaceCache.get(name) ?? (await registry.get('', 'v1', 'namespaces')?.get(undefined, name).catch(() => undefined)),
     objects: admissionObjects,
   };
-  // The MutatingAdmissionPolicies and their bindings, followed the same way.
-  const mutatingPolicyLists = { policies: followedList(), bindings: followedList() };
-  const mutatingPolicies = { policies: mutatingPolicyLists.policies.items, bindings: mutatingPolicyLists.bindings.items };
-  const admission = createAdmissionChain(builtinAdmissionSteps({ objects: admissionObjects, webhooks, mutatingPolicies, ...options.admission }));
+  const admission = createAdmissionChain(builtinAdmissionSteps({ objects: admissionObjects, webhooks, ...options.admission }));
   registry = new Registry({ backend: options.backend, definitions, context, now, checkNamespace, admission, watchCacheCapacity: options.watchCacheCapacity, watchCache: options.watchCache, timers: options.timers });
   for (const b of bundles) for (const r of b.resources) registry.add(r);
 
