@@ -1,7 +1,8 @@
 /**
  * MutatingAdmissionPolicies (admissionregistration.k8s.io/v1alpha1) with the real kubectl
  * against a `kplane up` process: an ApplyConfiguration policy adds a label to new ConfigMaps,
- * a JSONPatch policy sets a default, and a failing mutation refuses with kube's message.
+ * a JSONPatch policy sets a default, a failing mutation refuses with kube's message, and a
+ * policy with a ConfigMap param merges a field into every container of a Deployment.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -108,5 +109,65 @@ ${CONFIGMAPS}  mutations:
     await k('create', 'configmap', 'nope', '--from-literal=a=b');
     await k('delete', 'mutatingadmissionpolicybinding', 'broken', 'default-log-level');
     await k('delete', 'mutatingadmissionpolicy', 'broken', 'default-log-level', 'add-team-label');
+  });
+
+  it('a policy with a ConfigMap param sets every container\'s pull policy, merged by container name', async () => {
+    await apply(`apiVersion: admissionregistration.k8s.io/v1alpha1
+kind: MutatingAdmissionPolicy
+metadata:
+  name: pull-policy
+spec:
+  paramKind:
+    apiVersion: v1
+    kind: ConfigMap
+  matchConstraints:
+    resourceRules:
+    - apiGroups: ["apps"]
+      apiVersions: ["v1"]
+      operations: ["CREATE"]
+      resources: ["deployments"]
+  variables:
+  - name: policy
+    expression: "params.data.pullPolicy"
+  mutations:
+  - patchType: ApplyConfiguration
+    applyConfiguration:
+      expression: >
+        Object{
+          spec: Object.spec{
+            template: Object.spec.template{
+              spec: Object.spec.template.spec{
+                containers: object.spec.template.spec.containers.map(c,
+                  Object.spec.template.spec.containers{name: c.name, imagePullPolicy: variables.policy})
+              }
+            }
+          }
+        }
+`);
+    await k('create', 'configmap', 'pull-settings', '-n', 'default', '--from-literal=pullPolicy=IfNotPresent');
+    await apply(`apiVersion: admissionregistration.k8s.io/v1alpha1
+kind: MutatingAdmissionPolicyBinding
+metadata:
+  name: pull-policy
+spec:
+  policyName: pull-policy
+  paramRef:
+    name: pull-settings
+    namespace: default
+    parameterNotFoundAction: Deny
+`);
+    assert.match(await k('get', 'mutatingadmissionpolicybindings', 'pull-policy'), /^pull-policy\s+pull-policy\s+default\/pull-settings\s+/m);
+    await k('create', 'deployment', 'web', '--image=nginx:latest', '--image=redis:latest');
+    const containers = JSON.parse(await k('get', 'deployment', 'web', '-o', 'jsonpath={.spec.template.spec.containers}')) as { name: string; image: string; imagePullPolicy: string }[];
+    assert.deepEqual(
+      containers.map((c) => [c.name, c.image, c.imagePullPolicy]),
+      [
+        ['nginx', 'nginx:latest', 'IfNotPresent'],
+        ['redis', 'redis:latest', 'IfNotPresent'],
+      ],
+    );
+    await k('delete', 'deployment', 'web');
+    await k('delete', 'mutatingadmissionpolicybinding', 'pull-policy');
+    await k('delete', 'mutatingadmissionpolicy', 'pull-policy');
   });
 });
