@@ -12,6 +12,8 @@ export interface AdmissionObjects {
   schema?(group: string, version: string, resource: string): { schema: SchemaObject | undefined; definitions: SchemaDefinitions } | undefined;
   /** Applies a served resource's defaults to an object in place (after a MutatingAdmissionPolicy changed it). */
   defaults?(group: string, version: string, resource: string, obj: KubeObject): void;
+  /** A namespace by name, from memory when it can (MutatingAdmissionPolicy's namespaceObject and namespaceSelector). */
+  namespace?(name: string): Promise<KubeObject | undefined>;
   /** The MutatingAdmissionPolicies and their bindings as a watch keeps them (without it the step lists them per request). */
   mutatingPolicies?: { policies(): readonly KubeObject[]; bindings(): readonly KubeObject[] };
 }

@@ -310,6 +310,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     },
     defaults: (group, version, resource, obj) => registry.get(group, version, resource)?.type.strategy.defaults?.(obj),
     mutatingPolicies: { policies: mutatingPolicyLists.policies.items, bindings: mutatingPolicyLists.bindings.items },
+    namespace: async (name) => namespaceCache.get(name) ?? (await registry.get('', 'v1', 'namespaces')?.get(undefined, name).catch(() => undefined)),
   };
   // The webhook configurations, followed by a watch: a write reads them from memory.
   const webhookConfigs = { mutating: followedList(), validating: followedList() };

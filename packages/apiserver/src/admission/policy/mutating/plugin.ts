@@ -224,7 +224,7 @@ export function mutatingAdmissionPolicy(options: MutatingAdmissionPolicyOptions)
       let nsObject: Promise<KubeObject | undefined> | undefined;
       const isNamespace = attrs.kind.group === '' && attrs.kind.kind === 'Namespace';
       const namespace = () =>
-        (nsObject ??= attrs.namespace && !isNamespace ? objects.list('', 'v1', 'namespaces', '').then((all) => all.find((n) => n.metadata?.name === attrs.namespace)) : Promise.resolve(undefined));
+        (nsObject ??= !attrs.namespace || isNamespace ? Promise.resolve(undefined) : objects.namespace ? objects.namespace(attrs.namespace) : objects.list('', 'v1', 'namespaces', '').then((all) => all.find((n) => n.metadata?.name === attrs.namespace)));
       const errors: PolicyError[] = [];
       const invocations: Invocation[] = [];
       const sorted = [...bindings].sort((a, b) => str(asObj(a.spec)?.policyName).localeCompare(str(asObj(b.spec)?.policyName)) || (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
