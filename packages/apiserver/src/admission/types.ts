@@ -26,8 +26,21 @@ export interface AdmissionAttributes {
   readonly warnings?: string[];
   /** Adds an annotation to the request's audit event (absent: not audited). */
   readonly audit?: (key: string, value: string) => void;
-  /** Set by the chain on the second run of a reinvocable step (kube's ReinvocationContext.IsReinvoke). */
-  readonly reinvocation?: { readonly isReinvoke: boolean };
+  /** The mutating phase's reinvocation (kube's ReinvocationContext), set by the chain. */
+  readonly reinvocation?: AdmissionReinvocation;
+}
+
+/**
+ * Reinvocation of mutating steps whose entries have reinvocationPolicy IfNeeded (admission
+ * webhooks and policies): a step that ran such entries asks for it; if a later step then changes
+ * the object the step produced, the chain runs the step once more after the phase, with
+ * `isReinvoke` set, and the step runs only those entries.
+ */
+export interface AdmissionReinvocation {
+  /** True on the extra run. */
+  readonly isReinvoke: boolean;
+  /** Asks the chain to run the current step again if a later step changes the object it produced. */
+  requestReinvocation(): void;
 }
 
 /** What every step declares: its plugin name and the operations it handles. */
@@ -41,13 +54,6 @@ export interface AdmissionStepBase {
 /** A mutating step: may change `attrs.object`; refuses by throwing an ApiError. */
 export interface MutatingStep extends AdmissionStepBase {
   admit(attrs: AdmissionAttributes): void | Promise<void>;
-  /**
-   * Whether the step just ran entries that ask to run again (reinvocationPolicy IfNeeded:
-   * admission webhooks and policies). If so and a later step changes the object the step
-   * produced, the chain calls it once more after the phase, with `attrs.reinvocation.isReinvoke`,
-   * and it runs only those entries.
-   */
-  wantsReinvocation?(attrs: AdmissionAttributes): boolean;
 }
 
 /** A validating step: never changes the object; refuses by throwing an ApiError. */

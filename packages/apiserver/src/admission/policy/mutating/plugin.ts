@@ -209,7 +209,6 @@ export function mutatingAdmissionPolicy(options: MutatingAdmissionPolicyOptions)
   return {
     name: 'MutatingAdmissionPolicy',
     operations: ['CREATE', 'UPDATE', 'CONNECT'],
-    wantsReinvocation: (attrs) => !!attrs.object && (reinvocable.get(attrs.object)?.size ?? 0) > 0,
     async admit(attrs) {
       if (!attrs.object) return;
       const reinvoking = attrs.reinvocation?.isReinvoke === true;
@@ -265,7 +264,10 @@ export function mutatingAdmissionPolicy(options: MutatingAdmissionPolicyOptions)
             if (outcome !== 'skipped' && inv.policy.reinvocationPolicy === 'IfNeeded') invokedIfNeeded.push(inv);
           }
           for (const inv of invocations) if (reinvoke.has(inv)) invoke(inv, attrs, base, errors);
-          if (invokedIfNeeded.length) reinvocable.set(attrs.object, new Set(invokedIfNeeded.map(keyOf)));
+          if (invokedIfNeeded.length) {
+            reinvocable.set(attrs.object, new Set(invokedIfNeeded.map(keyOf)));
+            attrs.reinvocation?.requestReinvocation();
+          }
         }
       }
       const failing = errors.filter((e) => e.policy.failurePolicy === 'Fail');
