@@ -556,6 +556,54 @@ export const DESCRIPTIONS: Descriptions = {
       validationActions: 'What a failure does: Deny refuses the request, Warn returns a warning, Audit records it.',
     },
   },
+  'io.k8s.api.admissionregistration.v1alpha1.MutatingAdmissionPolicy': {
+    type: 'A set of CEL mutations that change objects as they are admitted; a binding puts it in force.',
+    fields: {
+      spec: 'What the policy matches, its variables and mutations, and what happens when an expression fails.',
+    },
+  },
+  'io.k8s.api.admissionregistration.v1alpha1.MutatingAdmissionPolicySpec': {
+    type: 'What a MutatingAdmissionPolicy changes.',
+    fields: {
+      failurePolicy: 'Fail (the default) refuses a request when an expression errors; Ignore admits it unchanged by the policy.',
+      matchConditions: 'Expressions a request must all satisfy for the policy to apply.',
+      matchConstraints: 'The resources and operations (CREATE, UPDATE, CONNECT) the policy applies to.',
+      mutations: 'The changes, made in order, each seeing the object the previous one produced.',
+      paramKind: 'The kind of the objects bindings give the policy as `params`.',
+      reinvocationPolicy: 'IfNeeded runs the policy again when a later mutation changed the object; Never (the default) runs it once.',
+      variables: 'Named expressions the other expressions read as `variables.<name>`.',
+    },
+  },
+  'io.k8s.api.admissionregistration.v1alpha1.Mutation': {
+    type: 'One change of a MutatingAdmissionPolicy.',
+    fields: {
+      applyConfiguration: 'An expression building the fields to set, merged into the object as server-side apply merges.',
+      jsonPatch: 'An expression returning JSON patch operations to apply to the object.',
+      patchType: 'ApplyConfiguration or JSONPatch: which of the two expressions is used.',
+    },
+  },
+  'io.k8s.api.admissionregistration.v1alpha1.ApplyConfiguration': {
+    type: 'A CEL expression returning an apply configuration, written as `Object{spec: Object.spec{...}}`.',
+    fields: { expression: 'The expression.' },
+  },
+  'io.k8s.api.admissionregistration.v1alpha1.JSONPatch': {
+    type: 'A CEL expression returning a list of `JSONPatch{op, path, value}` operations.',
+    fields: { expression: 'The expression.' },
+  },
+  'io.k8s.api.admissionregistration.v1alpha1.MutatingAdmissionPolicyBinding': {
+    type: 'Puts a MutatingAdmissionPolicy in force for some resources, with its params.',
+    fields: {
+      spec: 'The policy, its params and the resources.',
+    },
+  },
+  'io.k8s.api.admissionregistration.v1alpha1.MutatingAdmissionPolicyBindingSpec': {
+    type: 'What a MutatingAdmissionPolicyBinding binds.',
+    fields: {
+      matchResources: 'Narrows the resources the policy applies to through this binding.',
+      paramRef: 'The object (or objects, by selector) given to the policy as `params`.',
+      policyName: 'The name of the bound policy.',
+    },
+  },
   'io.k8s.api.certificates.v1.CertificateSigningRequest': {
     type: 'A request for an X.509 certificate from a signer, approved or denied by an authorised user and then issued by the signer.',
     fields: {

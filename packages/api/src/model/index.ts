@@ -2,13 +2,14 @@
  * Lookups over the model of the built-in API (see types.ts for its shape). Built once, on
  * first use.
  */
+import { admissionregistrationV1alpha1 } from './gv/admissionregistration-v1alpha1.js';
 import { PACKAGES } from './gv/index.js';
 import type { ApiPackageModel, ScalarType, TypeModel, TypeRef } from './types.js';
 
 export * from './types.js';
 
-/** Every package of the model of the built-in API. */
-export const MODEL_PACKAGES: readonly ApiPackageModel[] = PACKAGES;
+/** Every package of the model of the built-in API: the generated ones and the alpha types kplane serves (MutatingAdmissionPolicy). */
+export const MODEL_PACKAGES: readonly ApiPackageModel[] = [...PACKAGES, admissionregistrationV1alpha1];
 
 /** A parsed {@link TypeRef}. */
 export type ParsedTypeRef =

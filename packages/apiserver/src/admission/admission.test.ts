@@ -26,6 +26,33 @@ test('the chain runs every mutating step, then every validating one, each only f
   assert.deepEqual(seen, ['admit A', 'admit B', 'validate B']);
 });
 
+test('a step that asks for reinvocation runs once more, even wrapped, only when a later step changed its output', async () => {
+  const runs: boolean[] = [];
+  const asker: AdmissionStep = {
+    name: 'Asker',
+    operations: ['CREATE'],
+    admit(attrs) {
+      runs.push(attrs.reinvocation?.isReinvoke ?? false);
+      attrs.reinvocation?.requestReinvocation();
+    },
+  };
+  // A wrapper (as metrics wrap steps) passes the attributes on.
+  const wrapped: AdmissionStep = { name: 'Asker', operations: ['CREATE'], admit: (attrs) => (asker as { admit(a: AdmissionAttributes): void }).admit(attrs) };
+  const labeller = (value: string): AdmissionStep => ({
+    name: 'Labeller',
+    operations: ['CREATE'],
+    admit(attrs) {
+      attrs.object!.metadata = { ...attrs.object!.metadata, labels: { late: value } };
+    },
+  });
+  const attrs = () => ({ operation: 'CREATE', object: { metadata: { labels: { late: 'x' } } } }) as unknown as AdmissionAttributes;
+  await createAdmissionChain([wrapped, labeller('y')]).admit(attrs());
+  assert.deepEqual(runs, [false, true]);
+  runs.length = 0;
+  await createAdmissionChain([wrapped, labeller('x')]).admit(attrs());
+  assert.deepEqual(runs, [false], 'the later step left the object as it was');
+});
+
 test('DefaultTolerationSeconds adds the not-ready and unreachable tolerations to a pod without them', async () => {
   const s = await startTestServer();
   try {

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { AdmissionAttributes, AdmissionStep, MutatingStep, ValidatingStep } from './types.js';
 
 /** The admission chain: every mutating step, then (after the strategy's validation) every validating one. */
@@ -24,7 +25,22 @@ export function createAdmissionChain(steps: readonly AdmissionStep[]): Admission
   return {
     steps,
     async admit(attrs) {
-      for (const s of mutating) if (handles(s, attrs)) await s.admit(attrs);
+      // Kube's reinvocation: a step that asked for it (its IfNeeded entries ran) runs once more,
+      // after the whole phase, when a later step changed the object it left.
+      let current: MutatingStep | undefined;
+      const asked = new Set<MutatingStep>();
+      const reinvocation = { isReinvoke: false, requestReinvocation: () => void (current && asked.add(current)) };
+      const a: AdmissionAttributes = { ...attrs, reinvocation };
+      const outputs = new Map<MutatingStep, unknown>();
+      for (const s of mutating) {
+        if (!handles(s, attrs)) continue;
+        current = s;
+        await s.admit(a);
+        if (asked.has(s) && attrs.object) outputs.set(s, structuredClone(attrs.object));
+      }
+      current = undefined;
+      reinvocation.isReinvoke = true;
+      for (const [s, output] of outputs) if (!isDeepStrictEqual(output, attrs.object)) await s.admit(a);
     },
     async validate(attrs) {
       for (const s of validating) if (handles(s, attrs)) await s.validate(attrs);

@@ -1,5 +1,6 @@
 import { defaultTolerationSeconds, type DefaultTolerationSecondsOptions } from './default-toleration-seconds.js';
 import { limitRanger } from './limit-ranger.js';
+import { mutatingAdmissionPolicy } from './policy/mutating/plugin.js';
 import type { AdmissionObjects } from './objects.js';
 import { validatingAdmissionPolicy, type ValidatingAdmissionPolicyOptions } from './policy/validating.js';
 import { priorityAdmission } from './priority.js';
@@ -33,6 +34,7 @@ export function builtinAdmissionSteps(options: AdmissionOptions = {}): Admission
     ...(objects ? [defaultStorageClassAdmission(objects)] : []),
     storageObjectInUseProtection(),
     ...(objects ? [persistentVolumeClaimResize(objects)] : []),
+    ...(objects ? [mutatingAdmissionPolicy({ objects, kindResource: objects.kindResource?.bind(objects), schema: objects.schema?.bind(objects), defaults: objects.defaults?.bind(objects), source: objects.mutatingPolicies })] : []),
     ...(options.webhooks ? [mutatingAdmissionWebhook(options.webhooks)] : []),
     ...(objects ? [validatingAdmissionPolicy({ objects, kindResource: objects.kindResource?.bind(objects), ...options.validatingPolicies })] : []),
     ...(options.webhooks ? [validatingAdmissionWebhook(options.webhooks)] : []),

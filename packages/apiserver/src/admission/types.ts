@@ -26,6 +26,21 @@ export interface AdmissionAttributes {
   readonly warnings?: string[];
   /** Adds an annotation to the request's audit event (absent: not audited). */
   readonly audit?: (key: string, value: string) => void;
+  /** The mutating phase's reinvocation (kube's ReinvocationContext), set by the chain. */
+  readonly reinvocation?: AdmissionReinvocation;
+}
+
+/**
+ * Reinvocation of mutating steps whose entries have reinvocationPolicy IfNeeded (admission
+ * webhooks and policies): a step that ran such entries asks for it; if a later step then changes
+ * the object the step produced, the chain runs the step once more after the phase, with
+ * `isReinvoke` set, and the step runs only those entries.
+ */
+export interface AdmissionReinvocation {
+  /** True on the extra run. */
+  readonly isReinvoke: boolean;
+  /** Asks the chain to run the current step again if a later step changes the object it produced. */
+  requestReinvocation(): void;
 }
 
 /** What every step declares: its plugin name and the operations it handles. */

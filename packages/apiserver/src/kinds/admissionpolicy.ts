@@ -19,7 +19,7 @@ const REASONS = ['Forbidden', 'Invalid', 'RequestEntityTooLarge', 'Unauthorized'
 const NOT_FOUND_ACTIONS = ['Allow', 'Deny'];
 
 /** SetDefaults_MatchResources and SetDefaults_NamedRuleWithOperations. */
-function defaultMatchResources(m: Obj): void {
+export function defaultMatchResources(m: Obj): void {
   m.matchPolicy ??= 'Equivalent';
   m.namespaceSelector ??= {};
   m.objectSelector ??= {};
@@ -51,7 +51,8 @@ function validateRules(list: unknown, path: string, out: StatusCause[]): void {
   });
 }
 
-function validateMatchResources(m: Obj, path: string, requireRules: boolean, out: StatusCause[]): void {
+/** ValidateMatchResources: matchPolicy, the rules (resourceRules required on a policy's matchConstraints). */
+export function validateMatchResources(m: Obj, path: string, requireRules: boolean, out: StatusCause[]): void {
   if (m.matchPolicy !== undefined && !MATCH_POLICIES.includes(String(m.matchPolicy))) out.push(fieldNotSupported(`${path}.matchPolicy`, m.matchPolicy, MATCH_POLICIES));
   if (requireRules && objs(m.resourceRules).length === 0) out.push(fieldRequired(`${path}.resourceRules`));
   validateRules(m.resourceRules, `${path}.resourceRules`, out);

@@ -7,6 +7,7 @@ import type { SchemaDefinitions } from '@kplane/api';
 import { toOpenApiV3 } from '@kplane/api/model';
 import type { KindBundle, ResourceType } from '../registry/resource.js';
 import { validatingAdmissionPolicyBindingResource, validatingAdmissionPolicyResource } from './admissionpolicy.js';
+import { mutatingAdmissionPolicyBindingResource, mutatingAdmissionPolicyResource } from './mutatingadmissionpolicy.js';
 import { apiServiceResource } from './apiservice.js';
 import { deploymentResource, replicaSetResource } from './apps.js';
 import { hpaV1Resource, hpaV2Resource } from './autoscaling.js';
@@ -77,6 +78,8 @@ export function builtinResources(): ResourceType[] {
     validatingAdmissionPolicyResource(),
     validatingAdmissionPolicyBindingResource(),
     ...webhookConfigurationResources(),
+    mutatingAdmissionPolicyResource(),
+    mutatingAdmissionPolicyBindingResource(),
   ];
 }
 

@@ -300,6 +300,8 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     }
   }
 
+  // The MutatingAdmissionPolicies and their bindings, listed then followed by a watch.
+  const mutatingPolicyLists = { policies: followedList(), bindings: followedList() };
   // The steps that read the cluster (LimitRanger, Priority, the storage steps, ResourceQuota) read storage through the registry.
   const admissionObjects: AdmissionObjects = {
     list: async (group, version, resource, namespace) => (await registry.get(group, version, resource)?.list(namespace || undefined))?.items ?? [],
@@ -309,6 +311,13 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       const t = registry.byKind(group, version, kind)?.type;
       return t ? { resource: t.resource, namespaced: t.namespaced } : undefined;
     },
+    schema: (group, version, resource) => {
+      const store = registry.get(group, version, resource);
+      return store ? { schema: store.schema(), definitions: store.definitions } : undefined;
+    },
+    defaults: (group, version, resource, obj) => registry.get(group, version, resource)?.type.strategy.defaults?.(obj),
+    mutatingPolicies: { policies: mutatingPolicyLists.policies.items, bindings: mutatingPolicyLists.bindings.items },
+    namespace: async (name) => namespaceCache.get(name) ?? (await registry.get('', 'v1', 'namespaces')?.get(undefined, name).catch(() => undefined)),
   };
   // The webhook configurations, followed by a watch: a write reads them from memory.
   const webhookConfigs = { mutating: followedList(), validating: followedList() };
@@ -520,6 +529,10 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
         const store = registry.get('admissionregistration.k8s.io', 'v1', resource);
         if (store) await list.start(store);
       }
+      for (const [resource, list] of [['mutatingadmissionpolicies', mutatingPolicyLists.policies], ['mutatingadmissionpolicybindings', mutatingPolicyLists.bindings]] as const) {
+        const store = registry.get('admissionregistration.k8s.io', 'v1alpha1', resource);
+        if (store) await list.start(store);
+      }
       // kube-apiserver's scheduling/bootstrap-system-priority-classes post-start hook.
       const priorityClasses = registry.get('scheduling.k8s.io', 'v1', 'priorityclasses');
       for (const pc of priorityClasses ? systemPriorityClasses() : []) {
@@ -588,6 +601,8 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       ready = false;
       await Promise.all(maintenance.splice(0).map((m) => m.stop()));
       stopNamespaceCache.abort();
+      mutatingPolicyLists.policies.stop();
+      mutatingPolicyLists.bindings.stop();
       webhookConfigs.mutating.stop();
       webhookConfigs.validating.stop();
       policyLists.policies.stop();

@@ -8,6 +8,7 @@ import {
   HorizontalPodAutoscalers, PodTemplates, ReplicationControllers, MutatingWebhookConfigurations, ValidatingWebhookConfigurations,
   ClusterRoleBindings, ClusterRoles, ConfigMaps, ControllerRevisions, CronJobs, CustomResourceDefinitions, DaemonSets, Deployments, Endpoints, Events, EventsV1Events, Ingresses, Jobs, Leases, LimitRanges, Namespaces, PriorityClasses, ResourceQuotas, Nodes, PersistentVolumeClaims, PodDisruptionBudgets, Pods, ReplicaSets, StatefulSets, RoleBindings, Roles, Secrets, ServiceAccounts, Services, PersistentVolumes, StorageClasses, EndpointSlices, builtinDescriptors,
   ValidatingAdmissionPolicies, ValidatingAdmissionPolicyBindings,
+  MutatingAdmissionPolicies, MutatingAdmissionPolicyBindings,
   kindDescriptor, newObject, resourceOf, type KindDescriptor, type ObjectOf,
 } from './descriptors.js';
 
@@ -52,6 +53,8 @@ const KUBERNETES: [KindDescriptor, string, string, string, boolean, string][] = 
   [ValidatingWebhookConfigurations, 'admissionregistration.k8s.io', 'v1', 'validatingwebhookconfigurations', false, 'ValidatingWebhookConfiguration'],
   [ValidatingAdmissionPolicies, 'admissionregistration.k8s.io', 'v1', 'validatingadmissionpolicies', false, 'ValidatingAdmissionPolicy'],
   [ValidatingAdmissionPolicyBindings, 'admissionregistration.k8s.io', 'v1', 'validatingadmissionpolicybindings', false, 'ValidatingAdmissionPolicyBinding'],
+  [MutatingAdmissionPolicies, 'admissionregistration.k8s.io', 'v1alpha1', 'mutatingadmissionpolicies', false, 'MutatingAdmissionPolicy'],
+  [MutatingAdmissionPolicyBindings, 'admissionregistration.k8s.io', 'v1alpha1', 'mutatingadmissionpolicybindings', false, 'MutatingAdmissionPolicyBinding'],
 ];
 
 test('every built-in descriptor carries the names Kubernetes uses', () => {

@@ -10,6 +10,7 @@ import type {
   MutatingWebhookConfiguration, ValidatingWebhookConfiguration,
 } from './builtin/index.js';
 import type { ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding } from './builtin/index.js';
+import type { MutatingAdmissionPolicy, MutatingAdmissionPolicyBinding } from './builtin/index.js';
 
 /** Type-only key of the phantom field; no value exists at run time. */
 declare const objectType: unique symbol;
@@ -168,6 +169,14 @@ export const ValidatingAdmissionPolicies: KindDescriptor<ValidatingAdmissionPoli
 export const ValidatingAdmissionPolicyBindings: KindDescriptor<ValidatingAdmissionPolicyBinding> = kindDescriptor({
   group: 'admissionregistration.k8s.io', version: 'v1', resource: 'validatingadmissionpolicybindings', kind: 'ValidatingAdmissionPolicyBinding', namespaced: false,
 });
+/** admissionregistration.k8s.io/v1alpha1 mutatingadmissionpolicies (alpha). */
+export const MutatingAdmissionPolicies: KindDescriptor<MutatingAdmissionPolicy> = kindDescriptor({
+  group: 'admissionregistration.k8s.io', version: 'v1alpha1', resource: 'mutatingadmissionpolicies', kind: 'MutatingAdmissionPolicy', namespaced: false,
+});
+/** admissionregistration.k8s.io/v1alpha1 mutatingadmissionpolicybindings (alpha). */
+export const MutatingAdmissionPolicyBindings: KindDescriptor<MutatingAdmissionPolicyBinding> = kindDescriptor({
+  group: 'admissionregistration.k8s.io', version: 'v1alpha1', resource: 'mutatingadmissionpolicybindings', kind: 'MutatingAdmissionPolicyBinding', namespaced: false,
+});
 
 /** Every built-in descriptor of a kind kplane serves, core group first (a descriptor joins once its kind is served). */
 export const builtinDescriptors: readonly KindDescriptor[] = Object.freeze([
@@ -178,4 +187,5 @@ export const builtinDescriptors: readonly KindDescriptor[] = Object.freeze([
   CronJobs, PodDisruptionBudgets, ResourceQuotas, LimitRanges, PriorityClasses, PersistentVolumes, StorageClasses,
   MutatingWebhookConfigurations, ValidatingWebhookConfigurations,
   ValidatingAdmissionPolicies, ValidatingAdmissionPolicyBindings,
+  MutatingAdmissionPolicies, MutatingAdmissionPolicyBindings,
 ]);

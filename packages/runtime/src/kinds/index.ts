@@ -41,6 +41,8 @@ export {
   PriorityClasses,
   ValidatingAdmissionPolicies,
   ValidatingAdmissionPolicyBindings,
+  MutatingAdmissionPolicies,
+  MutatingAdmissionPolicyBindings,
   builtinDescriptors,
   kindDescriptor,
   newObject,

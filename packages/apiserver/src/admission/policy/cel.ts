@@ -34,10 +34,10 @@ export interface CompiledExpression {
   readonly error?: string;
 }
 
-/** Compiles one expression (cel-go's wording of syntax errors: `ERROR: <input>:L:C: ...`). */
-export function compileExpression(source: string): CompiledExpression {
+/** Compiles one expression (cel-go's wording of syntax errors: `ERROR: <input>:L:C: ...`), in the policy environment unless told another. */
+export function compileExpression(source: string, environment: Environment = policyEnvironment()): CompiledExpression {
   try {
-    const program = policyEnvironment().parse(source);
+    const program = environment.parse(source);
     const regex = checkRegexCalls(program.ast);
     if (regex.issues.length) return { source, error: `compilation failed: ${regex.issues.map((i) => `ERROR: <input>:1:${i.offset + 1}: ${i.message}`).join('\n')}` };
     if (regex.instantiation) return { source, error: regex.instantiation };

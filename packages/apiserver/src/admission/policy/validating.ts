@@ -68,7 +68,7 @@ export interface ValidatingAdmissionPolicyOptions {
 }
 
 /** The request as policies see it (`request`): kube's AdmissionRequest. */
-function requestOf(attrs: AdmissionAttributes): Obj {
+export function requestOf(attrs: AdmissionAttributes): Obj {
   const u = attrs.user;
   return {
     kind: { ...attrs.kind },

@@ -2340,6 +2340,118 @@ export interface WebhookClientConfig {
   url?: string;
 }
 
+/** admissionregistration.k8s.io/v1alpha1 ApplyConfiguration. */
+export interface ApplyConfiguration {
+  expression?: string;
+}
+
+/** admissionregistration.k8s.io/v1alpha1 JSONPatch. */
+export interface JSONPatch {
+  expression?: string;
+}
+
+/** admissionregistration.k8s.io/v1alpha1 MatchCondition. */
+export interface AdmissionregistrationV1alpha1MatchCondition {
+  expression: string;
+  name: string;
+}
+
+/** admissionregistration.k8s.io/v1alpha1 MatchResources. */
+export interface AdmissionregistrationV1alpha1MatchResources {
+  excludeResourceRules?: AdmissionregistrationV1alpha1NamedRuleWithOperations[];
+  matchPolicy?: 'Equivalent' | 'Exact';
+  namespaceSelector?: LabelSelector;
+  objectSelector?: LabelSelector;
+  resourceRules?: AdmissionregistrationV1alpha1NamedRuleWithOperations[];
+}
+
+/** admissionregistration.k8s.io/v1alpha1 MutatingAdmissionPolicy. */
+export interface MutatingAdmissionPolicy extends KubeObject {
+  apiVersion?: 'admissionregistration.k8s.io/v1alpha1';
+  kind?: 'MutatingAdmissionPolicy';
+  metadata?: ObjectMeta;
+  spec?: MutatingAdmissionPolicySpec;
+}
+
+/** admissionregistration.k8s.io/v1alpha1 MutatingAdmissionPolicyBinding. */
+export interface MutatingAdmissionPolicyBinding extends KubeObject {
+  apiVersion?: 'admissionregistration.k8s.io/v1alpha1';
+  kind?: 'MutatingAdmissionPolicyBinding';
+  metadata?: ObjectMeta;
+  spec?: MutatingAdmissionPolicyBindingSpec;
+}
+
+/** admissionregistration.k8s.io/v1alpha1 MutatingAdmissionPolicyBindingList. */
+export interface MutatingAdmissionPolicyBindingList {
+  apiVersion?: 'admissionregistration.k8s.io/v1alpha1';
+  items: MutatingAdmissionPolicyBinding[];
+  kind?: 'MutatingAdmissionPolicyBindingList';
+  metadata?: ListMeta;
+}
+
+/** admissionregistration.k8s.io/v1alpha1 MutatingAdmissionPolicyBindingSpec. */
+export interface MutatingAdmissionPolicyBindingSpec {
+  matchResources?: AdmissionregistrationV1alpha1MatchResources;
+  paramRef?: AdmissionregistrationV1alpha1ParamRef;
+  policyName?: string;
+}
+
+/** admissionregistration.k8s.io/v1alpha1 MutatingAdmissionPolicyList. */
+export interface MutatingAdmissionPolicyList {
+  apiVersion?: 'admissionregistration.k8s.io/v1alpha1';
+  items: MutatingAdmissionPolicy[];
+  kind?: 'MutatingAdmissionPolicyList';
+  metadata?: ListMeta;
+}
+
+/** admissionregistration.k8s.io/v1alpha1 MutatingAdmissionPolicySpec. */
+export interface MutatingAdmissionPolicySpec {
+  failurePolicy?: 'Fail' | 'Ignore';
+  matchConditions?: AdmissionregistrationV1alpha1MatchCondition[];
+  matchConstraints?: AdmissionregistrationV1alpha1MatchResources;
+  mutations?: Mutation[];
+  paramKind?: AdmissionregistrationV1alpha1ParamKind;
+  reinvocationPolicy?: 'IfNeeded' | 'Never';
+  variables?: AdmissionregistrationV1alpha1Variable[];
+}
+
+/** admissionregistration.k8s.io/v1alpha1 Mutation. */
+export interface Mutation {
+  applyConfiguration?: ApplyConfiguration;
+  jsonPatch?: JSONPatch;
+  patchType: 'ApplyConfiguration' | 'JSONPatch';
+}
+
+/** admissionregistration.k8s.io/v1alpha1 NamedRuleWithOperations. */
+export interface AdmissionregistrationV1alpha1NamedRuleWithOperations {
+  apiGroups?: string[];
+  apiVersions?: string[];
+  operations?: ('*' | 'CONNECT' | 'CREATE' | 'DELETE' | 'UPDATE')[];
+  resourceNames?: string[];
+  resources?: string[];
+  scope?: '*' | 'Cluster' | 'Namespaced';
+}
+
+/** admissionregistration.k8s.io/v1alpha1 ParamKind. */
+export interface AdmissionregistrationV1alpha1ParamKind {
+  apiVersion?: string;
+  kind?: string;
+}
+
+/** admissionregistration.k8s.io/v1alpha1 ParamRef. */
+export interface AdmissionregistrationV1alpha1ParamRef {
+  name?: string;
+  namespace?: string;
+  parameterNotFoundAction?: string;
+  selector?: LabelSelector;
+}
+
+/** admissionregistration.k8s.io/v1alpha1 Variable. */
+export interface AdmissionregistrationV1alpha1Variable {
+  expression: string;
+  name: string;
+}
+
 /** apiextensions.k8s.io/v1 CustomResourceColumnDefinition. */
 export interface CustomResourceColumnDefinition {
   description?: string;
