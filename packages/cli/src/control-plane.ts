@@ -1,7 +1,7 @@
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { request } from 'node:https';
-import { stringify } from 'yaml';
+import { createRequire } from 'node:module';
 import { serviceAccountUser, transportAs, type KubeObject, type RawRequest, type RawResponse, type Transport, type UserInfo } from '@kplane/api';
 import { createBackend, type Backend } from '@kplane/storage';
 import {
@@ -226,6 +226,8 @@ export async function frontProxyClient(caCert: string, caKey: string): Promise<{
 /** Builds the admin kubeconfig for a server URL. */
 export function kubeconfigYaml(server: string, caPem: string, certPem: string, keyPem: string): string {
   const b64 = (s: string) => Buffer.from(s).toString('base64');
+  // The YAML library loads here, when a kubeconfig is written: an in-process control plane writes none.
+  const { stringify } = createRequire(import.meta.url)('yaml') as typeof import('yaml');
   return stringify({
     apiVersion: 'v1',
     kind: 'Config',

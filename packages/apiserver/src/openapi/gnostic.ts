@@ -7,10 +7,13 @@
  * `x-…` extensions) become `Any` messages holding the value as YAML text.
  */
 import protobuf from 'protobufjs';
-import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { createRequire } from 'node:module';
 import { OPENAPI_V2_PROTO } from './gnostic-proto.js';
 
 type Obj = Record<string, unknown>;
+let yamlLib: typeof import('yaml') | undefined;
+/** The YAML library, loaded when the protobuf OpenAPI document is first built or read. */
+const yaml = (): typeof import('yaml') => (yamlLib ??= createRequire(import.meta.url)('yaml') as typeof import('yaml'));
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 let root: protobuf.Root | undefined;
@@ -28,7 +31,7 @@ export function gnosticRoot(): protobuf.Root {
 
 // ---------------------------------------------------------------- JSON → gnostic
 
-const any = (v: unknown): Obj => ({ yaml: stringifyYaml(v) });
+const any = (v: unknown): Obj => ({ yaml: yaml().stringify(v) });
 const extensions = (o: Obj): Obj[] => Object.entries(o).filter(([k]) => k.startsWith('x-')).map(([name, v]) => ({ name, value: any(v) }));
 const named = <T>(o: unknown, f: (v: unknown) => T): { name: string; value: T }[] => (isObj(o) ? Object.entries(o).map(([name, v]) => ({ name, value: f(v) })) : []);
 
@@ -152,7 +155,7 @@ export function encodeSwaggerProtobuf(swagger: object): Uint8Array {
 
 // ---------------------------------------------------------------- gnostic → JSON
 
-const fromAny = (a: unknown): unknown => (isObj(a) && typeof a.yaml === 'string' ? parseYaml(a.yaml) : undefined);
+const fromAny = (a: unknown): unknown => (isObj(a) && typeof a.yaml === 'string' ? yaml().parse(a.yaml) : undefined);
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
 /** Copies protobuf fields back to their JSON names. */
