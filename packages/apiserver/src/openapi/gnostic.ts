@@ -6,7 +6,7 @@
  * kinds or a `json_reference`, and values of any JSON type (`default`, `enum`, `example`,
  * `x-…` extensions) become `Any` messages holding the value as YAML text.
  */
-import protobuf from 'protobufjs';
+import type protobuf from 'protobufjs';
 import { createRequire } from 'node:module';
 import { OPENAPI_V2_PROTO } from './gnostic-proto.js';
 
@@ -21,8 +21,9 @@ let root: protobuf.Root | undefined;
 /** The protobufjs Root of the openapi.v2 messages (with google.protobuf.Any). */
 export function gnosticRoot(): protobuf.Root {
   if (!root) {
-    const r = protobuf.Root.fromJSON(protobuf.common.get('google/protobuf/any.proto')!);
-    protobuf.parse(OPENAPI_V2_PROTO, r, { keepCase: true });
+    const protobufjs = createRequire(import.meta.url)('protobufjs') as typeof protobuf;
+    const r = protobufjs.Root.fromJSON(protobufjs.common.get('google/protobuf/any.proto')!);
+    protobufjs.parse(OPENAPI_V2_PROTO, r, { keepCase: true });
     r.resolveAll();
     root = r;
   }
