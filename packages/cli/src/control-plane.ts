@@ -131,6 +131,12 @@ export interface ControlPlaneOptions {
    */
   backend?: Backend;
   /**
+   * The backend already holds what a start with these same settings writes (a copy of one
+   * such a control plane bootstrapped): the API server skips its bootstrap writes (see
+   * ApiServerOptions.bootstrapped).
+   */
+  bootstrapped?: boolean;
+  /**
    * The one clock of the API server (timestamps, TTLs, grace periods, watch and request
    * timeouts, compaction), the controllers, the scheduler and the simulated kubelet; default
    * the real clock. A test passes a fake clock and moves time by hand.
@@ -284,7 +290,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   const time = options.clock ? apiServerTime(options.clock) : undefined;
   const wrap = options.wrapTransport ?? ((t: Transport) => t);
   const createServer = (keys?: ServiceAccountKeys): ApiServer =>
-    createApiServer({ backend, ...time, serviceCIDR: options.serviceCIDR, serviceNodePortRange: options.serviceNodePortRange, authorizationMode: options.authorizationMode, eventTTLSeconds: options.eventTTLSeconds, compactionIntervalMs: options.compactionIntervalMs, authentication: keys ? { ...authentication, serviceAccountKeys: keys } : authentication, audit, localStreams: options.localStreams, admission: options.defaultTolerationSeconds });
+    createApiServer({ backend, ...time, serviceCIDR: options.serviceCIDR, serviceNodePortRange: options.serviceNodePortRange, authorizationMode: options.authorizationMode, eventTTLSeconds: options.eventTTLSeconds, compactionIntervalMs: options.compactionIntervalMs, authentication: keys ? { ...authentication, serviceAccountKeys: keys } : authentication, audit, localStreams: options.localStreams, admission: options.defaultTolerationSeconds, bootstrapped: options.bootstrapped });
   let apiServer = createServer();
   // Every in-process client calls the API server serving now, so a restart needs no new clients.
   const serve: Transport = (req) => apiServer.handle(req);
