@@ -469,10 +469,11 @@ async function startNodes(serve: Transport, options: ControlPlaneOptions, stop: 
   const wrap = options.wrapTransport ?? ((t: Transport) => t);
   try {
     // The roles of the scheduler's and the nodes' identities (system:kube-scheduler, system:node).
+    // (A backend restored from a bootstrapped copy holds them already.)
     const admin = createClient({ transport: serve });
     const policy = simulationPolicy();
-    for (const role of policy.clusterRoles) await ensureClusterRole(admin, role);
-    for (const binding of policy.clusterRoleBindings) await ensureClusterRoleBinding(admin, binding);
+    for (const role of options.bootstrapped ? [] : policy.clusterRoles) await ensureClusterRole(admin, role);
+    for (const binding of options.bootstrapped ? [] : policy.clusterRoleBindings) await ensureClusterRoleBinding(admin, binding);
     return await startSimulation({
       client: createClient({ transport: wrap(withAgent(serve, KUBELET_AGENT), 'kubelet') }),
       schedulerClient: createClient({ transport: wrap(withAgent(transportAs(serve, SCHEDULER_USER), SCHEDULER_AGENT), 'kube-scheduler') }),
@@ -509,6 +510,7 @@ async function startControllers(
     leaderElection: options.leaderElection,
     log: options.controllerManagerLog,
     serviceAccountClients,
+    identitiesExist: options.bootstrapped,
     serviceAccountTokens,
     clusterSigning,
     rootCA,
