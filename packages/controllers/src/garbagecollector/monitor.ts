@@ -10,6 +10,9 @@ import { watcher } from '@kplane/runtime/internal';
 import { apiVersionOf, resourceId, type ResourceInfo } from './discovery.js';
 import type { GraphBuilder, ObservedKind } from './graph-builder.js';
 
+/** The reason of this module's aborts, made once: a DOMException per abort (its stack captured each time) costs more than the abort. */
+const ABORTED = new DOMException('This operation was aborted', 'AbortError');
+
 /** A running monitor of one resource. */
 export interface Monitor {
   readonly resource: ResourceInfo;
@@ -145,7 +148,7 @@ export function startMonitor(options: MonitorOptions): Monitor {
     resource,
     synced: () => synced,
     async stop() {
-      controller.abort();
+      controller.abort(ABORTED);
       await run.catch(() => undefined);
     },
   };
