@@ -24,7 +24,7 @@ import {
 } from '@kplane/apiserver';
 import { createClient, type Client } from '@kplane/client';
 import type { Clock } from '@kplane/runtime';
-import { nodeUser, SCHEDULER_USER, simulationPolicy, startSimulation, type KubeletConfig, type Simulation } from '@kplane/kubelet';
+import type { KubeletConfig, Simulation } from '@kplane/kubelet';
 import {
   DEFAULT_SECURE_PORT,
   issueClientCertificate,
@@ -468,6 +468,8 @@ async function startNodes(serve: Transport, options: ControlPlaneOptions, stop: 
   if (!options.nodes) return undefined;
   const wrap = options.wrapTransport ?? ((t: Transport) => t);
   try {
+    // Imported here: a control plane without nodes does not load the simulation.
+    const { nodeUser, SCHEDULER_USER, simulationPolicy, startSimulation } = await import('@kplane/kubelet');
     // The roles of the scheduler's and the nodes' identities (system:kube-scheduler, system:node).
     // (A backend restored from a bootstrapped copy holds them already.)
     const admin = createClient({ transport: serve });
