@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { JsonWriter } from './json-writer.js';
+import { JsonWriter, objectEnd } from './json-writer.js';
 
 test('JsonWriter: the bytes of every piece, in order, through growing chunks and oversized pieces', () => {
   const pieces = ['{"items":['];
@@ -23,4 +23,11 @@ test('JsonWriter: a writer that writes nothing hands out nothing', () => {
   assert.deepEqual(w.takeChunks(), []);
   w.write('');
   assert.equal(w.take().length, 0);
+});
+
+test('objectEnd: the end of an object, past strings with braces and escapes and nested values', () => {
+  const json = '{"metadata":{"name":"a}","labels":{"k":"\\"}"},"f":[{"x":1}]},"spec":{}}';
+  const from = json.indexOf('{', 1) + 1;
+  assert.equal(json.slice(from - 1, objectEnd(json, from)), '{"name":"a}","labels":{"k":"\\"}"},"f":[{"x":1}]}');
+  assert.equal(objectEnd('{"a":"}', 1), 0);
 });

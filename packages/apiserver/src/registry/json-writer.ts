@@ -79,6 +79,28 @@ export class JsonWriter {
 
 const STORED_HEAD = /^\{"apiVersion":"[^"\\]*","kind":"[^"\\]*","metadata":\{/;
 
+/**
+ * Index just past the `}` that closes the object whose content starts at `from` (just after
+ * its `{`) in valid JSON, strings and nesting skipped; 0 when the text ends first.
+ */
+export function objectEnd(json: string, from: number): number {
+  let depth = 1;
+  for (let i = from; i < json.length; i++) {
+    const c = json.charCodeAt(i);
+    if (c === 0x22 /* " */) {
+      for (i++; i < json.length; i++) {
+        const d = json.charCodeAt(i);
+        if (d === 0x5c /* \ */) i++;
+        else if (d === 0x22) break;
+      }
+    } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) depth++;
+    else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
+      if (--depth === 0) return i + 1;
+    }
+  }
+  return 0;
+}
+
 /** Length of the stored head `{"apiVersion":"…","kind":"…","metadata":{`, or 0 when the JSON does not start so. */
 export function storedHeadLength(json: string): number {
   const head = STORED_HEAD.exec(json);

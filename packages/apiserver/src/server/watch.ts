@@ -192,10 +192,11 @@ export function serveWatch(
         // The initial state must be at least as new as the version asked.
         await store.cache.waitForRevision(fromRevision);
       }
-      if (sendInitial && rep === 'object' && filter.everything && store.servesStoredEvents) {
-        // Built from stored JSON, a page at a time, never far ahead of what the client has read.
+      if (sendInitial && rep !== 'table' && filter.everything && store.servesStoredEvents) {
+        // Built from stored JSON (whole objects, or their metadata as PartialObjectMetadata), a
+        // page at a time, never far ahead of what the client has read.
         const snapshot = { revision: 0 };
-        for await (const lines of store.initialEventLines(namespace, INITIAL_EVENTS_PAGE, snapshot)) {
+        for await (const lines of store.initialEventLines(namespace, INITIAL_EVENTS_PAGE, snapshot, rep)) {
           channel.push(lines);
           if (channel.full) await channel.below();
           if (abort.signal.aborted) return;
