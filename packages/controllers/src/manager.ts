@@ -310,7 +310,8 @@ export async function startControllerManager(options: ControllerManagerOptions):
     [CONTROLLER_NAMES.namespace]: (m) => createNamespaceController({ ...options.namespaceController, manager: m }),
     [CONTROLLER_NAMES.serviceAccount]: (m) => createServiceAccountController({ manager: m }),
     ...(options.serviceAccountTokens ? { [CONTROLLER_NAMES.serviceAccountToken]: (m: Manager) => createTokensController({ ...options.serviceAccountTokens!, manager: m }) } : {}),
-    [CONTROLLER_NAMES.garbageCollector]: (m) => m.add(createGarbageCollector({ ...options.garbageCollector, manager: m })),
+    // The collector follows the resources the controllers cache through their informers (one watch each).
+    [CONTROLLER_NAMES.garbageCollector]: (m) => m.add(createGarbageCollector({ informers: m.factory, ...options.garbageCollector, manager: m })),
     [CONTROLLER_NAMES.replicaSet]: (m) => createReplicaSetController(m),
     [CONTROLLER_NAMES.deployment]: (m) => createDeploymentController(m),
     [CONTROLLER_NAMES.replicationController]: (m) => createReplicationControllerController(m),

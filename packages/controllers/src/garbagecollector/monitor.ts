@@ -5,7 +5,7 @@
  */
 import type { KubeObject, ObjectMeta } from '@kplane/api';
 import { createClient, type Client } from '@kplane/client';
-import { type Clock } from '@kplane/runtime';
+import { type Clock, type Informer } from '@kplane/runtime';
 import { watcher } from '@kplane/runtime/internal';
 import { apiVersionOf, resourceId, type ResourceInfo } from './discovery.js';
 import type { GraphBuilder, ObservedKind } from './graph-builder.js';
@@ -150,6 +150,57 @@ export function startMonitor(options: MonitorOptions): Monitor {
     async stop() {
       controller.abort(ABORTED);
       await run.catch(() => undefined);
+    },
+  };
+}
+
+/**
+ * Follows `resource` through an informer others run already (a typed cache of the controller
+ * manager), instead of a watch of its own: kube-controller-manager's garbage collector reads
+ * the shared informers the same way where they exist. The informer gives, per key, add,
+ * updates and delete (deletions missed while its watch was broken come at its relist); an
+ * object replaced under the same key (another uid) reaches the graph as a deletion then an
+ * addition, as with a monitor's own watch.
+ */
+export function startInformerMonitor(options: { resource: ResourceInfo; informer: Informer<KubeObject>; builder: GraphBuilder }): Monitor {
+  const { resource, builder } = options;
+  const kind: ObservedKind = { apiVersion: apiVersionOf(resource), kind: resource.kind };
+  const cache = new Map<string, ObjectMeta>();
+  const apply = (obj: KubeObject): void => {
+    if (!obj.metadata) return;
+    const m = slim(obj.metadata);
+    const key = keyOf(m);
+    const old = cache.get(key);
+    if (old && old.uid !== m.uid) {
+      cache.delete(key);
+      builder.observeDelete(old);
+      cache.set(key, m);
+      builder.observe(kind, m, undefined);
+      return;
+    }
+    if (old && old.resourceVersion === m.resourceVersion) return;
+    cache.set(key, m);
+    builder.observe(kind, m, old);
+  };
+  // Every object the informer holds now comes at once, as adds; then its changes as they come.
+  const registration = options.informer.addEventHandler({
+    onAdd: apply,
+    onUpdate: (_old, obj) => apply(obj),
+    onDelete: (obj) => {
+      const m = obj.metadata;
+      if (!m) return;
+      const key = keyOf(m);
+      const old = cache.get(key);
+      if (!old || old.uid !== m.uid) return;
+      cache.delete(key);
+      builder.observeDelete(m);
+    },
+  });
+  return {
+    resource,
+    synced: () => options.informer.hasSynced(),
+    async stop() {
+      registration.remove();
     },
   };
 }
