@@ -400,7 +400,7 @@ async function main(): Promise<void> {
     }
     if (testStartup) {
       console.log(`\nTest control plane startup: startControlPlane() from @kplane/testing (every controller, 3 nodes, virtual time, resolved once idle; warm starts copy the bootstrapped storage)\n`);
-      console.log(formatTestingStartup(testStartup));
+      console.log(formatTestingStartup(testStartup.samples, testStartup.nodeStartMs));
     }
     if (gc) {
       console.log(`\nGarbage collector: benchGarbageCollector(${gcDependents}) from @kplane/controllers, in a fresh process (in-process API server, memory storage)\n`);

@@ -4,6 +4,7 @@
  * cold in fresh processes and warm (again in the same process, from a copy of the bootstrapped
  * storage).
  */
+import { execFile } from 'node:child_process';
 import { runInChild } from './child.js';
 import { median } from './load.js';
 import { formatTable } from './report.js';
@@ -12,25 +13,50 @@ import type { StartupSample } from './startup-bench.js';
 /** The bound the warm start aims at, in ms. */
 export const TEST_WARM_START_TARGET_MS = 50;
 
-/** Runs `processes` fresh child processes (`probe-testing-startup.js`), one after another. */
-export async function benchTestingStartup(processes: number, warm: number): Promise<StartupSample[]> {
-  const samples: StartupSample[] = [];
-  for (let i = 0; i < processes; i++) samples.push(await runInChild<StartupSample>(new URL('./probe-testing-startup.js', import.meta.url), [String(warm)]));
-  return samples;
+/** The samples of the fresh processes, and the wall time of a bare `node -e 0` before each (the machine's unit). */
+export interface TestingStartupRun {
+  samples: StartupSample[];
+  nodeStartMs: number[];
 }
 
-/** The table: medians over the samples, with every value in the note. */
-export function formatTestingStartup(samples: readonly StartupSample[]): string {
-  const list = (xs: number[]): string => xs.map((x) => x.toFixed(1)).join(', ');
-  const row = (name: string, xs: number[], note: string): string[] => [name, median(xs).toFixed(1), `${note}: ${list(xs)}`];
+/** Wall time of one `node -e 0` process, in ms. */
+async function nodeStartMs(): Promise<number> {
+  const t0 = performance.now();
+  await new Promise<void>((resolve, reject) => execFile(process.execPath, ['-e', '0'], (err) => (err ? reject(err) : resolve())));
+  return performance.now() - t0;
+}
+
+/**
+ * Runs `processes` fresh child processes (`probe-testing-startup.js`), one after another, each
+ * after a `node -e 0`, so that the figures can be read as ratios to a bare Node start.
+ */
+export async function benchTestingStartup(processes: number, warm: number): Promise<TestingStartupRun> {
+  const run: TestingStartupRun = { samples: [], nodeStartMs: [] };
+  for (let i = 0; i < processes; i++) {
+    run.nodeStartMs.push(await nodeStartMs());
+    run.samples.push(await runInChild<StartupSample>(new URL('./probe-testing-startup.js', import.meta.url), [String(warm)]));
+  }
+  return run;
+}
+
+/**
+ * The table: medians over the samples, with every value in the note; with the `node -e 0`
+ * times, a column of ratios to their median.
+ */
+export function formatTestingStartup(samples: readonly StartupSample[], nodeStartMs: readonly number[] = []): string {
+  const list = (xs: readonly number[]): string => xs.map((x) => x.toFixed(1)).join(', ');
+  const unit = nodeStartMs.length ? median([...nodeStartMs]) : undefined;
+  const row = (name: string, xs: readonly number[], note: string): string[] => {
+    const m = median([...xs]);
+    return [name, m.toFixed(1), unit ? `${(m / unit).toFixed(2)}x` : '', `${note}: ${list(xs)}`];
+  };
   const warm = samples.flatMap((s) => s.warmMs);
-  return formatTable(
-    [
-      ['case', 'median ms', 'note'],
-      row('test control plane, cold', samples.map((s) => s.coldMs), `first start in each of ${samples.length} fresh processes`),
-      row('test control plane, warm', warm, `later starts in the same processes (${warm.length}; target < ${TEST_WARM_START_TARGET_MS} ms)`),
-      row("import('@kplane/testing')", samples.map((s) => s.importMs), `${samples.length} fresh processes`),
-    ],
-    [1],
-  );
+  const rows = [
+    ['case', 'median ms', 'vs node -e 0', 'note'],
+    row('test control plane, cold', samples.map((s) => s.coldMs), `first start in each of ${samples.length} fresh processes`),
+    row('test control plane, warm', warm, `later starts in the same processes (${warm.length}; target < ${TEST_WARM_START_TARGET_MS} ms)`),
+    row("import('@kplane/testing')", samples.map((s) => s.importMs), `${samples.length} fresh processes`),
+  ];
+  if (unit) rows.push(row('node -e 0', nodeStartMs, 'a bare Node process, before each'));
+  return formatTable(rows, [1, 2]);
 }

@@ -26,6 +26,19 @@ test('decodes YAML (and JSON sent as YAML)', () => {
   assert.deepEqual(decodeBody(enc('---\na: 1\n'), 'application/yaml'), { a: 1 });
 });
 
+test('JSON sent as YAML (an apply patch) decodes as the YAML parser would, duplicates and limits included', () => {
+  const body = '{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRole","metadata":{"name":"admin","labels":{"a":"1"}},"rules":[{"verbs":["get"],"resources":["pods"]}],"n":-1.5e3,"s":"\\u00e9\\/x","z":null,"t":true}';
+  assert.deepEqual(decodeBody(enc(body), 'application/apply-patch+yaml'), JSON.parse(body));
+  assert.deepEqual(decodeBody(enc(` \n${body}\n`), 'application/yaml'), JSON.parse(body));
+  assert.deepEqual(decodeBody(enc('[1, {"a": "b"}]'), 'application/yaml'), [1, { a: 'b' }]);
+  // Flow YAML that is not JSON, and JSON with duplicate keys, still take the YAML decoder.
+  assert.deepEqual(decodeBody(enc('{a: 1, b: [x]}'), 'application/yaml'), { a: 1, b: ['x'] });
+  const dup = decodeBody(enc('{"a": 1, "a": 2}'), 'application/apply-patch+yaml');
+  assert.deepEqual(dup, { a: 2 });
+  assert.deepEqual(duplicateFields(dup), ['a']);
+  assert.throws(() => decodeBody(enc('{"n": 18446744073709551616}'), 'application/yaml'), { code: 400 });
+});
+
 test('malformed bodies are 400 BadRequest with the parser message', () => {
   assert.throws(() => decodeBody(enc('{"a":'), 'application/json'), (e: any) => e.code === 400 && e.reason === 'BadRequest' && /^json: /.test(e.message));
   assert.throws(() => decodeBody(enc('a: [1\n'), 'application/yaml'), (e: any) => e.code === 400 && /^yaml: /.test(e.message) && !e.message.includes('\n'));

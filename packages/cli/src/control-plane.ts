@@ -1,7 +1,7 @@
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { request } from 'node:https';
-import { stringify } from 'yaml';
+import { createRequire } from 'node:module';
 import { serviceAccountUser, transportAs, type KubeObject, type RawRequest, type RawResponse, type Transport, type UserInfo } from '@kplane/api';
 import { createBackend, type Backend } from '@kplane/storage';
 import {
@@ -24,7 +24,7 @@ import {
 } from '@kplane/apiserver';
 import { createClient, type Client } from '@kplane/client';
 import type { Clock } from '@kplane/runtime';
-import { nodeUser, SCHEDULER_USER, simulationPolicy, startSimulation, type KubeletConfig, type Simulation } from '@kplane/kubelet';
+import type { KubeletConfig, Simulation } from '@kplane/kubelet';
 import {
   DEFAULT_SECURE_PORT,
   issueClientCertificate,
@@ -131,6 +131,12 @@ export interface ControlPlaneOptions {
    */
   backend?: Backend;
   /**
+   * The backend already holds what a start with these same settings writes (a copy of one
+   * such a control plane bootstrapped): the API server skips its bootstrap writes (see
+   * ApiServerOptions.bootstrapped).
+   */
+  bootstrapped?: boolean;
+  /**
    * The one clock of the API server (timestamps, TTLs, grace periods, watch and request
    * timeouts, compaction), the controllers, the scheduler and the simulated kubelet; default
    * the real clock. A test passes a fake clock and moves time by hand.
@@ -226,6 +232,8 @@ export async function frontProxyClient(caCert: string, caKey: string): Promise<{
 /** Builds the admin kubeconfig for a server URL. */
 export function kubeconfigYaml(server: string, caPem: string, certPem: string, keyPem: string): string {
   const b64 = (s: string) => Buffer.from(s).toString('base64');
+  // The YAML library loads here, when a kubeconfig is written: an in-process control plane writes none.
+  const { stringify } = createRequire(import.meta.url)('yaml') as typeof import('yaml');
   return stringify({
     apiVersion: 'v1',
     kind: 'Config',
@@ -282,7 +290,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   const time = options.clock ? apiServerTime(options.clock) : undefined;
   const wrap = options.wrapTransport ?? ((t: Transport) => t);
   const createServer = (keys?: ServiceAccountKeys): ApiServer =>
-    createApiServer({ backend, ...time, serviceCIDR: options.serviceCIDR, serviceNodePortRange: options.serviceNodePortRange, authorizationMode: options.authorizationMode, eventTTLSeconds: options.eventTTLSeconds, compactionIntervalMs: options.compactionIntervalMs, authentication: keys ? { ...authentication, serviceAccountKeys: keys } : authentication, audit, localStreams: options.localStreams, admission: options.defaultTolerationSeconds });
+    createApiServer({ backend, ...time, serviceCIDR: options.serviceCIDR, serviceNodePortRange: options.serviceNodePortRange, authorizationMode: options.authorizationMode, eventTTLSeconds: options.eventTTLSeconds, compactionIntervalMs: options.compactionIntervalMs, authentication: keys ? { ...authentication, serviceAccountKeys: keys } : authentication, audit, localStreams: options.localStreams, admission: options.defaultTolerationSeconds, bootstrapped: options.bootstrapped });
   let apiServer = createServer();
   // Every in-process client calls the API server serving now, so a restart needs no new clients.
   const serve: Transport = (req) => apiServer.handle(req);
@@ -460,11 +468,14 @@ async function startNodes(serve: Transport, options: ControlPlaneOptions, stop: 
   if (!options.nodes) return undefined;
   const wrap = options.wrapTransport ?? ((t: Transport) => t);
   try {
+    // Imported here: a control plane without nodes does not load the simulation.
+    const { nodeUser, SCHEDULER_USER, simulationPolicy, startSimulation } = await import('@kplane/kubelet');
     // The roles of the scheduler's and the nodes' identities (system:kube-scheduler, system:node).
+    // (A backend restored from a bootstrapped copy holds them already.)
     const admin = createClient({ transport: serve });
     const policy = simulationPolicy();
-    for (const role of policy.clusterRoles) await ensureClusterRole(admin, role);
-    for (const binding of policy.clusterRoleBindings) await ensureClusterRoleBinding(admin, binding);
+    for (const role of options.bootstrapped ? [] : policy.clusterRoles) await ensureClusterRole(admin, role);
+    for (const binding of options.bootstrapped ? [] : policy.clusterRoleBindings) await ensureClusterRoleBinding(admin, binding);
     return await startSimulation({
       client: createClient({ transport: wrap(withAgent(serve, KUBELET_AGENT), 'kubelet') }),
       schedulerClient: createClient({ transport: wrap(withAgent(transportAs(serve, SCHEDULER_USER), SCHEDULER_AGENT), 'kube-scheduler') }),
@@ -501,6 +512,7 @@ async function startControllers(
     leaderElection: options.leaderElection,
     log: options.controllerManagerLog,
     serviceAccountClients,
+    identitiesExist: options.bootstrapped,
     serviceAccountTokens,
     clusterSigning,
     rootCA,

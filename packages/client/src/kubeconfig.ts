@@ -1,11 +1,14 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { createRequire } from 'node:module';
 import { createHttpsTransport, type HttpsTransport, type HttpsTransportOptions } from './https-transport.js';
 import { createClient, type Client } from './client.js';
 import { createExecCredentialProvider, ExecCredentialError, type ExecClusterInfo, type ExecConfig, type ExecProviderOptions } from './exec-credentials.js';
 import type { NowSource } from './token-file.js';
+
+/** Parses YAML with the YAML library, loaded at the first kubeconfig read (an in-process client reads none). */
+const parseYaml = (text: string): unknown => (createRequire(import.meta.url)('yaml') as typeof import('yaml')).parse(text);
 
 /** Options of loadKubeconfig. */
 export interface KubeconfigOptions {

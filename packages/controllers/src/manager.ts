@@ -21,8 +21,8 @@ import { createJobController } from './job/index.js';
 import { createTtlAfterFinishedController } from './ttlafterfinished/index.js';
 import { createEndpointsController } from './endpoints/index.js';
 import { createEndpointSliceController } from './endpointslice/index.js';
-import { controllerIdentity } from './identity/policy.js';
-import { ensureControllerIdentity, type ServiceAccountClientFactory } from './identity/reconcile.js';
+import { CONTROLLER_ACCOUNT_NAMESPACE, controllerIdentity } from './identity/policy.js';
+import { ensureControllerIdentity, existingAccounts, type ServiceAccountClientFactory } from './identity/reconcile.js';
 import { createClusterRoleAggregationController } from './clusterrole-aggregation/index.js';
 import { createCsrCleanerController, createCsrSigningController } from './certificates/index.js';
 import { createCronJobController } from './cronjob/index.js';
@@ -223,6 +223,13 @@ export interface ControllerManagerOptions {
    */
   serviceAccountClients?: ServiceAccountClientFactory;
   /**
+   * The controllers' ServiceAccounts, ClusterRoles and ClusterRoleBindings already exist as
+   * this controller manager would make them (storage restored from a copy taken after such a
+   * start): the accounts are read with one list of kube-system's ServiceAccounts instead of
+   * being ensured one request at a time. An account missing from that list is ensured as usual.
+   */
+  identitiesExist?: boolean;
+  /**
    * The CA the CSR signer signs with (--cluster-signing-cert-file / --cluster-signing-key-file);
    * absent: the signing controller is not started.
    */
@@ -255,9 +262,11 @@ export interface ControllerManager {
  * credentials, a view of it whose client acts as the controller's account (same caches,
  * metrics, clock and runnables).
  */
-async function managerFor(controller: string, manager: Manager, options: ControllerManagerOptions, log: (m: string) => void): Promise<Manager> {
+async function managerFor(controller: string, manager: Manager, options: ControllerManagerOptions, log: (m: string) => void, existing?: ReadonlyMap<string, string>): Promise<Manager> {
   const id = controllerIdentity(controller);
   if (!options.serviceAccountClients || !id) return manager;
+  const uid = existing?.get(id.account);
+  if (uid !== undefined) return { ...manager, client: await options.serviceAccountClients({ namespace: CONTROLLER_ACCOUNT_NAMESPACE, name: id.account, uid }) };
   // The API server may still be starting (a separate controller manager): try again a few times.
   for (let attempt = 1; ; attempt++) {
     try {
@@ -301,7 +310,8 @@ export async function startControllerManager(options: ControllerManagerOptions):
     [CONTROLLER_NAMES.namespace]: (m) => createNamespaceController({ ...options.namespaceController, manager: m }),
     [CONTROLLER_NAMES.serviceAccount]: (m) => createServiceAccountController({ manager: m }),
     ...(options.serviceAccountTokens ? { [CONTROLLER_NAMES.serviceAccountToken]: (m: Manager) => createTokensController({ ...options.serviceAccountTokens!, manager: m }) } : {}),
-    [CONTROLLER_NAMES.garbageCollector]: (m) => m.add(createGarbageCollector({ ...options.garbageCollector, manager: m })),
+    // The collector follows the resources the controllers cache through their informers (one watch each).
+    [CONTROLLER_NAMES.garbageCollector]: (m) => m.add(createGarbageCollector({ informers: m.factory, ...options.garbageCollector, manager: m })),
     [CONTROLLER_NAMES.replicaSet]: (m) => createReplicaSetController(m),
     [CONTROLLER_NAMES.deployment]: (m) => createDeploymentController(m),
     [CONTROLLER_NAMES.replicationController]: (m) => createReplicationControllerController(m),
@@ -327,10 +337,11 @@ export async function startControllerManager(options: ControllerManagerOptions):
   };
   const signing = options.clusterSigning;
   if (signing) starters[CONTROLLER_NAMES.csrSigning] = (m) => createCsrSigningController({ manager: m, ca: signing.ca, durationMs: signing.durationMs });
+  const accounts = options.identitiesExist && options.serviceAccountClients ? await existingAccounts(options.client) : undefined;
   for (const name of KNOWN_CONTROLLERS) {
     const start = starters[name];
     if (!start || !isControllerEnabled(name, selectors)) continue;
-    start(await managerFor(name, manager, options, log));
+    start(await managerFor(name, manager, options, log, accounts));
     enabled.push(name);
   }
   if (leaderElect) {

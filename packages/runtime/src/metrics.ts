@@ -1,4 +1,5 @@
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import * as prom from './prom.js';
 import type {
   CounterMetric,
   GaugeMetric,
@@ -98,20 +99,20 @@ function hooksOf(registry: Registry): Set<() => void> {
  * Guarantees: calling it twice with one registry returns views over the same metric
  * objects instead of throwing on duplicate registration.
  */
-export function createMetrics(registry: Registry = new Registry()): RuntimeMetrics {
+export function createMetrics(registry: Registry = new prom.Registry()): RuntimeMetrics {
   const hooks = hooksOf(registry);
   const runHooks = (): void => {
     for (const h of hooks) h();
   };
   const existing = <M>(name: string): M | undefined => registry.getSingleMetric(name) as M | undefined;
   const counter = <L extends string>(name: string, help: string, labelNames: L[]): Counter<L> =>
-    existing<Counter<L>>(name) ?? new Counter<L>({ name, help, labelNames, registers: [registry] });
+    existing<Counter<L>>(name) ?? new prom.Counter<L>({ name, help, labelNames, registers: [registry] });
   const gauge = <L extends string>(name: string, help: string, labelNames: L[], collect?: () => void): Gauge<L> =>
     existing<Gauge<L>>(name) ??
-    new Gauge<L>({ name, help, labelNames, registers: [registry], ...(collect ? { collect } : {}) });
+    new prom.Gauge<L>({ name, help, labelNames, registers: [registry], ...(collect ? { collect } : {}) });
   const histogram = (name: string, help: string): Histogram<'name'> =>
     existing<Histogram<'name'>>(name) ??
-    new Histogram<'name'>({ name, help, labelNames: ['name'], buckets: durationBuckets, registers: [registry] });
+    new prom.Histogram<'name'>({ name, help, labelNames: ['name'], buckets: durationBuckets, registers: [registry] });
 
   const workqueueDepth = gauge('workqueue_depth', 'Current depth of workqueue', ['name']);
   const workqueueAdds = counter('workqueue_adds_total', 'Total number of adds handled by workqueue', ['name']);
@@ -158,7 +159,7 @@ export function createMetrics(registry: Registry = new Registry()): RuntimeMetri
   );
   const reconcileTime =
     existing<Histogram<'controller'>>('controller_runtime_reconcile_time_seconds') ??
-    new Histogram<'controller'>({
+    new prom.Histogram<'controller'>({
       name: 'controller_runtime_reconcile_time_seconds',
       help: 'Length of time per reconciliation per controller',
       labelNames: ['controller'],

@@ -46,7 +46,7 @@ export interface TestControlPlaneOptions {
    * More settings of the server, as `kplane up`'s flags (`eventTTLSeconds`,
    * `nodeMonitorGracePeriodMs`, `podGcPeriodMs`, `authorizationMode`, `leaderElection`...).
    */
-  server?: Omit<ServerOptions, 'storage' | 'listen' | 'dataDir' | 'port' | 'backend' | 'clock' | 'wrapTransport' | 'controllers' | 'nodes' | 'kubeletConfig'>;
+  server?: Omit<ServerOptions, 'storage' | 'listen' | 'dataDir' | 'port' | 'backend' | 'bootstrapped' | 'clock' | 'wrapTransport' | 'controllers' | 'nodes' | 'kubeletConfig'>;
 }
 
 /** A running test control plane. */
@@ -164,13 +164,15 @@ export async function startControlPlane(options: TestControlPlaneOptions = {}): 
   const removeDir = listen && !options.dataDir;
   const backend = createMemoryBackend({ now: () => clock.now() });
   const image = imageKey(options);
-  for (const kv of (image !== undefined && bootImages.get(image)) || []) await backend.create(kv.key, kv.value);
+  const restored = image !== undefined ? bootImages.get(image) : undefined;
+  for (const kv of restored ?? []) await backend.create(kv.key, kv.value);
   let server: ServerControlPlane;
   try {
     server = await startServer({
       ...options.server,
       storage: 'memory',
       backend,
+      bootstrapped: restored !== undefined,
       listen,
       dataDir,
       port: 0,

@@ -97,6 +97,39 @@ describe('restarts and leader loss', () => {
     }
   });
 
+  it('a warm start reads the controllers\' accounts with one list and writes only nodes and leases; the controllers still act as their accounts', async () => {
+    await (await startControlPlane({ nodes: 1 })).stop();
+    const calls: string[] = [];
+    const who = new Set<string>();
+    const wrapTransport = (t: Transport, name: string): Transport => {
+      who.add(name);
+      return (req) => {
+        if (req.query?.watch === undefined) calls.push(`${req.method} ${req.path}`);
+        return t(req);
+      };
+    };
+    const cp = await startControlPlane({ nodes: 1, wrapTransport });
+    try {
+      assert.deepEqual(calls.filter((c) => c.includes('/serviceaccounts')), ['GET /api/v1/namespaces/kube-system/serviceaccounts']);
+      assert.deepEqual(calls.filter((c) => c.includes('/rbac.authorization.k8s.io/')), []);
+      assert.deepEqual(calls.filter((c) => !c.startsWith('GET ')).map((c) => c.replace(/[^/]+$/, '*')).sort(), [
+        'POST /api/v1/*',
+        'POST /apis/coordination.k8s.io/v1/namespaces/kube-node-lease/*',
+        'POST /apis/coordination.k8s.io/v1/namespaces/kube-system/*',
+        'PUT /apis/coordination.k8s.io/v1/namespaces/kube-system/leases/*',
+      ]);
+      assert.ok(who.has('replicaset-controller') && who.has('generic-garbage-collector'), `clients of the controllers' accounts: ${[...who].join(', ')}`);
+      // The bootstrap the image holds is there: the controllers' roles, the system namespaces and priority classes.
+      assert.ok(await cp.client.resource(Namespaces).get('kube-node-lease'));
+      const roles = cp.client.resource({ group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterroles', namespaced: false });
+      assert.ok(await roles.get('system:controller:replicaset-controller'));
+      const priorityClasses = cp.client.resource({ group: 'scheduling.k8s.io', version: 'v1', resource: 'priorityclasses', namespaced: false });
+      assert.ok(await priorityClasses.get('system-node-critical'));
+    } finally {
+      await cp.stop();
+    }
+  });
+
   it('starts warm (a second start in the same process) quickly, and reports the figure', async (t) => {
     await (await startControlPlane()).stop();
     const times: number[] = [];

@@ -17,7 +17,8 @@
  * - The `runtime.Unknown` envelope of every protobuf body is added under
  *   `k8s.io.apimachinery.pkg.runtime`.
  */
-import protobuf from 'protobufjs';
+import type protobuf from 'protobufjs';
+import { protobufjs } from '../protobuf/lib.js';
 import { MODEL_PACKAGES, modelTypes, parseTypeRef, type ModelType } from './index.js';
 import type { ApiPackageModel, FieldModel, TypeRef } from './types.js';
 
@@ -201,13 +202,13 @@ function define(root: NamespaceJson, fullName: string, message: MessageJson): vo
 /** Builds the protobuf form of the given packages (the model's by default). */
 export function buildProtoModel(packages: readonly ApiPackageModel[] = MODEL_PACKAGES): ProtoModel {
   const { json, embedded, wrappers } = protoDescriptor(packages);
-  const root = protobuf.Root.fromJSON(json);
+  const root = protobufjs().Root.fromJSON(json);
   const byMessage = new Map<protobuf.Type, ModelType>();
   const byKind = new Map<string, protobuf.Type>();
   const kinds: { apiVersion: string; kind: string }[] = [];
   for (const t of modelTypes(packages)) {
     const message = root.lookup(protoMessageName(t));
-    if (!(message instanceof protobuf.Type)) continue;
+    if (!(message instanceof protobufjs().Type)) continue;
     byMessage.set(message, t);
     for (const gvk of t.type.gvk ?? []) {
       const apiVersion = gvk.group ? `${gvk.group}/${gvk.version}` : gvk.version;

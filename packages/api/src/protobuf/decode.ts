@@ -5,7 +5,7 @@
  * Wire layout: the 4 magic bytes `k8s\0`, then a `runtime.Unknown` message whose `typeMeta`
  * names the apiVersion/kind and whose `raw` bytes are that kind's message.
  */
-import protobuf from 'protobufjs';
+import { protobufjs } from './lib.js';
 import { ApiError, badRequest } from '../errors.js';
 import type { KubeObject } from '../types.js';
 import { MODEL_PACKAGES, type ApiPackageModel } from '../model/index.js';
@@ -87,7 +87,7 @@ interface Envelope {
 function wireErrorMessage(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
   if (err instanceof RangeError || /index out of range/.test(message)) return 'unexpected EOF';
-  if (err instanceof protobuf.util.ProtocolError) return `proto: ${message}`;
+  if (err instanceof protobufjs().util.ProtocolError) return `proto: ${message}`;
   const wire = /invalid wire type (\d+)/.exec(message);
   if (wire) return `proto: illegal wireType ${wire[1]}`;
   if (/invalid varint/.test(message)) return 'proto: integer overflow';

@@ -15,7 +15,8 @@
  * IntOrString → number or string, Quantity → string, RawExtension / FieldsV1 / JSON → parsed
  * JSON, the JSONSchemaPropsOr… unions → schema, list or boolean; bytes → base64, int64 → number.
  */
-import protobuf from 'protobufjs';
+import type protobuf from 'protobufjs';
+import { protobufjs } from './lib.js';
 import { parseTypeRef, type FieldModel, type SpecialKind } from '../model/index.js';
 import type { ProtoModel } from '../model/proto.js';
 import { badRequest } from '../errors.js';
@@ -89,7 +90,7 @@ function fieldJson(pm: ProtoModel, pf: protobuf.Field, raw: unknown): Json {
 
 function valueJson(pm: ProtoModel, pf: protobuf.Field, v: unknown): Json {
   const rt = pf.resolvedType;
-  if (rt instanceof protobuf.Type) return messageJson(pm, rt, (v ?? {}) as Message);
+  if (rt instanceof protobufjs().Type) return messageJson(pm, rt, (v ?? {}) as Message);
   return scalar(pf.type, v);
 }
 
@@ -104,7 +105,7 @@ function zeroJson(pm: ProtoModel, f: FieldModel, pf: protobuf.Field): Json {
     return 0;
   }
   const rt = pf.resolvedType;
-  return rt instanceof protobuf.Type ? messageJson(pm, rt, {}) : scalar(pf.type, pf.typeDefault);
+  return rt instanceof protobufjs().Type ? messageJson(pm, rt, {}) : scalar(pf.type, pf.typeDefault);
 }
 
 function scalar(type: string, v: unknown): Json {
@@ -127,7 +128,7 @@ function toNumber(v: unknown): number {
   if (typeof v === 'number') return v;
   if (v && typeof v === 'object' && 'low' in v && 'high' in v) {
     const l = v as { low: number; high: number; unsigned?: boolean };
-    return new protobuf.util.LongBits(l.low >>> 0, l.high >>> 0).toNumber(l.unsigned ?? false);
+    return new (protobufjs().util.LongBits)(l.low >>> 0, l.high >>> 0).toNumber(l.unsigned ?? false);
   }
   return Number(v ?? 0);
 }

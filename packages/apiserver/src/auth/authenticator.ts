@@ -3,12 +3,11 @@
  * kube-apiserver's (x509 first, then the token authenticators in order). Every identity it
  * returns is in `system:authenticated`.
  */
-import 'reflect-metadata';
 import type { X509Certificate } from 'node:crypto';
-import * as x509 from '@peculiar/x509';
 import { unauthorized, type UserInfo } from '@kplane/api';
 import { AUTHENTICATED_GROUP, type AuthenticationRequest, type Authenticator } from './types.js';
 import type { TokenAuthenticator } from './token.js';
+import { x509 } from './peculiar.js';
 
 /** The identity of a client certificate: CN is the user name, each O a group. */
 export function certificateUser(cert: X509Certificate): UserInfo {

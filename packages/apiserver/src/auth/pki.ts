@@ -1,10 +1,8 @@
-import 'reflect-metadata';
 import { webcrypto, randomBytes, X509Certificate as NodeX509 } from 'node:crypto';
 import { mkdir, readFile, writeFile, access } from 'node:fs/promises';
 import { join } from 'node:path';
-import * as x509 from '@peculiar/x509';
-
-x509.cryptoProvider.set(webcrypto as never);
+import type * as X509 from '@peculiar/x509';
+import { x509 } from './peculiar.js';
 
 type CryptoKeyPair = webcrypto.CryptoKeyPair;
 type CryptoKey = webcrypto.CryptoKey;
@@ -45,7 +43,7 @@ function serial(): string {
 const YEARS = (n: number): Date => new Date(Date.now() + n * 365 * 24 * 3600 * 1000);
 
 /** Creates a self-signed CA valid for 10 years. */
-export async function createCa(commonName = 'kplane-ca'): Promise<{ pem: KeyPairPem; keys: CryptoKeyPair; cert: x509.X509Certificate }> {
+export async function createCa(commonName = 'kplane-ca'): Promise<{ pem: KeyPairPem; keys: CryptoKeyPair; cert: X509.X509Certificate }> {
   const keys = await newKeys();
   const cert = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: serial(),
@@ -74,9 +72,9 @@ export interface IssueOptions {
 }
 
 /** Issues a leaf certificate signed by the CA. */
-export async function issueCertificate(ca: { keys: CryptoKeyPair; cert: x509.X509Certificate }, options: IssueOptions): Promise<KeyPairPem> {
+export async function issueCertificate(ca: { keys: CryptoKeyPair; cert: X509.X509Certificate }, options: IssueOptions): Promise<KeyPairPem> {
   const keys = await newKeys();
-  const extensions: x509.Extension[] = [
+  const extensions: X509.Extension[] = [
     new x509.BasicConstraintsExtension(false, undefined, true),
     new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
     new x509.ExtendedKeyUsageExtension([options.usage === 'server' ? x509.ExtendedKeyUsage.serverAuth : x509.ExtendedKeyUsage.clientAuth]),

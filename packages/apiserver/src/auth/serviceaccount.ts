@@ -9,10 +9,14 @@
  * ServiceAccount exists with the uid in the token.
  */
 import { randomUUID } from 'node:crypto';
-import { decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
+import type { JWTPayload } from 'jose';
 import { serviceAccountGroups, serviceAccountUsername, type KubeObject, type UserInfo } from '@kplane/api';
 import type { ServiceAccountKeys } from './keys.js';
 import { InvalidTokenError, intersectAudiences, type TokenAuthenticator } from './token.js';
+
+let joseLib: Promise<typeof import('jose')> | undefined;
+/** jose, imported on first use: a control plane that signs and reads no token does not load it. */
+const jose = (): Promise<typeof import('jose')> => (joseLib ??= import('jose'));
 
 /** The issuer of legacy (Secret-based) tokens. */
 export const LEGACY_ISSUER = 'kubernetes/serviceaccount';
@@ -50,6 +54,7 @@ export async function signBoundToken(keys: ServiceAccountKeys, issuer: string, c
   if (claims.pod) k8s.pod = ref(claims.pod);
   if (claims.secret) k8s.secret = ref(claims.secret);
   k8s.serviceaccount = { name: claims.serviceAccount.name, uid: claims.serviceAccount.uid };
+  const { SignJWT } = await jose();
   const token = await new SignJWT({ 'kubernetes.io': k8s })
     .setProtectedHeader({ alg: keys.signingAlg, kid: keys.signingKid })
     .setIssuer(issuer)
@@ -65,6 +70,7 @@ export async function signBoundToken(keys: ServiceAccountKeys, issuer: string, c
 
 /** Signs a legacy token for a `kubernetes.io/service-account-token` Secret (no expiry). */
 export async function signLegacyToken(keys: ServiceAccountKeys, claims: { namespace: string; secretName: string; serviceAccount: Required<BoundRef> }): Promise<string> {
+  const { SignJWT } = await jose();
   return new SignJWT({
     'kubernetes.io/serviceaccount/namespace': claims.namespace,
     'kubernetes.io/serviceaccount/secret.name': claims.secretName,
@@ -117,6 +123,7 @@ export function serviceAccountTokenAuthenticator(options: ServiceAccountAuthenti
   const legacy = options.legacy ?? true;
   return {
     async authenticateToken(token, audiences) {
+      const { decodeJwt, decodeProtectedHeader } = await jose();
       let unverified: Claims;
       try {
         unverified = decodeJwt(token) as Claims;
@@ -141,6 +148,7 @@ export function serviceAccountTokenAuthenticator(options: ServiceAccountAuthenti
   };
 
   async function verify(token: string, iss: string, now: Date): Promise<Claims> {
+    const { decodeProtectedHeader, errors: joseErrors, jwtVerify } = await jose();
     const header = decodeProtectedHeader(token);
     const keys = options.keys().publicKeys;
     const candidates = header.kid ? keys.filter((k) => k.kid === header.kid) : keys;

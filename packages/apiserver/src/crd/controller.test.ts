@@ -68,6 +68,10 @@ test('a CRD is validated, accepted, established and served within a second', asy
   assert.equal(refused.status, 422);
   assert.match(refused.body.message, /must have exactly one version marked as storage version/);
 
+  // Read (and so cached) before the CRD exists: the document must follow the new resource.
+  const discoveryAccept = { accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' };
+  const before = (await call('GET', '/apis', undefined, discoveryAccept)).body;
+  assert.ok(!before.items.some((g: any) => g.metadata.name === 'demo.example.com'));
   const created = await call('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', greetingCRD());
   assert.equal(created.status, 201);
   const list = await answer(G);

@@ -4,7 +4,12 @@
  * event loop however the expression and the value are chosen. Compiled expressions are kept in
  * a bounded least-recently-used cache shared by schema patterns and CEL rules.
  */
-import { RE2JS, RE2JSSyntaxException } from 're2js';
+import { createRequire } from 'node:module';
+import type { RE2JS } from 're2js';
+
+let re2: typeof import('re2js') | undefined;
+/** re2js (its CommonJS build), loaded at the first expression compiled: most processes compile none. */
+const re2js = (): typeof import('re2js') => (re2 ??= createRequire(import.meta.url)('re2js') as typeof import('re2js'));
 
 /** How many compiled expressions the cache keeps. */
 export const REGEX_CACHE_SIZE = 1024;
@@ -21,6 +26,7 @@ export function compileRegex(pattern: string): RE2JS {
     cache.delete(pattern);
     cache.set(pattern, hit);
   } else {
+    const { RE2JS, RE2JSSyntaxException } = re2js();
     try {
       hit = RE2JS.compile(pattern);
     } catch (err) {

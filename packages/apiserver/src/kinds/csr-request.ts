@@ -7,8 +7,8 @@
  * signature checked with node:crypto, synchronously, as validation runs.
  */
 import { X509Certificate, createPublicKey, verify, type KeyObject } from 'node:crypto';
-import { AsnConvert } from '@peculiar/asn1-schema';
-import { CertificationRequest } from '@peculiar/asn1-csr';
+import type { CertificationRequest } from '@peculiar/asn1-csr';
+import { asnCsr, asnSchema } from '../auth/peculiar.js';
 
 /** One PEM block: its type, whether it had headers, and its DER bytes. */
 export interface PemBlock {
@@ -75,12 +75,12 @@ export function parseCsrPem(pem: string): ParsedCsr {
   if (!block || block.type !== 'CERTIFICATE REQUEST') throw new Error('PEM block type must be CERTIFICATE REQUEST');
   let req: CertificationRequest;
   try {
-    req = AsnConvert.parse(block.der, CertificationRequest);
+    req = asnSchema.AsnConvert.parse(block.der, asnCsr.CertificationRequest);
   } catch {
     throw new Error('x509: malformed certificate request');
   }
   const info = req.certificationRequestInfo;
-  const spki = Buffer.from(AsnConvert.serialize(info.subjectPKInfo));
+  const spki = Buffer.from(asnSchema.AsnConvert.serialize(info.subjectPKInfo));
   let publicKey: KeyObject;
   try {
     publicKey = createPublicKey({ key: spki, format: 'der', type: 'spki' });
@@ -101,7 +101,7 @@ export function parseCsrPem(pem: string): ParsedCsr {
     commonName,
     organizations,
     signatureAlgorithm: req.signatureAlgorithm.algorithm,
-    tbs: Buffer.from(req.certificationRequestInfoRaw ?? AsnConvert.serialize(info)),
+    tbs: Buffer.from(req.certificationRequestInfoRaw ?? asnSchema.AsnConvert.serialize(info)),
     signature: Buffer.from(req.signature),
     spki,
   };

@@ -6,11 +6,14 @@
  * kinds or a `json_reference`, and values of any JSON type (`default`, `enum`, `example`,
  * `x-…` extensions) become `Any` messages holding the value as YAML text.
  */
-import protobuf from 'protobufjs';
-import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import type protobuf from 'protobufjs';
+import { createRequire } from 'node:module';
 import { OPENAPI_V2_PROTO } from './gnostic-proto.js';
 
 type Obj = Record<string, unknown>;
+let yamlLib: typeof import('yaml') | undefined;
+/** The YAML library, loaded when the protobuf OpenAPI document is first built or read. */
+const yaml = (): typeof import('yaml') => (yamlLib ??= createRequire(import.meta.url)('yaml') as typeof import('yaml'));
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 let root: protobuf.Root | undefined;
@@ -18,8 +21,9 @@ let root: protobuf.Root | undefined;
 /** The protobufjs Root of the openapi.v2 messages (with google.protobuf.Any). */
 export function gnosticRoot(): protobuf.Root {
   if (!root) {
-    const r = protobuf.Root.fromJSON(protobuf.common.get('google/protobuf/any.proto')!);
-    protobuf.parse(OPENAPI_V2_PROTO, r, { keepCase: true });
+    const protobufjs = createRequire(import.meta.url)('protobufjs') as typeof protobuf;
+    const r = protobufjs.Root.fromJSON(protobufjs.common.get('google/protobuf/any.proto')!);
+    protobufjs.parse(OPENAPI_V2_PROTO, r, { keepCase: true });
     r.resolveAll();
     root = r;
   }
@@ -28,7 +32,7 @@ export function gnosticRoot(): protobuf.Root {
 
 // ---------------------------------------------------------------- JSON → gnostic
 
-const any = (v: unknown): Obj => ({ yaml: stringifyYaml(v) });
+const any = (v: unknown): Obj => ({ yaml: yaml().stringify(v) });
 const extensions = (o: Obj): Obj[] => Object.entries(o).filter(([k]) => k.startsWith('x-')).map(([name, v]) => ({ name, value: any(v) }));
 const named = <T>(o: unknown, f: (v: unknown) => T): { name: string; value: T }[] => (isObj(o) ? Object.entries(o).map(([name, v]) => ({ name, value: f(v) })) : []);
 
@@ -152,7 +156,7 @@ export function encodeSwaggerProtobuf(swagger: object): Uint8Array {
 
 // ---------------------------------------------------------------- gnostic → JSON
 
-const fromAny = (a: unknown): unknown => (isObj(a) && typeof a.yaml === 'string' ? parseYaml(a.yaml) : undefined);
+const fromAny = (a: unknown): unknown => (isObj(a) && typeof a.yaml === 'string' ? yaml().parse(a.yaml) : undefined);
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
 /** Copies protobuf fields back to their JSON names. */

@@ -5,13 +5,22 @@
  * costs more than the encoding itself, and huge strings are slow to allocate.
  */
 
-/** Bytes per chunk (a chunk grows beyond this only for one piece that does not fit). */
+/** Bytes per chunk at most (a chunk grows beyond this only for one piece that does not fit). */
 const CHUNK_BYTES = 64 * 1024;
+/**
+ * Bytes of the first chunk; each next one is twice as big, up to CHUNK_BYTES. Most writers
+ * write little (a watch's initial events of a kind with a few objects, or none), and a chunk's
+ * whole buffer lives as long as the bytes handed out in it.
+ */
+const FIRST_CHUNK_BYTES = 4 * 1024;
+const EMPTY = Buffer.alloc(0);
 
 /** Collects UTF-8 pieces into chunks; `take()` hands out what was written so far. */
 export class JsonWriter {
   private chunks: Buffer[] = [];
-  private current: Buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+  /** The chunk being written (allocated at the first write that needs room). */
+  private current: Buffer = EMPTY;
+  private nextChunkBytes = FIRST_CHUNK_BYTES;
   private used = 0;
   private total = 0;
 
@@ -23,14 +32,19 @@ export class JsonWriter {
   /** Appends a string as UTF-8. */
   write(text: string): void {
     // A UTF-16 code unit takes at most 3 bytes of UTF-8.
-    if (this.used + text.length * 3 > this.current.length) {
+    const room = text.length * 3;
+    if (this.used + room > this.current.length) {
       this.seal();
-      if (text.length * 3 > CHUNK_BYTES) {
+      if (room > CHUNK_BYTES) {
         const big = Buffer.from(text);
         this.chunks.push(big);
         this.total += big.length;
         return;
       }
+      let bytes = this.nextChunkBytes;
+      while (bytes < room) bytes *= 2;
+      this.current = Buffer.allocUnsafe(bytes);
+      this.nextChunkBytes = Math.min(CHUNK_BYTES, bytes * 2);
     }
     const n = this.current.write(text, this.used);
     this.used += n;
@@ -58,12 +72,34 @@ export class JsonWriter {
   private seal(): void {
     if (this.used === 0) return;
     this.chunks.push(this.current.subarray(0, this.used));
-    this.current = Buffer.allocUnsafe(CHUNK_BYTES);
+    this.current = EMPTY;
     this.used = 0;
   }
 }
 
 const STORED_HEAD = /^\{"apiVersion":"[^"\\]*","kind":"[^"\\]*","metadata":\{/;
+
+/**
+ * Index just past the `}` that closes the object whose content starts at `from` (just after
+ * its `{`) in valid JSON, strings and nesting skipped; 0 when the text ends first.
+ */
+export function objectEnd(json: string, from: number): number {
+  let depth = 1;
+  for (let i = from; i < json.length; i++) {
+    const c = json.charCodeAt(i);
+    if (c === 0x22 /* " */) {
+      for (i++; i < json.length; i++) {
+        const d = json.charCodeAt(i);
+        if (d === 0x5c /* \ */) i++;
+        else if (d === 0x22) break;
+      }
+    } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) depth++;
+    else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
+      if (--depth === 0) return i + 1;
+    }
+  }
+  return 0;
+}
 
 /** Length of the stored head `{"apiVersion":"…","kind":"…","metadata":{`, or 0 when the JSON does not start so. */
 export function storedHeadLength(json: string): number {

@@ -29,7 +29,7 @@ import type { Timers } from './timers.js';
 import type { AdmissionChain } from '../admission/chain.js';
 import type { AdmissionAttributes, AdmissionOperation } from '../admission/types.js';
 import { decodeContinue, encodeContinue, parseResourceVersion, validateListOptions } from './read-options.js';
-import { JsonWriter, storedHeadLength, withResourceVersion } from './json-writer.js';
+import { JsonWriter, objectEnd, storedHeadLength, withResourceVersion } from './json-writer.js';
 import { dropEmptyMetadata } from './object-paths.js';
 import { fieldManagerContext, sentManagedFields, updateManagedFields } from './field-manager.js';
 import { applyObject } from './apply.js';
@@ -243,6 +243,24 @@ export class Store {
     out.write(json.slice(at));
   }
 
+  /**
+   * Writes the PartialObjectMetadata (meta.k8s.io/v1) of a stored value, its metadata copied
+   * from the stored JSON as it is, with the resourceVersion spliced in; falls back to decoding
+   * when the stored JSON does not have the expected layout.
+   */
+  private writeServedMetadata(out: JsonWriter, kv: KeyValue): void {
+    const json = kv.value;
+    const at = this.servesStoredJson ? storedHeadLength(json) : 0;
+    const end = at === 0 ? 0 : objectEnd(json, at);
+    if (end === 0) {
+      out.write(JSON.stringify({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: this.fromKv(kv).metadata ?? {} }));
+      return;
+    }
+    out.write(`{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"${kv.modRevision}"${json[at] === '}' ? '' : ','}`);
+    out.write(json.slice(at, end));
+    out.write('}');
+  }
+
   /** GET as JSON text, without decoding and re-encoding the object when it can be avoided. */
   async getJson(namespace: string | undefined, name: string, resourceVersion?: string): Promise<string> {
     await this.waitForResourceVersion(resourceVersion);
@@ -286,7 +304,7 @@ export class Store {
    * `revision` is set once the first page is read. Built from stored JSON like listJson.
    * For a watch's initial events; the caller decides whether it may serve stored JSON.
    */
-  async *initialEventLines(namespace: string | undefined, pageSize: number, snapshot: { revision: number }): AsyncGenerator<Uint8Array> {
+  async *initialEventLines(namespace: string | undefined, pageSize: number, snapshot: { revision: number }, form: 'object' | 'metadata' = 'object'): AsyncGenerator<Uint8Array> {
     let token: string | undefined;
     do {
       const page = await this.collect(namespace, { limit: pageSize, continue: token }, (kv) => kv);
@@ -295,7 +313,8 @@ export class Store {
       const out = new JsonWriter();
       for (const kv of page.items) {
         out.write('{"type":"ADDED","object":');
-        this.writeServed(out, kv);
+        if (form === 'metadata') this.writeServedMetadata(out, kv);
+        else this.writeServed(out, kv);
         out.write('}\n');
       }
       yield* out.takeChunks();

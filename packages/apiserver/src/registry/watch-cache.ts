@@ -4,6 +4,9 @@ import type { Backend, KeyValue, StorageEvent } from '@kplane/storage';
 import { CompactedError } from '@kplane/storage';
 import { realTimers, type Timers } from './timers.js';
 
+/** The reason of this module's aborts, made once: a DOMException per abort (its stack captured each time) costs more than the abort. */
+const ABORTED = new DOMException('This operation was aborted', 'AbortError');
+
 /** Events a watch cache keeps by default (kube-apiserver's cacher grows its window up to 102 400). */
 export const DEFAULT_WATCH_CACHE_EVENTS = 100_000;
 /** Estimated bytes a watch cache keeps by default (see CachedEvent.size). */
@@ -143,7 +146,7 @@ export class CacheWatcher {
     this.cursor = cursor;
     this.startSeq = cache.endSeq;
     this.replay = replay?.(this.abort.signal)[Symbol.asyncIterator]();
-    if (signal?.aborted) this.abort.abort();
+    if (signal?.aborted) this.abort.abort(signal.reason ?? ABORTED);
     else if (signal) {
       this.signal = signal;
       signal.addEventListener('abort', this.onAbort, { once: true });
@@ -193,7 +196,7 @@ export class CacheWatcher {
   /** Closes the watcher (idempotent); a pending read returns undefined. */
   close(): void {
     this.signal?.removeEventListener('abort', this.onAbort);
-    this.abort.abort();
+    this.abort.abort(ABORTED);
     this.cache.forget(this);
     this.wake();
   }
@@ -490,7 +493,7 @@ export class WatchCache {
 
   /** Stops following storage; watchers end. */
   stop(): void {
-    this.stopSignal.abort();
+    this.stopSignal.abort(ABORTED);
     this.stopWatchers();
   }
 }

@@ -279,6 +279,16 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
   // The group/versions served here, rebuilt when resources come or go (CRDs).
   let served: Set<string> | undefined;
   if (options.aggregated) registry.onChange(() => (served = undefined));
+  // The aggregated discovery documents, as JSON, until the set of resources changes (every
+  // informer start and garbage collector asks for them; building them walks every resource).
+  const discoveryJson = new Map<string, string>();
+  registry.onChange(() => discoveryJson.clear());
+  const aggregatedJson = (core: boolean, v: 'v2' | 'v2beta1'): string => {
+    const key = `${core ? 'api' : 'apis'}/${v}`;
+    let json = discoveryJson.get(key);
+    if (json === undefined) discoveryJson.set(key, (json = JSON.stringify(aggregatedDiscovery(registry, core, v))));
+    return json;
+  };
   const servedGroupVersions = () => (served ??= new Set(registry.all().map((s) => `${s.type.group}/${s.type.version}`)));
 
   function render(store: Store, rep: Representation, obj: KubeObject, q: Record<string, string>, status = 200, headers: Record<string, string> = {}): RawResponse {
@@ -564,8 +574,12 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
         const core = r.kind === 'api-root';
         const extra = core ? undefined : options.aggregatedDiscovery;
         const withItems = (doc: object, key: 'items' | 'groups', more: object[] | undefined) => (more?.length ? { ...doc, [key]: [...(doc as Record<string, object[]>)[key]!, ...more] } : doc);
-        if (wantsAggregated('v2')) return jsonResponse(200, withItems(aggregatedDiscovery(registry, core, 'v2'), 'items', extra?.aggregated()), {}, AGGREGATED_V2);
-        if (wantsAggregated('v2beta1')) return jsonResponse(200, withItems(aggregatedDiscovery(registry, core, 'v2beta1'), 'items', extra?.aggregated()), {}, AGGREGATED_V2BETA1);
+        for (const [v, type] of [['v2', AGGREGATED_V2], ['v2beta1', AGGREGATED_V2BETA1]] as const) {
+          if (!wantsAggregated(v)) continue;
+          const more = extra?.aggregated();
+          if (more?.length) return jsonResponse(200, withItems(aggregatedDiscovery(registry, core, v), 'items', more), {}, type);
+          return { status: 200, headers: { 'content-type': type }, body: Buffer.from(aggregatedJson(core, v)) };
+        }
         return jsonResponse(200, core ? apiVersions(options.serverAddress()) : withItems(apiGroupList(registry), 'groups', extra?.legacy()));
       }
       if (r.kind === 'group') {

@@ -97,6 +97,14 @@ export interface ApiServerOptions {
   authorizationMode?: string;
   /** ClusterRoles and ClusterRoleBindings created or reconciled at start beside the bootstrap policy (kplane's own components). */
   bootstrapPolicy?: Partial<BootstrapPolicy>;
+  /**
+   * Storage already holds what this same configuration's start writes (it is a copy of a
+   * store such a server bootstrapped, as a test control plane's boot image): the post-start
+   * hooks that only create or reconcile those objects (the system namespaces and priority
+   * classes, the default StorageClass, the bootstrap RBAC policy) are skipped. The allocators'
+   * repair, the `kubernetes` Service and every cache start as always.
+   */
+  bootstrapped?: boolean;
   /** What pods/exec and pods/portforward do for simulated containers (default: a clear error). */
   localStreams?: LocalStreams;
   /**
@@ -512,7 +520,8 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     async start() {
       await registry.start();
       const namespaces = registry.get('', 'v1', 'namespaces')!;
-      for (const name of SYSTEM_NAMESPACES) {
+      const bootstrap = !options.bootstrapped;
+      for (const name of bootstrap ? SYSTEM_NAMESPACES : []) {
         try {
           await namespaces.create(undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
         } catch (err) {
@@ -535,21 +544,21 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       }
       // kube-apiserver's scheduling/bootstrap-system-priority-classes post-start hook.
       const priorityClasses = registry.get('scheduling.k8s.io', 'v1', 'priorityclasses');
-      for (const pc of priorityClasses ? systemPriorityClasses() : []) {
+      for (const pc of priorityClasses && bootstrap ? systemPriorityClasses() : []) {
         try {
           await priorityClasses!.create(undefined, pc);
         } catch (err) {
           if (!(err instanceof ApiError && err.code === 409)) throw err;
         }
       }
-      await ensureDefaultStorageClass(registry);
+      if (bootstrap) await ensureDefaultStorageClass(registry);
       // The allocators' repair, then the `kubernetes` Service (kube-apiserver's post-start hooks).
       await repairServiceAllocations(registry, allocator, now);
       await reconcileKubernetesService(registry, allocator, kubernetesEndpoint.port);
       // Recreated or repaired every 10 s, as kube-apiserver's kubernetes Service controller does.
       maintenance.push(runPeriodically(options.clock ?? systemClock, 10_000, () => reconcileKubernetesService(registry, allocator, kubernetesEndpoint.port, kubernetesEndpoint.address), () => undefined));
       // kube-apiserver's rbac/bootstrap-roles post-start hook, then the index follows the RBAC objects.
-      await ensureBootstrapPolicy(registry, options.bootstrapPolicy);
+      if (bootstrap) await ensureBootstrapPolicy(registry, options.bootstrapPolicy);
       if (rbac) rbacFeed = await startRbacFeed(registry, rbac);
       if (nodeGraph) nodeGraphFeed = await startNodeGraphFeed(registry, nodeGraph);
       await crdController.start();

@@ -10,7 +10,8 @@ import { connect } from 'node:net';
 import type { IncomingMessage } from 'node:http';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer, createWebSocketStream, type WebSocket } from 'ws';
+import { createRequire } from 'node:module';
+import type { WebSocketServer, WebSocket } from 'ws';
 import type { RawResponse } from '@kplane/api';
 import { ApiError, badRequest } from '@kplane/api';
 import { parseBoolParam } from './limits.js';
@@ -145,17 +146,26 @@ export function serveStreamUpgrade(req: IncomingMessage, socket: Duplex, head: B
  */
 const TUNNEL_TOKEN = 'kplane.spdy-tunnel';
 
-const wss = new WebSocketServer({
-  noServer: true,
-  handleProtocols: (offered) => (offered.has(TUNNEL_TOKEN) ? PORT_FORWARD_TUNNEL : (CHANNEL_PROTOCOLS.find((p) => offered.has(p)) ?? false)),
-});
+type Ws = typeof import('ws');
+let ws: { lib: Ws; server: WebSocketServer } | undefined;
+/** The websocket library and its upgrade handler, made at the first websocket request (most processes serve none). */
+function websockets(): { lib: Ws; server: WebSocketServer } {
+  if (ws) return ws;
+  const lib = createRequire(import.meta.url)('ws') as Ws;
+  const server = new lib.WebSocketServer({
+    noServer: true,
+    handleProtocols: (offered) => (offered.has(TUNNEL_TOKEN) ? PORT_FORWARD_TUNNEL : (CHANNEL_PROTOCOLS.find((p) => offered.has(p)) ?? false)),
+  });
+  return (ws = { lib, server });
+}
 
 function serveWebSocket(req: IncomingMessage, socket: Duplex, head: Buffer, t: StreamTarget, options: StreamServeOptions): void {
   const offered = (req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
   if (t.sub === 'portforward' && offered.includes(PORT_FORWARD_TUNNEL)) req.headers['sec-websocket-protocol'] = TUNNEL_TOKEN;
-  wss.handleUpgrade(req, socket, head, (ws) => {
+  const { lib, server } = websockets();
+  server.handleUpgrade(req, socket, head, (ws) => {
     if (t.sub === 'portforward' && ws.protocol === PORT_FORWARD_TUNNEL) {
-      const session = new SpdySession(createWebSocketStream(ws));
+      const session = new SpdySession(lib.createWebSocketStream(ws));
       return servePortForwardSpdy(session, t, options);
     }
     if (t.sub === 'portforward') return servePortForwardWs(ws, t, options);

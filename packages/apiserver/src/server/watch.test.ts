@@ -158,6 +158,29 @@ describe('resourceVersion semantics of watches', () => {
     });
   });
 
+  it("a metadata watch's initial events, built from stored JSON, are the objects' metadata as decoding gives it", async () => {
+    await withServer({}, async (t) => {
+      const tricky = { app: 'x', 'a.b/c': 'v' };
+      await t.call('POST', CM, { ...cm('a', { j: '{"k":"}"}' }), metadata: { name: 'a', labels: tricky, annotations: { note: 'a "}" and a \\ and {[' } } });
+      await t.call('POST', CM, { ...cm('b'), metadata: { name: 'b', labels: { app: 'y' }, finalizers: ['x/y'] } });
+      const accept = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
+      const read = async (query: Record<string, string>) => {
+        const abort = new AbortController();
+        const events = await readEvents(await t.raw('GET', CM, { watch: 'true', ...query }, { accept }, abort.signal), 2);
+        abort.abort();
+        return events.map((e) => e.object);
+      };
+      // Without a selector: from stored JSON. With one that selects everything: from decoded objects.
+      const fast = await read({});
+      const decoded = await read({ labelSelector: 'app' });
+      assert.deepEqual(fast, decoded);
+      assert.equal(fast[0]!.kind, 'PartialObjectMetadata');
+      assert.deepEqual(fast[0]!.metadata?.annotations, { note: 'a "}" and a \\ and {[' });
+      assert.equal((fast[0] as Record<string, unknown>).data, undefined);
+      assert.ok(fast.every((o) => /^\d+$/.test(o.metadata?.resourceVersion ?? '')));
+    });
+  });
+
   it('a watch from a version ahead of storage sends only changes after it', async () => {
     await withServer({}, async (t) => {
       const ahead = (await revision(t)) + 2;

@@ -3,20 +3,16 @@
  * the subject and public key from the request, key usages from spec.usages, a validity that
  * starts 5 minutes in the past (clock skew) and never outlives the CA.
  */
-import 'reflect-metadata';
 import { createPrivateKey, randomBytes, webcrypto, X509Certificate as NodeX509 } from 'node:crypto';
-import * as x509 from '@peculiar/x509';
-import { AsnConvert } from '@peculiar/asn1-schema';
-import { AttributeTypeAndValue, AttributeValue, Name as AsnName, RelativeDistinguishedName } from '@peculiar/asn1-x509';
-
-x509.cryptoProvider.set(webcrypto as never);
+import type * as X509 from '@peculiar/x509';
+import { asnSchema, asnX509, x509 } from './peculiar.js';
 
 type CryptoKey = webcrypto.CryptoKey;
 type Algorithm = { name: string; hash?: string; namedCurve?: string };
 
 /** A CA able to sign: its certificate and its private key. */
 export interface SigningCa {
-  cert: x509.X509Certificate;
+  cert: X509.X509Certificate;
   /** The CA certificate as PEM. */
   certPem: string;
   key: CryptoKey;
@@ -50,7 +46,8 @@ export async function loadSigningCa(certPem: string, keyPem: string): Promise<Si
   return { cert, certPem: cert.toString('pem'), key: cryptoKey, signingAlgorithm, notAfter: cert.notAfter };
 }
 
-const KEY_USAGE_BITS: Record<string, number> = {
+/** Key usage bits by usage name (built on first use, from the X.509 library's flags). */
+const keyUsageBits = (): Record<string, number> => ({
   signing: x509.KeyUsageFlags.digitalSignature,
   'digital signature': x509.KeyUsageFlags.digitalSignature,
   'content commitment': x509.KeyUsageFlags.nonRepudiation,
@@ -61,9 +58,10 @@ const KEY_USAGE_BITS: Record<string, number> = {
   'crl sign': x509.KeyUsageFlags.cRLSign,
   'encipher only': x509.KeyUsageFlags.encipherOnly,
   'decipher only': x509.KeyUsageFlags.decipherOnly,
-};
+});
 
-const EXT_KEY_USAGES: Record<string, string> = {
+/** Extended key usage OIDs by usage name (built on first use). */
+const extKeyUsages = (): Record<string, string> => ({
   any: '2.5.29.37.0',
   'server auth': x509.ExtendedKeyUsage.serverAuth,
   'client auth': x509.ExtendedKeyUsage.clientAuth,
@@ -77,7 +75,7 @@ const EXT_KEY_USAGES: Record<string, string> = {
   'ocsp signing': x509.ExtendedKeyUsage.ocspSigning,
   'microsoft sgc': '1.3.6.1.4.1.311.10.3.3',
   'netscape sgc': '2.16.840.1.113730.4.1',
-};
+});
 
 /**
  * The usages the kube-apiserver-client signer accepts: "client auth" required, "digital
@@ -111,12 +109,14 @@ export async function signRequest(ca: SigningCa, options: SignOptions): Promise<
   const req = new x509.Pkcs10CertificateRequest(options.request);
   let bits = 0;
   const ext: string[] = [];
+  const usageBits = keyUsageBits();
+  const extUsages = extKeyUsages();
   for (const u of options.usages) {
-    if (KEY_USAGE_BITS[u] !== undefined) bits |= KEY_USAGE_BITS[u]!;
-    const oid = EXT_KEY_USAGES[u];
+    if (usageBits[u] !== undefined) bits |= usageBits[u]!;
+    const oid = extUsages[u];
     if (oid && !ext.includes(oid)) ext.push(oid);
   }
-  const extensions: x509.Extension[] = [new x509.BasicConstraintsExtension(false, undefined, true)];
+  const extensions: X509.Extension[] = [new x509.BasicConstraintsExtension(false, undefined, true)];
   if (bits) extensions.push(new x509.KeyUsagesExtension(bits, true));
   if (ext.length) extensions.push(new x509.ExtendedKeyUsageExtension(ext));
   extensions.push(await x509.AuthorityKeyIdentifierExtension.create(ca.cert));
@@ -182,8 +182,9 @@ export async function createClientCertificateRequest(commonName: string, organiz
   const alg = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
   const keys = (await webcrypto.subtle.generateKey(alg, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
   // Built as ASN.1, each value a UTF8String taken as is (no string form to parse and escape).
+  const { AttributeTypeAndValue, AttributeValue, Name: AsnName, RelativeDistinguishedName } = asnX509;
   const rdn = (type: string, value: string) => new RelativeDistinguishedName([new AttributeTypeAndValue({ type, value: new AttributeValue({ utf8String: value }) })]);
-  const name = new x509.Name(AsnConvert.serialize(new AsnName([rdn('2.5.4.3', commonName), ...organizations.map((o) => rdn('2.5.4.10', o))])));
+  const name = new x509.Name(asnSchema.AsnConvert.serialize(new AsnName([rdn('2.5.4.3', commonName), ...organizations.map((o) => rdn('2.5.4.10', o))])));
   const request = await x509.Pkcs10CertificateRequestGenerator.create({ name, keys, signingAlgorithm: alg });
   const key = x509.PemConverter.encode(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey), 'PRIVATE KEY');
   return { request: request.toString('pem'), key };

@@ -5,8 +5,12 @@
  * rule is Kubernetes' (both restricted: either matches; one of them `*`: both must match).
  * Also the controller's arithmetic over them (mostRecentScheduleTime, nextScheduleTimeDuration).
  */
-import { CronExpressionParser } from 'cron-parser';
+import { createRequire } from 'node:module';
 import { parseCronSchedule, type CronField, type CronSchedule } from '@kplane/api';
+
+let cronLib: typeof import('cron-parser') | undefined;
+/** cron-parser, loaded when the first schedule is read (a controller manager with no CronJob never needs it). */
+const cronParser = (): typeof import('cron-parser') => (cronLib ??= createRequire(import.meta.url)('cron-parser') as typeof import('cron-parser'));
 
 /** A parsed schedule in a zone: `next(t)` is the first start time strictly after `t` (ms), undefined when none comes within five years. */
 export interface Schedule {
@@ -62,7 +66,7 @@ export function compileSchedule(schedule: string, timeZone = 'UTC'): Schedule {
     const limit = new Date(after);
     limit.setUTCFullYear(limit.getUTCFullYear() + SEARCH_YEARS);
     try {
-      const it = CronExpressionParser.parse(expression, { currentDate: new Date(after), endDate: limit, tz });
+      const it = cronParser().CronExpressionParser.parse(expression, { currentDate: new Date(after), endDate: limit, tz });
       for (let i = 0; i < 1000; i++) {
         const t = it.next().getTime();
         if (t > limit.getTime()) return undefined;

@@ -69,9 +69,10 @@ const portsKey = (ports: readonly { name?: string; port?: number; protocol?: str
 
 const endpointKey = (ep: Endpoint): string => ep.targetRef?.uid ?? ep.addresses[0] ?? '';
 
-// One collator for every comparison: localeCompare with options builds one per call.
-const numericOrder = new Intl.Collator('en', { numeric: true });
-const byAddress = (a: Endpoint, b: Endpoint): number => numericOrder.compare(a.addresses[0] ?? '', b.addresses[0] ?? '');
+// One collator for every comparison (localeCompare with options builds one per call), made at
+// first use: building it costs about 10 ms, too much to pay on every import.
+let numericOrder: Intl.Collator | undefined;
+const byAddress = (a: Endpoint, b: Endpoint): number => (numericOrder ??= new Intl.Collator('en', { numeric: true })).compare(a.addresses[0] ?? '', b.addresses[0] ?? '');
 
 /** The metadata every managed slice of the Service carries. */
 function sliceMeta(svc: Service, triggerTime: string | undefined): NonNullable<EndpointSlice['metadata']> {

@@ -2,6 +2,8 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '@kplane/api';
 import { eventually } from '@kplane/api/testing';
+import { createClient } from '@kplane/client';
+import { ConfigMaps, createInformerFactory } from '@kplane/runtime';
 import { createCm, createNamespace, getOrNone, refTo, startKplane, testGc, type TestKplane } from './test-support.js';
 
 let k: TestKplane;
@@ -200,5 +202,40 @@ test('restart: deletions made while the collector was stopped are finished after
     assert.equal(orChild.metadata?.ownerReferences?.length ?? 0, 0);
   } finally {
     await run.stop();
+  }
+});
+
+test('a resource cached by a shared informer is followed through it, without a watch of its own (and again after a restart)', async () => {
+  const ns = 'gc-shared';
+  await createNamespace(k.client, ns);
+  const factory = createInformerFactory({ client: k.client });
+  factory.informerFor(ConfigMaps);
+  const stopInformers = new AbortController();
+  factory.start(stopInformers.signal);
+  await factory.waitForCacheSync();
+  const watched: string[] = [];
+  const client = createClient({ transport: (req) => (req.query?.watch === 'true' && watched.push(req.path), k.client.transport(req)) });
+  const run = testGc(client, { informers: factory });
+  try {
+    await run.start();
+    assert.ok(watched.length > 0, 'other resources are watched by the collector');
+    assert.deepEqual(watched.filter((p) => p.endsWith('/configmaps')), [], 'ConfigMaps come from the shared informer');
+    const root = await createCm(k, ns, 'root');
+    await createCm(k, ns, 'child', [refTo(root)]);
+    await eventually('the graph holds the root', () => run.gc.graphHas(root.metadata!.uid!));
+    await k.configMaps.delete('root', { namespace: ns });
+    await eventually('the dependent is gone', () => gone(ns, 'child'));
+    // Stopped, then started again: the graph is rebuilt from what the informer holds.
+    await run.stop();
+    const owner = await createCm(k, ns, 'owner');
+    await createCm(k, ns, 'dependent', [refTo(owner)]);
+    await run.start();
+    await eventually('the graph holds the new owner', () => run.gc.graphHas(owner.metadata!.uid!));
+    await k.configMaps.delete('owner', { namespace: ns });
+    await eventually('its dependent is gone', () => gone(ns, 'dependent'));
+  } finally {
+    await run.stop();
+    stopInformers.abort();
+    await factory.shutdown();
   }
 });

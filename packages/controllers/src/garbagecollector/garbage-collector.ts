@@ -11,6 +11,7 @@ import {
   realClock,
   type Clock,
   type EventRecorder,
+  type InformerFactory,
   type Manager,
   type Runnable,
   type RuntimeMetrics,
@@ -19,7 +20,7 @@ import {
 import { createRestMapper, discoverResources, resourceId, type DiscoveryResult, type ResourceInfo, type RestMapper } from './discovery.js';
 import { GraphBuilder } from './graph-builder.js';
 import { AbsentOwnerCache, FOREGROUND_FINALIZER, ORPHAN_FINALIZER, identityString, type GraphNode, type Identity } from './graph.js';
-import { metadataClient, startMonitor, type Monitor } from './monitor.js';
+import { metadataClient, startInformerMonitor, startMonitor, type Monitor } from './monitor.js';
 import { Operations, isNotFound, type PropagationPolicy } from './operations.js';
 
 /** Options of createGarbageCollector. */
@@ -41,6 +42,12 @@ export interface GarbageCollectorOptions {
   syncTimeoutMs?: number;
   /** Told about failures that will be retried (default: console.error). */
   onError?(err: unknown, context: string): void;
+  /**
+   * Informers run anyway (the controller manager's shared factory): a resource one of them
+   * caches whole is followed through it rather than by a watch of its own (default: none,
+   * every resource watched on its own, metadata only).
+   */
+  informers?: Pick<InformerFactory, 'existing'>;
 }
 
 /** The garbage collector, run by a manager (only while it leads). */
@@ -123,7 +130,9 @@ export function createGarbageCollector(options: GarbageCollectorOptions): Garbag
       else stopping.push(m.stop());
     }
     for (const [id, r] of wanted) {
-      if (!next.has(id)) next.set(id, startMonitor({ resource: r, client: listClient, builder: b, clock, onError: (res, err) => onError(err, `list/watch ${res}`) }));
+      if (next.has(id)) continue;
+      const informer = options.informers?.existing({ group: r.group, version: r.version, resource: r.resource, namespaced: r.namespaced });
+      next.set(id, informer ? startInformerMonitor({ resource: r, informer, builder: b }) : startMonitor({ resource: r, client: listClient, builder: b, clock, onError: (res, err) => onError(err, `list/watch ${res}`) }));
     }
     monitors = next;
     await Promise.all(stopping);

@@ -5,10 +5,13 @@
  */
 import type { KubeObject, ObjectMeta } from '@kplane/api';
 import { createClient, type Client } from '@kplane/client';
-import { type Clock } from '@kplane/runtime';
+import { type Clock, type Informer } from '@kplane/runtime';
 import { watcher } from '@kplane/runtime/internal';
 import { apiVersionOf, resourceId, type ResourceInfo } from './discovery.js';
 import type { GraphBuilder, ObservedKind } from './graph-builder.js';
+
+/** The reason of this module's aborts, made once: a DOMException per abort (its stack captured each time) costs more than the abort. */
+const ABORTED = new DOMException('This operation was aborted', 'AbortError');
 
 /** A running monitor of one resource. */
 export interface Monitor {
@@ -145,8 +148,59 @@ export function startMonitor(options: MonitorOptions): Monitor {
     resource,
     synced: () => synced,
     async stop() {
-      controller.abort();
+      controller.abort(ABORTED);
       await run.catch(() => undefined);
+    },
+  };
+}
+
+/**
+ * Follows `resource` through an informer others run already (a typed cache of the controller
+ * manager), instead of a watch of its own: kube-controller-manager's garbage collector reads
+ * the shared informers the same way where they exist. The informer gives, per key, add,
+ * updates and delete (deletions missed while its watch was broken come at its relist); an
+ * object replaced under the same key (another uid) reaches the graph as a deletion then an
+ * addition, as with a monitor's own watch.
+ */
+export function startInformerMonitor(options: { resource: ResourceInfo; informer: Informer<KubeObject>; builder: GraphBuilder }): Monitor {
+  const { resource, builder } = options;
+  const kind: ObservedKind = { apiVersion: apiVersionOf(resource), kind: resource.kind };
+  const cache = new Map<string, ObjectMeta>();
+  const apply = (obj: KubeObject): void => {
+    if (!obj.metadata) return;
+    const m = slim(obj.metadata);
+    const key = keyOf(m);
+    const old = cache.get(key);
+    if (old && old.uid !== m.uid) {
+      cache.delete(key);
+      builder.observeDelete(old);
+      cache.set(key, m);
+      builder.observe(kind, m, undefined);
+      return;
+    }
+    if (old && old.resourceVersion === m.resourceVersion) return;
+    cache.set(key, m);
+    builder.observe(kind, m, old);
+  };
+  // Every object the informer holds now comes at once, as adds; then its changes as they come.
+  const registration = options.informer.addEventHandler({
+    onAdd: apply,
+    onUpdate: (_old, obj) => apply(obj),
+    onDelete: (obj) => {
+      const m = obj.metadata;
+      if (!m) return;
+      const key = keyOf(m);
+      const old = cache.get(key);
+      if (!old || old.uid !== m.uid) return;
+      cache.delete(key);
+      builder.observeDelete(m);
+    },
+  });
+  return {
+    resource,
+    synced: () => options.informer.hasSynced(),
+    async stop() {
+      registration.remove();
     },
   };
 }

@@ -120,6 +120,19 @@ export async function ensureControllerIdentity(client: Client, id: ControllerIde
 }
 
 /**
+ * The controllers' ServiceAccounts that exist now (name → uid), read with one list; undefined
+ * when the list fails (each account is then ensured on its own).
+ */
+export async function existingAccounts(client: Client): Promise<Map<string, string> | undefined> {
+  try {
+    const list = await client.resource(ServiceAccounts).list({ namespace: CONTROLLER_ACCOUNT_NAMESPACE });
+    return new Map(list.items.flatMap((sa) => (sa.metadata?.name && sa.metadata.uid ? [[sa.metadata.name, sa.metadata.uid] as const] : [])));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * The client factory of an in-process controller manager: each account's client calls
  * `transport` (the API server's handler) as that account.
  */

@@ -40,6 +40,13 @@ export interface InformerFactory {
   informerFor<T extends KubeObject>(resource: KindDescriptor<T>): Informer<T>;
   /** The informer of an untyped resource; give its object type as `T`. */
   informerFor<T extends KubeObject = KubeObject>(resource: ResourceDescriptor): Informer<T>;
+  /**
+   * The informer of `resource` if one was asked for already, without creating one; only an
+   * informer of the whole resource (a factory restricted to a namespace returns none for a
+   * namespaced resource). For a component that can use a cache others need anyway and would
+   * otherwise watch on its own (the garbage collector, as kube's ObjectOrMetadataInformerFactory).
+   */
+  existing<T extends KubeObject = KubeObject>(resource: ResourceDescriptor): Informer<T> | undefined;
   /** Runs every informer created so far, and any created later, until `signal` aborts. */
   start(signal: AbortSignal): void;
   /** Resolves true once every informer created so far has synced; false if `signal` aborts first. */
@@ -90,6 +97,10 @@ export function createInformerFactory(options: InformerFactoryOptions): Informer
         startOne(id, informer);
       }
       return informer as unknown as Informer<T>;
+    },
+    existing<T extends KubeObject>(resource: ResourceDescriptor): Informer<T> | undefined {
+      if (resource.namespaced && options.namespace !== undefined) return undefined;
+      return informers.get(resourceId(resource)) as unknown as Informer<T> | undefined;
     },
     start(s) {
       signal ??= s;

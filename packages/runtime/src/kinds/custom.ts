@@ -3,7 +3,7 @@
  * and the apiextensions.k8s.io/v1 CustomResourceDefinition that makes the API server serve them.
  */
 import { isDNS1123Label, isDNS1123Subdomain, type KubeObject, type SchemaObject } from '@kplane/api';
-import { OptionalKind, type Static, type TSchema } from '@sinclair/typebox';
+import type { OptionalKind, Static, TSchema } from '@sinclair/typebox';
 import type {
   CustomResourceColumnDefinition,
   CustomResourceDefinition,
@@ -46,6 +46,9 @@ export interface DefineKindOptions<Spec extends TSchema, Status extends TSchema 
   /** Fields usable in field selectors, as JSON paths (".spec.version") or SelectableField objects. */
   selectableFields?: (string | SelectableField)[];
 }
+
+/** TypeBox's optional marker: a registered symbol, read without loading TypeBox. */
+const OPTIONAL: typeof OptionalKind = Symbol.for('TypeBox.Optional') as never;
 
 type IsOptional<S> = S extends { [OptionalKind]: 'Optional' } ? true : false;
 type SpecField<S extends TSchema> = IsOptional<S> extends true ? { spec?: Static<S> } : { spec: Static<S> };
@@ -173,7 +176,7 @@ function buildSchema(options: DefineKindOptions<TSchema, TSchema | undefined>): 
   if (options.status) properties.status = objectSchema(options.status, 'status');
   const root: SchemaObject = { type: 'object' };
   if (options.description) root.description = options.description;
-  if ((options.spec as { [OptionalKind]?: string })[OptionalKind] !== 'Optional') root.required = ['spec'];
+  if ((options.spec as { [OPTIONAL]?: string })[OPTIONAL] !== 'Optional') root.required = ['spec'];
   root.properties = properties;
   return root;
 }

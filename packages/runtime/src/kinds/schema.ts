@@ -3,7 +3,23 @@
  * rules apiextensions.k8s.io/v1 enforces on a CRD's openAPIV3Schema.
  */
 import type { SchemaObject } from '@kplane/api';
-import { Kind, Type, type TSchema, type TUnsafe, type SchemaOptions } from '@sinclair/typebox';
+import { createRequire } from 'node:module';
+import type { TSchema, TUnsafe, SchemaOptions } from '@sinclair/typebox';
+
+/** TypeBox's kind marker (a registered symbol, the same in every copy of TypeBox). */
+const Kind: unique symbol = Symbol.for('TypeBox.Kind') as never;
+
+let typebox: typeof import('@sinclair/typebox') | undefined;
+/**
+ * TypeBox's builders, loaded on first use: the converter reads schemas without them, and a
+ * process that defines no kind (a control plane, a test) does not pay their import (about 200
+ * modules). TypeBox marks its schemas with registered symbols, so these are the same as the
+ * user's own `Type`.
+ */
+function builders(): typeof import('@sinclair/typebox').Type {
+  typebox ??= createRequire(import.meta.url)('@sinclair/typebox') as typeof import('@sinclair/typebox');
+  return typebox.Type;
+}
 
 type Json = Record<string, unknown>;
 
@@ -276,31 +292,32 @@ function checkNode(s: SchemaObject, path: string, errors: string[]): void {
  */
 export const KubeType = {
   /** An integer with format int32. */
-  Int32: (options: SchemaOptions = {}) => Type.Integer({ format: 'int32', ...options }),
+  Int32: (options: SchemaOptions = {}) => builders().Integer({ format: 'int32', ...options }),
   /** An integer with format int64. */
-  Int64: (options: SchemaOptions = {}) => Type.Integer({ format: 'int64', ...options }),
+  Int64: (options: SchemaOptions = {}) => builders().Integer({ format: 'int64', ...options }),
   /** A meta/v1 Time: string, format date-time. */
-  Time: (options: SchemaOptions = {}) => Type.String({ format: 'date-time', ...options }),
+  Time: (options: SchemaOptions = {}) => builders().String({ format: 'date-time', ...options }),
   /** A port number or name, a count or a percentage (`x-kubernetes-int-or-string`). */
   IntOrString: (options: SchemaOptions = {}): TUnsafe<number | string> =>
-    Type.Unsafe<number | string>({ ...options, 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] }),
+    builders().Unsafe<number | string>({ ...options, 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] }),
   /** A free-form object whose fields are all kept (`x-kubernetes-preserve-unknown-fields`). */
   Unstructured: <T = Record<string, unknown>>(options: SchemaOptions = {}): TUnsafe<T> =>
-    Type.Unsafe<T>({ type: 'object', ...options, 'x-kubernetes-preserve-unknown-fields': true }),
+    builders().Unsafe<T>({ type: 'object', ...options, 'x-kubernetes-preserve-unknown-fields': true }),
   /** An array merged by key: `x-kubernetes-list-type: map` with the given keys. */
   ListMap: <T extends TSchema>(items: T, keys: string[], options: SchemaOptions = {}) =>
-    Type.Array(items, { ...options, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': keys }),
+    builders().Array(items, { ...options, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': keys }),
   /**
    * A status's `conditions`: a list of meta/v1 Conditions keyed by `type`, validated as
    * Kubernetes validates `[]metav1.Condition` in a CRD. Its objects are what the condition
    * helpers (`setStatusCondition`, `findStatusCondition`…) take, as for a built-in kind's.
    */
   Conditions: (options: SchemaOptions = {}) =>
-    Type.Array(conditionSchema(), { ...options, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] }),
+    builders().Array(conditionSchema(), { ...options, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] }),
 } as const;
 
 /** meta/v1 Condition with the validation Kubernetes generates for it. */
 function conditionSchema() {
+  const Type = builders();
   return Type.Object({
     type: Type.String({ maxLength: 316, pattern: CONDITION_TYPE_PATTERN, description: 'Type of condition in CamelCase or in foo.example.com/CamelCase.' }),
     status: Type.Union([Type.Literal('True'), Type.Literal('False'), Type.Literal('Unknown')], { description: 'Status of the condition, one of True, False, Unknown.' }),

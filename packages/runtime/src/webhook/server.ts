@@ -5,7 +5,8 @@
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
+import * as prom from '../prom.js';
 import type { KubeObject } from '@kplane/api';
 import type { KindDescriptor } from '../kinds/descriptors.js';
 import {
@@ -44,9 +45,9 @@ export interface WebhookServerOptions {
 function webhookMetrics(registry: Registry) {
   const get = <M>(name: string, make: () => M): M => (registry.getSingleMetric(name) as M | undefined) ?? make();
   return {
-    total: get('controller_runtime_webhook_requests_total', () => new Counter({ name: 'controller_runtime_webhook_requests_total', help: 'Total number of admission requests by HTTP status code.', labelNames: ['webhook', 'code'], registers: [registry] })),
-    inFlight: get('controller_runtime_webhook_requests_in_flight', () => new Gauge({ name: 'controller_runtime_webhook_requests_in_flight', help: 'Current number of admission requests being served.', labelNames: ['webhook'], registers: [registry] })),
-    latency: get('controller_runtime_webhook_latency_seconds', () => new Histogram({ name: 'controller_runtime_webhook_latency_seconds', help: 'Histogram of the latency of processing admission requests', labelNames: ['webhook'], registers: [registry] })),
+    total: get('controller_runtime_webhook_requests_total', () => new prom.Counter({ name: 'controller_runtime_webhook_requests_total', help: 'Total number of admission requests by HTTP status code.', labelNames: ['webhook', 'code'], registers: [registry] })),
+    inFlight: get('controller_runtime_webhook_requests_in_flight', () => new prom.Gauge({ name: 'controller_runtime_webhook_requests_in_flight', help: 'Current number of admission requests being served.', labelNames: ['webhook'], registers: [registry] })),
+    latency: get('controller_runtime_webhook_latency_seconds', () => new prom.Histogram({ name: 'controller_runtime_webhook_latency_seconds', help: 'Histogram of the latency of processing admission requests', labelNames: ['webhook'], registers: [registry] })),
   };
 }
 
