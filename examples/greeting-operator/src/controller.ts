@@ -69,12 +69,15 @@ export function addGreetingController(mgr: Manager, { records, log = console.log
           } else if (await records.remove(key, signal)) {
             say(key, 'DNS record removed (no host)');
           }
-          const deployment = children[0].informer.store.get(key);
-          const status = desiredStatus(g, deployment?.status?.readyReplicas ?? 0, mgr.clock.now());
-          if (!statusCovered(g, status)) {
-            await api.apply({ metadata: { name: g.metadata!.name!, namespace: g.metadata!.namespace! }, status }, { fieldManager: FIELD_MANAGER, force: true, subresource: 'status', signal });
-            say(key, `status ${status.conditions![0]!.message}`);
-          }
+          const ready = children[0].informer.store.get(key)?.status?.readyReplicas ?? 0;
+          if (statusCovered(g, desiredStatus(g, ready, mgr.clock.now()))) return;
+          // The cache may not hold our last status write yet: judge from a fresh read, or the
+          // Ready condition's lastTransitionTime would move on every stale reconcile.
+          const fresh = await api.get(g.metadata!.name!, { namespace: g.metadata!.namespace!, signal });
+          const status = desiredStatus(fresh, ready, mgr.clock.now());
+          if (statusCovered(fresh, status)) return;
+          await api.apply({ metadata: { name: g.metadata!.name!, namespace: g.metadata!.namespace! }, status }, { fieldManager: FIELD_MANAGER, force: true, subresource: 'status', signal });
+          say(key, `status ${status.conditions![0]!.message}`);
         },
         cleanup: async (g: Greeting) => {
           say(key, `deleting: removing DNS record ${g.spec.host ?? '(none)'}`);
