@@ -37,7 +37,7 @@ describe('examples/greeting-operator', () => {
 
   /** Starts the operator as its ServiceAccount, in the data dir (records and certificates there). */
   async function start(): Promise<Operator> {
-    const args = [join(EXAMPLE, 'main.js'), '--kubeconfig', operatorKubeconfig, '--webhook-port', '0', '--metrics-bind-address', '127.0.0.1:0', '--dns-latency', '1000'];
+    const args = [join(EXAMPLE, 'main.js'), '--kubeconfig', operatorKubeconfig, '--webhook-port', '0', '--metrics-bind-address', '127.0.0.1:0', '--dns-latency', '1000', '--leader-elect'];
     const child = spawn(process.execPath, args, { cwd: suite.dir, stdio: ['ignore', 'pipe', 'pipe'] });
     running.add(child);
     let out = '';
@@ -46,7 +46,7 @@ describe('examples/greeting-operator', () => {
     const exited = new Promise<void>((resolve) => child.once('exit', () => (running.delete(child), resolve())));
     await eventually('the operator to start', () => {
       if (child.exitCode !== null) throw new Error(`the operator exited with ${child.exitCode}:\n${out}`);
-      return /^greeting-operator started: /m.test(out) || undefined;
+      return /^leading: lease greeting-system\/greeting-operator held as \S+$/m.test(out) || undefined;
     });
     return {
       output: () => out,
@@ -93,8 +93,10 @@ describe('examples/greeting-operator', () => {
       'ingresses.networking.k8s.io [] [] [get list watch create patch]',
       'services [] [] [get list watch create patch]',
     ]);
-    for (const [verb, resource] of [['delete', 'deployments'], ['get', 'secrets'], ['update', 'greetings.demo.example.com']]) {
-      const r = await kubectl(suite.kp.kubeconfig, ['auth', 'can-i', verb!, resource!, '-n', 'demo', `--as=${SA}`]);
+    // Leader election: its own Lease, in its own namespace only.
+    assert.equal(await k('auth', 'can-i', 'update', 'leases/greeting-operator', '-n', 'greeting-system', `--as=${SA}`), 'yes\n');
+    for (const [verb, resource] of [['delete', 'deployments'], ['get', 'secrets'], ['update', 'greetings.demo.example.com'], ['update', 'leases/kube-controller-manager']]) {
+      const r = await kubectl(suite.kp.kubeconfig, ['auth', 'can-i', verb!, resource!, '-n', resource!.startsWith('leases') ? 'kube-system' : 'demo', `--as=${SA}`]);
       assert.deepEqual([r.code, r.stdout], [1, 'no\n'], `${verb} ${resource}`);
     }
   });
@@ -120,7 +122,7 @@ describe('examples/greeting-operator', () => {
   it('refuses a second Greeting on the same host, and warns about one without a host', async () => {
     const dup = await kubectl(suite.kp.kubeconfig, ['apply', '-f', '-'], greeting('copycat', '  version: "1.0"\n  host: hello.apps.example.com\n'));
     assert.equal(dup.code, 1);
-    assert.match(dup.stderr, /^Error from server \(Forbidden\): error when creating "STDIN": .*admission webhook "vgreeting-v1\.demo\.example\.com" denied the request: spec\.host: Duplicate value: "hello\.apps\.example\.com": already used by Greeting demo\/hello\n$/);
+    assert.match(dup.stderr, /^Error from server \(Forbidden\): error when creating "STDIN": greetings\.demo\.example\.com "copycat" is forbidden: admission webhook "vgreeting-v1\.demo\.example\.com" denied the request: spec\.host: Duplicate value: "hello\.apps\.example\.com": already used by Greeting demo\/hello\n$/);
     const inside = await kubectl(suite.kp.kubeconfig, ['apply', '-f', '-'], greeting('inside', '  version: "1.0"\n'));
     assert.equal(inside.stdout, 'greeting.demo.example.com/inside created\n');
     assert.equal(inside.stderr, 'Warning: spec.host is not set: the Greeting gets no DNS record and is reachable inside the cluster only\n');

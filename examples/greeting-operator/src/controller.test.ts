@@ -53,6 +53,7 @@ describe('the Greeting operator', () => {
   let recordsFile: string;
   let lines: string[];
   let stop: AbortController | undefined;
+  const stops: AbortController[] = [];
   let gate: ReturnType<typeof gated>;
 
   before(async () => {
@@ -65,19 +66,25 @@ describe('the Greeting operator', () => {
     await cp.settle();
   });
   after(async () => {
-    stop?.abort();
+    for (const s of stops) s.abort();
     await cp.stop();
     await rm(dir, { recursive: true, force: true });
   });
 
-  /** Starts the operator on the control plane's clock, its requests recorded as `greeting-operator`. */
-  function startOperator(): Manager {
-    lines = [];
-    const client = createClient({ transport: recorder.wrap(cp.transport, 'greeting-operator'), defaultNamespace: 'demo' });
-    const mgr = createManager({ client, clock: cp.clock });
+  /** Starts the operator on the control plane's clock, its requests recorded as `who`; with `identity`, leader-elected. */
+  function startOperator(identity?: string, who = 'greeting-operator'): Manager {
+    const mine: string[] = [];
+    lines = mine;
+    const client = createClient({ transport: recorder.wrap(cp.transport, who), defaultNamespace: 'demo' });
+    const mgr = createManager({
+      client,
+      clock: cp.clock,
+      ...(identity ? { leaderElection: { namespace: 'demo', name: 'greeting-operator', identity }, onLeadershipLost: () => undefined } : {}),
+    });
     gate = gated(fileRecords(recordsFile));
-    addGreetingController(mgr, { records: gate.store, log: (l) => lines.push(l) });
+    addGreetingController(mgr, { records: gate.store, log: (l) => mine.push(l) });
     stop = new AbortController();
+    stops.push(stop);
     void mgr.start(stop.signal);
     return mgr;
   }
@@ -177,5 +184,25 @@ describe('the Greeting operator', () => {
     await settle();
     await assert.rejects(greetings().get('bye', { namespace: 'demo' }), { code: 404 });
     assert.equal(await records(), '');
+  });
+
+  it('with leader election, only the copy holding the Lease acts', async () => {
+    stop!.abort();
+    await settle();
+    startOperator('copy-a', 'copy-a');
+    const aLines = lines;
+    startOperator('copy-b', 'copy-b');
+    const bLines = lines;
+    await settle();
+    const mark = recorder.mark();
+    await greetings().create(hello('duo'), { namespace: 'demo' });
+    await settle();
+    const lease = await cp.client.resource({ group: 'coordination.k8s.io', version: 'v1', resource: 'leases', namespaced: true }).get('greeting-operator', { namespace: 'demo' });
+    const holder = (lease as { spec?: { holderIdentity?: string } }).spec?.holderIdentity;
+    const [leader, standby] = holder === 'copy-a' ? ['copy-a', 'copy-b'] : ['copy-b', 'copy-a'];
+    assert.ok(recorder.writes({ who: leader, since: mark }).length > 0);
+    recorder.expectNoWrites({ who: standby, since: mark });
+    assert.deepEqual(holder === 'copy-a' ? bLines : aLines, []);
+    assert.equal((await greetings().get('duo', { namespace: 'demo' })).status?.readyReplicas, 2);
   });
 });

@@ -5,6 +5,7 @@
  *   node dist/main.js [--kubeconfig FILE] [--namespace NS] [--records FILE] [--dns-latency MS]
  *                     [--metrics-bind-address ADDR] [--health-probe-bind-address ADDR]
  *                     [--webhook-port PORT] [--cert-dir DIR]
+ *                     [--leader-elect] [--leader-election-namespace NS]
  *
  * --records (default greeting-records.txt) is the file of DNS records the finalizer cleans;
  * --dns-latency makes each change of it take that long, as a provider's API would.
@@ -12,7 +13,9 @@
  * (default off) /healthz and /readyz. --webhook-port (default off) serves the defaulting and
  * validating webhooks over HTTPS with a certificate kept in --cert-dir (default
  * greeting-operator-certs, generated on the first run), where webhooks.json holds the two
- * configurations to `kubectl apply -f` so that the API server calls them.
+ * configurations to `kubectl apply -f` so that the API server calls them. --leader-elect makes
+ * the copies elect a leader on the Lease greeting-operator in --leader-election-namespace
+ * (default greeting-system): only the leader reconciles; every copy serves the webhooks.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -21,7 +24,7 @@ import { clientFromKubeconfig } from '@kplane/client';
 import { createManager, createWebhookServer, generateWebhookCertificates, webhookConfigurations, type WebhookServer } from '@kplane/runtime';
 import { addGreetingController } from './controller.js';
 import { Greetings } from './kind.js';
-import { OPERATOR_NAME } from './rbac.js';
+import { DEFAULT_NAMESPACE, OPERATOR_NAME } from './rbac.js';
 import { fileRecords } from './records.js';
 import { greetingDefaulter, greetingValidator } from './webhook.js';
 
@@ -35,6 +38,8 @@ const { values: opts } = parseArgs({
     'health-probe-bind-address': { type: 'string', default: '0' },
     'webhook-port': { type: 'string' },
     'cert-dir': { type: 'string', default: 'greeting-operator-certs' },
+    'leader-elect': { type: 'boolean', default: false },
+    'leader-election-namespace': { type: 'string', default: DEFAULT_NAMESPACE },
   },
 });
 
@@ -59,6 +64,7 @@ const mgr = createManager({
   ...(opts.namespace ? { namespace: opts.namespace } : {}),
   metricsBindAddress: opts['metrics-bind-address'],
   healthProbeBindAddress: opts['health-probe-bind-address'],
+  ...(opts['leader-elect'] ? { leaderElection: { namespace: opts['leader-election-namespace']!, name: OPERATOR_NAME } } : {}),
 });
 const latencyMs = Number(opts['dns-latency']);
 addGreetingController(mgr, { records: fileRecords(opts.records!, { latencyMs }) });
@@ -77,6 +83,10 @@ if (opts['webhook-port'] !== undefined) {
 
 const stop = new AbortController();
 for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => stop.abort());
+if (opts['leader-elect']) {
+  // Runs only while this copy holds the Lease.
+  mgr.add({ needLeaderElection: true, start: async () => console.log(`leading: lease ${opts['leader-election-namespace']}/${OPERATOR_NAME} held as ${mgr.identity}`) });
+}
 const running = mgr.start(stop.signal);
 const { metrics, healthProbe } = await mgr.serving();
 if (metrics) console.log(`metrics: ${metrics}/metrics`);

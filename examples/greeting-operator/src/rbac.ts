@@ -1,8 +1,9 @@
 /**
  * The operator's identity and the least it may do, as manifests: a ServiceAccount, a
- * ClusterRole and the ClusterRoleBinding between them. Every rule is one the controller uses.
+ * ClusterRole and the ClusterRoleBinding between them, and a Role on its Lease in its own
+ * namespace for leader election. Every rule is one the operator uses.
  */
-import type { ClusterRole, ClusterRoleBinding, ServiceAccount } from '@kplane/runtime';
+import type { ClusterRole, ClusterRoleBinding, Role, RoleBinding, ServiceAccount } from '@kplane/runtime';
 import { Greetings } from './kind.js';
 
 /** Where the operator's ServiceAccount lives by default. */
@@ -36,8 +37,25 @@ export function operatorClusterRole(name = OPERATOR_NAME): ClusterRole {
   };
 }
 
-/** The ServiceAccount, the ClusterRole and the ClusterRoleBinding, in that order. */
-export function rbacManifests(namespace = DEFAULT_NAMESPACE, name = OPERATOR_NAME): [ServiceAccount, ClusterRole, ClusterRoleBinding] {
+/**
+ * The Role for leader election (`--leader-elect`), in the operator's own namespace only: the
+ * Lease named after the operator, read, created and renewed (create cannot be limited by name).
+ */
+export function leaderElectionRole(namespace = DEFAULT_NAMESPACE, name = OPERATOR_NAME): Role {
+  return {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'Role',
+    metadata: { name: `${name}-leader-election`, namespace },
+    rules: [
+      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
+      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: [name], verbs: ['get', 'update'] },
+    ],
+  };
+}
+
+/** The ServiceAccount, the ClusterRole and its binding, the leader-election Role and its binding, in that order. */
+export function rbacManifests(namespace = DEFAULT_NAMESPACE, name = OPERATOR_NAME): [ServiceAccount, ClusterRole, ClusterRoleBinding, Role, RoleBinding] {
+  const subjects = [{ kind: 'ServiceAccount', name, namespace }];
   return [
     { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace } },
     operatorClusterRole(name),
@@ -46,7 +64,15 @@ export function rbacManifests(namespace = DEFAULT_NAMESPACE, name = OPERATOR_NAM
       kind: 'ClusterRoleBinding',
       metadata: { name },
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
-      subjects: [{ kind: 'ServiceAccount', name, namespace }],
+      subjects,
+    },
+    leaderElectionRole(namespace, name),
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name: `${name}-leader-election`, namespace },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: `${name}-leader-election` },
+      subjects,
     },
   ];
 }
