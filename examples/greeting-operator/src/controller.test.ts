@@ -148,6 +148,21 @@ describe('the Greeting operator', () => {
     assert.equal(g.status?.readyReplicas, 3);
     assert.equal(g.status?.conditions?.find((c) => c.type === 'Ready')?.message, '3/3 replicas ready');
     assert.equal((await cp.client.resource(Deployments).get('hello', { namespace: 'demo' })).spec?.replicas, 3);
+
+  });
+
+  it('puts back a child deleted by hand, and follows a change of version', async () => {
+    const before = await cp.client.resource(Services).get('hello', { namespace: 'demo' });
+    await cp.client.resource(Services).delete('hello', { namespace: 'demo' });
+    await settle();
+    const after = await cp.client.resource(Services).get('hello', { namespace: 'demo' });
+    assert.notEqual(after.metadata?.uid, before.metadata?.uid);
+    await greetings().patch('hello', { spec: { version: '1.1' } }, 'merge', { namespace: 'demo' });
+    await settle();
+    assert.equal((await cp.client.resource(Deployments).get('hello', { namespace: 'demo' })).spec?.template.spec?.containers[0]?.image, 'ghcr.io/example/hello:1.1');
+    const g = await greetings().get('hello', { namespace: 'demo' });
+    assert.equal(g.status?.observedGeneration, 3);
+    assert.equal(g.status?.conditions?.[0]?.observedGeneration, 3);
   });
 
   it('on delete: Terminating while the record is removed, then gone, and the collector removes the children', async () => {
