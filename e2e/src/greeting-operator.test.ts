@@ -102,6 +102,10 @@ describe('examples/greeting-operator', () => {
   });
 
   it('makes the Deployment, Service and Ingress of a Greeting and reports it Ready', async () => {
+    // The generated CRD, served: the chapter's rules and the description kubectl explain shows.
+    const bad = await kubectl(suite.kp.kubeconfig, ['apply', '-f', '-'], greeting('hello', '  version: "1.0"\n  replicas: 1\n  host: hello.example.org\n'));
+    assert.equal(bad.stderr, 'The Greeting "hello" is invalid: \n* spec.host: Invalid value: host must be in the apps.example.com zone\n* spec: Forbidden: a public application needs at least 2 replicas, got 1\n');
+    assert.match(await k('explain', 'greeting.spec.version'), /^FIELD: +version <string>\n\n+DESCRIPTION:\n +Tag of the ghcr\.io\/example\/hello image$/m);
     // The mutating webhook strips the "v" the pattern would refuse.
     await kIn(greeting('hello', '  version: "v1.0"\n  message: hi\n  host: hello.apps.example.com\n'), 'apply', '-f', '-');
     assert.equal(await k('-n', 'demo', 'wait', 'greeting/hello', '--for=condition=Ready', '--timeout=20s'), 'greeting.demo.example.com/hello condition met\n');
