@@ -74,6 +74,8 @@ export function addGreetingController(mgr: Manager, { records, log = console.log
           // The cache may not hold our last status write yet: judge from a fresh read, or the
           // Ready condition's lastTransitionTime would move on every stale reconcile.
           const fresh = await api.get(g.metadata!.name!, { namespace: g.metadata!.namespace!, signal });
+          // A newer spec than the one just applied: its own reconcile (already queued) reports it.
+          if (fresh.metadata?.generation !== g.metadata?.generation) return;
           const status = desiredStatus(fresh, ready, mgr.clock.now());
           if (statusCovered(fresh, status)) return;
           await api.apply({ metadata: { name: g.metadata!.name!, namespace: g.metadata!.namespace! }, status }, { fieldManager: FIELD_MANAGER, force: true, subresource: 'status', signal });
