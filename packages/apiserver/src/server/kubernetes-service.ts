@@ -2,8 +2,8 @@
  * What kube-apiserver does for Services at start: the allocators' repair (rebuild the
  * ClusterIP and NodePort allocations from the stored Services, reporting duplicates and
  * addresses out of range as Warning Events), the `default/kubernetes` Service at the range's
- * first address, and its Endpoints and EndpointSlice listing this API server (the endpoint
- * reconciler, for one API server).
+ * first address (its Endpoints and EndpointSlice are the lease endpoint reconciler's:
+ * endpoint-reconciler.ts).
  */
 import { networkInterfaces } from 'node:os';
 import { ApiError, type KubeObject } from '@kplane/api';
@@ -79,7 +79,8 @@ export function advertiseAddress(host: string): string {
   return '127.0.0.1';
 }
 
-async function upsert(registry: Registry, resource: string, group: string, version: string, desired: KubeObject, same: (cur: KubeObject) => boolean): Promise<void> {
+/** Creates `default/<name>` of a resource, or merges `desired` into it unless `same` says it already matches. */
+export async function upsertDefault(registry: Registry, resource: string, group: string, version: string, desired: KubeObject, same: (cur: KubeObject) => boolean): Promise<void> {
   const store = registry.get(group, version, resource);
   if (!store) return;
   const name = desired.metadata!.name!;
@@ -103,9 +104,10 @@ async function upsert(registry: Registry, resource: string, group: string, versi
 
 /**
  * Creates or repairs `default/kubernetes` (port 443 "https" → `port`, at the range's first
- * address) and, when `address` is given, its Endpoints and EndpointSlice naming this API server.
+ * address). A target port that is some live API server's (`livePorts`, from the lease endpoint
+ * reconciler) is left alone, so servers on distinct ports do not rewrite it in turn.
  */
-export async function reconcileKubernetesService(registry: Registry, allocator: ServiceAllocator, port: number, address?: string): Promise<void> {
+export async function reconcileKubernetesService(registry: Registry, allocator: ServiceAllocator, port: number, livePorts: readonly number[] = []): Promise<void> {
   const ports = [{ name: 'https', port: 443, protocol: 'TCP', targetPort: port }];
   const service: KubeObject = {
     apiVersion: 'v1',
@@ -113,29 +115,11 @@ export async function reconcileKubernetesService(registry: Registry, allocator: 
     metadata: { name: 'kubernetes', namespace: 'default', labels: { ...KUBERNETES_SERVICE_LABELS } },
     spec: { type: 'ClusterIP', sessionAffinity: 'None', clusterIP: allocator.kubernetesIP, clusterIPs: [allocator.kubernetesIP], ports },
   };
-  await upsert(registry, 'services', '', 'v1', service, (cur) => {
+  await upsertDefault(registry, 'services', '', 'v1', service, (cur) => {
     const spec = (cur.spec ?? {}) as Obj;
-    return JSON.stringify(spec.ports) === JSON.stringify(ports) && spec.type === 'ClusterIP';
-  });
-  if (!address) return;
-  const endpointPorts = [{ name: 'https', port, protocol: 'TCP' }];
-  const endpoints: KubeObject = {
-    apiVersion: 'v1',
-    kind: 'Endpoints',
-    metadata: { name: 'kubernetes', namespace: 'default', labels: { 'endpointslice.kubernetes.io/skip-mirror': 'true' } },
-    subsets: [{ addresses: [{ ip: address }], ports: endpointPorts }],
-  } as KubeObject;
-  await upsert(registry, 'endpoints', '', 'v1', endpoints, (cur) => JSON.stringify((cur as Obj).subsets) === JSON.stringify((endpoints as Obj).subsets));
-  const slice: KubeObject = {
-    apiVersion: 'discovery.k8s.io/v1',
-    kind: 'EndpointSlice',
-    metadata: { name: 'kubernetes', namespace: 'default', labels: { 'kubernetes.io/service-name': 'kubernetes' } },
-    addressType: address.includes(':') ? 'IPv6' : 'IPv4',
-    endpoints: [{ addresses: [address], conditions: { ready: true } }],
-    ports: endpointPorts,
-  } as KubeObject;
-  await upsert(registry, 'endpointslices', 'discovery.k8s.io', 'v1', slice, (cur) => {
-    const c = cur as Obj;
-    return JSON.stringify(c.endpoints) === JSON.stringify((slice as Obj).endpoints) && JSON.stringify(c.ports) === JSON.stringify((slice as Obj).ports);
+    if (spec.type !== 'ClusterIP') return false;
+    if (JSON.stringify(spec.ports) === JSON.stringify(ports)) return true;
+    const target = spec.ports?.length === 1 ? spec.ports[0].targetPort : undefined;
+    return livePorts.includes(target) && JSON.stringify(spec.ports) === JSON.stringify([{ ...ports[0], targetPort: target }]);
   });
 }
