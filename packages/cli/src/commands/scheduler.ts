@@ -1,0 +1,93 @@
+import { parseArgs } from 'node:util';
+import { clientFromKubeconfig } from '@kplane/client';
+import { createScheduler, startElectedScheduler } from '@kplane/kubelet';
+import { parseDuration } from './duration.js';
+import { stopOnSignals } from './up.js';
+
+/** Help of `kplane scheduler`. */
+export const SCHEDULER_USAGE = `Usage: kplane scheduler --kubeconfig FILE [flags]
+
+Run the scheduler alone, as kube-scheduler: it binds pending pods whose schedulerName is
+default-scheduler to nodes. Several schedulers elect a leader on the Lease
+kube-system/kube-scheduler; only the leader schedules. Give it its own identity: a kubeconfig
+for the user system:kube-scheduler ("kplane kubeconfig --user system:kube-scheduler"), whose
+ClusterRole the API server creates.
+
+Flags:
+  --kubeconfig FILE       how to reach the API servers (default: $KUBECONFIG, then ~/.kube/config);
+                          a kubeconfig listing several servers fails over across them
+  --leader-elect=true|false
+                          elect a leader on the Lease kube-system/kube-scheduler (default true)
+  --leader-elect-lease-duration DURATION
+                          how long a standby waits, after it last saw the Lease change, before
+                          taking it over (default 15s)
+  --leader-elect-renew-deadline DURATION
+                          how long the leader retries a failing renewal before it stops
+                          scheduling (default 10s)
+  --leader-elect-retry-period DURATION
+                          time between attempts to take or renew the Lease (default 2s)
+
+Losing the Lease ends the process with exit code 1 (a supervisor restarts it, as
+kube-scheduler's); SIGINT/SIGTERM release the Lease and exit 0.
+`;
+
+/** Normalises a bare `--leader-elect` to `=true` so parseArgs can read it as a string. */
+const normalise = (args: string[]): string[] => args.map((a) => (a === '--leader-elect' ? `${a}=true` : a));
+
+/** `kplane scheduler`: runs until SIGINT or SIGTERM, or until the Lease is lost. */
+export async function scheduler(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: normalise(args),
+    options: {
+      kubeconfig: { type: 'string' },
+      'leader-elect': { type: 'string', default: 'true' },
+      'leader-elect-lease-duration': { type: 'string', default: '15s' },
+      'leader-elect-renew-deadline': { type: 'string', default: '10s' },
+      'leader-elect-retry-period': { type: 'string', default: '2s' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    process.stdout.write(SCHEDULER_USAGE);
+    return;
+  }
+  const leaderElect = values['leader-elect'];
+  if (leaderElect !== 'true' && leaderElect !== 'false') throw new Error(`--leader-elect: must be true or false, not ${leaderElect}`);
+  const timing = {
+    leaseDurationMs: parseDuration('--leader-elect-lease-duration', values['leader-elect-lease-duration']),
+    renewDeadlineMs: parseDuration('--leader-elect-renew-deadline', values['leader-elect-renew-deadline']),
+    retryPeriodMs: parseDuration('--leader-elect-retry-period', values['leader-elect-retry-period']),
+  };
+  const client = clientFromKubeconfig(values.kubeconfig, { userAgent: 'kube-scheduler/kplane' });
+  const log = (line: string) => process.stderr.write(`kplane scheduler: ${line}\n`);
+  const onError = (err: unknown) => log(err instanceof Error ? err.message : String(err));
+  if (leaderElect === 'false') {
+    const s = createScheduler({ client, onError });
+    await s.start();
+    log('scheduling');
+    stopOnSignals(async () => {
+      await s.stop();
+      client.transport.close();
+    });
+    return;
+  }
+  const elected = startElectedScheduler({
+    client,
+    onError,
+    ...timing,
+    onNewLeader: (holder) => log(holder === elected.identity ? `successfully acquired lease kube-system/kube-scheduler as ${holder}` : `new leader elected: ${holder || '(none)'}`),
+  });
+  let stopping = false;
+  stopOnSignals(async () => {
+    stopping = true;
+    await elected.stop();
+    client.transport.close();
+  });
+  await elected.done;
+  if (!stopping) {
+    log('leaderelection lost');
+    client.transport.close();
+    process.exit(1);
+  }
+}
