@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createFailoverTransport } from './failover.js';
+import { createHttpsTransport } from './https-transport.js';
 import { loadKubeconfig } from './kubeconfig.js';
 
 /** An HTTP server answering its name; `reset` makes it drop connections instead. */
@@ -45,6 +46,19 @@ test('requests go to the next server when one cannot be reached, and stay there'
   }
 });
 
+test('transport options that list several servers make a failover transport', async () => {
+  const dead = await serve('dead');
+  await new Promise((r) => dead.server.close(r));
+  const live = await serve('live');
+  const t = createHttpsTransport({ server: dead.url, servers: [dead.url, live.url] });
+  try {
+    assert.equal(answer(await t({ method: 'GET', path: '/' })), 'live');
+  } finally {
+    t.close();
+    await new Promise((r) => live.server.close(r));
+  }
+});
+
 test('a kubeconfig lists further servers in the kplane.io/servers cluster extension', () => {
   const cfg = loadKubeconfig(`
 apiVersion: v1
@@ -67,6 +81,7 @@ users:
 `);
   assert.equal(cfg.server, 'https://127.0.0.1:6443');
   assert.deepEqual(cfg.servers, ['https://127.0.0.1:6443', 'https://127.0.0.1:6444', 'https://127.0.0.1:6445']);
+  assert.deepEqual(cfg.transportOptions.servers, cfg.servers, 'every transport made from the options fails over');
   assert.deepEqual(loadKubeconfig(`
 current-context: one
 clusters: [{ name: one, cluster: { server: "https://h:1" } }]

@@ -26,9 +26,9 @@ const isRead = (req: RawRequest): boolean => req.method === 'GET' || req.method 
  * A transport over several servers with the same credentials and CA (`options.server` is
  * ignored): each request is tried on the current server, then on the others in turn.
  */
-export function createFailoverTransport(servers: readonly string[], options: Omit<HttpsTransportOptions, 'server'>): HttpsTransport {
+export function createFailoverTransport(servers: readonly string[], options: Omit<HttpsTransportOptions, 'server' | 'servers'>): HttpsTransport {
   if (servers.length === 0) throw new Error('createFailoverTransport: no server');
-  const transports = servers.map((server) => createHttpsTransport({ ...options, server }));
+  const transports = servers.map((server) => createHttpsTransport({ ...options, server, servers: undefined }));
   let current = 0;
   const transport = async (req: RawRequest): Promise<RawResponse> => {
     const first = current;

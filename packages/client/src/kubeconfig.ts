@@ -4,7 +4,6 @@ import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { createHttpsTransport, type HttpsTransport, type HttpsTransportOptions } from './https-transport.js';
 import { createClient, type Client } from './client.js';
-import { createFailoverTransport } from './failover.js';
 import { createExecCredentialProvider, ExecCredentialError, type ExecClusterInfo, type ExecConfig, type ExecProviderOptions } from './exec-credentials.js';
 import type { NowSource } from './token-file.js';
 
@@ -242,7 +241,10 @@ export function loadKubeconfig(pathOrText?: string, options: KubeconfigOptions =
       throw err;
     }
   }
-  return { server, servers: clusterServers(c, server), namespace: str(ctx, 'namespace') ?? 'default', contextName, clusterName, userName, transportOptions: t };
+  const servers = clusterServers(c, server);
+  // Every transport made from these options (a controller's, a node's) fails over too.
+  if (servers.length > 1) t.servers = servers;
+  return { server, servers, namespace: str(ctx, 'namespace') ?? 'default', contextName, clusterName, userName, transportOptions: t };
 }
 
 /** Reads a user's `exec` stanza, pushing clientcmd's validation errors; undefined when absent or invalid. */
@@ -292,10 +294,9 @@ function clusterServers(c: Record<string, unknown>, server: string): string[] {
   return [...new Set([server, ...more])].filter(Boolean);
 }
 
-/** A transport for a loaded kubeconfig: over its one server, or failing over across several. */
+/** A transport for a loaded kubeconfig: over its one server, or failing over across several (`transportOptions.servers`). */
 function transportFor(cfg: LoadedKubeconfig, extra: Pick<HttpsTransportOptions, 'maxSockets' | 'userAgent'>): HttpsTransport {
-  const options = { ...cfg.transportOptions, maxSockets: extra.maxSockets, userAgent: extra.userAgent };
-  return cfg.servers.length > 1 ? createFailoverTransport(cfg.servers, options) : createHttpsTransport(options);
+  return createHttpsTransport({ ...cfg.transportOptions, maxSockets: extra.maxSockets, userAgent: extra.userAgent });
 }
 
 /** The cluster as an exec plugin is told about it (provideClusterInfo). */
