@@ -1,0 +1,83 @@
+/**
+ * kplane as separate processes, as an HA cluster runs it: `kplane apiserver` alone (its
+ * endpoint record and identity Lease), two `kplane scheduler`s electing a leader on
+ * kube-system/kube-scheduler through a kubeconfig that lists a dead API server first (they fail
+ * over to the live one), and `kplane kubelet` without a scheduler. The leader is killed; the
+ * other takes over and schedules.
+ */
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { eventually, KPLANE_MAIN, kubectlOk, removeDir, startKplaneCommand, tempDir, type KplaneCommand } from './harness.js';
+
+/** Short leader election timings, so that a takeover fits in a test. */
+const FAST_ELECTION = ['--leader-elect-lease-duration', '3s', '--leader-elect-renew-deadline', '2s', '--leader-elect-retry-period', '500ms'];
+const ACQUIRED = /successfully acquired lease kube-system\/kube-scheduler as (\S+)/;
+
+describe('separate processes: kplane apiserver, two kplane schedulers, kplane kubelet', { concurrency: 1 }, () => {
+  let dir: string;
+  let apiserver: KplaneCommand;
+  let kubeconfig: string;
+  let url: string;
+  const schedulers: KplaneCommand[] = [];
+  let kubelet: KplaneCommand | undefined;
+  const k = (...args: string[]) => kubectlOk(kubeconfig, args);
+
+  before(async () => {
+    dir = await tempDir();
+    apiserver = await startKplaneCommand(['apiserver', '--storage', 'memory://', '--data-dir', dir, '--secure-port', '0'], /^ready: https:\/\/\S+$/m);
+    kubeconfig = /^kubeconfig: (.+)$/m.exec(apiserver.output())![1]!;
+    url = /^ready: (\S+)$/m.exec(apiserver.output())![1]!;
+  });
+  after(async () => {
+    for (const p of [kubelet, ...schedulers]) await p?.stop('SIGKILL');
+    await apiserver?.stop();
+    await removeDir(dir);
+  });
+
+  it('the API server alone lists itself in the kubernetes endpoints and keeps an identity Lease', async () => {
+    const port = new URL(url).port;
+    assert.equal((await k('get', 'endpoints', 'kubernetes', '-o', 'jsonpath={.subsets[*].addresses[*].ip}:{.subsets[*].ports[*].port}')).trim(), `127.0.0.1:${port}`);
+    const leases = (await k('-n', 'kube-system', 'get', 'lease', '-l', 'apiserver.kubernetes.io/identity=kube-apiserver', '-o', 'jsonpath={.items[*].spec.leaseDurationSeconds}')).trim();
+    assert.equal(leases, '3600');
+    assert.match(await k('get', 'clusterrolebinding', 'system:kube-scheduler', '-o', 'name'), /system:kube-scheduler/, "the scheduler's role is there for it");
+  });
+
+  it('two schedulers: one leads and schedules, the other takes over once the leader is killed', async () => {
+    const schedulerKubeconfig = join(dir, 'scheduler.kubeconfig');
+    // A dead server first: the schedulers fail over to the live one.
+    await promisify(execFile)(process.execPath, [KPLANE_MAIN, 'kubeconfig', '--data-dir', dir, '--user', 'system:kube-scheduler', '--server', 'https://127.0.0.1:1', '--server', url, '--out', schedulerKubeconfig]);
+    kubelet = await startKplaneCommand(['kubelet', '--kubeconfig', kubeconfig, '--nodes', '2', '--no-scheduler', '--shared-credentials'], /node\(s\) ready/);
+    for (let i = 0; i < 2; i++) schedulers.push(await startKplaneCommand(['scheduler', '--kubeconfig', schedulerKubeconfig, ...FAST_ELECTION], /kplane scheduler: /));
+    const leaderIndex = await eventually('a scheduler to lead', () => {
+      const i = schedulers.findIndex((s) => ACQUIRED.test(s.output()));
+      return i >= 0 && { i };
+    });
+    const leader = schedulers[leaderIndex.i]!;
+    const standby = schedulers[1 - leaderIndex.i]!;
+    const leaderId = ACQUIRED.exec(leader.output())![1]!;
+    assert.equal((await k('-n', 'kube-system', 'get', 'lease', 'kube-scheduler', '-o', 'jsonpath={.spec.holderIdentity}')).trim(), leaderId);
+    assert.doesNotMatch(standby.output(), ACQUIRED, 'one acts');
+    await k('run', 'first', '--image=nginx');
+    await eventually('first to be bound', async () => (await k('get', 'pod', 'first', '-o', 'jsonpath={.spec.nodeName}')).trim());
+
+    await leader.stop('SIGKILL');
+    const standbyId = await eventually('the standby to take over', () => ACQUIRED.exec(standby.output())?.[1]);
+    assert.notEqual(standbyId, leaderId);
+    assert.equal((await k('-n', 'kube-system', 'get', 'lease', 'kube-scheduler', '-o', 'jsonpath={.spec.holderIdentity}')).trim(), standbyId);
+    await k('run', 'second', '--image=nginx');
+    await eventually('second to be bound', async () => (await k('get', 'pod', 'second', '-o', 'jsonpath={.spec.nodeName}')).trim());
+
+    // SIGTERM: the Lease is released and the process exits 0.
+    assert.equal(await standby.stop(), 0);
+    assert.equal((await k('-n', 'kube-system', 'get', 'lease', 'kube-scheduler', '-o', 'jsonpath={.spec.holderIdentity}')).trim(), '');
+  });
+
+  it('SIGTERM stops the API server cleanly', async () => {
+    await kubelet?.stop();
+    assert.equal(await apiserver.stop(), 0);
+    assert.match(apiserver.output(), /SIGTERM, shutting down/);
+  });
+});
