@@ -9,7 +9,7 @@ import { networkInterfaces } from 'node:os';
 import { ApiError, type KubeObject } from '@kplane/api';
 import type { Registry } from '../registry/registry.js';
 import { serviceClusterIPs, serviceNodePorts } from '../kinds/service.js';
-import type { RepairProblem, ServiceAllocator } from './ip-allocator.js';
+import type { AllocatedService, RepairProblem, ServiceAllocator } from './ip-allocator.js';
 
 /** The `kubernetes` Service's labels, as kube-apiserver sets them. */
 export const KUBERNETES_SERVICE_LABELS = { component: 'apiserver', provider: 'kubernetes' } as const;
@@ -29,17 +29,7 @@ export async function repairServiceAllocations(registry: Registry, allocator: Se
   if (!services) return [];
   const list = await services.list(undefined);
   const items = [...list.items].sort((a, b) => String(a.metadata?.creationTimestamp ?? '').localeCompare(String(b.metadata?.creationTimestamp ?? '')));
-  const problems = allocator.repair(
-    items.map((s) => {
-      const spec = (s.spec ?? {}) as Obj;
-      return {
-        owner: s.metadata?.uid ?? '',
-        name: `${s.metadata?.namespace}/${s.metadata?.name}`,
-        clusterIPs: spec.type === 'ExternalName' ? [] : serviceClusterIPs(spec),
-        nodePorts: serviceNodePorts(spec),
-      };
-    }),
-  );
+  const problems = allocator.repair(items.map(allocatedService));
   const events = registry.get('', 'v1', 'events');
   let seq = 0;
   for (const p of problems) {
@@ -68,6 +58,40 @@ export async function repairServiceAllocations(registry: Registry, allocator: Se
     }
   }
   return problems;
+}
+
+/** What a stored Service holds, as the allocators see it. */
+export function allocatedService(s: KubeObject): AllocatedService {
+  const spec = (s.spec ?? {}) as Obj;
+  return {
+    owner: s.metadata?.uid ?? '',
+    name: `${s.metadata?.namespace}/${s.metadata?.name}`,
+    clusterIPs: spec.type === 'ExternalName' ? [] : serviceClusterIPs(spec),
+    nodePorts: serviceNodePorts(spec),
+  };
+}
+
+/**
+ * Follows the Services' watch cache from `resourceVersion`: what other API servers over the
+ * same storage allocate is taken here too (so a requested address they gave out is refused
+ * here), and a deleted Service's values are released, until `signal` aborts. A cache that is
+ * too old ends it; the repair loop still rebuilds everything every few minutes.
+ */
+export async function followServiceAllocations(registry: Registry, allocator: ServiceAllocator, signal: AbortSignal): Promise<void> {
+  const services = registry.get('', 'v1', 'services');
+  if (!services) return;
+  const list = await services.list(undefined);
+  for (const s of list.items) allocator.observe(allocatedService(s));
+  void (async () => {
+    try {
+      for await (const e of services.cache.watch(Number(list.metadata.resourceVersion), signal)) {
+        if (e.type === 'DELETED') allocator.releaseAll(e.object.metadata?.uid ?? '');
+        else allocator.observe(allocatedService(e.object));
+      }
+    } catch {
+      // A too-old cache: the repairs keep the allocations right.
+    }
+  })();
 }
 
 /** The address the endpoint reconciler publishes for a bind host (an unspecified host: the first external IPv4). */

@@ -42,7 +42,7 @@ import { createStreamUpgrade, type LocalStreams } from './pod-stream.js';
 import { createHttpsServer } from './http.js';
 import { ensureDefaultStorageClass } from '../kinds/storageclass.js';
 import { createServiceAllocator } from './ip-allocator.js';
-import { advertiseAddress, reconcileKubernetesService, repairServiceAllocations } from './kubernetes-service.js';
+import { advertiseAddress, followServiceAllocations, reconcileKubernetesService, repairServiceAllocations } from './kubernetes-service.js';
 import { createIdentityLease, IDENTITY_LEASE_GC_PERIOD_MS, IDENTITY_LEASE_RENEW_INTERVAL_MS, type IdentityLease } from './identity-lease.js';
 import { createLeaseEndpointReconciler, DEFAULT_ENDPOINT_RECONCILER_INTERVAL_MS, type ApiServerEndpoint } from './endpoint-reconciler.js';
 import type { ServerLimits } from './limits.js';
@@ -266,6 +266,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   // first and storage only on a miss, as kube-apiserver's NamespaceLifecycle admission does.
   const namespaceCache = new Map<string, KubeObject>();
   const stopNamespaceCache = new AbortController();
+  const stopServiceFollow = new AbortController();
   async function followNamespaces(): Promise<void> {
     const store = registry.get('', 'v1', 'namespaces');
     if (!store) return;
@@ -516,6 +517,8 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       await ensureDefaultStorageClass(registry);
       // The allocators' repair, then the `kubernetes` Service (kube-apiserver's post-start hooks).
       await repairServiceAllocations(registry, allocator, now);
+      // What other API servers over this storage allocate, taken here as it is written.
+      await followServiceAllocations(registry, allocator, stopServiceFollow.signal);
       // Another API server over this storage may serve already: its target port stays.
       const live = endpointReconciler ? await endpointReconciler.live() : [];
       await reconcileKubernetesService(registry, allocator, kubernetesEndpoint.port, live.map((e) => e.port));
@@ -573,6 +576,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
         if (!(err instanceof BackendClosedError)) console.error('kplane: removing this API server from the kubernetes endpoints:', err);
       });
       stopNamespaceCache.abort();
+      stopServiceFollow.abort();
       webhookConfigs.mutating.stop();
       webhookConfigs.validating.stop();
       rbacFeed?.stop();
