@@ -7,10 +7,10 @@
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { eventually, KPLANE_MAIN, kubectlOk, removeDir, startKplaneCommand, tempDir, type KplaneCommand } from './harness.js';
+import { eventually, HERE, KPLANE_MAIN, kubectl, kubectlOk, removeDir, startKplaneCommand, tempDir, type KplaneCommand } from './harness.js';
 
 /** Short leader election timings, so that a takeover fits in a test. */
 const FAST_ELECTION = ['--leader-elect-lease-duration', '3s', '--leader-elect-renew-deadline', '2s', '--leader-elect-retry-period', '500ms'];
@@ -79,5 +79,61 @@ describe('separate processes: kplane apiserver, two kplane schedulers, kplane ku
     await kubelet?.stop();
     assert.equal(await apiserver.stop(), 0);
     assert.match(apiserver.output(), /SIGTERM, shutting down/);
+  });
+});
+
+/** Why the recipe cannot run here (no etcd on the PATH, or no etcd storage driver), or undefined. */
+async function recipeUnavailable(): Promise<string | undefined> {
+  try {
+    execFileSync('etcd', ['--version'], { stdio: 'ignore' });
+  } catch {
+    return 'etcd is not on the PATH';
+  }
+  // Without the driver, kplane apiserver refuses the scheme at once; with it, it tries to connect.
+  const scratch = await tempDir();
+  try {
+    const probe = await promisify(execFile)(process.execPath, [KPLANE_MAIN, 'apiserver', '--storage', 'etcd://127.0.0.1:1', '--secure-port', '0', '--data-dir', scratch], { timeout: 5000 }).catch((err: { stderr?: string }) => err);
+    if (/unsupported storage scheme/.test(String((probe as { stderr?: string }).stderr))) return 'no etcd storage driver';
+  } finally {
+    await removeDir(scratch);
+  }
+  return undefined;
+}
+
+describe('the recipe: scripts/ha-local.sh, 3 etcd members, 3 API servers, 2 controller managers', { concurrency: 1 }, async () => {
+  const skip = await recipeUnavailable();
+  const script = join(HERE, '..', '..', 'scripts', 'ha-local.sh');
+  // Every port moved, away from a cluster on the default ones.
+  const offset = '3100';
+  let dir: string;
+  const run = (...args: string[]) => promisify(execFile)('bash', [script, ...args, '--dir', dir], { timeout: 120_000 });
+  before(async () => {
+    if (skip) return;
+    dir = await tempDir();
+    await run('start', '--port-offset', offset, '--nodes', '2');
+  });
+  after(async () => {
+    if (skip) return;
+    await run('stop').catch(() => undefined);
+    await removeDir(dir);
+  });
+
+  it('serves through every API server, and goes on when one is killed', { skip }, async () => {
+    const kubeconfig = join(dir, 'admin.kubeconfig');
+    const ports = [6443, 6444, 6445].map((p) => p + Number(offset));
+    const endpoints = (await kubectlOk(kubeconfig, ['get', 'endpoints', 'kubernetes', '-o', 'jsonpath={.subsets[*].ports[*].port}'])).trim().split(' ').map(Number).sort();
+    assert.deepEqual(endpoints, ports);
+    await kubectlOk(kubeconfig, ['create', 'deployment', 'web', '--image=nginx', '--replicas=2']);
+    const running = async (server: string, n: number) =>
+      eventually(`${n} pods running`, async () => {
+        const out = await kubectl(kubeconfig, ['--server', server, 'get', 'pods', '-l', 'app=web', '--no-headers']);
+        return out.stdout.split('\n').filter((l) => / Running /.test(l)).length === n;
+      }, { timeoutMs: 60_000, intervalMs: 500 });
+    await running(`https://127.0.0.1:${ports[0]}`, 2);
+    // The first API server dies: the controllers, the scheduler and the nodes go on through the others.
+    process.kill(Number(execFileSync('cat', [join(dir, 'pids', 'apiserver-1.pid')]).toString().trim()), 'SIGKILL');
+    const second = `https://127.0.0.1:${ports[1]}`;
+    await kubectlOk(kubeconfig, ['--server', second, 'scale', 'deployment', 'web', '--replicas=3']);
+    await running(second, 3);
   });
 });
