@@ -55,3 +55,28 @@ it('two API servers over one storage: both in the kubernetes endpoints, a kubeco
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+it('serves with a given serving certificate (--tls-cert-file) and publishes the advertised address', async () => {
+  const { createCa, issueCertificate } = await import('@kplane/apiserver');
+  const { request } = await import('node:https');
+  const dir = await mkdtemp(join(tmpdir(), 'kplane-tls-'));
+  const ca = await createCa('another-ca');
+  const serving = await issueCertificate(ca, { subject: 'CN=apiserver', usage: 'server', ipAddresses: ['127.0.0.1'] });
+  const cp = await startControlPlane({ dataDir: dir, storage: 'memory', port: 0, tls: { cert: serving.cert, key: serving.key }, apiServer: { advertiseAddress: '10.1.2.3' } });
+  try {
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request(`${cp.url}/readyz`, { ca: ca.pem.cert }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    assert.equal(status, 200, 'the certificate of the other CA is the one served');
+    const ep = await cp.client.resource(ENDPOINTS).get('kubernetes', { namespace: 'default' });
+    assert.deepEqual((ep as { subsets?: { addresses: { ip: string }[] }[] }).subsets?.[0]?.addresses, [{ ip: '10.1.2.3' }]);
+  } finally {
+    await cp.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
