@@ -16,7 +16,7 @@
 # --apiservers N   API servers on 6443, 6444, ... (default 3)
 # --nodes N        simulated nodes (default 3)
 # --port-offset N  added to every port (etcd 2379/2380, 22379/22380, 32379/32380; API servers
-#                  6443...; controller managers 10257, 10258; kubelet 10250), to run beside
+#                  6443...; controller managers 10257, 10258; scheduler 10259; kubelet 10250), to run beside
 #                  another cluster (default 0)
 #
 # Needs a build (npm ci or npx tsc -b). KPLANE overrides the command (default: this checkout's).
@@ -148,7 +148,7 @@ start() {
   wait_for controller-manager-2 'serving securely'
 
   # The scheduler as system:kube-scheduler (Lease kube-system/kube-scheduler).
-  run scheduler "${kplane[@]}" scheduler --kubeconfig "$dir/scheduler.kubeconfig"
+  run scheduler "${kplane[@]}" scheduler --kubeconfig "$dir/scheduler.kubeconfig" --secure-port $((10259 + offset))
   # The simulated nodes (each with its own certificate, through a CSR the admin approves and
   # the controller manager signs), serving logs and exec on 10250.
   run kubelet "${kplane[@]}" kubelet --kubeconfig "$dir/admin.kubeconfig" --nodes "$nodes" --no-scheduler --data-dir "$dir" --port $((10250 + offset))

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { eventually, HERE, KPLANE_MAIN, kubectl, kubectlOk, removeDir, startKplaneCommand, tempDir, type KplaneCommand } from './harness.js';
+import { eventually, HERE, httpsGet, KPLANE_MAIN, kubectl, kubectlOk, removeDir, startKplaneCommand, tempDir, type KplaneCommand } from './harness.js';
 
 /** Short leader election timings, so that a takeover fits in a test. */
 const FAST_ELECTION = ['--leader-elect-lease-duration', '3s', '--leader-elect-renew-deadline', '2s', '--leader-elect-retry-period', '500ms'];
@@ -50,7 +50,7 @@ describe('separate processes: kplane apiserver, two kplane schedulers, kplane ku
     // A dead server first: the schedulers fail over to the live one.
     await promisify(execFile)(process.execPath, [KPLANE_MAIN, 'kubeconfig', '--data-dir', dir, '--user', 'system:kube-scheduler', '--server', 'https://127.0.0.1:1', '--server', url, '--out', schedulerKubeconfig]);
     kubelet = await startKplaneCommand(['kubelet', '--kubeconfig', kubeconfig, '--nodes', '2', '--no-scheduler', '--shared-credentials'], /node\(s\) ready/);
-    for (let i = 0; i < 2; i++) schedulers.push(await startKplaneCommand(['scheduler', '--kubeconfig', schedulerKubeconfig, ...FAST_ELECTION], /kplane scheduler: /));
+    for (let i = 0; i < 2; i++) schedulers.push(await startKplaneCommand(['scheduler', '--kubeconfig', schedulerKubeconfig, '--secure-port', '0', ...FAST_ELECTION], /serving securely on https:\S+/));
     const leaderIndex = await eventually('a scheduler to lead', () => {
       const i = schedulers.findIndex((s) => ACQUIRED.test(s.output()));
       return i >= 0 && { i };
@@ -60,6 +60,11 @@ describe('separate processes: kplane apiserver, two kplane schedulers, kplane ku
     const leaderId = ACQUIRED.exec(leader.output())![1]!;
     assert.equal((await k('-n', 'kube-system', 'get', 'lease', 'kube-scheduler', '-o', 'jsonpath={.spec.holderIdentity}')).trim(), leaderId);
     assert.doesNotMatch(standby.output(), ACQUIRED, 'one acts');
+    // Its secure port: health for anyone, leader_election_master_status for the admin.
+    const metricsUrl = /serving securely on (https:\S+)/.exec(leader.output())![1]!;
+    assert.equal((await httpsGet(`${metricsUrl}/healthz`, kubeconfig, false)).status, 200);
+    assert.equal((await httpsGet(`${metricsUrl}/metrics`, kubeconfig, false)).status, 403, 'anonymous may not read /metrics');
+    assert.match((await httpsGet(`${metricsUrl}/metrics`, kubeconfig, true)).body, /leader_election_master_status\{name="kube-scheduler"\} 1/);
     await k('run', 'first', '--image=nginx');
     await eventually('first to be bound', async () => (await k('get', 'pod', 'first', '-o', 'jsonpath={.spec.nodeName}')).trim());
 

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Client } from '@kplane/client';
-import { createLeaderElector, realClock, type Clock } from '@kplane/runtime';
+import { createLeaderElector, realClock, type Clock, type RuntimeMetrics } from '@kplane/runtime';
 import { createScheduler, type Scheduler, type SchedulerOptions } from './scheduler.js';
 
 /** kube-scheduler's leader election Lease. */
@@ -24,6 +24,8 @@ export interface ElectedSchedulerOptions extends Omit<SchedulerOptions, 'client'
   retryPeriodMs?: number;
   /** Told each time the observed holder changes. */
   onNewLeader?: (identity: string) => void;
+  /** Receives leader_election_master_status{name="kube-scheduler"}. */
+  metrics?: Pick<RuntimeMetrics, 'setLeader'>;
 }
 
 /** A scheduler that schedules only while it holds the Lease. */
@@ -43,7 +45,7 @@ export interface ElectedScheduler {
 
 /** Starts contending for `kube-system/kube-scheduler`; the scheduler starts once the Lease is won. */
 export function startElectedScheduler(options: ElectedSchedulerOptions): ElectedScheduler {
-  const { client, identity: given, leaseDurationMs, renewDeadlineMs, retryPeriodMs, onNewLeader, ...schedulerOptions } = options;
+  const { client, identity: given, leaseDurationMs, renewDeadlineMs, retryPeriodMs, onNewLeader, metrics, ...schedulerOptions } = options;
   const identity = given ?? `${hostname()}_${randomUUID()}`;
   const clock = options.clock ?? realClock;
   const abort = new AbortController();
@@ -58,6 +60,7 @@ export function startElectedScheduler(options: ElectedSchedulerOptions): Elected
     renewDeadlineMs,
     retryPeriodMs,
     onNewLeader,
+    metrics,
     async onStartedLeading(signal) {
       const s = createScheduler({ ...schedulerOptions, client, clock });
       scheduler = s;

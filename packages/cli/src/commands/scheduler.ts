@@ -1,6 +1,9 @@
+import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { clientFromKubeconfig } from '@kplane/client';
+import { createCa, issueCertificate } from '@kplane/apiserver';
+import { clientFromKubeconfig, loadKubeconfig } from '@kplane/client';
 import { createScheduler, startElectedScheduler } from '@kplane/kubelet';
+import { createDelegatedAuth, createMetrics, serveMetrics, type MetricsServer } from '@kplane/runtime';
 import { parseDuration } from './duration.js';
 import { stopOnSignals } from './up.js';
 
@@ -26,6 +29,17 @@ Flags:
                           scheduling (default 10s)
   --leader-elect-retry-period DURATION
                           time between attempts to take or renew the Lease (default 2s)
+  --secure-port N         HTTPS port of /metrics (leader_election_master_status) and /healthz,
+                          /livez, /readyz; 0 picks a free one, -1 serves none (default 10259)
+  --bind-address ADDR     address of that port (default 127.0.0.1)
+  --tls-cert-file FILE    serving certificate (default: a self-signed one, in memory)
+  --tls-private-key-file FILE
+                          its key
+  --client-ca-file FILE   CA of the client certificates that name a user on /metrics (default:
+                          the cluster CA of the kubeconfig)
+
+/metrics is served to a user the API server allows "get" on the non-resource URL /metrics
+(TokenReview and SubjectAccessReview, as kube-scheduler's delegated authorization).
 
 Losing the Lease ends the process with exit code 1 (a supervisor restarts it, as
 kube-scheduler's); SIGINT/SIGTERM release the Lease and exit 0.
@@ -44,6 +58,11 @@ export async function scheduler(args: string[]): Promise<void> {
       'leader-elect-lease-duration': { type: 'string', default: '15s' },
       'leader-elect-renew-deadline': { type: 'string', default: '10s' },
       'leader-elect-retry-period': { type: 'string', default: '2s' },
+      'secure-port': { type: 'string', default: '10259' },
+      'bind-address': { type: 'string', default: '127.0.0.1' },
+      'tls-cert-file': { type: 'string' },
+      'tls-private-key-file': { type: 'string' },
+      'client-ca-file': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -59,8 +78,31 @@ export async function scheduler(args: string[]): Promise<void> {
     renewDeadlineMs: parseDuration('--leader-elect-renew-deadline', values['leader-elect-renew-deadline']),
     retryPeriodMs: parseDuration('--leader-elect-retry-period', values['leader-elect-retry-period']),
   };
+  const port = Number(values['secure-port']);
+  if (!Number.isInteger(port) || port < -1 || port > 65535) throw new Error(`--secure-port: not a port number: ${values['secure-port']}`);
+  if (Boolean(values['tls-cert-file']) !== Boolean(values['tls-private-key-file'])) {
+    throw new Error('--tls-cert-file and --tls-private-key-file must be given together');
+  }
   const client = clientFromKubeconfig(values.kubeconfig, { userAgent: 'kube-scheduler/kplane' });
   const log = (line: string) => process.stderr.write(`kplane scheduler: ${line}\n`);
+  const metrics = createMetrics();
+  let served: MetricsServer | undefined;
+  if (port >= 0) {
+    let cert: string;
+    let key: string;
+    if (values['tls-cert-file']) {
+      cert = await readFile(values['tls-cert-file'], 'utf8');
+      key = await readFile(values['tls-private-key-file']!, 'utf8');
+    } else {
+      // As kube-scheduler without --tls-cert-file: a self-signed certificate for loopback.
+      const ca = await createCa('kplane-scheduler-ca');
+      ({ cert, key } = await issueCertificate(ca, { subject: 'CN=localhost', usage: 'server', dnsNames: ['localhost'], ipAddresses: ['127.0.0.1', '::1'] }));
+    }
+    const kubeCa = loadKubeconfig(values.kubeconfig).transportOptions.ca;
+    const clientCa = values['client-ca-file'] ? await readFile(values['client-ca-file'], 'utf8') : kubeCa === undefined ? undefined : Buffer.from(kubeCa).toString('utf8');
+    served = await serveMetrics({ host: values['bind-address'], port, cert, key, clientCa, metrics, auth: createDelegatedAuth({ client }), onError: (err) => log(`metrics server: ${String(err)}`) });
+    log(`serving securely on ${served.url}`);
+  }
   const onError = (err: unknown) => log(err instanceof Error ? err.message : String(err));
   if (leaderElect === 'false') {
     const s = createScheduler({ client, onError });
@@ -68,6 +110,7 @@ export async function scheduler(args: string[]): Promise<void> {
     log('scheduling');
     stopOnSignals(async () => {
       await s.stop();
+      await served?.close();
       client.transport.close();
     });
     return;
@@ -75,6 +118,7 @@ export async function scheduler(args: string[]): Promise<void> {
   const elected = startElectedScheduler({
     client,
     onError,
+    metrics,
     ...timing,
     onNewLeader: (holder) => log(holder === elected.identity ? `successfully acquired lease kube-system/kube-scheduler as ${holder}` : `new leader elected: ${holder || '(none)'}`),
   });
@@ -82,11 +126,13 @@ export async function scheduler(args: string[]): Promise<void> {
   stopOnSignals(async () => {
     stopping = true;
     await elected.stop();
+    await served?.close();
     client.transport.close();
   });
   await elected.done;
   if (!stopping) {
     log('leaderelection lost');
+    await served?.close();
     client.transport.close();
     process.exit(1);
   }
