@@ -72,6 +72,11 @@ wait_for() {
   log "$name did not get ready:"; tail -20 "$logs/$name.log" >&2; return 1
 }
 
+# Is the etcd member whose client port is $1 healthy? (Node, which kplane needs anyway, asks.)
+healthy() {
+  node -e 'fetch(process.argv[1]).then((r) => r.json()).then((b) => process.exit(b.health === "true" ? 0 : 1), () => process.exit(1))' "http://127.0.0.1:$1/health"
+}
+
 stop_all() {
   [ -d "$pids" ] || return 0
   # The components first, etcd last, each with SIGTERM (they release their Leases and leave the
@@ -114,8 +119,8 @@ start() {
     done
     for i in 1 2 3; do
       local client="${etcd_client_ports[$((i - 1))]}"
-      for _ in $(seq 1 300); do curl -fs "http://127.0.0.1:$client/health" | grep -q '"true"' && break; sleep 0.1; done
-      curl -fs "http://127.0.0.1:$client/health" | grep -q '"true"' || { log "etcd-$i is not healthy:"; tail -20 "$logs/etcd-$i.log" >&2; false; }
+      for _ in $(seq 1 300); do healthy "$client" && break; sleep 0.1; done
+      healthy "$client" || { log "etcd-$i is not healthy:"; tail -20 "$logs/etcd-$i.log" >&2; false; }
     done
     storage="etcd://$endpoints"
     log "etcd: 3 members, $storage"
