@@ -147,6 +147,38 @@ export async function startControllerManager(
   };
 }
 
+/** Any `kplane` command run as a process (`kplane apiserver`, `kplane scheduler`, ...). */
+export interface KplaneCommand {
+  child: ChildProcess;
+  /** Everything it printed. */
+  output(): string;
+  /** Sends `signal` (default SIGTERM) and waits for exit; resolves with the exit code (null when killed). */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Starts `kplane ARGS...` and waits (30 s at most) until its output matches `ready`; fails with its output if it exits first. */
+export async function startKplaneCommand(args: string[], ready: RegExp): Promise<KplaneCommand> {
+  const child = spawn(process.execPath, [KPLANE_MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (c) => (out += c));
+  child.stderr!.on('data', (c) => (out += c));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const state = await eventually(`kplane ${args[0]} to get ready`, () => (child.exitCode !== null ? 'exited' : ready.test(out) && 'ready'), { timeoutMs: 30_000, intervalMs: 50 }).catch((err: Error) => {
+    child.kill('SIGKILL');
+    throw new Error(`${err.message}:\n${out}`);
+  });
+  if (state === 'exited') throw new Error(`kplane ${args[0]} exited with ${child.exitCode}:\n${out}`);
+  return {
+    child,
+    output: () => out,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+      child.kill(signal);
+      return exited;
+    },
+  };
+}
+
 /** The shared `eventually` with the defaults of a real kplane process: 20 s, every 150 ms. */
 export const eventually = eventuallyWith({ timeoutMs: 20_000, intervalMs: 150 });
 

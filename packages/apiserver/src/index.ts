@@ -3,6 +3,8 @@ export * from './registry/registry.js';
 export * from './registry/store.js';
 export * from './registry/watch-cache.js';
 export * from './server/server.js';
+export { createLeaseEndpointReconciler, MASTER_LEASES_PREFIX, type ApiServerEndpoint, type LeaseEndpointReconciler } from './server/endpoint-reconciler.js';
+export { apiServerId, IDENTITY_LEASE_LABEL, type IdentityLease } from './server/identity-lease.js';
 export * from './server/handler.js';
 export * from './auth/pki.js';
 export { createNodeConnections, type ContainerLogQuery, type LogRead, type NodeConnections, type NodeContainers } from './server/nodes.js';

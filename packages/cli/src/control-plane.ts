@@ -21,6 +21,7 @@ import {
   type AuthenticationOptions,
   type ServiceAccountKeys,
   type ListenOptions,
+  type ApiServerOptions,
 } from '@kplane/apiserver';
 import { createClient, type Client } from '@kplane/client';
 import type { Clock } from '@kplane/runtime';
@@ -153,6 +154,10 @@ export interface ControlPlaneOptions {
   leaderElection?: ControllerManagerOptions['leaderElection'];
   /** Where the controller manager's log lines go (default stderr). */
   controllerManagerLog?: (message: string) => void;
+  /** More API server settings (`kplane apiserver`: the endpoint reconciler, the advertised address, the scheduler's and nodes' roles). */
+  apiServer?: Pick<ApiServerOptions, 'endpointReconcilerType' | 'advertiseAddress' | 'bootstrapPolicy'>;
+  /** The serving certificate and key, and the CA of client certificates (default: the data dir's `pki/serving.*` and `pki/ca.crt`). */
+  tls?: { cert: string; key: string; clientCa?: string };
 }
 
 /** kube-apiserver's authentication flags. */
@@ -290,7 +295,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   const time = options.clock ? apiServerTime(options.clock) : undefined;
   const wrap = options.wrapTransport ?? ((t: Transport) => t);
   const createServer = (keys?: ServiceAccountKeys): ApiServer =>
-    createApiServer({ backend, ...time, serviceCIDR: options.serviceCIDR, serviceNodePortRange: options.serviceNodePortRange, authorizationMode: options.authorizationMode, eventTTLSeconds: options.eventTTLSeconds, compactionIntervalMs: options.compactionIntervalMs, authentication: keys ? { ...authentication, serviceAccountKeys: keys } : authentication, audit, localStreams: options.localStreams, admission: options.defaultTolerationSeconds, bootstrapped: options.bootstrapped });
+    createApiServer({ ...options.apiServer, backend, ...time, serviceCIDR: options.serviceCIDR, serviceNodePortRange: options.serviceNodePortRange, authorizationMode: options.authorizationMode, eventTTLSeconds: options.eventTTLSeconds, compactionIntervalMs: options.compactionIntervalMs, authentication: keys ? { ...authentication, serviceAccountKeys: keys } : authentication, audit, localStreams: options.localStreams, admission: options.defaultTolerationSeconds, bootstrapped: options.bootstrapped });
   let apiServer = createServer();
   // Every in-process client calls the API server serving now, so a restart needs no new clients.
   const serve: Transport = (req) => apiServer.handle(req);
@@ -393,9 +398,9 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   listenOptions = {
     host,
     port: options.port ?? 6443,
-    cert: pki.serving.cert,
-    key: pki.serving.key,
-    clientCa: pki.ca.cert,
+    cert: options.tls?.cert ?? pki.serving.cert,
+    key: options.tls?.key ?? pki.serving.key,
+    clientCa: options.tls?.clientCa ?? pki.ca.cert,
     kubeletClient: await kubeletClientCredentials(pki.ca.cert, pki.ca.key),
     proxyClient: await frontProxyClient(pki.ca.cert, pki.ca.key),
     tokens: new Map([[pki.adminToken, { username: 'kplane-admin', groups: [MASTERS_GROUP] }]]),
@@ -407,7 +412,8 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   const kubeconfigPath = join(dataDir, 'kubeconfig');
   await writeFile(kubeconfigPath, kubeconfigYaml(url, pki.ca.cert, pki.admin.cert, pki.admin.key), { mode: 0o600 });
   await chmod(kubeconfigPath, 0o600);
-  await waitReady(url, pki.ca.cert);
+  // (A serving certificate of another CA is not checked here: start() has made it ready.)
+  if (!options.tls) await waitReady(url, pki.ca.cert);
   if (options.controllers) {
     const serving = {
       host: '127.0.0.1',

@@ -8,6 +8,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { friendlyMessage } from './errors.js';
 import { UP_USAGE } from './commands/up.js';
+import { APISERVER_USAGE } from './commands/apiserver.js';
+import { SCHEDULER_USAGE } from './commands/scheduler.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const PACKAGE = join(here, '..');
@@ -51,6 +53,16 @@ describe('the kplane command', { concurrency: true }, () => {
     assert.equal(flag.stdout, UP_USAGE);
     assert.match(help.stdout, /--port N/);
     assert.match(help.stdout, /--data-dir DIR/);
+  });
+
+  it('"help apiserver" and "help scheduler" print their flags; both are listed', async () => {
+    const [api, sched, list] = await Promise.all([kplane('help', 'apiserver'), kplane('scheduler', '--help'), kplane('help')]);
+    assert.equal(api.stdout, APISERVER_USAGE);
+    assert.match(api.stdout, /--storage URL/);
+    assert.match(api.stdout, /--token-auth-file FILE/, 'the authentication flags of up');
+    assert.equal(sched.stdout, SCHEDULER_USAGE);
+    assert.match(list.stdout, /\n  apiserver +Run the API server alone/);
+    assert.match(list.stdout, /\n  scheduler +Run the scheduler alone/);
   });
 
   it('help of an unknown command exits 2 with the list of commands', async () => {

@@ -10,6 +10,10 @@ type Run = (args: string[]) => Promise<void>;
  */
 const COMMANDS: Record<string, [string, () => Promise<Run>]> = {
   up: ['Start a control plane (API server on embedded storage).', async () => (await import('./commands/up.js')).up],
+  apiserver: [
+    'Run the API server alone, over a storage several API servers may share (kube-apiserver).',
+    async () => (await import('./commands/apiserver.js')).apiserver,
+  ],
   'controller-manager': [
     "Run kplane's controllers against an API server (kube-controller-manager).",
     async () => (await import('./commands/controller-manager.js')).controllerManager,
@@ -17,6 +21,10 @@ const COMMANDS: Record<string, [string, () => Promise<Run>]> = {
   kubelet: [
     'Run simulated nodes and a scheduler against an API server (kwok-style kubelet).',
     async () => (await import('./commands/kubelet.js')).kubelet,
+  ],
+  scheduler: [
+    'Run the scheduler alone, with leader election (kube-scheduler).',
+    async () => (await import('./commands/scheduler.js')).scheduler,
   ],
   kubeconfig: [
     "Write a kubeconfig for a new user, its certificate signed by the cluster's CA.",

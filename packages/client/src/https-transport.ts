@@ -3,11 +3,17 @@ import https from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import type { RawRequest, RawResponse, Transport } from '@kplane/api';
 import { createFileTokenSource, type NowSource } from './token-file.js';
+import { createFailoverTransport } from './failover.js';
 
 /** Options of createHttpsTransport. */
 export interface HttpsTransportOptions {
   /** Base URL of the API server, e.g. "https://127.0.0.1:6443" (an http:// URL is also accepted). */
   server: string;
+  /**
+   * Every API server of the cluster, when there are several (`server` among them): requests
+   * fail over across them, as `createFailoverTransport` does.
+   */
+  servers?: readonly string[];
   /** PEM CA bundle to trust (default: Node's built-in roots). */
   ca?: Uint8Array | string;
   /** PEM client certificate. */
@@ -88,8 +94,13 @@ function abortError(): Error {
  * Guarantees: aborting `signal` destroys the request, rejects a pending promise with an
  * AbortError and ends a stream with an AbortError; ending iteration of a stream early closes
  * its connection. Network errors reject with Node's error (e.g. code ECONNREFUSED).
+ * With `servers` (more than one), requests fail over across them (createFailoverTransport).
  */
 export function createHttpsTransport(options: HttpsTransportOptions): HttpsTransport {
+  if (options.servers && options.servers.length > 1) {
+    const { servers, server: _first, ...each } = options;
+    return createFailoverTransport(servers, each);
+  }
   const base = new URL(options.server);
   const secure = base.protocol === 'https:';
   if (!secure && base.protocol !== 'http:') throw new Error(`unsupported server URL scheme: ${base.protocol}`);

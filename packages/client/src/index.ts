@@ -1,6 +1,7 @@
 export * from './client.js';
 export * from './errors.js';
 export * from './exec-credentials.js';
+export { createFailoverTransport } from './failover.js';
 export * from './https-transport.js';
 export * from './in-cluster.js';
 export * from './kubeconfig.js';

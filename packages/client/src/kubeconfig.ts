@@ -27,6 +27,11 @@ export interface KubeconfigOptions {
 /** The selected context of a kubeconfig, ready to build a transport. */
 export interface LoadedKubeconfig {
   server: string;
+  /**
+   * Every API server of the cluster: `server` first, then those its `kplane.io/servers`
+   * extension lists (`extension: { servers: [URL, ...] }`; kubectl ignores it and uses `server`).
+   */
+  servers: string[];
   /** The context's namespace, or "default". */
   namespace: string;
   contextName: string;
@@ -239,7 +244,10 @@ export function loadKubeconfig(pathOrText?: string, options: KubeconfigOptions =
       throw err;
     }
   }
-  return { server, namespace: str(ctx, 'namespace') ?? 'default', contextName, clusterName, userName, transportOptions: t };
+  const servers = clusterServers(c, server);
+  // Every transport made from these options (a controller's, a node's) fails over too.
+  if (servers.length > 1) t.servers = servers;
+  return { server, servers, namespace: str(ctx, 'namespace') ?? 'default', contextName, clusterName, userName, transportOptions: t };
 }
 
 /** Reads a user's `exec` stanza, pushing clientcmd's validation errors; undefined when absent or invalid. */
@@ -276,6 +284,24 @@ function parseExec(value: unknown, userName: string, errors: string[]): ExecConf
   };
 }
 
+/** The name of the cluster extension that lists more servers of the cluster. */
+export const SERVERS_EXTENSION = 'kplane.io/servers';
+
+/** `server`, then the further servers the cluster's `kplane.io/servers` extension names, without repeats. */
+function clusterServers(c: Record<string, unknown>, server: string): string[] {
+  const ext = Array.isArray(c['extensions'])
+    ? (c['extensions'] as Record<string, unknown>[]).find((x) => x && x['name'] === SERVERS_EXTENSION)
+    : undefined;
+  const listed = (ext?.['extension'] as { servers?: unknown } | undefined)?.servers;
+  const more = Array.isArray(listed) ? listed.filter((s): s is string => typeof s === 'string' && s !== '') : [];
+  return [...new Set([server, ...more])].filter(Boolean);
+}
+
+/** A transport for a loaded kubeconfig: over its one server, or failing over across several (`transportOptions.servers`). */
+function transportFor(cfg: LoadedKubeconfig, extra: Pick<HttpsTransportOptions, 'maxSockets' | 'userAgent'>): HttpsTransport {
+  return createHttpsTransport({ ...cfg.transportOptions, maxSockets: extra.maxSockets, userAgent: extra.userAgent });
+}
+
 /** The cluster as an exec plugin is told about it (provideClusterInfo). */
 function clusterInfo(c: Record<string, unknown>, t: HttpsTransportOptions): ExecClusterInfo {
   const info: ExecClusterInfo = { server: t.server };
@@ -292,13 +318,12 @@ function clusterInfo(c: Record<string, unknown>, t: HttpsTransportOptions): Exec
   return info;
 }
 
-/** Loads a kubeconfig (see loadKubeconfig) and creates an HTTPS transport for its context. */
+/** Loads a kubeconfig (see loadKubeconfig) and creates an HTTPS transport for its context (failing over across its servers when it lists several). */
 export function transportFromKubeconfig(
   pathOrText?: string,
   options: KubeconfigOptions & Pick<HttpsTransportOptions, 'maxSockets' | 'userAgent'> = {},
 ): HttpsTransport {
-  const cfg = loadKubeconfig(pathOrText, options);
-  return createHttpsTransport({ ...cfg.transportOptions, maxSockets: options.maxSockets, userAgent: options.userAgent });
+  return transportFor(loadKubeconfig(pathOrText, options), options);
 }
 
 /** Loads a kubeconfig and creates a client whose default namespace is the context's. */
@@ -307,6 +332,6 @@ export function clientFromKubeconfig(
   options: KubeconfigOptions & Pick<HttpsTransportOptions, 'maxSockets' | 'userAgent'> = {},
 ): Client & { transport: HttpsTransport } {
   const cfg = loadKubeconfig(pathOrText, options);
-  const transport = createHttpsTransport({ ...cfg.transportOptions, maxSockets: options.maxSockets, userAgent: options.userAgent });
+  const transport = transportFor(cfg, options);
   return Object.assign(createClient({ transport, defaultNamespace: cfg.namespace }), { transport });
 }

@@ -5,6 +5,7 @@
  */
 export { createKubelet, type Kubelet, type KubeletOptions } from './kubelet.js';
 export { createScheduler, type Scheduler, type SchedulerOptions } from './scheduler.js';
+export { SCHEDULER_LEASE, startElectedScheduler, type ElectedScheduler, type ElectedSchedulerOptions } from './elected-scheduler.js';
 export { nodeUser, SCHEDULER_USER, startSimulation, type Simulation, type SimulationOptions } from './simulation.js';
 export {
   ANNOTATION_PREFIX,

@@ -3,12 +3,19 @@ import type { UserInfo } from '@kplane/api';
 import type { Client } from '@kplane/client';
 import { createKubelet, type Kubelet, type KubeletOptions } from './kubelet.js';
 import { createScheduler, type Scheduler, type SchedulerOptions } from './scheduler.js';
+import { startElectedScheduler, type ElectedScheduler, type ElectedSchedulerOptions } from './elected-scheduler.js';
 
 /** Options of startSimulation: the kubelet's, plus the scheduler's (false: no scheduler). */
 export interface SimulationOptions extends KubeletOptions {
   scheduler?: false | Omit<SchedulerOptions, 'client' | 'clock'>;
   /** The scheduler's client (its own identity, `system:kube-scheduler`); default `client`. */
   schedulerClient?: Client;
+  /**
+   * Run the scheduler behind leader election on the Lease kube-system/kube-scheduler, as
+   * kube-scheduler's --leader-elect (default false: it schedules at once); an object sets the
+   * identity and timing. With it, startSimulation does not wait for the scheduler.
+   */
+  leaderElection?: boolean | Pick<ElectedSchedulerOptions, 'identity' | 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs' | 'onNewLeader'>;
 }
 
 /** The user a scheduler authenticates as (kube-scheduler's identity, bound to the ClusterRole system:kube-scheduler). */
@@ -20,7 +27,10 @@ export { nodeUser } from '@kplane/api';
 /** A running simulation. */
 export interface Simulation {
   readonly kubelet: Kubelet;
+  /** The scheduler (with leader election: while this process leads). */
   readonly scheduler?: Scheduler;
+  /** The scheduler's leader election, with `leaderElection`. */
+  readonly election?: ElectedScheduler;
   /** Stops the scheduler and the kubelet. */
   stop(): Promise<void>;
 }
@@ -32,7 +42,9 @@ export interface Simulation {
 export async function startSimulation(options: SimulationOptions): Promise<Simulation> {
   const kubelet = createKubelet(options);
   if ((options.nodes ?? 3) === 0) return { kubelet, stop: async () => {} };
-  const scheduler = options.scheduler === false ? undefined : createScheduler({ ...options.scheduler, client: options.schedulerClient ?? options.client, clock: options.clock, onError: options.scheduler?.onError ?? options.onError });
+  const schedulerOptions = options.scheduler === false ? undefined : { ...options.scheduler, client: options.schedulerClient ?? options.client, clock: options.clock, onError: options.scheduler?.onError ?? options.onError };
+  const elect = schedulerOptions && options.leaderElection ? (options.leaderElection === true ? {} : options.leaderElection) : undefined;
+  const scheduler = schedulerOptions && !elect ? createScheduler(schedulerOptions) : undefined;
   await kubelet.start();
   try {
     await scheduler?.start();
@@ -40,10 +52,15 @@ export async function startSimulation(options: SimulationOptions): Promise<Simul
     await kubelet.stop();
     throw err;
   }
+  const election = schedulerOptions && elect ? startElectedScheduler({ ...schedulerOptions, ...elect }) : undefined;
   return {
     kubelet,
-    scheduler,
+    get scheduler() {
+      return election ? election.scheduler : scheduler;
+    },
+    election,
     async stop() {
+      await election?.stop();
       await scheduler?.stop();
       await kubelet.stop();
     },

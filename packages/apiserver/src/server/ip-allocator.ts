@@ -145,6 +145,12 @@ export interface ServiceAllocator {
   /** Releases everything `owner` holds. */
   releaseAll(owner: string): void;
   /**
+   * Takes the values a stored Service holds (one another API server over the same storage
+   * allocated), where they are free; releases nothing (a value it no longer holds is a leak the
+   * repair releases) and reports nothing (the repair reports duplicates).
+   */
+  observe(service: AllocatedService): void;
+  /**
    * Rebuilds the allocations from the stored Services (oldest first); returns the problems found.
    * A value no Service holds is released at the LEAK_REPAIRS-th repair in a row that finds it so.
    */
@@ -227,6 +233,16 @@ export function createServiceAllocator(options: { cidr?: string; portRange?: str
     releaseAll(owner) {
       for (const o of ips.heldBy(owner)) ips.release(o, owner);
       for (const o of ports.heldBy(owner)) ports.release(o, owner);
+    },
+    observe(service) {
+      for (const ip of service.clusterIPs) {
+        const offset = ipOffset(ip);
+        if (offset !== undefined && ips.ownerOf(offset) === undefined) ips.take(offset, service.owner);
+      }
+      for (const port of service.nodePorts) {
+        const offset = portOffset(port);
+        if (offset !== undefined && ports.ownerOf(offset) === undefined) ports.take(offset, service.owner);
+      }
     },
     repair(services) {
       const problems: RepairProblem[] = [];

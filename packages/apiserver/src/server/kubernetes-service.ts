@@ -2,14 +2,14 @@
  * What kube-apiserver does for Services at start: the allocators' repair (rebuild the
  * ClusterIP and NodePort allocations from the stored Services, reporting duplicates and
  * addresses out of range as Warning Events), the `default/kubernetes` Service at the range's
- * first address, and its Endpoints and EndpointSlice listing this API server (the endpoint
- * reconciler, for one API server).
+ * first address (its Endpoints and EndpointSlice are the lease endpoint reconciler's:
+ * endpoint-reconciler.ts).
  */
 import { networkInterfaces } from 'node:os';
 import { ApiError, type KubeObject } from '@kplane/api';
 import type { Registry } from '../registry/registry.js';
 import { serviceClusterIPs, serviceNodePorts } from '../kinds/service.js';
-import type { RepairProblem, ServiceAllocator } from './ip-allocator.js';
+import type { AllocatedService, RepairProblem, ServiceAllocator } from './ip-allocator.js';
 
 /** The `kubernetes` Service's labels, as kube-apiserver sets them. */
 export const KUBERNETES_SERVICE_LABELS = { component: 'apiserver', provider: 'kubernetes' } as const;
@@ -29,17 +29,7 @@ export async function repairServiceAllocations(registry: Registry, allocator: Se
   if (!services) return [];
   const list = await services.list(undefined);
   const items = [...list.items].sort((a, b) => String(a.metadata?.creationTimestamp ?? '').localeCompare(String(b.metadata?.creationTimestamp ?? '')));
-  const problems = allocator.repair(
-    items.map((s) => {
-      const spec = (s.spec ?? {}) as Obj;
-      return {
-        owner: s.metadata?.uid ?? '',
-        name: `${s.metadata?.namespace}/${s.metadata?.name}`,
-        clusterIPs: spec.type === 'ExternalName' ? [] : serviceClusterIPs(spec),
-        nodePorts: serviceNodePorts(spec),
-      };
-    }),
-  );
+  const problems = allocator.repair(items.map(allocatedService));
   const events = registry.get('', 'v1', 'events');
   let seq = 0;
   for (const p of problems) {
@@ -70,6 +60,40 @@ export async function repairServiceAllocations(registry: Registry, allocator: Se
   return problems;
 }
 
+/** What a stored Service holds, as the allocators see it. */
+export function allocatedService(s: KubeObject): AllocatedService {
+  const spec = (s.spec ?? {}) as Obj;
+  return {
+    owner: s.metadata?.uid ?? '',
+    name: `${s.metadata?.namespace}/${s.metadata?.name}`,
+    clusterIPs: spec.type === 'ExternalName' ? [] : serviceClusterIPs(spec),
+    nodePorts: serviceNodePorts(spec),
+  };
+}
+
+/**
+ * Follows the Services' watch cache from `resourceVersion`: what other API servers over the
+ * same storage allocate is taken here too (so a requested address they gave out is refused
+ * here), and a deleted Service's values are released, until `signal` aborts. A cache that is
+ * too old ends it; the repair loop still rebuilds everything every few minutes.
+ */
+export async function followServiceAllocations(registry: Registry, allocator: ServiceAllocator, signal: AbortSignal): Promise<void> {
+  const services = registry.get('', 'v1', 'services');
+  if (!services) return;
+  const list = await services.list(undefined);
+  for (const s of list.items) allocator.observe(allocatedService(s));
+  void (async () => {
+    try {
+      for await (const e of services.cache.watch(Number(list.metadata.resourceVersion), signal)) {
+        if (e.type === 'DELETED') allocator.releaseAll(e.object.metadata?.uid ?? '');
+        else allocator.observe(allocatedService(e.object));
+      }
+    } catch {
+      // A too-old cache: the repairs keep the allocations right.
+    }
+  })();
+}
+
 /** The address the endpoint reconciler publishes for a bind host (an unspecified host: the first external IPv4). */
 export function advertiseAddress(host: string): string {
   if (host && host !== '0.0.0.0' && host !== '::') return host;
@@ -79,7 +103,8 @@ export function advertiseAddress(host: string): string {
   return '127.0.0.1';
 }
 
-async function upsert(registry: Registry, resource: string, group: string, version: string, desired: KubeObject, same: (cur: KubeObject) => boolean): Promise<void> {
+/** Creates `default/<name>` of a resource, or merges `desired` into it unless `same` says it already matches. */
+export async function upsertDefault(registry: Registry, resource: string, group: string, version: string, desired: KubeObject, same: (cur: KubeObject) => boolean): Promise<void> {
   const store = registry.get(group, version, resource);
   if (!store) return;
   const name = desired.metadata!.name!;
@@ -103,9 +128,10 @@ async function upsert(registry: Registry, resource: string, group: string, versi
 
 /**
  * Creates or repairs `default/kubernetes` (port 443 "https" → `port`, at the range's first
- * address) and, when `address` is given, its Endpoints and EndpointSlice naming this API server.
+ * address). A target port that is some live API server's (`livePorts`, from the lease endpoint
+ * reconciler) is left alone, so servers on distinct ports do not rewrite it in turn.
  */
-export async function reconcileKubernetesService(registry: Registry, allocator: ServiceAllocator, port: number, address?: string): Promise<void> {
+export async function reconcileKubernetesService(registry: Registry, allocator: ServiceAllocator, port: number, livePorts: readonly number[] = []): Promise<void> {
   const ports = [{ name: 'https', port: 443, protocol: 'TCP', targetPort: port }];
   const service: KubeObject = {
     apiVersion: 'v1',
@@ -113,29 +139,11 @@ export async function reconcileKubernetesService(registry: Registry, allocator: 
     metadata: { name: 'kubernetes', namespace: 'default', labels: { ...KUBERNETES_SERVICE_LABELS } },
     spec: { type: 'ClusterIP', sessionAffinity: 'None', clusterIP: allocator.kubernetesIP, clusterIPs: [allocator.kubernetesIP], ports },
   };
-  await upsert(registry, 'services', '', 'v1', service, (cur) => {
+  await upsertDefault(registry, 'services', '', 'v1', service, (cur) => {
     const spec = (cur.spec ?? {}) as Obj;
-    return JSON.stringify(spec.ports) === JSON.stringify(ports) && spec.type === 'ClusterIP';
-  });
-  if (!address) return;
-  const endpointPorts = [{ name: 'https', port, protocol: 'TCP' }];
-  const endpoints: KubeObject = {
-    apiVersion: 'v1',
-    kind: 'Endpoints',
-    metadata: { name: 'kubernetes', namespace: 'default', labels: { 'endpointslice.kubernetes.io/skip-mirror': 'true' } },
-    subsets: [{ addresses: [{ ip: address }], ports: endpointPorts }],
-  } as KubeObject;
-  await upsert(registry, 'endpoints', '', 'v1', endpoints, (cur) => JSON.stringify((cur as Obj).subsets) === JSON.stringify((endpoints as Obj).subsets));
-  const slice: KubeObject = {
-    apiVersion: 'discovery.k8s.io/v1',
-    kind: 'EndpointSlice',
-    metadata: { name: 'kubernetes', namespace: 'default', labels: { 'kubernetes.io/service-name': 'kubernetes' } },
-    addressType: address.includes(':') ? 'IPv6' : 'IPv4',
-    endpoints: [{ addresses: [address], conditions: { ready: true } }],
-    ports: endpointPorts,
-  } as KubeObject;
-  await upsert(registry, 'endpointslices', 'discovery.k8s.io', 'v1', slice, (cur) => {
-    const c = cur as Obj;
-    return JSON.stringify(c.endpoints) === JSON.stringify((slice as Obj).endpoints) && JSON.stringify(c.ports) === JSON.stringify((slice as Obj).ports);
+    if (spec.type !== 'ClusterIP') return false;
+    if (JSON.stringify(spec.ports) === JSON.stringify(ports)) return true;
+    const target = spec.ports?.length === 1 ? spec.ports[0].targetPort : undefined;
+    return livePorts.includes(target) && JSON.stringify(spec.ports) === JSON.stringify([{ ...ports[0], targetPort: target }]);
   });
 }

@@ -8,7 +8,7 @@ import { staticTokenAuthenticator } from '../auth/token-file.js';
 import { issueTokenRequest, oidcDiscovery, selfSubjectReview, tokenReview, type ServiceAccountIssuing } from './authentication.js';
 import { registerReview } from './reviews.js';
 import { ApiError, forbidden, notFound, transportAs } from '@kplane/api';
-import { DEFAULT_COMPACTION_INTERVAL_MS, runPeriodically, startCompactor, startExpirySweeper, systemClock, type Backend, type Clock, type Periodic } from '@kplane/storage';
+import { BackendClosedError, DEFAULT_COMPACTION_INTERVAL_MS, runPeriodically, startCompactor, startExpirySweeper, systemClock, type Backend, type Clock, type Periodic } from '@kplane/storage';
 import { createCrdController } from '../crd/controller.js';
 import { builtinKinds } from '../kinds/index.js';
 import { systemPriorityClasses } from '../kinds/priorityclass.js';
@@ -42,7 +42,9 @@ import { createStreamUpgrade, type LocalStreams } from './pod-stream.js';
 import { createHttpsServer } from './http.js';
 import { ensureDefaultStorageClass } from '../kinds/storageclass.js';
 import { createServiceAllocator } from './ip-allocator.js';
-import { advertiseAddress, reconcileKubernetesService, repairServiceAllocations } from './kubernetes-service.js';
+import { advertiseAddress, followServiceAllocations, reconcileKubernetesService, repairServiceAllocations } from './kubernetes-service.js';
+import { createIdentityLease, IDENTITY_LEASE_GC_PERIOD_MS, IDENTITY_LEASE_RENEW_INTERVAL_MS, type IdentityLease } from './identity-lease.js';
+import { createLeaseEndpointReconciler, DEFAULT_ENDPOINT_RECONCILER_INTERVAL_MS, type ApiServerEndpoint } from './endpoint-reconciler.js';
 import type { ServerLimits } from './limits.js';
 import { startPolicyStatus, type PolicyStatusLoop } from '../admission/policy/status.js';
 import { builtinAdmissionSteps, createAdmissionChain, equivalentResources, followedList, type AdmissionObjects, type AdmissionOptions, type WebhookSource } from '../admission/index.js';
@@ -121,6 +123,14 @@ export interface ApiServerOptions {
   authentication?: AuthenticationOptions;
   /** Settings of the admission chain's steps (see src/admission). */
   admission?: AdmissionOptions;
+  /**
+   * kube-apiserver's --endpoint-reconciler-type: `lease` (default) publishes every live API
+   * server over this storage in the `kubernetes` Service's Endpoints and EndpointSlice once
+   * listening; `none` publishes none.
+   */
+  endpointReconcilerType?: 'lease' | 'none';
+  /** kube-apiserver's --advertise-address: the address published for this server (default: the bind address, or the first external IPv4 for 0.0.0.0). */
+  advertiseAddress?: string;
 }
 
 /** The ServiceAccount issuer when none is given (kubeadm's). */
@@ -179,6 +189,8 @@ export interface ApiServer {
   readonly rbac?: RbacAuthorizer;
   /** Resolves once the RBAC index has applied `resource`'s changes up to `resourceVersion`. */
   rbacSynced(resource: RbacResource, resourceVersion: string | number): Promise<void>;
+  /** This server's identity Lease in kube-system (`apiserver-<hash>`), once listening. */
+  readonly identity?: IdentityLease;
   /** The request authenticator of the HTTPS server (certificates, static and ServiceAccount tokens). */
   readonly authenticator: RequestAuthenticator;
   /** The keys that sign ServiceAccount tokens (the token controller signs legacy tokens with them). */
@@ -269,6 +281,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   // first and storage only on a miss, as kube-apiserver's NamespaceLifecycle admission does.
   const namespaceCache = new Map<string, KubeObject>();
   const stopNamespaceCache = new AbortController();
+  const stopServiceFollow = new AbortController();
   async function followNamespaces(): Promise<void> {
     const store = registry.get('', 'v1', 'namespaces');
     if (!store) return;
@@ -355,6 +368,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   const admission = instrumentChain(createAdmissionChain(instrumentSteps(builtinAdmissionSteps({ objects: admissionObjects, webhooks, validatingPolicies, ...options.admission }), serverMetrics)), serverMetrics);
   registry = new Registry({ backend: options.backend, definitions, context, now, checkNamespace, admission, watchCacheCapacity: options.watchCacheCapacity, watchCache: options.watchCache, timers: options.timers });
   for (const b of bundles) for (const r of b.resources) registry.add(r);
+  const endpointReconciler = (options.endpointReconcilerType ?? 'lease') === 'lease' ? createLeaseEndpointReconciler({ backend: options.backend, registry }) : undefined;
 
   // Custom resources: a CRD becomes served ResourceTypes (and leaves again) at run time.
   const crdController = createCrdController({ registry, backend: options.backend, now, timers: options.timers, objects: admissionObjects });
@@ -493,6 +507,15 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   const servers: Server[] = [];
   // What the `kubernetes` Service and its endpoints point at (the address once listening).
   let kubernetesEndpoint: { port: number; address?: string } = { port: 6443 };
+  let identity: IdentityLease | undefined;
+  const self = (): ApiServerEndpoint | undefined => (kubernetesEndpoint.address ? { address: kubernetesEndpoint.address, port: kubernetesEndpoint.port } : undefined);
+  // This server's record and the endpoints of every live one, then the Service (kube's
+  // kubernetes Service controller, every 10 s).
+  const reconcileKubernetes = async (): Promise<void> => {
+    const me = self();
+    const live = me && endpointReconciler ? await endpointReconciler.reconcile(me) : [];
+    await reconcileKubernetesService(registry, allocator, kubernetesEndpoint.port, live.map((e) => e.port));
+  };
 
 
   return {
@@ -507,6 +530,9 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     serverMetrics,
     get authenticator() {
       return authenticator;
+    },
+    get identity() {
+      return identity;
     },
     serviceAccountKeys: saKeys,
     serviceAccountIssuer: issuers[0]!,
@@ -554,9 +580,13 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       if (bootstrap) await ensureDefaultStorageClass(registry);
       // The allocators' repair, then the `kubernetes` Service (kube-apiserver's post-start hooks).
       await repairServiceAllocations(registry, allocator, now);
-      await reconcileKubernetesService(registry, allocator, kubernetesEndpoint.port);
+      // What other API servers over this storage allocate, taken here as it is written.
+      await followServiceAllocations(registry, allocator, stopServiceFollow.signal);
+      // Another API server over this storage may serve already: its target port stays.
+      const live = endpointReconciler ? await endpointReconciler.live() : [];
+      await reconcileKubernetesService(registry, allocator, kubernetesEndpoint.port, live.map((e) => e.port));
       // Recreated or repaired every 10 s, as kube-apiserver's kubernetes Service controller does.
-      maintenance.push(runPeriodically(options.clock ?? systemClock, 10_000, () => reconcileKubernetesService(registry, allocator, kubernetesEndpoint.port, kubernetesEndpoint.address), () => undefined));
+      maintenance.push(runPeriodically(options.clock ?? systemClock, DEFAULT_ENDPOINT_RECONCILER_INTERVAL_MS, reconcileKubernetes, () => undefined));
       // kube-apiserver's rbac/bootstrap-roles post-start hook, then the index follows the RBAC objects.
       if (bootstrap) await ensureBootstrapPolicy(registry, options.bootstrapPolicy);
       if (rbac) rbacFeed = await startRbacFeed(registry, rbac);
@@ -602,16 +632,31 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       });
       const port = (server.address() as AddressInfo).port;
       address = `${l.host ?? '127.0.0.1'}:${port}`;
-      kubernetesEndpoint = { port, address: advertiseAddress(l.host ?? '127.0.0.1') };
-      await reconcileKubernetesService(registry, allocator, port, kubernetesEndpoint.address);
+      kubernetesEndpoint = { port, address: options.advertiseAddress ?? advertiseAddress(l.host ?? '127.0.0.1') };
+      await reconcileKubernetes();
+      if (!identity) {
+        // kube-apiserver's identity Lease, renewed every 10 s; expired ones collected every hour.
+        const lease = (identity = createIdentityLease({ registry, port, now }));
+        const clock = options.clock ?? systemClock;
+        await lease.renew();
+        await lease.collect().catch((err) => console.error('kplane: collecting expired API server identity leases:', err));
+        maintenance.push(runPeriodically(clock, IDENTITY_LEASE_RENEW_INTERVAL_MS, () => lease.renew(), (err) => console.error('kplane: renewing the API server identity lease:', err)));
+        maintenance.push(runPeriodically(clock, IDENTITY_LEASE_GC_PERIOD_MS, () => lease.collect(), (err) => console.error('kplane: collecting expired API server identity leases:', err)));
+      }
       return port;
     },
     async close() {
       ready = false;
       await Promise.all(maintenance.splice(0).map((m) => m.stop()));
+      // A clean stop takes this server out of the `kubernetes` endpoints at once (kube's RemoveEndpoints).
+      const me = self();
+      if (me && endpointReconciler) await endpointReconciler.remove(me).catch((err) => {
+        if (!(err instanceof BackendClosedError)) console.error('kplane: removing this API server from the kubernetes endpoints:', err);
+      });
       stopNamespaceCache.abort();
       mutatingPolicyLists.policies.stop();
       mutatingPolicyLists.bindings.stop();
+      stopServiceFollow.abort();
       webhookConfigs.mutating.stop();
       webhookConfigs.validating.stop();
       policyLists.policies.stop();

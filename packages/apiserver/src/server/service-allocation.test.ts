@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { createMemoryBackend, type Backend } from '@kplane/storage';
 import { createVirtualClock } from '@kplane/storage/testing';
+import { eventually } from '@kplane/api/testing';
 import { createServiceAllocator, LEAK_REPAIRS, parsePortRange } from './ip-allocator.js';
 import { createApiServer, DEFAULT_SERVICE_REPAIR_INTERVAL_MS, type ApiServer, type ApiServerOptions } from './server.js';
 
@@ -118,8 +119,12 @@ describe('the periodic repair', () => {
     const created = await call(server, 'POST', SVC, svc('leaky'));
     assert.equal(created.status, 201, JSON.stringify(created.body));
     const ip = String(created.body.spec.clusterIP);
-    // Gone from storage behind the API server's back: its address leaks.
-    await backend.delete('/registry/services/specs/default/leaky');
+    // Its address dropped by a write straight to storage (as another API server's update would
+    // be): this server never released it, so it leaks here. (A delete would release it: the
+    // server follows the Services it did not write.)
+    const key = '/registry/services/specs/default/leaky';
+    const kv = (await backend.get(key))!;
+    await backend.update(key, JSON.stringify({ ...JSON.parse(kv.value), spec: { type: 'ExternalName', externalName: 'example.com' } }), kv.modRevision);
     const refused = await call(server, 'POST', SVC, svc('again', { clusterIP: ip }));
     assert.equal(refused.status, 422, 'held while leaked');
     for (let i = 1; i < LEAK_REPAIRS; i++) await clock.advance(DEFAULT_SERVICE_REPAIR_INTERVAL_MS);
@@ -218,8 +223,13 @@ describe('Services through the API', () => {
   });
 
   it('repair at start rebuilds the allocations and reports duplicates and addresses out of range', async () => {
-    // The second API server never saw the allocations made since: it hands out taken values.
-    assert.equal((await call(second, 'POST', SVC, svc('twin', { clusterIP: '10.96.0.10', type: 'NodePort', ports: [{ port: 80, nodePort: 30080 }] }))).status, 201);
+    // The second API server followed the allocations the first made since: it refuses taken values.
+    const taken = await call(second, 'POST', SVC, svc('twin', { clusterIP: '10.96.0.10', type: 'NodePort', ports: [{ port: 80, nodePort: 30080 }] }));
+    assert.equal(taken.status, 422, JSON.stringify(taken.body));
+    assert.match(taken.body.message, /failed to allocate IP 10\.96\.0\.10: provided IP is already allocated/);
+    // Two servers allocating in the same instant can still collide: such a twin, written straight to storage.
+    const twin = { ...svc('twin', { clusterIP: '10.96.0.10', clusterIPs: ['10.96.0.10'], type: 'NodePort', ports: [{ port: 80, nodePort: 30080, protocol: 'TCP' }] }), metadata: { name: 'twin', namespace: 'default', uid: 'twin-uid', creationTimestamp: new Date(Date.now() + 1000).toISOString() } };
+    await backend.create('/registry/services/specs/default/twin', JSON.stringify(twin));
     await second.close();
     servers.splice(servers.indexOf(second), 1);
     const third = await start(backend);
@@ -236,5 +246,21 @@ describe('Services through the API', () => {
     const moved = await start(backend, { serviceCIDR: '10.0.0.0/24' });
     const out = await call(moved, 'GET', '/api/v1/namespaces/default/events');
     assert.ok(out.body.items.some((e: any) => e.reason === 'ClusterIPOutOfRange' && e.involvedObject.name === 'a'));
+  });
+});
+
+describe('two API servers over one storage', () => {
+  it('each takes what the other allocates, and frees what the other deletes', async () => {
+    const backend = createMemoryBackend();
+    const a = await start(backend);
+    const b = await start(backend);
+    assert.equal((await call(a, 'POST', SVC, svc('one', { clusterIP: '10.96.0.20', type: 'NodePort', ports: [{ port: 80, nodePort: 30100 }] }))).status, 201);
+    const refused = await call(b, 'POST', SVC, svc('two', { clusterIP: '10.96.0.20' }));
+    assert.equal(refused.status, 422, 'b saw a take the address');
+    const port = await call(b, 'POST', SVC, svc('two', { type: 'NodePort', ports: [{ port: 80, nodePort: 30100 }] }));
+    assert.equal(port.status, 422, 'and the NodePort');
+    assert.equal((await call(a, 'DELETE', `${SVC}/one`)).status, 200);
+    // The delete reaches b through its watch cache.
+    await eventually('b to free them when a deleted the Service', async () => (await call(b, 'POST', SVC, svc('two', { clusterIP: '10.96.0.20', type: 'NodePort', ports: [{ port: 80, nodePort: 30100 }] }))).status === 201);
   });
 });

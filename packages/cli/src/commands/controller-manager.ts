@@ -17,6 +17,14 @@ Flags:
                                 disable (default "*"); known: ${KNOWN_CONTROLLERS.join(', ')}
   --leader-elect=true|false     elect a leader on the Lease kube-system/kube-controller-manager
                                 (default true)
+  --leader-elect-lease-duration DURATION
+                                how long a standby waits, after it last saw the Lease change,
+                                before taking it over (default 15s)
+  --leader-elect-renew-deadline DURATION
+                                how long the leader retries a failing renewal before it stops
+                                (default 10s)
+  --leader-elect-retry-period DURATION
+                                time between attempts to take or renew the Lease (default 2s)
   --use-service-account-credentials=true|false
                                 run each controller as its own ServiceAccount
                                 kube-system/<name>-controller, with a token from the TokenRequest
@@ -69,6 +77,9 @@ export async function controllerManager(args: string[]): Promise<void> {
       kubeconfig: { type: 'string' },
       controllers: { type: 'string', default: '*' },
       'leader-elect': { type: 'string', default: 'true' },
+      'leader-elect-lease-duration': { type: 'string', default: '15s' },
+      'leader-elect-renew-deadline': { type: 'string', default: '10s' },
+      'leader-elect-retry-period': { type: 'string', default: '2s' },
       'use-service-account-credentials': { type: 'string', default: 'false' },
       'secure-port': { type: 'string', default: String(DEFAULT_SECURE_PORT) },
       'node-monitor-grace-period': { type: 'string', default: '40s' },
@@ -142,6 +153,11 @@ export async function controllerManager(args: string[]): Promise<void> {
     serviceAccountClients,
     controllers: values.controllers!.split(',').map((s) => s.trim()).filter(Boolean),
     leaderElect: leaderElect === 'true',
+    leaderElection: {
+      leaseDurationMs: parseDuration('--leader-elect-lease-duration', values['leader-elect-lease-duration']!),
+      renewDeadlineMs: parseDuration('--leader-elect-renew-deadline', values['leader-elect-renew-deadline']!),
+      retryPeriodMs: parseDuration('--leader-elect-retry-period', values['leader-elect-retry-period']!),
+    },
     serving: { host: values['bind-address'], port, cert, key, clientCa },
     clusterSigning,
     nodeLifecycle: { gracePeriodMs: nodeMonitorGracePeriodMs },

@@ -18,7 +18,9 @@ Flags:
   --out FILE              write the kubeconfig to FILE, mode 0600 (default: standard output)
   --data-dir DIR          the data dir of "kplane up": its CA signs, its kubeconfig gives the
                           server (default ./.kplane)
-  --server URL            the API server's URL (default: the one in DIR/kubeconfig)
+  --server URL            the API server's URL (default: the one in DIR/kubeconfig); repeat it
+                          for a cluster of several API servers: kubectl uses the first, kplane's
+                          clients fail over across all (the kplane.io/servers cluster extension)
   --validity DURATION     how long the certificate is valid (default 8760h)
 `;
 
@@ -30,6 +32,8 @@ export interface UserKubeconfigOptions {
   caCert: string;
   caKey: string;
   server: string;
+  /** More API servers of the cluster, listed in the `kplane.io/servers` cluster extension. */
+  moreServers?: readonly string[];
   /** Validity of the certificate in ms (default one year). */
   validityMs?: number;
   now?: Date;
@@ -49,12 +53,18 @@ export async function userKubeconfig(options: UserKubeconfigOptions): Promise<st
   return stringify({
     apiVersion: 'v1',
     kind: 'Config',
-    clusters: [{ name: 'kplane', cluster: { server: options.server, 'certificate-authority-data': b64(options.caCert) } }],
+    clusters: [{ name: 'kplane', cluster: { server: options.server, 'certificate-authority-data': b64(options.caCert), ...serversExtension(options.server, options.moreServers) } }],
     users: [{ name: options.user, user: { 'client-certificate-data': b64(cert), 'client-key-data': b64(key) } }],
     contexts: [{ name: context, context: { cluster: 'kplane', user: options.user } }],
     'current-context': context,
     preferences: {},
   });
+}
+
+/** The cluster extension listing every server, when there are several. */
+export function serversExtension(server: string, more: readonly string[] = []): { extensions?: unknown[] } {
+  const all = [...new Set([server, ...more])];
+  return all.length > 1 ? { extensions: [{ name: 'kplane.io/servers', extension: { servers: all } }] } : {};
 }
 
 /** The server URL of the admin kubeconfig `kplane up` wrote. */
@@ -74,7 +84,7 @@ export async function kubeconfig(args: string[]): Promise<void> {
       group: { type: 'string', multiple: true, default: [] },
       out: { type: 'string' },
       'data-dir': { type: 'string', default: '.kplane' },
-      server: { type: 'string' },
+      server: { type: 'string', multiple: true },
       validity: { type: 'string', default: '8760h' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -90,8 +100,8 @@ export async function kubeconfig(args: string[]): Promise<void> {
   const dir = values['data-dir']!;
   const [caCert, caKey] = await Promise.all([readFile(join(dir, 'pki', 'ca.crt'), 'utf8'), readFile(join(dir, 'pki', 'ca.key'), 'utf8')]);
   const adminPath = join(dir, 'kubeconfig');
-  const server = values.server ?? serverOf(await readFile(adminPath, 'utf8'), adminPath);
-  const text = await userKubeconfig({ user: values.user, groups: values.group, caCert, caKey, server, validityMs });
+  const [server, ...moreServers] = values.server?.length ? values.server : [serverOf(await readFile(adminPath, 'utf8'), adminPath)];
+  const text = await userKubeconfig({ user: values.user, groups: values.group, caCert, caKey, server: server!, moreServers, validityMs });
   if (!values.out) {
     process.stdout.write(text);
     return;

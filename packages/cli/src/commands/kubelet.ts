@@ -24,6 +24,10 @@ Flags:
   --config FILE         pod behaviour (YAML or JSON): defaults and rules for delays, run times,
                         exit codes, crash-loop backoff and failures
   --no-scheduler        do not run the scheduler (another process binds pods)
+  --leader-elect=true|false
+                        run the scheduler behind leader election on the Lease
+                        kube-system/kube-scheduler, so that it may run in several processes
+                        (default true, as kube-scheduler)
   --node-lease-duration-seconds N
                         leaseDurationSeconds of the nodes' Leases (default 40), renewed every
                         quarter of it, as the kubelet's nodeLeaseDurationSeconds
@@ -77,7 +81,7 @@ function count(flag: string, text: string, min = 0): number {
 /** `kplane kubelet`: runs until SIGINT or SIGTERM. */
 export async function kubelet(args: string[]): Promise<void> {
   const { values } = parseArgs({
-    args,
+    args: args.map((a) => (a === '--leader-elect' ? `${a}=true` : a)),
     options: {
       kubeconfig: { type: 'string' },
       nodes: { type: 'string', default: '3' },
@@ -86,6 +90,7 @@ export async function kubelet(args: string[]): Promise<void> {
       'max-pods': { type: 'string', default: String(DEFAULT_MAX_PODS) },
       config: { type: 'string' },
       'no-scheduler': { type: 'boolean', default: false },
+      'leader-elect': { type: 'string', default: 'true' },
       'node-lease-duration-seconds': { type: 'string', default: '40' },
       'data-dir': { type: 'string' },
       address: { type: 'string', default: '127.0.0.1' },
@@ -101,6 +106,8 @@ export async function kubelet(args: string[]): Promise<void> {
     process.stdout.write(KUBELET_USAGE);
     return;
   }
+  const leaderElect = values['leader-elect'];
+  if (leaderElect !== 'true' && leaderElect !== 'false') throw new Error(`--leader-elect: must be true or false, not ${leaderElect}`);
   const nodes = count('nodes', values.nodes);
   const leaseDurationSeconds = count('node-lease-duration-seconds', values['node-lease-duration-seconds'], 1);
   const config = values.config ? await loadKubeletConfig(values.config) : undefined;
@@ -141,6 +148,7 @@ export async function kubelet(args: string[]): Promise<void> {
     leaseDurationSeconds,
     leaseRenewIntervalMs: leaseDurationSeconds * 250,
     scheduler: values['no-scheduler'] ? false : {},
+    leaderElection: leaderElect === 'true',
     ...(server ? { address: values.address, port: server.port } : { port: 0 }),
     onError: (err) => process.stderr.write(`kplane kubelet: ${err instanceof Error ? err.message : String(err)}\n`),
   });
@@ -148,7 +156,7 @@ export async function kubelet(args: string[]): Promise<void> {
   process.stderr.write(
     nodes === 0
       ? 'kplane kubelet: --nodes 0, nothing to run\n'
-      : `kplane kubelet: ${nodes} node(s) ready: ${sim.kubelet.nodeNames.join(', ')}${sim.scheduler ? '; scheduler running' : ''}\n`,
+      : `kplane kubelet: ${nodes} node(s) ready: ${sim.kubelet.nodeNames.join(', ')}${sim.election ? '; scheduler contending for the Lease kube-system/kube-scheduler' : sim.scheduler ? '; scheduler running' : ''}\n`,
   );
   stopOnSignals(async () => {
     await server?.close();

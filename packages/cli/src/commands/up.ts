@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
 import { startControlPlane } from '../control-plane.js';
 import { parseDuration } from './duration.js';
-import { parseAuthorizationModes, type ForwardTarget } from '@kplane/apiserver';
+import type { ForwardTarget } from '@kplane/apiserver';
+import { API_SERVER_FLAGS, apiServerSettings } from './apiserver-flags.js';
 import { parseTerminatedPodGcThreshold } from './controller-manager.js';
 import { loadKubeletConfig } from './kubelet.js';
 
@@ -94,24 +95,11 @@ export async function up(args: string[]): Promise<void> {
       'pod-gc-period': { type: 'string', default: '20s' },
       'pod-gc-quarantine': { type: 'string', default: '40s' },
       'kubelet-config': { type: 'string' },
-      'event-ttl': { type: 'string', default: '1h' },
       'node-monitor-grace-period': { type: 'string', default: '40s' },
-      'default-not-ready-toleration-seconds': { type: 'string', default: '300' },
-      'default-unreachable-toleration-seconds': { type: 'string', default: '300' },
-      'compaction-interval': { type: 'string', default: '5m' },
       'cluster-signing-duration': { type: 'string', default: '8760h' },
       'exec-local': { type: 'boolean', default: false },
       'port-forward': { type: 'string', multiple: true },
-      'token-auth-file': { type: 'string' },
-      'service-account-signing-key-file': { type: 'string' },
-      'service-account-key-file': { type: 'string', multiple: true },
-      'service-account-issuer': { type: 'string', multiple: true },
-      'api-audiences': { type: 'string' },
-      'service-account-max-token-expiration': { type: 'string' },
-      'audit-log': { type: 'string' },
-      'service-cluster-ip-range': { type: 'string', default: '10.96.0.0/12' },
-      'service-node-port-range': { type: 'string', default: '30000-32767' },
-      'authorization-mode': { type: 'string', default: 'Node,RBAC' },
+      ...API_SERVER_FLAGS,
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -131,32 +119,17 @@ export async function up(args: string[]): Promise<void> {
   }
   const nodes = Number(values.nodes);
   if (!Number.isInteger(nodes) || nodes < 0) throw new Error(`--nodes: must be a whole number >= 0, not ${values.nodes}`);
-  const eventTTLMs = parseDuration('--event-ttl', values['event-ttl']);
-  if (eventTTLMs < 1000) throw new Error(`--event-ttl: must be at least 1s, not ${values['event-ttl']}`);
-  const compactionIntervalMs = parseDuration('--compaction-interval', values['compaction-interval']);
+  const settings = apiServerSettings(values);
   const nodeMonitorGracePeriodMs = parseDuration('--node-monitor-grace-period', values['node-monitor-grace-period']);
-  const seconds = (flag: string, v: string): number => {
-    const n = Number(v);
-    if (!/^\d+$/.test(v) || !Number.isSafeInteger(n)) throw new Error(`--${flag}: must be a whole number of seconds >= 0, not ${v}`);
-    return n;
-  };
-  const defaultTolerationSeconds = {
-    notReadySeconds: seconds('default-not-ready-toleration-seconds', values['default-not-ready-toleration-seconds']),
-    unreachableSeconds: seconds('default-unreachable-toleration-seconds', values['default-unreachable-toleration-seconds']),
-  };
   const clusterSigningDurationMs = parseDuration('--cluster-signing-duration', values['cluster-signing-duration']);
   const hpaSyncPeriodMs = parseDuration('--horizontal-pod-autoscaler-sync-period', values['horizontal-pod-autoscaler-sync-period']);
   if (hpaSyncPeriodMs < 1) throw new Error(`--horizontal-pod-autoscaler-sync-period: must be positive, not ${values['horizontal-pod-autoscaler-sync-period']}`);
   const podGcPeriodMs = parseDuration('--pod-gc-period', values['pod-gc-period']);
   if (podGcPeriodMs < 1) throw new Error(`--pod-gc-period: must be positive, not ${values['pod-gc-period']}`);
   const kubeletConfig = values['kubelet-config'] ? await loadKubeletConfig(values['kubelet-config']) : undefined;
-  const maxExpiration = values['service-account-max-token-expiration'];
-  const maxExpirationMs = maxExpiration === undefined ? 0 : parseDuration('--service-account-max-token-expiration', maxExpiration);
-  if (maxExpiration !== undefined && maxExpirationMs < 600_000) throw new Error(`--service-account-max-token-expiration: must be at least 10m, not ${maxExpiration}`);
-  parseAuthorizationModes(values['authorization-mode']);
   const cp = await startControlPlane({
+    ...settings,
     dataDir: values['data-dir'],
-    authorizationMode: values['authorization-mode'],
     port,
     storage,
     controllers: !values['no-controllers'],
@@ -167,26 +140,12 @@ export async function up(args: string[]): Promise<void> {
     podGcQuarantineMs: parseDuration('--pod-gc-quarantine', values['pod-gc-quarantine']),
     nodes,
     kubeletConfig,
-    eventTTLSeconds: Math.floor(eventTTLMs / 1000),
     nodeMonitorGracePeriodMs,
-    defaultTolerationSeconds,
-    compactionIntervalMs,
     clusterSigningDurationMs,
     localStreams: {
       execDir: values['exec-local'] ? process.cwd() : undefined,
       portForward: parsePortForwards(values['port-forward'] ?? []),
     },
-    authentication: {
-      tokenAuthFile: values['token-auth-file'],
-      serviceAccountSigningKeyFile: values['service-account-signing-key-file'],
-      serviceAccountKeyFiles: values['service-account-key-file'],
-      serviceAccountIssuers: values['service-account-issuer'],
-      apiAudiences: values['api-audiences']?.split(',').map((a) => a.trim()).filter(Boolean),
-      serviceAccountMaxTokenExpirationSeconds: Math.floor(maxExpirationMs / 1000),
-    },
-    auditLogPath: values['audit-log'],
-    serviceCIDR: values['service-cluster-ip-range'],
-    serviceNodePortRange: values['service-node-port-range'],
   });
   process.stdout.write(`kubeconfig: ${cp.kubeconfigPath}\nready: ${cp.url}\nexport KUBECONFIG=${cp.kubeconfigPath}\n`);
   stopOnSignals(() => cp.stop());
