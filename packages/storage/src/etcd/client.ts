@@ -1,0 +1,87 @@
+/**
+ * The connection to etcd: the `etcd3` package (its gRPC clients of etcd's v3 API, over
+ * @grpc/grpc-js), loaded on first use so memory and sqlite users never load it, and the
+ * translation of etcd's errors into the storage errors.
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type { Etcd3, IOptions } from 'etcd3';
+import { StorageError } from '../backend.js';
+
+/** How to reach an etcd cluster. */
+export interface EtcdConnectionOptions {
+  /** `host:port` of each member (the client fails over between them). */
+  endpoints: string[];
+  /** TLS to etcd: the CA bundle that signs the members' certificates (kube-apiserver's --etcd-cafile). */
+  caFile?: string;
+  /** Client certificate, PEM (--etcd-certfile); needs keyFile. */
+  certFile?: string;
+  /** Client key, PEM (--etcd-keyfile). */
+  keyFile?: string;
+  /** Use TLS (implied by caFile or certFile); without caFile the system's roots are trusted. */
+  tls?: boolean;
+  /** Per-call deadline in ms (default 30 s). */
+  callTimeoutMs?: number;
+}
+
+type Etcd3Module = typeof import('etcd3');
+let loaded: Etcd3Module | undefined;
+
+/** The etcd3 package, loaded on first use (an optional dependency of @kplane/storage). */
+export function loadEtcd3(): Etcd3Module {
+  if (loaded) return loaded;
+  try {
+    loaded = createRequire(import.meta.url)('etcd3') as Etcd3Module;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND') {
+      throw new StorageError('etcd storage needs the etcd3 package: npm install etcd3');
+    }
+    throw err;
+  }
+  return loaded;
+}
+
+/** Opens a client to the cluster (connections are made lazily, on the first call). */
+export function connect(options: EtcdConnectionOptions): Etcd3 {
+  const { Etcd3: Client } = loadEtcd3();
+  if (options.endpoints.length === 0) throw new StorageError('etcd storage needs at least one endpoint');
+  const tls = options.tls || !!options.caFile || !!options.certFile;
+  if (!!options.certFile !== !!options.keyFile) {
+    throw new StorageError('etcd TLS: a client certificate needs its key, and a key its certificate');
+  }
+  const read = (path: string): Buffer => {
+    try {
+      return readFileSync(path);
+    } catch (err) {
+      throw new StorageError(`etcd TLS: cannot read ${path}: ${(err as Error).message}`);
+    }
+  };
+  const clientOptions: IOptions = {
+    hosts: options.endpoints.map((e) => `${tls ? 'https' : 'http'}://${e}`),
+    // Lists of many objects are large: no receive limit (etcd bounds requests itself).
+    grpcOptions: { 'grpc.max_receive_message_length': -1, 'grpc.max_send_message_length': -1 },
+    dialTimeout: 5000,
+  };
+  if (tls) {
+    clientOptions.credentials = {
+      rootCertificate: options.caFile ? read(options.caFile) : (undefined as unknown as Buffer),
+      ...(options.certFile ? { certChain: read(options.certFile), privateKey: read(options.keyFile!) } : {}),
+    };
+  }
+  const timeout = options.callTimeoutMs ?? 30_000;
+  // Watch streams live on; every other call gets a deadline.
+  clientOptions.defaultCallOptions = (context) => (context.isStream ? {} : { deadline: Date.now() + timeout });
+  return new Client(clientOptions);
+}
+
+/** What kind of failure an etcd error message reports. */
+export type EtcdFailure = 'compacted' | 'future' | 'too-large' | 'other';
+
+/** Classifies an error thrown by an etcd call. */
+export function classify(err: unknown): EtcdFailure {
+  const message = err instanceof Error ? err.message : String(err);
+  if (message.includes('required revision has been compacted')) return 'compacted';
+  if (message.includes('required revision is a future revision')) return 'future';
+  if (message.includes('request is too large') || message.includes('larger than max')) return 'too-large';
+  return 'other';
+}
