@@ -1,0 +1,55 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createBackend, type Backend } from '@kplane/storage';
+import { ETCD_MISSING, findEtcd, startEtcd, type TestEtcd } from '@kplane/storage/testing';
+import { eventually, kubectlOk, removeDir, startKplane, tempDir, type KplaneProcess } from './harness.js';
+
+describe('kplane up --storage etcd://', { skip: !findEtcd() && ETCD_MISSING }, () => {
+  let etcd: TestEtcd;
+  let dir: string;
+  let kp: KplaneProcess | undefined;
+  let storageUrl: string;
+  const start = async (): Promise<KplaneProcess> => (kp = await startKplane(dir, ['--storage', storageUrl, '--nodes', '1']));
+
+  before(async () => {
+    etcd = await startEtcd();
+    // kube-apiserver's --etcd-prefix: keys go under /kplane-e2e instead of /registry.
+    storageUrl = `${etcd.url}?prefix=/kplane-e2e`;
+    dir = await tempDir();
+  });
+  after(async () => {
+    await kp?.stop();
+    await etcd?.stop();
+    if (dir) await removeDir(dir);
+  });
+
+  it('runs a Deployment to Ready pods, stores it in kube-apiserver\'s key layout, and keeps it across a restart', async () => {
+    await start();
+    await kubectlOk(kp!.kubeconfig, ['create', 'deployment', 'web', '--image=nginx', '--replicas=2']);
+    const ready = async (): Promise<boolean> =>
+      (await kubectlOk(kp!.kubeconfig, ['get', 'deployment', 'web', '-o', 'jsonpath={.status.readyReplicas}'])).trim() === '2';
+    await eventually('the Deployment\'s 2 pods Ready', ready);
+    const pods = (await kubectlOk(kp!.kubeconfig, ['get', 'pods', '-l', 'app=web', '-o', 'name'])).trim().split('\n');
+    assert.equal(pods.length, 2);
+
+    // The object is where kube-apiserver would keep it: <prefix>/deployments/<namespace>/<name>,
+    // and its resourceVersion is the key's etcd mod revision.
+    const raw: Backend = await createBackend(etcd.url);
+    try {
+      const kv = await raw.get('/kplane-e2e/deployments/default/web');
+      assert.ok(kv, 'the Deployment is stored under /kplane-e2e/deployments/default/web');
+      const rv = (await kubectlOk(kp!.kubeconfig, ['get', 'deployment', 'web', '-o', 'jsonpath={.metadata.resourceVersion}'])).trim();
+      assert.equal(String(kv.modRevision), rv);
+    } finally {
+      await raw.close();
+    }
+
+    await kp!.stop();
+    kp = undefined;
+    await start();
+    assert.equal((await kubectlOk(kp!.kubeconfig, ['get', 'deployment', 'web', '-o', 'jsonpath={.spec.replicas}'])).trim(), '2');
+    const after = (await kubectlOk(kp!.kubeconfig, ['get', 'pods', '-l', 'app=web', '-o', 'name'])).trim().split('\n');
+    assert.deepEqual(after.sort(), pods.sort());
+    await eventually('the Deployment Ready again after the restart', ready);
+  });
+});
