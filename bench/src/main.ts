@@ -32,7 +32,8 @@
  * parallelism N/10, default 1000; 0 skips it), --daemonset N (simulated nodes of the DaemonSet case, default
  * 1000; 0 skips it), --daemonset-timeout N (seconds per rollout, default 240), --endpoints N (pods behind the Service of the Endpoints
  * case, default 5000; 0 skips it), --scheduler N (nodes of the scheduler case, default 1000; 0 skips it), --scheduler-pods N
- * (pods per batch of the scheduler case, default 1000).
+ * (pods per batch of the scheduler case, default 1000), --etcd 0 (skips the etcd storage case;
+ * it is skipped too when no etcd binary is installed).
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -60,6 +61,8 @@ import type { FuzzRunResult } from './probe-fuzz.js';
 import { formatJob, jobInChild } from './job-bench.js';
 import { endpointsInChild, formatEndpoints } from './endpoints-bench.js';
 import { formatScheduler, schedulerInChild } from './scheduler-bench.js';
+import { benchEtcdStorage, formatEtcdStorage, type EtcdBenchResult } from './etcd-bench.js';
+import { findEtcd } from '@kplane/storage/testing';
 
 const { values: flags } = parseArgs({
   options: {
@@ -93,6 +96,7 @@ const { values: flags } = parseArgs({
     job: { type: 'string', default: '1000' },
     endpoints: { type: 'string', default: '5000' },
     scheduler: { type: 'string', default: '1000' },
+    etcd: { type: 'string', default: '1' },
     'scheduler-pods': { type: 'string', default: '1000' },
   },
 });
@@ -335,6 +339,14 @@ async function main(): Promise<void> {
       schedulerNodes > 0 && schedulerPods > 0
         ? (console.log(`Scheduler: ${schedulerPods} pods per batch on ${schedulerNodes} nodes ...`), await schedulerInChild(schedulerNodes, schedulerPods))
         : undefined;
+    let etcdStorage: EtcdBenchResult | undefined;
+    if (flags.etcd !== '0') {
+      if (!findEtcd()) console.log('etcd storage: skipped, no etcd binary (apt-get install etcd-server)');
+      else {
+        console.log('etcd storage: kplane on etcd and on sqlite, raw etcd puts ...');
+        etcdStorage = await benchEtcdStorage({ dir: join(tmp, 'etcd-case'), rounds, roundMs, warmupMs, concurrency, configMap, progress: (line) => console.log(line) });
+      }
+    }
     let safety: SafetyBenchResult | undefined;
     if (safetyPatches > 0) {
       console.log(`safety: ${safetyPatches} patches of a 0.9 MiB ConfigMap, ${safetyWatchers} idle and 10 stalled watchers ...`);
@@ -351,6 +363,10 @@ async function main(): Promise<void> {
     if (throughput) {
       console.log(`\nThroughput (GET rows compared with bare https GET, POST/CREATE rows with bare https POST)\n`);
       console.log(formatThroughput(rows));
+    }
+    if (etcdStorage) {
+      console.log(`\netcd storage: ConfigMap CREATE and GET through kplane (HTTPS, a child process each) on etcd and on sqlite, and raw puts of the same JSON to the same etcd with the etcd3 client, ${concurrency} in flight, ${rounds} interleaved rounds\n`);
+      console.log(formatEtcdStorage(etcdStorage));
     }
     if (list.length > 0) {
       console.log(`\nLIST (kplane, sqlite; times include the client's JSON.parse)\n`);

@@ -21,6 +21,8 @@ export interface TestEtcd {
   readonly url: string;
   /** Its data directory (removed by `stop`). */
   readonly dataDir: string;
+  /** The process id of the running etcd (undefined once killed). */
+  readonly pid: number | undefined;
   /** Kills it with SIGKILL (no clean shutdown) and waits for the exit; the data stays. */
   kill(): Promise<void>;
   /** Starts it again on the same ports and data directory (after `kill`). */
@@ -107,6 +109,9 @@ export async function startEtcd(options: { bin?: string } = {}): Promise<TestEtc
     endpoint: `127.0.0.1:${clientPort}`,
     url: `etcd://127.0.0.1:${clientPort}`,
     dataDir,
+    get pid() {
+      return child && child.exitCode === null && child.signalCode === null ? child.pid : undefined;
+    },
     kill,
     restart: launch,
     async stop() {

@@ -1,0 +1,27 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ETCD_MISSING, findEtcd } from '@kplane/storage/testing';
+import { benchEtcdStorage, formatEtcdStorage } from './etcd-bench.js';
+
+let dir: string;
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'kplane-etcd-bench-'));
+});
+after(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+test('benchEtcdStorage measures kplane on etcd and on SQLite, and raw etcd puts, in one short run', { skip: !findEtcd() && ETCD_MISSING }, async () => {
+  const configMap = (name: string, namespace: string): object => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace }, data: { k: name } });
+  const r = await benchEtcdStorage({ dir, rounds: 1, roundMs: 150, warmupMs: 0, concurrency: 4, configMap });
+  for (const row of [r.rawPut, r.createSqlite, r.createEtcd, r.getSqlite, r.getEtcd]) {
+    assert.ok(row.result.requests > 0, `${row.name}: some requests`);
+    assert.equal(row.result.errors, 0, `${row.name}: ${row.result.firstError}`);
+  }
+  assert.ok(r.createEtcd.etcdUsPerReq !== undefined && r.createEtcd.serverUsPerReq !== undefined);
+  const table = formatEtcdStorage(r);
+  assert.match(table, /kplane CREATE \(etcd\)\s+\d+\s+\d+\.\d\dx\s+\d+\.\d\dx/);
+});
