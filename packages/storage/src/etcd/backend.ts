@@ -24,6 +24,7 @@ import {
   type ListOptions,
   type ListResult,
   type StorageEvent,
+  type WatchOptions,
   type WriteOptions,
 } from '../backend.js';
 import { checkValueSize, futureCompaction, keyExists, keyNotFound, revisionMismatch } from '../log.js';
@@ -41,6 +42,8 @@ export interface EtcdBackendOptions extends EtcdConnectionOptions {
   now?: () => number;
   /** Largest value in UTF-8 bytes (default MAX_VALUE_BYTES); etcd's --max-request-bytes must allow it. */
   maxValueBytes?: number;
+  /** How often a watch with `onProgress` asks etcd for a progress notification, in ms (default 1000). */
+  progressIntervalMs?: number;
 }
 
 const EQUAL = 0;
@@ -57,6 +60,7 @@ export class EtcdBackend implements Backend {
   private readonly space: KeySpace;
   private readonly now: () => number;
   private readonly maxValueBytes: number;
+  private readonly progressIntervalMs: number;
   private closed = false;
   private knownCompacted = 0;
   private readonly watches = new Set<WatchHandle>();
@@ -71,6 +75,7 @@ export class EtcdBackend implements Backend {
     this.space = new KeySpace(options.namespace ?? '', options.prefix ?? DEFAULT_PREFIX);
     this.now = options.now ?? Date.now;
     this.maxValueBytes = options.maxValueBytes ?? MAX_VALUE_BYTES;
+    this.progressIntervalMs = options.progressIntervalMs ?? 1000;
   }
 
   /** Checks the cluster answers, learns its compacted revision, and removes final-value keys a crashed writer left. */
@@ -250,11 +255,12 @@ export class EtcdBackend implements Backend {
     return deleted;
   }
 
-  watch(prefix: string, afterRevision: number, signal?: AbortSignal): AsyncIterable<StorageEvent> {
+  watch(prefix: string, afterRevision: number, signal?: AbortSignal, options: WatchOptions = {}): AsyncIterable<StorageEvent> {
     this.assertOpen();
     return watchRange(
       {
         space: this.space,
+        ...(options.onProgress ? { onProgress: options.onProgress, progressIntervalMs: this.progressIntervalMs } : {}),
         openStream: () => this.client.watchClient.watch(),
         sawCompaction: (rev) => {
           this.knownCompacted = Math.max(this.knownCompacted, rev);

@@ -66,3 +66,40 @@ test('etcd: a reopened backend knows the compacted revision and keeps revisions 
   assert.ok(c.modRevision > a2.modRevision);
   await second.close();
 });
+
+test('etcd: an idle watch learns progress: no event of its prefix up to the store revision', { skip: missing && ETCD_MISSING, timeout: 30_000 }, async () => {
+  const server = await etcd();
+  const b = await createEtcdBackend({ endpoints: [server.endpoint], namespace: '/progress', progressIntervalMs: 50 });
+  try {
+    const ac = new AbortController();
+    const seen: number[] = [];
+    let reached = (): void => {};
+    const elsewhere = await b.create('/other/a', '1');
+    const progressed = new Promise<void>((resolve) => (reached = resolve));
+    const events: string[] = [];
+    const loop = (async () => {
+      for await (const e of b.watch('/quiet/', elsewhere.modRevision - 1, ac.signal, {
+        onProgress: (rev) => {
+          seen.push(rev);
+          if (rev >= elsewhere.modRevision) reached();
+        },
+      })) events.push(e.kv.key);
+    })();
+    await progressed;
+    assert.ok(seen.every((rev) => rev >= elsewhere.modRevision - 1));
+    const later = await b.create('/other/b', '2');
+    await new Promise<void>((resolve) => {
+      const check = setInterval(() => {
+        if (seen.some((rev) => rev >= later.modRevision)) {
+          clearInterval(check);
+          resolve();
+        }
+      }, 20);
+    });
+    assert.deepEqual(events, []);
+    ac.abort();
+    await loop;
+  } finally {
+    await b.close();
+  }
+});

@@ -16,8 +16,10 @@ export interface WatchContext {
   openStream(): Promise<IDuplexStream<IWatchRequest, IWatchResponse>>;
   /** Called with the compacted revision etcd reported. */
   sawCompaction(revision: number): void;
-  /** Called with each progress notification's revision (no event below it is still to come). */
+  /** Called with each progress notification's revision (no event up to it is still to come). */
   onProgress?(revision: number): void;
+  /** With onProgress: how often to ask etcd for a progress notification (ms). */
+  progressIntervalMs?: number;
 }
 
 /** Converts an etcd key-value to the public shape. */
@@ -99,6 +101,7 @@ export async function* watchRange(
   let stream: IDuplexStream<IWatchRequest, IWatchResponse> | undefined;
   let retryMs = RETRY_MIN_MS;
   let retryTimer: NodeJS.Timeout | undefined;
+  let progressTimer: NodeJS.Timeout | undefined;
 
   const wake = (): void => {
     const w = waiter;
@@ -109,6 +112,7 @@ export async function* watchRange(
     if (closed) return;
     closed = true;
     clearTimeout(retryTimer);
+    clearInterval(progressTimer);
     stream?.cancel();
     wake();
   };
@@ -150,6 +154,8 @@ export async function* watchRange(
       }
       retryMs = RETRY_MIN_MS;
       if (res.events.length === 0) {
+        // A progress notification (etcd sends it once the watcher has caught up): every event
+        // up to the header's revision has been delivered.
         if (!res.created) ctx.onProgress?.(Number(res.header.revision));
         return;
       }
@@ -162,6 +168,12 @@ export async function* watchRange(
     });
     s.on('error', (err) => lost(err));
     s.on('end', () => lost());
+    if (ctx.onProgress && ctx.progressIntervalMs && !progressTimer) {
+      progressTimer = setInterval(() => {
+        if (!closed) stream?.write({ progress_request: {} });
+      }, ctx.progressIntervalMs);
+      progressTimer.unref?.();
+    }
     // Start at `last` itself (its events are dropped): etcd then reports compaction exactly
     // when last < the compacted revision, the contract's rule. Revision 0 would mean "now".
     s.write({
