@@ -5,7 +5,8 @@
  * skip with `ETCD_MISSING`.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request } from 'node:https';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -52,17 +53,37 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** PEM files for an etcd that serves clients over TLS and requires their certificates. */
+export interface EtcdTlsFiles {
+  /** The CA that signed the server's and the clients' certificates. */
+  caFile: string;
+  /** The server's certificate (valid for 127.0.0.1) and key. */
+  certFile: string;
+  keyFile: string;
+  /** A client certificate and key (for the health check). */
+  clientCertFile: string;
+  clientKeyFile: string;
+}
+
+/** Options of startEtcd. */
+export interface StartEtcdOptions {
+  bin?: string;
+  /** Serve clients over TLS with these files, and require client certificates. */
+  tls?: EtcdTlsFiles;
+}
+
 /**
  * Starts an etcd and resolves once it serves clients. Its request limit is raised to 4 MiB so
  * the driver's own value size limit (1.5 MiB) is the one that applies.
  */
-export async function startEtcd(options: { bin?: string } = {}): Promise<TestEtcd> {
+export async function startEtcd(options: StartEtcdOptions = {}): Promise<TestEtcd> {
   const bin = options.bin ?? findEtcd();
   if (!bin) throw new Error(ETCD_MISSING);
   const dataDir = mkdtempSync(join(tmpdir(), 'kplane-etcd-'));
   const clientPort = await freePort();
   const peerPort = await freePort();
-  const clientUrl = `http://127.0.0.1:${clientPort}`;
+  const tls = options.tls;
+  const clientUrl = `${tls ? 'https' : 'http'}://127.0.0.1:${clientPort}`;
   const peerUrl = `http://127.0.0.1:${peerPort}`;
   const args = [
     '--name', 'kplane-test',
@@ -75,6 +96,7 @@ export async function startEtcd(options: { bin?: string } = {}): Promise<TestEtc
     '--max-request-bytes', String(4 * 1024 * 1024),
     '--log-level', 'error',
     '--logger', 'zap',
+    ...(tls ? ['--cert-file', tls.certFile, '--key-file', tls.keyFile, '--trusted-ca-file', tls.caFile, '--client-cert-auth'] : []),
   ];
   let child: ChildProcess | undefined;
   let exited: Promise<void> = Promise.resolve();
@@ -90,7 +112,7 @@ export async function startEtcd(options: { bin?: string } = {}): Promise<TestEtc
     const deadline = Date.now() + 20_000;
     for (;;) {
       if (proc.exitCode !== null || proc.signalCode !== null) throw new Error(`etcd exited while starting: ${stderr}`);
-      if (await healthy(clientUrl)) return;
+      if (await healthy(clientUrl, tls)) return;
       if (Date.now() > deadline) {
         proc.kill('SIGKILL');
         throw new Error(`etcd did not become healthy within 20 s: ${stderr}`);
@@ -107,7 +129,9 @@ export async function startEtcd(options: { bin?: string } = {}): Promise<TestEtc
   await launch();
   return {
     endpoint: `127.0.0.1:${clientPort}`,
-    url: `etcd://127.0.0.1:${clientPort}`,
+    url: tls
+      ? `etcds://127.0.0.1:${clientPort}?cafile=${encodeURIComponent(tls.caFile)}&certfile=${encodeURIComponent(tls.clientCertFile)}&keyfile=${encodeURIComponent(tls.clientKeyFile)}`
+      : `etcd://127.0.0.1:${clientPort}`,
     dataDir,
     get pid() {
       return child && child.exitCode === null && child.signalCode === null ? child.pid : undefined;
@@ -121,7 +145,23 @@ export async function startEtcd(options: { bin?: string } = {}): Promise<TestEtc
   };
 }
 
-async function healthy(clientUrl: string): Promise<boolean> {
+async function healthy(clientUrl: string, tls: EtcdTlsFiles | undefined): Promise<boolean> {
+  if (tls) {
+    return new Promise((resolve) => {
+      const req = request(
+        `${clientUrl}/health`,
+        { ca: readFileSync(tls.caFile), cert: readFileSync(tls.clientCertFile), key: readFileSync(tls.clientKeyFile), timeout: 1000 },
+        (res) => {
+          let body = '';
+          res.on('data', (c: Buffer) => (body += c.toString()));
+          res.on('end', () => resolve(res.statusCode === 200 && body.includes('"health":"true"')));
+        },
+      );
+      req.on('error', () => resolve(false));
+      req.on('timeout', () => req.destroy());
+      req.end();
+    });
+  }
   try {
     const res = await fetch(`${clientUrl}/health`, { signal: AbortSignal.timeout(1000) });
     if (!res.ok) return false;
