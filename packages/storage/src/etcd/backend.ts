@@ -200,7 +200,7 @@ export class EtcdBackend implements Backend {
       expectedRevision === undefined ? [{ key: buf(k), target: TARGET_VERSION, result: GREATER, version: 0 }] : this.atRevision(k, expectedRevision);
     const res = await this.txn(
       compare,
-      [{ request_delete_range: { key: buf(k), prev_kv: true } }, { request_delete_range: { key: buf(this.space.ttlKey(k)) } }],
+      [{ request_delete_range: { key: buf(k), prev_kv: true } }],
       [{ request_range: { key: buf(k) } }],
       key,
     );
@@ -220,7 +220,6 @@ export class EtcdBackend implements Backend {
         { request_put: { key: buf(this.space.finalValueKey(k)), value: buf(value) } },
         { request_put: { key: buf(this.space.finalMarkerKey(k)), value: Buffer.alloc(0) } },
         { request_delete_range: { key: buf(k), prev_kv: true } },
-        { request_delete_range: { key: buf(this.space.ttlKey(k)) } },
       ],
       [{ request_range: { key: buf(k) } }],
       key,
@@ -233,25 +232,28 @@ export class EtcdBackend implements Backend {
 
   async expireKeys(): Promise<number> {
     this.assertOpen();
-    const root = this.space.ttlRoot;
-    const res = await this.call(() => this.client.kv.range({ key: buf(root), range_end: rangeEndOf(root) }));
     const now = this.now();
-    const due = res.kvs
-      .map((kv) => ({ ttlKey: kv.key.toString('utf8'), expiresAt: Number(kv.value.toString('utf8')), rev: kv.mod_revision }))
-      .filter((t) => t.expiresAt <= now)
-      .sort((a, b) => a.expiresAt - b.expiresAt || (a.ttlKey < b.ttlKey ? -1 : 1));
+    const due = await this.call(() => this.client.kv.range({ key: buf(`${this.space.ttlRoot}/`), range_end: buf(this.space.ttlDueEnd(now)) }));
     let deleted = 0;
-    for (const t of due) {
-      const k = this.space.fromTtlKey(t.ttlKey);
-      // Only if neither the key nor its TTL changed since the read (another server may have won).
+    const stale: ICompare[] = [];
+    const staleOps: IRequestOp[] = [];
+    for (const entry of due.kvs) {
+      const { key: k } = this.space.fromTtlKey(entry.key.toString('utf8'));
+      // The entry holds while the key's last write is the one that wrote it (same revision).
       const out = await this.txn(
-        [{ key: buf(t.ttlKey), target: TARGET_MOD, result: EQUAL, mod_revision: t.rev }],
-        [{ request_delete_range: { key: buf(k) } }, { request_delete_range: { key: buf(t.ttlKey) } }],
+        [{ key: buf(k), target: TARGET_MOD, result: EQUAL, mod_revision: entry.mod_revision }],
+        [{ request_delete_range: { key: buf(k) } }, { request_delete_range: { key: entry.key } }],
         [],
         this.space.fromEtcd(k),
       );
       if (out.succeeded) deleted++;
+      else {
+        stale.push({ key: entry.key, target: TARGET_MOD, result: EQUAL, mod_revision: entry.mod_revision });
+        staleOps.push({ request_delete_range: { key: entry.key } });
+      }
     }
+    // Entries of keys written again or deleted since: dropped together, in one write.
+    if (staleOps.length > 0) await this.call(() => this.client.kv.txn({ compare: stale, success: staleOps }));
     return deleted;
   }
 
@@ -315,11 +317,10 @@ export class EtcdBackend implements Backend {
     ];
   }
 
-  /** The TTL bookkeeping of a write: set (with the write's transaction) or cleared. */
+  /** The TTL entry a write adds (in its own transaction); a write without TTL adds none, which leaves older entries stale. */
   private ttlOps(k: string, ttlSeconds: number | undefined): IRequestOp[] {
-    const ttlKey = buf(this.space.ttlKey(k));
-    if (ttlSeconds === undefined) return [{ request_delete_range: { key: ttlKey } }];
-    return [{ request_put: { key: ttlKey, value: buf(String(this.now() + ttlSeconds * 1000)) } }];
+    if (ttlSeconds === undefined) return [];
+    return [{ request_put: { key: buf(this.space.ttlKey(k, this.now() + ttlSeconds * 1000)), value: Buffer.alloc(0) } }];
   }
 
   /** Why a guarded write failed, from the failure branch's read of the key. */

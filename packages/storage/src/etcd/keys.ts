@@ -9,14 +9,19 @@
  * one etcd. Keys outside `/registry` are stored as they are, after the namespace.
  *
  * Beside the data the driver keeps two kinds of bookkeeping keys, never seen by callers:
- * - `<namespace>\0kplane/ttl<stored key>`: a key's TTL (its expiry time, ms), written in the
- *   same transaction as the key (so it shares the key's mod revision);
+ * - `<namespace>\0kplane/ttl/<expiry ms, 15 digits><stored key>`: a key's TTL, written in the
+ *   same transaction as the key, so it shares the key's mod revision: it holds while the key's
+ *   mod revision is still the entry's (a later write or a delete makes it stale). Sorted by
+ *   expiry, so the keys due are one range;
  * - `<stored key>\0`: the final value of a key deleted by deleteWithFinalValue, written in
  *   the delete's transaction (an etcd delete carries no value). It sits right after the key,
  *   so every watch that sees the delete sees it too; it is removed by the driver's next write,
  *   and `<namespace>\0kplane/final<stored key>` records that it is still there.
  * No kplane key contains NUL, so neither kind can collide with data.
  */
+
+const TIME_DIGITS = 15;
+const pad = (ms: number): string => String(Math.max(0, ms)).padStart(TIME_DIGITS, '0');
 
 /** The default of the prefix option, as kube-apiserver's --etcd-prefix. */
 export const DEFAULT_PREFIX = '/registry';
@@ -80,14 +85,20 @@ export class KeySpace {
     return this.namespace + markerKey.slice(this.finalRoot.length);
   }
 
-  /** The TTL bookkeeping key of a data key. */
-  ttlKey(etcdKey: string): string {
-    return this.ttlRoot + etcdKey.slice(this.namespace.length);
+  /** The TTL entry of a data key expiring at `expiresAt` (ms). */
+  ttlKey(etcdKey: string, expiresAt: number): string {
+    return `${this.ttlRoot}/${pad(expiresAt)}${etcdKey.slice(this.namespace.length)}`;
   }
 
-  /** The data key of a TTL bookkeeping key. */
-  fromTtlKey(ttlKey: string): string {
-    return this.namespace + ttlKey.slice(this.ttlRoot.length);
+  /** The end (exclusive) of the TTL entries expiring at or before `time` (ms). */
+  ttlDueEnd(time: number): string {
+    return `${this.ttlRoot}/${pad(Math.floor(time) + 1)}`;
+  }
+
+  /** The data key and expiry of a TTL entry. */
+  fromTtlKey(ttlKey: string): { key: string; expiresAt: number } {
+    const at = this.ttlRoot.length + 1;
+    return { key: this.namespace + ttlKey.slice(at + TIME_DIGITS), expiresAt: Number(ttlKey.slice(at, at + TIME_DIGITS)) };
   }
 }
 
