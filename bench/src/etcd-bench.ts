@@ -13,6 +13,8 @@ import { expectStatus } from './list-bench.js';
 import { mergeResults, runLoad, type LoadResult } from './load.js';
 import { formatTable, ratio } from './report.js';
 import type { KplaneInfo } from './server-kplane.js';
+import { deploymentInChild } from './deployment-child.js';
+import type { DeploymentBenchResult, PodsProbeResult } from './pods-bench.js';
 
 /** Options of benchEtcdStorage. */
 export interface EtcdBenchOptions {
@@ -26,6 +28,10 @@ export interface EtcdBenchOptions {
   /** The ConfigMap every CREATE posts (and whose JSON the raw puts store). */
   configMap: (name: string, namespace: string) => object;
   progress?: (line: string) => void;
+  /** Replicas of a Deployment scaled from 0 on etcd and on SQLite, each in a fresh process (0 or absent: skipped). */
+  deploymentReplicas?: number;
+  /** Time allowed for each Deployment to be Ready (default 120 s). */
+  deploymentTimeoutMs?: number;
 }
 
 /** One case's merged numbers. */
@@ -44,6 +50,8 @@ export interface EtcdBenchResult {
   createEtcd: EtcdBenchRow;
   getSqlite: EtcdBenchRow;
   getEtcd: EtcdBenchRow;
+  /** The Deployment 0 → N case, when run. */
+  deployment?: { etcd: PodsProbeResult<DeploymentBenchResult>; sqlite: PodsProbeResult<DeploymentBenchResult> };
 }
 
 const JSON_HEADERS = { accept: 'application/json', 'content-type': 'application/json' };
@@ -83,6 +91,8 @@ export async function benchEtcdStorage(options: EtcdBenchOptions): Promise<EtcdB
     const onSqlite = await startServer('sqlite', join(options.dir, 'sqlite'), options.concurrency, body);
     servers.push(onSqlite);
     const value = Buffer.from(JSON.stringify(options.configMap('raw', 'default')));
+    // The client connects on its first call: not inside a measured window.
+    await raw.put('/bench/raw/connect').value(value);
     const ok: RawResponse = { status: 201, headers: {} };
 
     type Kind = { acc: Acc; server?: Server; etcdBusy: boolean; send: (round: number) => (i: number) => Promise<RawResponse>; expect: number };
@@ -119,7 +129,22 @@ export async function benchEtcdStorage(options: EtcdBenchOptions): Promise<EtcdB
       return out;
     };
     const [rawPut, createSqlite, createEtcd, getSqlite, getEtcd] = kinds.map(row) as [EtcdBenchRow, EtcdBenchRow, EtcdBenchRow, EtcdBenchRow, EtcdBenchRow];
-    return { rawPut, createSqlite, createEtcd, getSqlite, getEtcd };
+    const result: EtcdBenchResult = { rawPut, createSqlite, createEtcd, getSqlite, getEtcd };
+    const replicas = options.deploymentReplicas ?? 0;
+    if (replicas > 0) {
+      // The HTTPS servers stop first: the Deployment runs have the machine to themselves.
+      for (const s of servers.splice(0)) {
+        s.t.close();
+        await s.child.stop();
+      }
+      const timeoutMs = options.deploymentTimeoutMs ?? 120_000;
+      options.progress?.(`etcd storage: a Deployment 0 -> ${replicas} on etcd ...`);
+      const onEtcd = await deploymentInChild(replicas, { storage: `${etcd.url}?namespace=/deployment-case` as `${string}://${string}`, timeoutMs });
+      options.progress?.(`etcd storage: a Deployment 0 -> ${replicas} on sqlite ...`);
+      const onSqlite = await deploymentInChild(replicas, { storage: 'sqlite', timeoutMs });
+      result.deployment = { etcd: onEtcd, sqlite: onSqlite };
+    }
+    return result;
   } finally {
     raw.close();
     for (const s of servers) s.t.close();
@@ -128,8 +153,18 @@ export async function benchEtcdStorage(options: EtcdBenchOptions): Promise<EtcdB
   }
 }
 
-/** The etcd storage table: each case's rate, latency and CPU, and its ratios to SQLite and to raw etcd puts. */
+/** The etcd storage table: each case's rate, latency and CPU, and its ratios to SQLite and to raw etcd puts (and the Deployment rows). */
 export function formatEtcdStorage(r: EtcdBenchResult): string {
+  const table = formatRates(r);
+  if (!r.deployment) return table;
+  const d = (x: PodsProbeResult<DeploymentBenchResult>): string =>
+    `${x.result.readyReplicas}/${x.result.replicas} Ready in ${x.result.seconds.toFixed(1)} s${x.result.reached ? '' : ' (timed out)'}, ${(x.result.readyReplicas / Math.max(x.result.seconds, 0.001)).toFixed(0)} pods/s`;
+  const { etcd, sqlite } = r.deployment;
+  const rate = (x: PodsProbeResult<DeploymentBenchResult>): number => x.result.readyReplicas / Math.max(x.result.seconds, 0.001);
+  return `${table}\n\nDeployment 0 -> ${etcd.result.replicas} (in-process control plane, 3 nodes): etcd ${d(etcd)}; sqlite ${d(sqlite)}; etcd ${ratio(rate(etcd), rate(sqlite))} sqlite's pods/s`;
+}
+
+function formatRates(r: EtcdBenchResult): string {
   const us = (v: number | undefined): string => (v === undefined ? '-' : v.toFixed(0));
   const line = (x: EtcdBenchRow, vsSqlite: EtcdBenchRow | undefined, vsRaw: boolean): string[] => [
     x.name,

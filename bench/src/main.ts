@@ -33,7 +33,8 @@
  * 1000; 0 skips it), --daemonset-timeout N (seconds per rollout, default 240), --endpoints N (pods behind the Service of the Endpoints
  * case, default 5000; 0 skips it), --scheduler N (nodes of the scheduler case, default 1000; 0 skips it), --scheduler-pods N
  * (pods per batch of the scheduler case, default 1000), --etcd 0 (skips the etcd storage case;
- * it is skipped too when no etcd binary is installed).
+ * it is skipped too when no etcd binary is installed), --etcd-deployment N (replicas of its
+ * Deployment 0 -> N on etcd and on sqlite, default 1000; 0 skips them).
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -97,6 +98,7 @@ const { values: flags } = parseArgs({
     endpoints: { type: 'string', default: '5000' },
     scheduler: { type: 'string', default: '1000' },
     etcd: { type: 'string', default: '1' },
+    'etcd-deployment': { type: 'string', default: '1000' },
     'scheduler-pods': { type: 'string', default: '1000' },
   },
 });
@@ -344,7 +346,17 @@ async function main(): Promise<void> {
       if (!findEtcd()) console.log('etcd storage: skipped, no etcd binary (apt-get install etcd-server)');
       else {
         console.log('etcd storage: kplane on etcd and on sqlite, raw etcd puts ...');
-        etcdStorage = await benchEtcdStorage({ dir: join(tmp, 'etcd-case'), rounds, roundMs, warmupMs, concurrency, configMap, progress: (line) => console.log(line) });
+        etcdStorage = await benchEtcdStorage({
+          dir: join(tmp, 'etcd-case'),
+          rounds,
+          roundMs,
+          warmupMs,
+          concurrency,
+          configMap,
+          deploymentReplicas: Number(flags['etcd-deployment']),
+          deploymentTimeoutMs: Math.max(deploymentTimeoutMs, 120_000),
+          progress: (line) => console.log(line),
+        });
       }
     }
     let safety: SafetyBenchResult | undefined;
