@@ -42,7 +42,7 @@ export interface EtcdBackendOptions extends EtcdConnectionOptions {
   now?: () => number;
   /** Largest value in UTF-8 bytes (default MAX_VALUE_BYTES); etcd's --max-request-bytes must allow it. */
   maxValueBytes?: number;
-  /** How often a watch with `onProgress` asks etcd for a progress notification, in ms (default 1000). */
+  /** How often a watch with `onProgress` asks etcd for a progress notification, in ms (default 5000). */
   progressIntervalMs?: number;
 }
 
@@ -75,7 +75,7 @@ export class EtcdBackend implements Backend {
     this.space = new KeySpace(options.namespace ?? '', options.prefix ?? DEFAULT_PREFIX);
     this.now = options.now ?? Date.now;
     this.maxValueBytes = options.maxValueBytes ?? MAX_VALUE_BYTES;
-    this.progressIntervalMs = options.progressIntervalMs ?? 1000;
+    this.progressIntervalMs = options.progressIntervalMs ?? 5000;
   }
 
   /** Checks the cluster answers, learns its compacted revision, and removes final-value keys a crashed writer left. */
