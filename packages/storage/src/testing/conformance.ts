@@ -27,7 +27,7 @@ import { defineFinalDeleteTests, defineSizeLimitTests, defineTtlTests } from './
 export { takeEvents } from './conformance-watch.js';
 export { createVirtualClock, type VirtualClock } from './virtual-clock.js';
 export { offsetRevisions } from './revision-offset.js';
-export { startEtcd, findEtcd, freePort, ETCD_MISSING, type TestEtcd, type EtcdTlsFiles, type StartEtcdOptions } from './etcd-server.js';
+export { startEtcd, startEtcdCluster, findEtcd, freePort, ETCD_MISSING, type TestEtcd, type TestEtcdCluster, type EtcdTlsFiles, type StartEtcdOptions } from './etcd-server.js';
 
 /** What the suite hands to `open`. */
 export interface ConformanceOptions {
