@@ -18,6 +18,7 @@ import {
   CompactedError,
   FutureRevisionError,
   MAX_VALUE_BYTES,
+  StorageError,
   ValueTooLargeError,
   type Backend,
   type KeyValue,
@@ -441,6 +442,7 @@ export async function createEtcdBackend(options: EtcdBackendOptions): Promise<Et
     return await backend.open();
   } catch (err) {
     await backend.close().catch(() => undefined);
-    throw err;
+    if (err instanceof StorageError) throw err;
+    throw new StorageError(`cannot reach etcd at ${options.endpoints.join(',')}: ${(err as Error).message}`);
   }
 }

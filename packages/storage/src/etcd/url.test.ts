@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { StorageError } from '../backend.js';
+import { createBackend } from '../factory.js';
+import { freePort } from '../testing/etcd-server.js';
 import { parseEtcdUrl } from './url.js';
 
 test('etcd:// takes one or more endpoints and kube-apiserver-like options', () => {
@@ -25,4 +27,13 @@ test('etcd:// rejects malformed URLs with a StorageError', () => {
   for (const bad of ['etcd://', 'etcd://host', 'etcd://h:1?nope=1', 'etcd://h:1?prefix=registry', 'etcd://h:1?prefix=/r/', 'etcd://h:1?certfile=/c']) {
     assert.throws(() => parseEtcdUrl(bad), StorageError, bad);
   }
+});
+
+test('opening an etcd store nobody serves fails with a StorageError naming the endpoints', async () => {
+  const port = await freePort();
+  await assert.rejects(createBackend(`etcd://127.0.0.1:${port}`), (err: unknown) => {
+    assert.ok(err instanceof StorageError);
+    assert.match(err.message, new RegExp(`cannot reach etcd at 127\\.0\\.0\\.1:${port}`));
+    return true;
+  });
 });
