@@ -54,6 +54,23 @@ describe('kplane up --storage etcd://', { skip: !findEtcd() && ETCD_MISSING }, (
     await eventually('the Deployment Ready again after the restart', ready);
   });
 
+  it('serves one cluster from two API servers on the same etcd: writes through one reach the other\'s controllers', async () => {
+    const otherDir = await tempDir();
+    const other = await startKplane(otherDir, ['--storage', storageUrl, '--nodes', '0', '--no-controllers']);
+    try {
+      await kubectlOk(other.kubeconfig, ['create', 'deployment', 'via-other', '--image=nginx', '--replicas=2']);
+      // The first server's controllers and nodes learn of it through their watch of etcd.
+      await eventually('the Deployment made through the second API server Ready', async () =>
+        (await kubectlOk(kp!.kubeconfig, ['get', 'deployment', 'via-other', '-o', 'jsonpath={.status.readyReplicas}'])).trim() === '2',
+      );
+      const pods = (await kubectlOk(other.kubeconfig, ['get', 'pods', '-l', 'app=via-other', '-o', 'name'])).trim().split('\n');
+      assert.equal(pods.length, 2);
+    } finally {
+      await other.stop();
+      await removeDir(otherDir);
+    }
+  });
+
   it('answers a watch from a revision etcd compacted with 410 Expired', async () => {
     await kubectlOk(kp!.kubeconfig, ['create', 'configmap', 'newer']);
     // Revision 2 is from the first start, older than this server's watch cache: the watch
