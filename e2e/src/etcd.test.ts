@@ -71,6 +71,22 @@ describe('kplane up --storage etcd://', { skip: !findEtcd() && ETCD_MISSING }, (
     }
   });
 
+  it('goes on after etcd is killed and restarted under it: watches resume, controllers act again', async () => {
+    await etcd.kill();
+    await etcd.restart();
+    // Requests fail while etcd is away (the client waits a few seconds before it tries a failed member again).
+    await eventually('a Deployment created after the restart', async () => {
+      await kubectlOk(kp!.kubeconfig, ['create', 'deployment', 'after-etcd-restart', '--image=nginx', '--replicas=2']);
+      return true;
+    });
+    // The controller manager may have lost its leader lease meanwhile: it takes it again first.
+    await eventually(
+      'its pods Ready (the controllers\' watches resumed)',
+      async () => (await kubectlOk(kp!.kubeconfig, ['get', 'deployment', 'after-etcd-restart', '-o', 'jsonpath={.status.readyReplicas}'])).trim() === '2',
+      { timeoutMs: 60_000 },
+    );
+  });
+
   it('answers a watch from a revision etcd compacted with 410 Expired', async () => {
     await kubectlOk(kp!.kubeconfig, ['create', 'configmap', 'newer']);
     // Revision 2 is from the first start, older than this server's watch cache: the watch

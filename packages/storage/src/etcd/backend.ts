@@ -12,7 +12,7 @@
  *   `expireKeys` on the backend's clock, so every API server sharing the etcd agrees on them.
  * Key layout: see keys.ts.
  */
-import type { Etcd3, ICompare, IRequestOp, IResponseOp, ITxnResponse, IKeyValue } from 'etcd3';
+import type { Etcd3, ICompare, IDuplexStream, IRequestOp, IResponseOp, ITxnResponse, IKeyValue, IWatchRequest, IWatchResponse } from 'etcd3';
 import {
   BackendClosedError,
   CompactedError,
@@ -55,6 +55,14 @@ const TARGET_MOD = 2;
 
 const buf = (s: string): Buffer => Buffer.from(s, 'utf8');
 
+/** The part of etcd3's connection pool a raw watch stream needs. */
+interface WatchPool {
+  withConnection(
+    service: 'Watch',
+    fn: (connection: { client: { watch(metadata: unknown, options: object): IDuplexStream<IWatchRequest, IWatchResponse> }; metadata: unknown }) => IDuplexStream<IWatchRequest, IWatchResponse>,
+  ): Promise<IDuplexStream<IWatchRequest, IWatchResponse>>;
+}
+
 /** A Backend on etcd. */
 export class EtcdBackend implements Backend {
   private readonly client: Etcd3;
@@ -68,6 +76,7 @@ export class EtcdBackend implements Backend {
   /** Final-value keys (by data key) this backend wrote and has not removed yet, with a write generation. */
   private readonly pendingFinals = new Map<string, number>();
   private generation = 0;
+  private resumedStreams = 0;
   /** The last write in flight per key (see txn). */
   private readonly keyQueue = new Map<string, Promise<void>>();
 
@@ -87,6 +96,11 @@ export class EtcdBackend implements Backend {
     for (const kv of strays.kvs) this.pendingFinals.set(this.space.fromFinalMarker(kv.key.toString('utf8')), 0);
     if (this.pendingFinals.size > 0) await this.txn([], [], []);
     return this;
+  }
+
+  /** Counters: watch streams now open, and broken streams resumed since the backend opened. */
+  stats(): { watches: number; resumedStreams: number } {
+    return { watches: this.watches.size, resumedStreams: this.resumedStreams };
   }
 
   async currentRevision(): Promise<number> {
@@ -263,8 +277,9 @@ export class EtcdBackend implements Backend {
     return watchRange(
       {
         space: this.space,
+        onResume: () => void this.resumedStreams++,
         ...(options.onProgress ? { onProgress: options.onProgress, progressIntervalMs: this.progressIntervalMs } : {}),
-        openStream: () => this.client.watchClient.watch(),
+        openStream: () => this.openWatchStream(),
         sawCompaction: (rev) => {
           this.knownCompacted = Math.max(this.knownCompacted, rev);
         },
@@ -304,6 +319,18 @@ export class EtcdBackend implements Backend {
     this.closed = true;
     for (const w of [...this.watches]) w.close();
     this.client.close();
+  }
+
+  /**
+   * A raw watch stream from the client's connection pool. Not etcd3's WatchClient.watch: that
+   * one reports every stream error to the pool as a failure of the member, including the
+   * CANCELLED of a watch this driver ends itself, and the pool then closes every connection
+   * to that member (all other watches and calls in flight) and counts it towards opening its
+   * circuit breaker. A broken stream is resumed by watch.ts instead.
+   */
+  private openWatchStream(): Promise<IDuplexStream<IWatchRequest, IWatchResponse>> {
+    const pool = (this.client as unknown as { pool: WatchPool }).pool;
+    return pool.withConnection('Watch', ({ client, metadata }) => client.watch(metadata, {}));
   }
 
   private assertOpen(): void {

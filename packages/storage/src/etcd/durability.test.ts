@@ -103,3 +103,35 @@ test('etcd: an idle watch learns progress: no event of its prefix up to the stor
     await b.close();
   }
 });
+
+test('etcd: watches ended by their consumers are released at once and leave the other watches alone', { skip: missing && ETCD_MISSING, timeout: 60_000 }, async () => {
+  const server = await etcd();
+  const b = await createEtcdBackend({ endpoints: [server.endpoint], namespace: '/cancel' });
+  try {
+    const long = new AbortController();
+    const seen: string[] = [];
+    const following = (async () => {
+      for await (const e of b.watch('/c/', await b.currentRevision(), long.signal)) seen.push(e.kv.key);
+    })();
+    const writes: Promise<unknown>[] = [];
+    for (let i = 0; i < 30; i++) {
+      // A short watch that gets one event and is ended (its stream cancelled) while writes go on.
+      const ac = new AbortController();
+      const short = b.watch('/c/', await b.currentRevision(), ac.signal)[Symbol.asyncIterator]();
+      const first = short.next();
+      writes.push(b.create(`/c/${String(i).padStart(2, '0')}`, 'x'));
+      await first;
+      ac.abort();
+    }
+    await Promise.all(writes);
+    const deadline = Date.now() + 10_000;
+    while (seen.length < 30 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(seen.length, 30);
+    assert.equal(b.stats().resumedStreams, 0, 'no stream was broken by the others ending');
+    long.abort();
+    await following;
+    assert.equal(b.stats().watches, 0);
+  } finally {
+    await b.close();
+  }
+});

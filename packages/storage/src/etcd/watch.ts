@@ -20,6 +20,8 @@ export interface WatchContext {
   onProgress?(revision: number): void;
   /** With onProgress: how often to ask etcd for a progress notification (ms). */
   progressIntervalMs?: number;
+  /** Called when a broken stream is about to be resumed (for stats). */
+  onResume?(): void;
 }
 
 /** Converts an etcd key-value to the public shape. */
@@ -108,9 +110,11 @@ export async function* watchRange(
     waiter = undefined;
     w?.();
   };
+  let unregister = (): void => {};
   const close = (): void => {
     if (closed) return;
     closed = true;
+    unregister();
     clearTimeout(retryTimer);
     clearInterval(progressTimer);
     stream?.cancel();
@@ -191,12 +195,13 @@ export async function* watchRange(
     stream = undefined;
     if (closed) return;
     if (err && process.env.KPLANE_DEBUG_ETCD) console.error('kplane: etcd watch stream lost, resuming:', err);
+    ctx.onResume?.();
     retryTimer = setTimeout(() => void open(), retryMs);
     retryTimer.unref?.();
     retryMs = Math.min(RETRY_MAX_MS, retryMs * 2);
   };
 
-  const unregister = register({ close });
+  unregister = register({ close });
   const onAbort = (): void => close();
   signal?.addEventListener('abort', onAbort, { once: true });
   try {
