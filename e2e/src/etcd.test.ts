@@ -4,6 +4,28 @@ import { createBackend, type Backend } from '@kplane/storage';
 import { ETCD_MISSING, findEtcd, startEtcd, type TestEtcd } from '@kplane/storage/testing';
 import { eventually, kubectlOk, removeDir, startKplane, tempDir, type KplaneProcess } from './harness.js';
 
+const WIDGET_CRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names: { plural: widgets, singular: widget, kind: Widget }
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec:
+              type: object
+              properties:
+                size: { type: integer }
+`;
+
 describe('kplane up --storage etcd://', { skip: !findEtcd() && ETCD_MISSING }, () => {
   let etcd: TestEtcd;
   let dir: string;
@@ -65,6 +87,13 @@ describe('kplane up --storage etcd://', { skip: !findEtcd() && ETCD_MISSING }, (
       );
       const pods = (await kubectlOk(other.kubeconfig, ['get', 'pods', '-l', 'app=via-other', '-o', 'name'])).trim().split('\n');
       assert.equal(pods.length, 2);
+      // A CRD made through one server is served by the other (its CRD watch reads etcd).
+      await kubectlOk(other.kubeconfig, ['apply', '-f', '-'], WIDGET_CRD);
+      await eventually('the first server serving the CRD made through the second', async () => {
+        await kubectlOk(kp!.kubeconfig, ['apply', '-f', '-'], 'apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w1\n  namespace: default\nspec:\n  size: 3\n');
+        return true;
+      });
+      assert.equal((await kubectlOk(other.kubeconfig, ['get', 'widget', 'w1', '-o', 'jsonpath={.spec.size}'])).trim(), '3');
     } finally {
       await other.stop();
       await removeDir(otherDir);
