@@ -267,8 +267,11 @@ export class EtcdBackend implements Backend {
         staleOps.push({ request_delete_range: { key: entry.key } });
       }
     }
-    // Entries of keys written again or deleted since: dropped together, in one write.
-    if (staleOps.length > 0) await this.call(() => this.client.kv.txn({ compare: stale, success: staleOps }));
+    // Entries of keys written again or deleted since: dropped together, a write per 100
+    // (etcd allows 128 operations in a transaction by default).
+    for (let i = 0; i < staleOps.length; i += 100) {
+      await this.call(() => this.client.kv.txn({ compare: stale.slice(i, i + 100), success: staleOps.slice(i, i + 100) }));
+    }
     return deleted;
   }
 

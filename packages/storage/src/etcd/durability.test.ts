@@ -135,3 +135,24 @@ test('etcd: watches ended by their consumers are released at once and leave the 
     await b.close();
   }
 });
+
+test('etcd: more stale TTL entries fall due at once than one transaction may hold', { skip: missing && ETCD_MISSING, timeout: 60_000 }, async () => {
+  const server = await etcd();
+  let time = Date.UTC(2026, 0, 1);
+  const b = await createEtcdBackend({ endpoints: [server.endpoint], namespace: '/stale-ttl', now: () => time });
+  try {
+    // 150 keys written with a TTL, then again without: 150 stale entries, and 10 live ones.
+    await Promise.all(Array.from({ length: 150 }, async (_, i) => {
+      const kv = await b.create(`/t/${i}`, 'x', { ttlSeconds: 1 });
+      await b.update(`/t/${i}`, 'y', kv.modRevision);
+    }));
+    await Promise.all(Array.from({ length: 10 }, (_, i) => b.create(`/live/${i}`, 'x', { ttlSeconds: 1 })));
+    time += 2000;
+    assert.equal(await b.expireKeys(), 10);
+    assert.equal(await b.count('/t/'), 150);
+    assert.equal(await b.count('/live/'), 0);
+    assert.equal(await b.expireKeys(), 0);
+  } finally {
+    await b.close();
+  }
+});
