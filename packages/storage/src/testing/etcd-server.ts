@@ -1,6 +1,6 @@
 /**
- * Starts a real, single-member etcd for tests: on free loopback ports, in a temporary data
- * directory, and stops it again. Every etcd test starts its etcd here. When no `etcd` binary is
+ * Starts real etcds for tests (one member, or a cluster): on free loopback ports, in temporary data
+ * directories, and stops them again. Every etcd test starts its etcd here. When no `etcd` binary is
  * installed (Debian: `apt-get install etcd-server`), `findEtcd()` returns undefined and the tests
  * skip with `ETCD_MISSING`.
  */
