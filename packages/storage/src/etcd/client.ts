@@ -25,6 +25,15 @@ export interface EtcdConnectionOptions {
 }
 
 type Etcd3Module = typeof import('etcd3');
+
+type HostPolicy = ReturnType<NonNullable<NonNullable<IOptions['faultHandling']>['host']>>;
+
+/** The part of cockatiel (the fault-handling library etcd3 is built with) the client configures. */
+interface Cockatiel {
+  circuitBreaker(policy: unknown, options: { halfOpenAfter: number; breaker: unknown }): unknown;
+  handleWhen(predicate: (error: Error) => boolean): unknown;
+  ConsecutiveBreaker: new (threshold: number) => unknown;
+}
 let loaded: Etcd3Module | undefined;
 
 /** The etcd3 package, loaded on first use (an optional dependency of @kplane/storage). */
@@ -68,6 +77,14 @@ export function connect(options: EtcdConnectionOptions): Etcd3 {
       ...(options.certFile ? { certChain: read(options.certFile), privateKey: read(options.keyFile!) } : {}),
     };
   }
+  // A member that failed three calls in a row is skipped, then tried again after 1 s (etcd3's
+  // default waits 5 s: with a single member, every request would fail that long after etcd
+  // came back). cockatiel is etcd3's own dependency, loaded from where etcd3 finds it.
+  const faults = createRequire(createRequire(import.meta.url).resolve('etcd3'))('cockatiel') as Cockatiel;
+  const { isRecoverableError } = loadEtcd3();
+  clientOptions.faultHandling = {
+    host: () => faults.circuitBreaker(faults.handleWhen(isRecoverableError), { halfOpenAfter: 1000, breaker: new faults.ConsecutiveBreaker(3) }) as HostPolicy,
+  };
   const timeout = options.callTimeoutMs ?? 30_000;
   // Watch streams live on; every other call gets a deadline.
   clientOptions.defaultCallOptions = (context) => (context.isStream ? {} : { deadline: Date.now() + timeout });
