@@ -29,7 +29,8 @@ import {
   type WriteOptions,
 } from '../backend.js';
 import { checkValueSize, futureCompaction, keyExists, keyNotFound, revisionMismatch } from '../log.js';
-import { classify, connect, type EtcdConnectionOptions } from './client.js';
+import { classify, connect } from './client.js';
+import type { EtcdConnectionOptions } from './options.js';
 import { DEFAULT_PREFIX, KeySpace, rangeEnd } from './keys.js';
 import { toKeyValue, watchRange, type WatchHandle } from './watch.js';
 

@@ -7,22 +7,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Etcd3, IOptions } from 'etcd3';
 import { StorageError } from '../backend.js';
-
-/** How to reach an etcd cluster. */
-export interface EtcdConnectionOptions {
-  /** `host:port` of each member (the client fails over between them). */
-  endpoints: string[];
-  /** TLS to etcd: the CA bundle that signs the members' certificates (kube-apiserver's --etcd-cafile). */
-  caFile?: string;
-  /** Client certificate, PEM (--etcd-certfile); needs keyFile. */
-  certFile?: string;
-  /** Client key, PEM (--etcd-keyfile). */
-  keyFile?: string;
-  /** Use TLS (implied by caFile or certFile); without caFile the system's roots are trusted. */
-  tls?: boolean;
-  /** Per-call deadline in ms (default 30 s). */
-  callTimeoutMs?: number;
-}
+import type { EtcdConnectionOptions } from './options.js';
 
 type Etcd3Module = typeof import('etcd3');
 
