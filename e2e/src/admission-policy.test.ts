@@ -1,11 +1,13 @@
 /**
  * ValidatingAdmissionPolicies with the real kubectl against a `kplane up` process: a policy
- * denies with its messageExpression, a Warn binding only warns, and a policy reads its limit
- * from a ConfigMap given as params.
+ * denies with its messageExpression, a Warn binding only warns, a policy reads its limit from a
+ * ConfigMap given as params, an Audit binding writes to the audit log, the authorizer variable
+ * asks RBAC, and status.typeChecking reports a misspelt field.
  */
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
-import { kubectl, kubectlOk, useKplane } from './harness.js';
+import { after, before, describe, it } from 'node:test';
+import { join } from 'node:path';
+import { auditEvents, eventually, kubectl, kubectlOk, removeDir, startKplane, tempDir, useKplane, type KplaneProcess } from './harness.js';
 
 const RULES = `  matchConstraints:
     resourceRules:
@@ -90,5 +92,97 @@ ${RULES}  validations:
     await k('create', 'deployment', 'web', '--image=nginx', '--replicas=9');
     const b = await k('get', 'validatingadmissionpolicybinding', 'replica-limit-binding', '--no-headers');
     assert.match(b, /^replica-limit-binding\s+replica-limit\s+\*\/replica-limit\s+/);
+  });
+});
+
+describe('admission policies: Audit, auditAnnotations, the authorizer and type checking', () => {
+  let dir: string;
+  let auditPath: string;
+  let kp: KplaneProcess;
+  const k = (...args: string[]) => kubectlOk(kp.kubeconfig, args);
+  const apply = (yaml: string) => kubectlOk(kp.kubeconfig, ['apply', '-f', '-'], yaml);
+  before(async () => {
+    dir = await tempDir();
+    auditPath = join(dir, 'audit.log');
+    kp = await startKplane(dir, ['--nodes', '0', '--audit-log', auditPath]);
+  });
+  after(async () => {
+    await kp?.stop();
+    await removeDir(dir);
+  });
+
+  const CONFIGMAP_RULES = `  matchConstraints:
+    resourceRules:
+    - apiGroups: [""]
+      apiVersions: ["v1"]
+      operations: ["CREATE"]
+      resources: ["configmaps"]
+`;
+
+  it('an Audit binding admits and records the failure and the auditAnnotations in the audit log', async () => {
+    await apply(`apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: few-keys
+spec:
+${CONFIGMAP_RULES}  validations:
+  - expression: "size(object.data) <= 1"
+    messageExpression: "'at most 1 key, got ' + string(size(object.data))"
+  auditAnnotations:
+  - key: owner
+    valueExpression: "has(object.data.owner) ? object.data.owner : null"
+`);
+    await apply(binding('few-keys-audit', 'few-keys', 'Audit'));
+    const created = await kubectl(kp.kubeconfig, ['create', 'configmap', 'audited', '--from-literal=a=1', '--from-literal=owner=team-a']);
+    assert.equal(created.code, 0, created.stderr);
+    assert.doesNotMatch(created.stderr, /Warning/);
+    const event = await eventually('the audit event of the create', async () =>
+      (await auditEvents(auditPath)).find((e) => e.verb === 'create' && e.objectRef?.resource === 'configmaps' && e.stage === 'ResponseComplete' && e.annotations?.['few-keys/owner']),
+    );
+    assert.equal(event.annotations?.['few-keys/owner'], 'team-a');
+    assert.deepEqual(JSON.parse(event.annotations?.['validation.policy.admission.k8s.io/validation_failure'] ?? 'null'), [
+      { message: 'at most 1 key, got 2', policy: 'few-keys', binding: 'few-keys-audit', expressionIndex: 0, validationActions: ['Audit'] },
+    ]);
+    await k('delete', 'validatingadmissionpolicybinding', 'few-keys-audit');
+  });
+
+  it('a policy refuses users who may not delete ConfigMaps through the authorizer variable', async () => {
+    await k('create', 'namespace', 'shared');
+    await k('create', 'role', 'cm-creator', '-n', 'shared', '--verb=create,get', '--resource=configmaps');
+    await k('create', 'rolebinding', 'alice-creates', '-n', 'shared', '--role=cm-creator', '--user=alice');
+    await apply(`apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: deleters-only
+spec:
+${CONFIGMAP_RULES}  validations:
+  - expression: "authorizer.group('').resource('configmaps').namespace(request.namespace).check('delete').allowed()"
+    message: only users who may delete ConfigMaps may create them
+    reason: Forbidden
+`);
+    await apply(binding('deleters-only', 'deleters-only', 'Deny'));
+    const denied = await kubectl(kp.kubeconfig, ['create', 'configmap', 'by-alice', '-n', 'shared', '--as=alice']);
+    assert.notEqual(denied.code, 0);
+    assert.match(
+      denied.stderr,
+      /configmaps "by-alice" is forbidden: ValidatingAdmissionPolicy 'deleters-only' with binding 'deleters-only' denied request: only users who may delete ConfigMaps may create them/,
+    );
+    // The admin may delete them.
+    await k('create', 'configmap', 'by-admin', '-n', 'shared');
+    await k('delete', 'validatingadmissionpolicybinding', 'deleters-only');
+  });
+
+  it('status.typeChecking warns of a field the matched kind does not have', async () => {
+    await apply(`apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: typo
+spec:
+${RULES}  validations:
+  - expression: "object.spec.replicass <= 5"
+`);
+    const warning = await eventually('the type checking warning', async () => (await k('get', 'validatingadmissionpolicy', 'typo', '-o', 'jsonpath={.status.typeChecking.expressionWarnings[0].warning}')) || undefined);
+    assert.match(warning, /^apps\/v1, Kind=Deployment: ERROR: <input>:1:12: undefined field 'replicass'/);
+    assert.equal(await k('get', 'validatingadmissionpolicy', 'typo', '-o', 'jsonpath={.status.observedGeneration}'), '1');
   });
 });

@@ -5,15 +5,10 @@
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { AuditEvent } from '@kplane/apiserver';
-import { eventually, httpsGet, kubectl, kubectlOk, removeDir, startControllerManager, startKplane, tempDir, type ControllerManagerProcess, type KplaneProcess } from './harness.js';
+import { auditEvents, eventually, httpsGet, kubectl, kubectlOk, removeDir, startControllerManager, startKplane, tempDir, type ControllerManagerProcess, type KplaneProcess } from './harness.js';
 
-/** The audit events of a log file. */
-async function auditEvents(path: string): Promise<AuditEvent[]> {
-  return (await readFile(path, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as AuditEvent);
-}
 
 describe("kplane's own components", { concurrency: 1 }, () => {
   let kp: KplaneProcess;

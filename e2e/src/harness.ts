@@ -8,6 +8,7 @@ import { after, before } from 'node:test';
 import { request } from 'node:https';
 import { eventuallyWith } from '@kplane/api/testing';
 import { loadKubeconfig } from '@kplane/client';
+import type { AuditEvent } from '@kplane/apiserver';
 
 const require = createRequire(import.meta.url);
 
@@ -148,6 +149,11 @@ export async function startControllerManager(
 
 /** The shared `eventually` with the defaults of a real kplane process: 20 s, every 150 ms. */
 export const eventually = eventuallyWith({ timeoutMs: 20_000, intervalMs: 150 });
+
+/** The audit events of an audit log file (`kplane up --audit-log`), one JSON line each. */
+export async function auditEvents(path: string): Promise<AuditEvent[]> {
+  return (await readFile(path, 'utf8')).trim().split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as AuditEvent);
+}
 
 /**
  * GET over HTTPS (the server's certificate not checked) with the kubeconfig's client

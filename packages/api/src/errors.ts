@@ -36,7 +36,8 @@ export class ApiError extends Error {
       metadata: {},
       status: 'Failure',
       message: this.message,
-      reason: this.reason,
+      // An empty reason (kube's StatusReasonUnknown, a plain error's) is omitted, as Go's omitempty does.
+      ...(this.reason ? { reason: this.reason } : {}),
     } as Status;
     if (this.details && Object.keys(this.details).length > 0) s.details = orderedDetails(this.details);
     s.code = this.code;

@@ -31,7 +31,7 @@ export interface TestServer {
 
 /** Starts an API server on a fresh memory backend. */
 export async function startTestServer(
-  options: Pick<ApiServerOptions, 'now' | 'bookmarkIntervalMs' | 'watchCacheCapacity' | 'watchCache' | 'timers' | 'authorizationMode' | 'admission'> = {},
+  options: Pick<ApiServerOptions, 'now' | 'bookmarkIntervalMs' | 'watchCacheCapacity' | 'watchCache' | 'timers' | 'authorizationMode' | 'admission' | 'audit'> = {},
 ): Promise<TestServer> {
   const backend = createMemoryBackend();
   const server = createApiServer({ backend, ...options });

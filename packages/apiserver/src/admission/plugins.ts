@@ -1,7 +1,7 @@
 import { defaultTolerationSeconds, type DefaultTolerationSecondsOptions } from './default-toleration-seconds.js';
 import { limitRanger } from './limit-ranger.js';
 import type { AdmissionObjects } from './objects.js';
-import { validatingAdmissionPolicy } from './policy/validating.js';
+import { validatingAdmissionPolicy, type ValidatingAdmissionPolicyOptions } from './policy/validating.js';
 import { priorityAdmission } from './priority.js';
 import { resourceQuotaAdmission } from './resource-quota.js';
 import { defaultStorageClassAdmission, persistentVolumeClaimResize, storageObjectInUseProtection } from './storage.js';
@@ -16,6 +16,8 @@ export interface AdmissionOptions extends DefaultTolerationSecondsOptions {
   objects?: AdmissionObjects;
   /** The webhook configurations and what resolving them reads; without it the webhook steps are left out. */
   webhooks?: WebhookSource;
+  /** The followed policies and bindings, namespaces and the authorizer of ValidatingAdmissionPolicy (without them it lists on each write and allows every check). */
+  validatingPolicies?: Pick<ValidatingAdmissionPolicyOptions, 'source' | 'namespace' | 'authorizer' | 'paramStore' | 'signal'>;
 }
 
 /**
@@ -32,7 +34,7 @@ export function builtinAdmissionSteps(options: AdmissionOptions = {}): Admission
     storageObjectInUseProtection(),
     ...(objects ? [persistentVolumeClaimResize(objects)] : []),
     ...(options.webhooks ? [mutatingAdmissionWebhook(options.webhooks)] : []),
-    ...(objects ? [validatingAdmissionPolicy({ objects, kindResource: objects.kindResource?.bind(objects) })] : []),
+    ...(objects ? [validatingAdmissionPolicy({ objects, kindResource: objects.kindResource?.bind(objects), ...options.validatingPolicies })] : []),
     ...(options.webhooks ? [validatingAdmissionWebhook(options.webhooks)] : []),
     ...(objects ? [resourceQuotaAdmission(objects)] : []),
     ...(options.extraSteps ?? []),

@@ -17,6 +17,7 @@ import { realTimers, type Timers } from '../registry/timers.js';
 import { rfc3339, type Store } from '../registry/store.js';
 import { CLEANUP_FINALIZER, crdSpec, type CRDCondition, type CRDNames, type CustomResourceDefinition } from './crd-types.js';
 import { customResourceType } from './resource-type.js';
+import type { ServiceLister } from '../webhookutil/client.js';
 
 /** Pause before listing CRDs again after a list failed (ms). */
 const RELIST_DELAY_MS = 1000;
@@ -30,6 +31,8 @@ export interface CrdControllerOptions {
   pollIntervalMs?: number;
   /** Timers of those re-checks and of relisting after a failed list (tests inject virtual ones). */
   timers?: Timers;
+  /** Services and EndpointSlices, to resolve conversion webhooks given by `service`. */
+  objects?: ServiceLister;
 }
 
 /** The running controller. */
@@ -105,7 +108,7 @@ export function createCrdController(options: CrdControllerOptions): CrdControlle
     const versions = spec.versions.filter((v) => v.served);
     const entry: Served = { signature, group: spec.group, plural: spec.names.plural, versions: [], definitions: [] };
     for (const v of versions) {
-      const { type, definitions } = customResourceType(crd, v);
+      const { type, definitions } = customResourceType(crd, v, { objects: options.objects });
       Object.assign(registry.definitions, definitions);
       definitionsChanged(registry.definitions);
       entry.definitions.push(...Object.keys(definitions));

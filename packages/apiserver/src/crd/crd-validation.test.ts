@@ -155,6 +155,23 @@ test('names, group approval, versions, columns, subresources, selectable fields,
   assert.match(validate(approved)[0]!, /with either a URL or a reason starting with "unapproved"/);
 });
 
+test('a conversion webhook by service: name, namespace, port and path checked as kube does, the port defaulted to 443', () => {
+  const crd = greetingCRD();
+  const spec = crd.spec as any;
+  spec.conversion = { strategy: 'Webhook', webhook: { clientConfig: { service: { name: '', port: 70000, path: '/convert//Bad_' } }, conversionReviewVersions: ['v1'] } };
+  assert.deepEqual(validate(crd), [
+    'spec.conversion.webhookClientConfig.service.name: Required value: service name is required',
+    'spec.conversion.webhookClientConfig.service.namespace: Required value: service namespace is required',
+    'spec.conversion.webhookClientConfig.service.port: Invalid value: 70000: port is not valid: must be between 1 and 65535, inclusive',
+    'spec.conversion.webhookClientConfig.service.path: Invalid value: "/convert//Bad_": segment[1] may not be empty',
+    'spec.conversion.webhookClientConfig.service.path: Invalid value: "/convert//Bad_": segment[2]: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, \'-\' or \'.\', and must start and end with an alphanumeric character (e.g. \'example.com\', regex used for validation is \'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\')',
+  ]);
+  spec.conversion.webhook.clientConfig.service = { namespace: 'default', name: 'conv', path: '/convert' };
+  crdResource().strategy.defaults!(crd);
+  assert.equal(spec.conversion.webhook.clientConfig.service.port, 443);
+  assert.deepEqual(validate(crd), []);
+});
+
 test('updates: group and plural never change, scope and kind not once established', () => {
   const old = greetingCRD();
   crdResource().strategy.defaults!(old);

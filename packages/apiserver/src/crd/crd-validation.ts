@@ -9,6 +9,7 @@ import type { KubeObject, SchemaObject, StatusCause } from '@kplane/api';
 import { fieldDuplicate, fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, fieldTooMany, isDNS1035Label, isDNS1123Subdomain } from '@kplane/api';
 import { child, conditionTrue, crdSpec, hoistedLayout, key, type CRDSpec, type CRDVersion } from './crd-types.js';
 import { validateCRDSchema } from './structural.js';
+import { validateWebhookService } from '../webhookutil/validation.js';
 
 const APPROVAL_ANNOTATION = 'api-approved.kubernetes.io';
 const PRINTER_TYPES = ['boolean', 'date', 'integer', 'number', 'string'];
@@ -178,6 +179,7 @@ function validateConversion(spec: CRDSpec, path: string): StatusCause[] {
     if (!cc) out.push(fieldRequired(child(path, 'webhookClientConfig'), 'required when strategy is set to Webhook'));
     else if ((cc.url === undefined) === (cc.service === undefined)) out.push(fieldRequired(child(path, 'webhookClientConfig'), 'exactly one of url or service is required'));
     else if (cc.url !== undefined) out.push(...validateWebhookURL(cc.url, child(path, 'webhookClientConfig.url')));
+    else out.push(...validateWebhookService(child(path, 'webhookClientConfig.service'), cc.service ?? {}));
     const versions = c.webhook?.conversionReviewVersions ?? [];
     const vp = child(path, 'conversionReviewVersions');
     if (versions.length === 0) out.push(fieldRequired(vp, ''));

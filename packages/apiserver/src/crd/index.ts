@@ -2,7 +2,7 @@
 export { createCrdController, type CrdController, type CrdControllerOptions } from './controller.js';
 export { validateCustomResourceDefinition, isProtectedGroup } from './crd-validation.js';
 export { customResourceType, definitionName, type CustomResourceTypeResult } from './resource-type.js';
-export { createConverter, convertingBackend, type Converter, type ConverterOptions } from './conversion.js';
+export { CONVERSION_WEBHOOK_TIMEOUT_MS, createConverter, convertingBackend, type Converter, type ConverterOptions } from './conversion.js';
 export { applyDefaults } from './defaults.js';
 export { validateValue } from './schema-values.js';
 export { validateCRDSchema, validateStructural } from './structural.js';

@@ -14,6 +14,7 @@ import { crdSpec, reversedGroup, storageVersionOf, type CRDVersion, type CustomR
 import { compileDefaulter } from './defaults.js';
 import { printerTable } from './printer.js';
 import { validateValue } from './schema-values.js';
+import type { ServiceLister } from '../webhookutil/client.js';
 
 const VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 const OBJECT_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
@@ -113,8 +114,14 @@ export interface CustomResourceTypeResult {
   definitions: SchemaDefinitions;
 }
 
+/** What customResourceType needs of the server beyond the CRD. */
+export interface CustomResourceTypeOptions {
+  /** Services and EndpointSlices, to resolve a conversion webhook given by `service`. */
+  objects?: ServiceLister;
+}
+
 /** Builds the ResourceType of one version of an (established) CRD. */
-export function customResourceType(crd: CustomResourceDefinition, version: CRDVersion): CustomResourceTypeResult {
+export function customResourceType(crd: CustomResourceDefinition, version: CRDVersion, options: CustomResourceTypeOptions = {}): CustomResourceTypeResult {
   const spec = crdSpec(crd);
   const names = { ...spec.names, ...(crd.status?.acceptedNames ?? {}) };
   const schemaName = definitionName(spec.group, version.name, names.kind);
@@ -142,7 +149,7 @@ export function customResourceType(crd: CustomResourceDefinition, version: CRDVe
     ...(storage ? { storageVersion: { group: spec.group, version: storage.name, kind: names.kind } } : {}),
   };
   if (spec.versions.length > 1 && storage) {
-    const converter = createConverter({ conversion: spec.conversion, group: spec.group, kind: names.kind });
+    const converter = createConverter({ conversion: spec.conversion, group: spec.group, kind: names.kind, objects: options.objects });
     const served = apiVersionOf(spec.group, version.name);
     const stored = apiVersionOf(spec.group, storage.name);
     type.storage = (backend) => convertingBackend(backend, converter, served, stored);

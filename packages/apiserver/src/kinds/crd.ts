@@ -63,6 +63,9 @@ export function crdResource(): ResourceType {
         if (!str(names.singular) && kind) names.singular = kind.toLowerCase();
         if (!str(names.listKind) && kind) names.listKind = `${kind}List`;
         setDefault(spec, 'conversion', { strategy: 'None' });
+        // apiextensions/v1 defaults a conversion webhook's service port to 443.
+        const service = asObj(asObj(asObj(asObj(spec.conversion)?.webhook)?.clientConfig)?.service);
+        if (service) setDefault(service, 'port', 443);
         recordStoredVersion(obj);
       },
       validate: (obj, old) => validateCustomResourceDefinition(obj, old),

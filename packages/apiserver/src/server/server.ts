@@ -44,6 +44,7 @@ import { ensureDefaultStorageClass } from '../kinds/storageclass.js';
 import { createServiceAllocator } from './ip-allocator.js';
 import { advertiseAddress, reconcileKubernetesService, repairServiceAllocations } from './kubernetes-service.js';
 import type { ServerLimits } from './limits.js';
+import { startPolicyStatus, type PolicyStatusLoop } from '../admission/policy/status.js';
 import { builtinAdmissionSteps, createAdmissionChain, followedList, type AdmissionObjects, type AdmissionOptions, type WebhookSource } from '../admission/index.js';
 
 export type { ServerLimits } from './limits.js';
@@ -227,6 +228,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   const authorizer: Authorizer | undefined = modes.length === 1 && modes[0] === 'AlwaysAllow' ? undefined : members.length === 1 ? members[0] : unionAuthorizer(members);
   const reviewAuthorizer = authorizer ? { authorize: (a: AuthorizationAttributes) => authorizer.authorize(a), rulesFor: rbac ? rbac.rulesFor.bind(rbac) : allowAll.rulesFor } : allowAll;
   let rbacFeed: RbacFeed | undefined;
+  let policyStatusLoop: PolicyStatusLoop | undefined;
   const resourceMetrics = createResourceMetrics();
   const bundles = [builtinKinds(), metricsKinds(resourceMetrics.read), ...(options.kinds ?? [])];
   const definitions = Object.assign({}, ...bundles.map((b) => b.definitions));
@@ -311,12 +313,26 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     namespace: async (name) => namespaceCache.get(name) ?? (await registry.get('', 'v1', 'namespaces')?.get(undefined, name).catch(() => undefined)),
     objects: admissionObjects,
   };
-  const admission = createAdmissionChain(builtinAdmissionSteps({ objects: admissionObjects, webhooks, ...options.admission }));
+  // ValidatingAdmissionPolicies and their bindings, followed the same way.
+  const policyLists = { policies: followedList(), bindings: followedList() };
+  const stopPolicyParams = new AbortController();
+  const validatingPolicies = {
+    source: { policies: policyLists.policies.items, bindings: policyLists.bindings.items },
+    namespace: webhooks.namespace,
+    authorizer: authorizer ?? allowAll,
+    // A params kind is followed by a watch once a policy needs it (not the never-stored review and metrics kinds).
+    paramStore: (group: string, version: string, resource: string) => {
+      const store = registry.get(group, version, resource);
+      return store && !store.type.review && !store.type.read ? store : undefined;
+    },
+    signal: stopPolicyParams.signal,
+  };
+  const admission = createAdmissionChain(builtinAdmissionSteps({ objects: admissionObjects, webhooks, validatingPolicies, ...options.admission }));
   registry = new Registry({ backend: options.backend, definitions, context, now, checkNamespace, admission, watchCacheCapacity: options.watchCacheCapacity, watchCache: options.watchCache, timers: options.timers });
   for (const b of bundles) for (const r of b.resources) registry.add(r);
 
   // Custom resources: a CRD becomes served ResourceTypes (and leaves again) at run time.
-  const crdController = createCrdController({ registry, backend: options.backend, now, timers: options.timers });
+  const crdController = createCrdController({ registry, backend: options.backend, now, timers: options.timers, objects: admissionObjects });
   // One Local APIService per served group/version, as kube-apiserver's autoregister controller.
   const autoRegistration = createAutoRegistration(registry, (err) => console.error('kplane: APIService auto-registration:', err));
 
@@ -475,7 +491,12 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
         }
       }
       await followNamespaces();
-      for (const [resource, list] of [['mutatingwebhookconfigurations', webhookConfigs.mutating], ['validatingwebhookconfigurations', webhookConfigs.validating]] as const) {
+      for (const [resource, list] of [
+        ['mutatingwebhookconfigurations', webhookConfigs.mutating],
+        ['validatingwebhookconfigurations', webhookConfigs.validating],
+        ['validatingadmissionpolicies', policyLists.policies],
+        ['validatingadmissionpolicybindings', policyLists.bindings],
+      ] as const) {
         const store = registry.get('admissionregistration.k8s.io', 'v1', resource);
         if (store) await list.start(store);
       }
@@ -500,6 +521,21 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       if (nodeGraph) nodeGraphFeed = await startNodeGraphFeed(registry, nodeGraph);
       await crdController.start();
       await autoRegistration.start();
+      // status.typeChecking of ValidatingAdmissionPolicies (kube's policy status controller).
+      const policyStore = registry.get('admissionregistration.k8s.io', 'v1', 'validatingadmissionpolicies');
+      if (policyStore) {
+        const kindOf = (t: { group: string; version: string; kind: string; schemaName: string } | undefined) => (t ? { group: t.group, version: t.version, kind: t.kind, schemaName: t.schemaName } : undefined);
+        policyStatusLoop = await startPolicyStatus({
+          store: policyStore,
+          types: {
+            kindOf: (g, v, r) => kindOf(registry.get(g, v, r)?.type),
+            paramKind: (g, v, k) => kindOf(registry.byKind(g, v, k)?.type),
+            definitions: () => registry.definitions,
+          },
+          updateStatus: (obj) => admissionObjects.updateStatus('admissionregistration.k8s.io', 'v1', 'validatingadmissionpolicies', obj),
+          onError: (err) => console.error('kplane: ValidatingAdmissionPolicy status:', err),
+        });
+      }
       startMaintenance();
       ready = true;
     },
@@ -534,7 +570,11 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       stopNamespaceCache.abort();
       webhookConfigs.mutating.stop();
       webhookConfigs.validating.stop();
+      policyLists.policies.stop();
+      policyLists.bindings.stop();
+      stopPolicyParams.abort();
       rbacFeed?.stop();
+      policyStatusLoop?.stop();
       nodeGraphFeed?.stop();
       crdController.stop();
       autoRegistration.stop();

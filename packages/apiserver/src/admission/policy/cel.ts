@@ -5,9 +5,10 @@
  * variables and authorizer.
  */
 import { ParseError, type Environment, type ParseResult } from '@marcbachmann/cel-js';
-import { celEnvironment } from '../../crd/cel/library.js';
+import { celEnvironment, meterEnvironment } from '../../crd/cel/library.js';
 import { checkRegexCalls, publicFunctionNames, useRe2Matches } from '../../crd/cel/regex-calls.js';
 import { metered, PER_CALL_LIMIT } from '../../crd/cel/runtime-cost.js';
+import { registerAuthzLibrary } from './authz.js';
 
 /** The variables of a policy expression. */
 export const POLICY_VARIABLES = ['object', 'oldObject', 'request', 'params', 'namespaceObject', 'variables', 'authorizer'] as const;
@@ -18,7 +19,9 @@ let env: Environment | undefined;
 export function policyEnvironment(): Environment {
   if (!env) {
     const e = celEnvironment().clone();
+    registerAuthzLibrary(e);
     for (const v of POLICY_VARIABLES) e.registerVariable(v, 'dyn');
+    meterEnvironment(e);
     env = e;
   }
   return env;
@@ -52,13 +55,18 @@ export type Evaluation = { ok: true; value: unknown } | { ok: false; error: stri
 
 /** Evaluates a compiled expression with kube-apiserver's per-call cost limit. */
 export function evaluate(expr: CompiledExpression, activation: Record<string, unknown>): Evaluation {
-  if (!expr.program) return { ok: false, error: expr.error ?? 'compilation failed' };
+  return evaluateMetered(expr, activation).result;
+}
+
+/** Evaluates a compiled expression under a cost limit (kube-apiserver's per-call one by default): its outcome and actual cost. */
+export function evaluateMetered(expr: CompiledExpression, activation: Record<string, unknown>, limit = PER_CALL_LIMIT): { result: Evaluation; cost: number } {
+  if (!expr.program) return { result: { ok: false, error: expr.error ?? 'compilation failed' }, cost: 0 };
   const program = expr.program;
-  const run = metered(PER_CALL_LIMIT, () => program(activation));
-  if (run.cancelled) return { ok: false, error: 'operation cancelled: actual cost limit exceeded' };
+  const run = metered(limit, () => program(activation));
+  if (run.cancelled) return { result: { ok: false, error: 'operation cancelled: actual cost limit exceeded' }, cost: run.cost };
   if (run.error !== undefined) {
     const first = (run.error instanceof Error ? run.error.message : String(run.error)).split('\n')[0]!.trim();
-    return { ok: false, error: publicFunctionNames(first.replace(/^No such key/, 'no such key')) };
+    return { result: { ok: false, error: publicFunctionNames(first.replace(/^No such key/, 'no such key')) }, cost: run.cost };
   }
-  return { ok: true, value: run.value };
+  return { result: { ok: true, value: run.value }, cost: run.cost };
 }

@@ -22,10 +22,12 @@ export function followedList(onError: (err: unknown) => void = () => {}): Follow
   let snapshot: readonly KubeObject[] = [];
   const stop = new AbortController();
   const refresh = () => (snapshot = [...byName.values()]);
+  // Namespaced objects are kept by namespace and name.
+  const keyOf = (o: KubeObject) => (o.metadata?.namespace ? `${o.metadata.namespace}/` : '') + (o.metadata?.name ?? '');
   async function relist(store: Followable): Promise<number> {
     const list = await store.list(undefined);
     byName.clear();
-    for (const o of list.items) byName.set(o.metadata?.name ?? '', o);
+    for (const o of list.items) byName.set(keyOf(o), o);
     refresh();
     return Number(list.metadata.resourceVersion);
   }
@@ -38,8 +40,8 @@ export function followedList(onError: (err: unknown) => void = () => {}): Follow
           try {
             for await (const e of store.cache.watch(rv, stop.signal)) {
               if (e.type === 'BOOKMARK' || e.type === 'ERROR') continue;
-              if (e.type === 'DELETED') byName.delete(e.object.metadata?.name ?? '');
-              else byName.set(e.object.metadata?.name ?? '', e.object);
+              if (e.type === 'DELETED') byName.delete(keyOf(e.object));
+              else byName.set(keyOf(e.object), e.object);
               rv = e.revision ?? Number(e.object.metadata?.resourceVersion ?? rv);
               refresh();
             }

@@ -1,108 +1,37 @@
-/** One call of an admission webhook: the AdmissionReview v1 posted over HTTPS, the answer checked. */
-import { request } from 'node:https';
-import { isIP } from 'node:net';
+/** One call of an admission webhook: the AdmissionReview v1 posted over HTTPS (see ../../webhookutil). */
+import { postJson, WebhookRequestError, type WebhookTarget } from '../../webhookutil/client.js';
 
-/** Where a webhook is reached: the URL kube names it by, and the address dialled. */
-export interface WebhookTarget {
-  /** The URL as errors name it, e.g. "https://hook.default.svc:443/validate?timeout=10s". */
-  url: string;
-  /** The host name the certificate is checked against. */
-  serverName: string;
-  /** The address and port dialled. */
-  host: string;
-  port: number;
-  /** The path and query sent. */
-  path: string;
-}
+export type { WebhookTarget } from '../../webhookutil/client.js';
 
-/** A webhook that could not be called or answered badly (kube's ErrCallingWebhook). */
+/**
+ * A webhook that could not be called or answered badly (kube's ErrCallingWebhook). `code` is
+ * the status kube records for it in the webhook metrics: the webhook's HTTP status when it
+ * answered with an error, 400 when it could not be called, 503 for an invalid answer.
+ */
 export class WebhookCallError extends Error {
   constructor(
     readonly webhook: string,
     readonly reason: string,
+    readonly code: number = 400,
   ) {
     super(`failed calling webhook "${webhook}": ${reason}`);
   }
 }
 
-/** Go's wording of a connection or TLS failure, as net/http reports it. */
-function goError(err: NodeJS.ErrnoException & { address?: string; port?: number }, target: WebhookTarget): string {
-  const addr = `${target.host.includes(':') ? `[${target.host}]` : target.host}:${target.port}`;
-  switch (err.code) {
-    case 'ECONNREFUSED':
-      return `dial tcp ${addr}: connect: connection refused`;
-    case 'ENOTFOUND':
-      return `dial tcp: lookup ${target.host}: no such host`;
-    case 'ECONNRESET':
-      return 'EOF';
-    case 'DEPTH_ZERO_SELF_SIGNED_CERT':
-    case 'SELF_SIGNED_CERT_IN_CHAIN':
-    case 'UNABLE_TO_VERIFY_LEAF_SIGNATURE':
-    case 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY':
-      return 'tls: failed to verify certificate: x509: certificate signed by unknown authority';
-    case 'ERR_TLS_CERT_ALTNAME_INVALID':
-      return `tls: failed to verify certificate: x509: certificate is valid for other names, not ${target.serverName}`;
-    case 'CERT_HAS_EXPIRED':
-      return 'tls: failed to verify certificate: x509: certificate has expired or is not yet valid';
-    default:
-      return err.message;
-  }
+/** kube's wording of a failed call: `failed to call webhook: …`, or `received invalid webhook response: …`. */
+export function webhookCallError(name: string, err: WebhookRequestError): WebhookCallError {
+  return new WebhookCallError(name, `${err.invalidResponse ? 'received invalid webhook response' : 'failed to call webhook'}: ${err.message}`, err.statusCode);
 }
 
 /**
- * Posts `body` to the target and returns the parsed answer. The CA bundle (PEM, from the
- * configuration's base64 caBundle) verifies the server; without one the system's roots do.
+ * Posts `body` to the target and returns the parsed answer. The CA bundle (base64 PEM, the
+ * configuration's caBundle) verifies the server; without one the system's roots do.
  * Failures are WebhookCallErrors worded as kube-apiserver words them.
  */
-export function postReview(name: string, target: WebhookTarget, body: unknown, caBundle: string | undefined, timeoutMs: number): Promise<unknown> {
-  const payload = Buffer.from(JSON.stringify(body));
-  const failed = (why: string) => new WebhookCallError(name, `failed to call webhook: Post "${target.url}": ${why}`);
-  return new Promise((resolve, reject) => {
-    let settled = false;
-    const done = (fn: () => void) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      fn();
-    };
-    const req = request(
-      {
-        host: target.host,
-        port: target.port,
-        path: target.path,
-        method: 'POST',
-        servername: isIP(target.serverName) ? undefined : target.serverName,
-        ca: caBundle ? Buffer.from(caBundle, 'base64').toString('utf8') : undefined,
-        headers: { 'content-type': 'application/json', accept: 'application/json, */*', 'content-length': payload.length },
-        agent: false,
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('error', (err) => done(() => reject(failed(goError(err, target)))));
-        res.on('end', () =>
-          done(() => {
-            const text = Buffer.concat(chunks).toString('utf8');
-            const code = res.statusCode ?? 0;
-            if (code < 200 || code > 299) {
-              reject(failed(`the server responded with the status code ${code} but did not return more information`));
-              return;
-            }
-            try {
-              resolve(JSON.parse(text));
-            } catch (err) {
-              reject(new WebhookCallError(name, `received invalid webhook response: ${(err as Error).message}`));
-            }
-          }),
-        );
-      },
-    );
-    // Node checks the certificate against `servername` (SNI) when set, else against the host.
-    const timer = setTimeout(() => {
-      done(() => reject(failed('context deadline exceeded')));
-      req.destroy();
-    }, timeoutMs);
-    req.on('error', (err) => done(() => reject(failed(goError(err as NodeJS.ErrnoException, target)))));
-    req.end(payload);
-  });
+export async function postReview(name: string, target: WebhookTarget, body: unknown, caBundle: string | undefined, timeoutMs: number): Promise<unknown> {
+  try {
+    return await postJson(target, body, caBundle, timeoutMs);
+  } catch (err) {
+    throw err instanceof WebhookRequestError ? webhookCallError(name, err) : err;
+  }
 }

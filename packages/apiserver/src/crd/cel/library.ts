@@ -243,6 +243,16 @@ function build(): Environment {
 let shared: { plain: Environment; optional: Environment } | undefined;
 
 /**
+ * Puts the runtime cost meter on another environment cloned from the shared one (each
+ * environment evaluates with its own evaluator); call it once the environment is complete.
+ */
+export function meterEnvironment(env: Environment): void {
+  hooked = undefined;
+  env.evaluate(`${EVALUATOR_HOOK}()`);
+  if (hooked) meterEvaluator(hooked as Parameters<typeof meterEvaluator>[0]);
+}
+
+/**
  * The shared CEL environment (built on first use). With `optionalOldSelf`, `oldSelf` is an
  * optional value (rules with optionalOldSelf: true); otherwise it is the old value itself.
  */
