@@ -9,8 +9,8 @@ import type { DeploymentBenchResult, PodsProbeResult } from './pods-bench.js';
 
 /** Options of deploymentInChild. */
 export interface DeploymentChildOptions {
-  /** Storage of the child's control plane (default memory). */
-  storage?: 'memory' | 'sqlite';
+  /** Storage of the child's control plane (default memory), or a storage URL (etcd://host:port). */
+  storage?: 'memory' | 'sqlite' | `${string}://${string}`;
   /** Simulated nodes (default 3). */
   nodes?: number;
   /** Seconds allowed from the scale request until every replica is Ready, kept by the parent. */

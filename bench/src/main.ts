@@ -33,7 +33,9 @@
  * 1000; 0 skips it), --daemonset-timeout N (seconds per rollout, default 240), --endpoints N (pods behind the Service of the Endpoints
  * case, default 5000; 0 skips it), --scheduler N (nodes of the scheduler case, default 1000; 0 skips it), --scheduler-pods N
  * (pods per batch of the scheduler case, default 1000), --admission 0 (skips the admission case: creates with a validating
- * webhook and with a ValidatingAdmissionPolicy against none).
+ * webhook and with a ValidatingAdmissionPolicy against none), --etcd 0 (skips the etcd storage case;
+ * it is skipped too when no etcd binary is installed), --etcd-deployment N (replicas of its
+ * Deployment 0 -> N on etcd and on sqlite, default 1000; 0 skips them).
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -62,6 +64,8 @@ import { formatJob, jobInChild } from './job-bench.js';
 import { endpointsInChild, formatEndpoints } from './endpoints-bench.js';
 import { formatScheduler, schedulerInChild } from './scheduler-bench.js';
 import { benchAdmission, formatAdmission, type AdmissionBenchResult } from './admission-bench.js';
+import { benchEtcdStorage, formatEtcdStorage, type EtcdBenchResult } from './etcd-bench.js';
+import { findEtcd } from '@kplane/storage/testing';
 
 const { values: flags } = parseArgs({
   options: {
@@ -95,6 +99,8 @@ const { values: flags } = parseArgs({
     job: { type: 'string', default: '1000' },
     endpoints: { type: 'string', default: '5000' },
     scheduler: { type: 'string', default: '1000' },
+    etcd: { type: 'string', default: '1' },
+    'etcd-deployment': { type: 'string', default: '1000' },
     'scheduler-pods': { type: 'string', default: '1000' },
     admission: { type: 'string', default: '1' },
   },
@@ -350,6 +356,24 @@ async function main(): Promise<void> {
       schedulerNodes > 0 && schedulerPods > 0
         ? (console.log(`Scheduler: ${schedulerPods} pods per batch on ${schedulerNodes} nodes ...`), await schedulerInChild(schedulerNodes, schedulerPods))
         : undefined;
+    let etcdStorage: EtcdBenchResult | undefined;
+    if (flags.etcd !== '0') {
+      if (!findEtcd()) console.log('etcd storage: skipped, no etcd binary (apt-get install etcd-server)');
+      else {
+        console.log('etcd storage: kplane on etcd and on sqlite, raw etcd puts ...');
+        etcdStorage = await benchEtcdStorage({
+          dir: join(tmp, 'etcd-case'),
+          rounds,
+          roundMs,
+          warmupMs,
+          concurrency,
+          configMap,
+          deploymentReplicas: Number(flags['etcd-deployment']),
+          deploymentTimeoutMs: Math.max(deploymentTimeoutMs, 120_000),
+          progress: (line) => console.log(line),
+        });
+      }
+    }
     let safety: SafetyBenchResult | undefined;
     if (safetyPatches > 0) {
       console.log(`safety: ${safetyPatches} patches of a 0.9 MiB ConfigMap, ${safetyWatchers} idle and 10 stalled watchers ...`);
@@ -366,6 +390,10 @@ async function main(): Promise<void> {
     if (throughput) {
       console.log(`\nThroughput (GET rows compared with bare https GET, POST/CREATE rows with bare https POST)\n`);
       console.log(formatThroughput(rows));
+    }
+    if (etcdStorage) {
+      console.log(`\netcd storage: ConfigMap CREATE and GET through kplane (HTTPS, a child process each) on etcd and on sqlite, and raw puts of the same JSON to the same etcd with the etcd3 client, ${concurrency} in flight, ${rounds} interleaved rounds\n`);
+      console.log(formatEtcdStorage(etcdStorage));
     }
     if (list.length > 0) {
       console.log(`\nLIST (kplane, sqlite; times include the client's JSON.parse)\n`);

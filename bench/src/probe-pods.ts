@@ -1,7 +1,7 @@
 /**
  * Child-process entry of the pods cases, on an in-process control plane (`listen: false`).
  * Arguments: `ready <pods> <memory|sqlite>` (benchPodsReady, its own scheduler and kubelet) or
- * `deployment <replicas> <memory|sqlite> <timeoutMs> [nodes]` (controllers and simulated nodes,
+ * `deployment <replicas> <memory|sqlite|storage URL> <timeoutMs> [nodes]` (controllers and simulated nodes,
  * default 3; progress messages go to the parent as readyReplicas changes). What the control
  * plane writes to stderr meanwhile is counted, not printed.
  */
@@ -12,7 +12,8 @@ import { benchDeploymentScale, scratchDir, type PodsProbeResult } from './pods-b
 
 const [mode, countArg, storageArg, timeoutArg, nodesArg] = process.argv.slice(2);
 const count = Number(countArg);
-const storage = storageArg === 'sqlite' ? 'sqlite' : 'memory';
+// A storage URL (etcd://host:port) runs the control plane on that store.
+const storage = storageArg?.includes('://') ? (storageArg as `${string}://${string}`) : storageArg === 'sqlite' ? 'sqlite' : 'memory';
 if ((mode !== 'ready' && mode !== 'deployment') || !(count > 0)) throw new Error('usage: probe-pods.js <ready|deployment> <count> [memory|sqlite] [timeoutMs] [nodes]');
 
 const stderr = captureStderr();
@@ -20,7 +21,7 @@ const stderr = captureStderr();
 // The control plane is not stopped: tearing down thousands of pods is not measured, and the
 // process exits as soon as the result is sent.
 await reportFromChild(async (): Promise<PodsProbeResult<unknown>> => {
-  const dir = await scratchDir(storage);
+  const dir = await scratchDir(storage === 'sqlite' ? 'sqlite' : 'memory');
   try {
     const base = { storage, listen: false, ...(dir.dataDir ? { dataDir: dir.dataDir } : {}) } as const;
     if (mode === 'ready') {

@@ -57,8 +57,8 @@ function withAgent(transport: Transport, agent: string): Transport {
 export interface ControlPlaneOptions {
   /** Folder for the database, PKI and kubeconfig (default ./.kplane). Unused with storage memory and listen false. */
   dataDir?: string;
-  /** `sqlite` (default, durable) or `memory`. */
-  storage?: 'sqlite' | 'memory';
+  /** `sqlite` (default, durable), `memory`, or a storage URL (`etcd://host:port`, `sqlite://path`...). */
+  storage?: 'sqlite' | 'memory' | `${string}://${string}`;
   /** Serve HTTPS (default true). With false, only the in-process handler serves requests. */
   listen?: boolean;
   /** HTTPS port; 0 picks a free one (default 6443). */
@@ -284,7 +284,8 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   }
   const authentication = await authenticationOptions(options.authentication ?? {}, onDisk ? join(dataDir, 'pki') : undefined);
   // The sqlite driver keeps the database and its WAL files owner-only (0600).
-  const backend = options.backend ?? (await createBackend(storage === 'memory' ? 'memory://' : `sqlite://${join(dataDir, 'state.db')}`));
+  const storageUrl = storage.includes('://') ? storage : storage === 'memory' ? 'memory://' : `sqlite://${join(dataDir, 'state.db')}`;
+  const backend = options.backend ?? (await createBackend(storageUrl));
   let audit: AuditLog | undefined;
   try {
     audit = options.auditLogPath ? await createAuditLog({ path: resolve(options.auditLogPath) }) : undefined;

@@ -62,6 +62,17 @@ export interface ListResult {
   remaining?: number;
 }
 
+/** Options of watch. */
+export interface WatchOptions {
+  /**
+   * Progress: called with a revision when the driver knows that no event under the prefix with
+   * a revision up to it is still to come (etcd's progress notifications), so a watch cache can
+   * count itself fresh up to there although nothing under its prefix changed. Drivers that
+   * have no such notifications (memory, sqlite) never call it.
+   */
+  onProgress?: (revision: number) => void;
+}
+
 /** One change seen by a watch. */
 export interface StorageEvent {
   type: 'create' | 'update' | 'delete';
@@ -105,7 +116,7 @@ export interface Backend {
   /** Deletes every key whose TTL has passed (by the backend's clock); returns how many it deleted. */
   expireKeys(): Promise<number>;
   /** Streams changes under prefix after revision `afterRevision`, until the signal aborts. */
-  watch(prefix: string, afterRevision: number, signal?: AbortSignal): AsyncIterable<StorageEvent>;
+  watch(prefix: string, afterRevision: number, signal?: AbortSignal, options?: WatchOptions): AsyncIterable<StorageEvent>;
   /** Forgets history at or below revision (current values are kept). */
   compact(revision: number): Promise<void>;
   /** Releases resources. */

@@ -39,13 +39,14 @@ test('sqlite:// accepts absolute and relative paths and creates directories', as
 });
 
 test('unknown schemes and malformed URLs are StorageErrors', async () => {
-  await assert.rejects(createBackend('etcd://localhost:2379'), (err: unknown) => {
+  await assert.rejects(createBackend('mysql://localhost:3306'), (err: unknown) => {
     assert.ok(err instanceof StorageError);
-    assert.match(err.message, /unsupported storage scheme "etcd:\/\/"/);
+    assert.match(err.message, /unsupported storage scheme "mysql:\/\/"/);
     return true;
   });
   await assert.rejects(createBackend('/var/lib/state.db'), StorageError);
   await assert.rejects(createBackend('sqlite://'), /needs a database path/);
+  await assert.rejects(createBackend('etcd://no-port'), /expected host:port/);
   await assert.rejects(createBackend(`sqlite://${join(dir, 'x.db')}?synchronous=sometimes`), /synchronous/);
 });
 

@@ -276,7 +276,8 @@ export class WatchCache {
   private async follow(fromRevision: number): Promise<void> {
     const { backend, prefix } = this.options;
     try {
-      for await (const ev of backend.watch(prefix, fromRevision, this.stopSignal.signal)) this.push(this.toEvent(ev));
+      const progress = { onProgress: (rev: number) => this.progress(rev) };
+      for await (const ev of backend.watch(prefix, fromRevision, this.stopSignal.signal, progress)) this.push(this.toEvent(ev));
     } catch (err) {
       if (!this.stopSignal.signal.aborted) {
         if (!(err instanceof CompactedError)) console.error(`kplane: the watch cache of ${prefix} restarts:`, err);
@@ -289,6 +290,16 @@ export class WatchCache {
       }
     }
     this.stopWatchers();
+  }
+
+  /**
+   * Storage says no event of this prefix up to `rev` is still to come (etcd's progress
+   * notifications): the cache is fresh up to there, and bookmarks can say so.
+   */
+  private progress(rev: number): void {
+    if (rev <= this.latest) return;
+    this.latest = rev;
+    for (const waiter of this.freshWaiters) waiter();
   }
 
   /** Empties the window at revision `rev` and closes every watcher. */

@@ -15,7 +15,10 @@ manager (namespace, serviceaccount, ... controllers).
 Flags:
   --data-dir DIR          database, PKI and kubeconfig (default ./.kplane)
   --port N                HTTPS port, 0 picks a free one (default 6443)
-  --storage sqlite|memory storage driver (default sqlite)
+  --storage sqlite|memory|URL
+                          storage driver (default sqlite, in the data dir), or a storage URL:
+                          etcd://HOST:PORT[,HOST:PORT...][?prefix=/registry] (etcds:// or
+                          ?cafile=&certfile=&keyfile= for TLS), sqlite://PATH, memory://
   --no-controllers        start without the controllers (run "kplane controller-manager" instead)
   --controller-manager-port N
                           HTTPS port of the controllers' /metrics and /healthz (default 10257,
@@ -111,7 +114,9 @@ export async function up(args: string[]): Promise<void> {
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port: not a port number: ${values.port}`);
   const storage = values.storage;
-  if (storage !== 'sqlite' && storage !== 'memory') throw new Error(`--storage: must be sqlite or memory, not ${storage}`);
+  if (storage !== 'sqlite' && storage !== 'memory' && !/^[a-z][a-z0-9+.-]*:\/\/./i.test(storage ?? '')) {
+    throw new Error(`--storage: must be sqlite, memory or a storage URL (etcd://host:port), not ${storage}`);
+  }
   const cmPortText = values['controller-manager-port'] ?? (port === 0 ? '0' : undefined);
   const controllerManagerPort = cmPortText === undefined ? undefined : Number(cmPortText);
   if (controllerManagerPort !== undefined && (!Number.isInteger(controllerManagerPort) || controllerManagerPort < 0 || controllerManagerPort > 65535)) {
@@ -131,7 +136,7 @@ export async function up(args: string[]): Promise<void> {
     ...settings,
     dataDir: values['data-dir'],
     port,
-    storage,
+    storage: storage as 'sqlite' | 'memory' | `${string}://${string}`,
     controllers: !values['no-controllers'],
     controllerManagerPort,
     hpaSyncPeriodMs,

@@ -7,7 +7,8 @@
  * ```
  *
  * `open` must return a fresh, empty backend each time, whose TTLs follow `options.now`; the
- * suite closes it after each test.
+ * suite closes it after each test. "Empty" means no keys: a store on a shared server may start
+ * at any revision, and the suite counts revisions from the one it had when the test began.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -20,10 +21,13 @@ import {
   type Backend,
 } from '../backend.js';
 import { defineWatchConformance } from './conformance-watch.js';
+import { offsetRevisions } from './revision-offset.js';
 import { defineFinalDeleteTests, defineSizeLimitTests, defineTtlTests } from './conformance-lifecycle.js';
 
 export { takeEvents } from './conformance-watch.js';
 export { createVirtualClock, type VirtualClock } from './virtual-clock.js';
+export { offsetRevisions } from './revision-offset.js';
+export { startEtcd, startEtcdCluster, findEtcd, freePort, ETCD_MISSING, type TestEtcd, type TestEtcdCluster, type EtcdTlsFiles, type StartEtcdOptions } from './etcd-server.js';
 
 /** What the suite hands to `open`. */
 export interface ConformanceOptions {
@@ -46,7 +50,9 @@ export function runBackendConformance(name: string, open: (options: ConformanceO
     test(title, async () => {
       let time = Date.UTC(2026, 0, 1);
       const clock: TestClock = { now: () => time, advance: (ms) => void (time += ms) };
-      const b = await open({ now: clock.now });
+      const opened = await open({ now: clock.now });
+      // Revisions in this suite count from the store's revision when the test began.
+      const b = offsetRevisions(opened, await opened.currentRevision());
       try {
         await body(b, clock);
       } finally {
