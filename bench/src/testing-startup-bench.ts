@@ -20,7 +20,7 @@ export interface TestingStartupRun {
 }
 
 /** Wall time of one `node -e 0` process, in ms. */
-async function nodeStartMs(): Promise<number> {
+export async function nodeStartMs(): Promise<number> {
   const t0 = performance.now();
   await new Promise<void>((resolve, reject) => execFile(process.execPath, ['-e', '0'], (err) => (err ? reject(err) : resolve())));
   return performance.now() - t0;

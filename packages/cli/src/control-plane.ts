@@ -26,19 +26,19 @@ import {
 import { createClient, type Client } from '@kplane/client';
 import type { Clock } from '@kplane/runtime';
 import type { KubeletConfig, Simulation } from '@kplane/kubelet';
-import {
-  DEFAULT_SECURE_PORT,
-  issueClientCertificate,
-  loadSigningCa,
-  ensureClusterRole,
-  ensureClusterRoleBinding,
-  startControllerManager,
-  type ServiceAccountClientFactory,
-  type ControllerManager,
-  type ControllerManagerOptions,
-  type SecureServingOptions,
-} from '@kplane/controllers';
+import type { ServiceAccountClientFactory, ControllerManager, ControllerManagerOptions, SecureServingOptions } from '@kplane/controllers';
 import { apiServerTime } from './time.js';
+import { cachedClientCertificate } from './client-certs.js';
+
+/**
+ * The controllers' package, loaded when first needed: after the API server answers, so that a
+ * start serves before it has compiled the controllers (and a control plane without controllers
+ * or nodes never loads them).
+ */
+const controllersModule = () => import('@kplane/controllers');
+
+/** The port of the controller manager's /metrics and /healthz by default, as kube-controller-manager's (DEFAULT_SECURE_PORT). */
+const CONTROLLER_MANAGER_PORT = 10257;
 
 /**
  * The User-Agents of the in-process components: their first segment names their writes in
@@ -225,12 +225,14 @@ export interface ControlPlane {
  * certificates are checked against.
  */
 export async function kubeletClientCredentials(caCert: string, caKey: string): Promise<KubeletClientConfig> {
+  const { issueClientCertificate, loadSigningCa } = await controllersModule();
   const { cert, key } = await issueClientCertificate(await loadSigningCa(caCert, caKey), { commonName: KUBELET_CLIENT_USER, organizations: [], durationMs: 365 * 24 * 3600 * 1000, now: new Date() });
   return { cert, key, ca: caCert };
 }
 
 /** The client certificate presented to APIService backends (CN front-proxy-client, made in memory at each start). */
 export async function frontProxyClient(caCert: string, caKey: string): Promise<{ cert: string; key: string }> {
+  const { issueClientCertificate, loadSigningCa } = await controllersModule();
   return issueClientCertificate(await loadSigningCa(caCert, caKey), { commonName: 'front-proxy-client', organizations: [], durationMs: 365 * 24 * 3600 * 1000, now: new Date() });
 }
 
@@ -402,8 +404,9 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     cert: options.tls?.cert ?? pki.serving.cert,
     key: options.tls?.key ?? pki.serving.key,
     clientCa: options.tls?.clientCa ?? pki.ca.cert,
-    kubeletClient: await kubeletClientCredentials(pki.ca.cert, pki.ca.key),
-    proxyClient: await frontProxyClient(pki.ca.cert, pki.ca.key),
+    // Kept in the PKI folder: a restart reuses them without loading the X.509 library.
+    kubeletClient: { ...(await cachedClientCertificate(join(dataDir, 'pki'), 'apiserver-kubelet-client', KUBELET_CLIENT_USER, pki.ca.cert, pki.ca.key)), ca: pki.ca.cert },
+    proxyClient: await cachedClientCertificate(join(dataDir, 'pki'), 'front-proxy-client', 'front-proxy-client', pki.ca.cert, pki.ca.key),
     tokens: new Map([[pki.adminToken, { username: 'kplane-admin', groups: [MASTERS_GROUP] }]]),
   };
   const port = await apiServer.listen(listenOptions);
@@ -418,13 +421,14 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   if (options.controllers) {
     const serving = {
       host: '127.0.0.1',
-      port: options.controllerManagerPort ?? DEFAULT_SECURE_PORT,
+      port: options.controllerManagerPort ?? CONTROLLER_MANAGER_PORT,
       cert: pki.serving.cert,
       key: pki.serving.key,
       clientCa: pki.ca.cert,
     };
     let clusterSigning: ControllerManagerOptions['clusterSigning'];
     try {
+      const { loadSigningCa } = await controllersModule();
       clusterSigning = { ca: await loadSigningCa(pki.ca.cert, pki.ca.key), durationMs: options.clusterSigningDurationMs };
     } catch (err) {
       await stop();
@@ -479,6 +483,7 @@ async function startNodes(serve: Transport, options: ControlPlaneOptions, stop: 
     const { nodeUser, SCHEDULER_USER, simulationPolicy, startSimulation } = await import('@kplane/kubelet');
     // The roles of the scheduler's and the nodes' identities (system:kube-scheduler, system:node).
     // (A backend restored from a bootstrapped copy holds them already.)
+    const { ensureClusterRole, ensureClusterRoleBinding } = await controllersModule();
     const admin = createClient({ transport: serve });
     const policy = simulationPolicy();
     for (const role of options.bootstrapped ? [] : policy.clusterRoles) await ensureClusterRole(admin, role);
@@ -506,6 +511,7 @@ async function startControllers(
   clusterSigning?: ControllerManagerOptions['clusterSigning'],
   rootCA?: string,
 ): Promise<ControllerManager> {
+  const { startControllerManager } = await controllersModule();
   const wrap = options.wrapTransport ?? ((t: Transport) => t);
   const transport = withAgent(serve, CONTROLLER_MANAGER_AGENT);
   const client: Client = createClient({ transport: wrap(transport, 'kube-controller-manager') });

@@ -3,8 +3,10 @@ import { parseArgs } from 'node:util';
 import { clientFromKubeconfig, loadKubeconfig } from '@kplane/client';
 import { createCa, issueCertificate, serviceAccountKeys, signingKeyFromPem, signLegacyToken } from '@kplane/apiserver';
 import { DEFAULT_SECURE_PORT, KNOWN_CONTROLLERS, loadSigningCa, startControllerManager, tokenRequestServiceAccountClients } from '@kplane/controllers';
-import { parseDuration } from './duration.js';
+import { parseDuration, parseTerminatedPodGcThreshold } from './duration.js';
 import { stopOnSignals } from './up.js';
+
+export { parseTerminatedPodGcThreshold };
 
 /** Help of `kplane controller-manager`. */
 export const CONTROLLER_MANAGER_USAGE = `Usage: kplane controller-manager --kubeconfig FILE [flags]
@@ -177,11 +179,4 @@ export async function controllerManager(args: string[]): Promise<void> {
     await cm.stop();
     process.exit(1);
   }
-}
-
-/** Parses --terminated-pod-gc-threshold: a whole number (0 or less: terminated pods are never collected). */
-export function parseTerminatedPodGcThreshold(text: string): number {
-  const n = Number(text);
-  if (text.trim() === '' || !Number.isInteger(n)) throw new Error(`--terminated-pod-gc-threshold: must be a whole number, not ${text}`);
-  return n;
 }

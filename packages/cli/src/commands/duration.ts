@@ -22,3 +22,10 @@ export function parseDuration(flag: string, text: string): number {
   if (at === 0 || at !== text.length) throw new Error(`${flag}: not a duration (like 1h, 5m or 90s): ${text}`);
   return ms;
 }
+
+/** Parses --terminated-pod-gc-threshold: a whole number (0 or less: terminated pods are never collected). */
+export function parseTerminatedPodGcThreshold(text: string): number {
+  const n = Number(text);
+  if (text.trim() === '' || !Number.isInteger(n)) throw new Error(`--terminated-pod-gc-threshold: must be a whole number, not ${text}`);
+  return n;
+}

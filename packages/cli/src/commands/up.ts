@@ -1,10 +1,8 @@
 import { parseArgs } from 'node:util';
 import { startControlPlane } from '../control-plane.js';
-import { parseDuration } from './duration.js';
+import { parseDuration, parseTerminatedPodGcThreshold } from './duration.js';
 import type { ForwardTarget } from '@kplane/apiserver';
 import { API_SERVER_FLAGS, apiServerSettings } from './apiserver-flags.js';
-import { parseTerminatedPodGcThreshold } from './controller-manager.js';
-import { loadKubeletConfig } from './kubelet.js';
 
 /** Help of `kplane up`. */
 export const UP_USAGE = `Usage: kplane up [flags]
@@ -131,7 +129,8 @@ export async function up(args: string[]): Promise<void> {
   if (hpaSyncPeriodMs < 1) throw new Error(`--horizontal-pod-autoscaler-sync-period: must be positive, not ${values['horizontal-pod-autoscaler-sync-period']}`);
   const podGcPeriodMs = parseDuration('--pod-gc-period', values['pod-gc-period']);
   if (podGcPeriodMs < 1) throw new Error(`--pod-gc-period: must be positive, not ${values['pod-gc-period']}`);
-  const kubeletConfig = values['kubelet-config'] ? await loadKubeletConfig(values['kubelet-config']) : undefined;
+  // The kubelet command's module (and the simulation) loads only for --kubelet-config.
+  const kubeletConfig = values['kubelet-config'] ? await (await import('./kubelet.js')).loadKubeletConfig(values['kubelet-config']) : undefined;
   const cp = await startControlPlane({
     ...settings,
     dataDir: values['data-dir'],
