@@ -2,7 +2,7 @@ import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { request } from 'node:https';
 import { createRequire } from 'node:module';
-import { serviceAccountUser, transportAs, type KubeObject, type RawRequest, type RawResponse, type Transport, type UserInfo } from '@kplane/api';
+import { transportAs, type KubeObject, type RawRequest, type RawResponse, type Transport, type UserInfo } from '@kplane/api';
 import { createBackend, type Backend } from '@kplane/storage';
 import {
   createApiServer,
@@ -26,32 +26,17 @@ import {
 import { createClient, type Client } from '@kplane/client';
 import type { Clock } from '@kplane/runtime';
 import type { KubeletConfig, Simulation } from '@kplane/kubelet';
-import type { ServiceAccountClientFactory, ControllerManager, ControllerManagerOptions, SecureServingOptions } from '@kplane/controllers';
+import type { ControllerManager, ControllerManagerOptions, SecureServingOptions } from '@kplane/controllers';
 import { apiServerTime } from './time.js';
 import { cachedClientCertificate } from './client-certs.js';
 
-/**
- * The controllers' package, loaded when first needed: after the API server answers, so that a
- * start serves before it has compiled the controllers (and a control plane without controllers
- * or nodes never loads them).
- */
-const controllersModule = () => import('@kplane/controllers');
+import { controllersModule, startControllers, startNodes } from './components.js';
+import type { ComponentsWorker } from './worker/host.js';
+import type { WorkerComponentOptions, WorkerData } from './worker/options.js';
 
 /** The port of the controller manager's /metrics and /healthz by default, as kube-controller-manager's (DEFAULT_SECURE_PORT). */
 const CONTROLLER_MANAGER_PORT = 10257;
 
-/**
- * The User-Agents of the in-process components: their first segment names their writes in
- * managedFields (kube-controller-manager, kubelet, kube-scheduler), as on a real cluster.
- */
-const CONTROLLER_MANAGER_AGENT = 'kube-controller-manager/kplane';
-const KUBELET_AGENT = 'kubelet/kplane';
-const SCHEDULER_AGENT = 'kube-scheduler/kplane';
-
-/** A transport whose requests carry this User-Agent. */
-function withAgent(transport: Transport, agent: string): Transport {
-  return (req) => transport({ ...req, headers: { ...req.headers, 'user-agent': agent } });
-}
 
 /** Options of startControlPlane. */
 export interface ControlPlaneOptions {
@@ -150,6 +135,14 @@ export interface ControlPlaneOptions {
    * `kubelet` and `kubelet/<node>`. Where tests inject faults or record calls.
    */
   wrapTransport?: (transport: Transport, who: string) => Transport;
+  /**
+   * Run the controller manager and the simulated nodes in a worker thread (a second core): their
+   * clients reach this thread's API server over a MessagePort bridge of the in-process transport
+   * (default false; `kplane up --controllers-in-worker`). Not with `clock`, `wrapTransport` or
+   * `controllerManagerLog`; the control plane's `controllerManager` and `simulation` are then
+   * undefined, and the API server does not serve the simulated containers' logs or metrics.
+   */
+  controllersInWorker?: boolean;
   /** Leader election timing of the controller manager (client-go's defaults: 15 s lease, 10 s renew deadline, 2 s retry). */
   leaderElection?: ControllerManagerOptions['leaderElection'];
   /** Where the controller manager's log lines go (default stderr). */
@@ -276,6 +269,9 @@ async function waitReady(url: string, ca: string): Promise<void> {
  */
 export async function startControlPlane(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
   const storage = options.storage ?? 'sqlite';
+  if (options.controllersInWorker && (options.clock || options.wrapTransport || options.controllerManagerLog)) {
+    throw new Error('controllersInWorker: the controllers and nodes of a worker thread take no clock, wrapTransport or controllerManagerLog');
+  }
   const listen = options.listen ?? true;
   const dataDir = resolve(options.dataDir ?? '.kplane');
   const onDisk = (storage === 'sqlite' && !options.backend) || listen;
@@ -315,6 +311,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   let simulation: Simulation | undefined;
   const stop = async () => {
     try {
+      await componentsWorker?.stop();
       await simulation?.stop();
       await controllerManager?.stop();
     } finally {
@@ -378,7 +375,22 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     },
     stop,
   });
+  let componentsWorker: ComponentsWorker | undefined;
+  /** The controllers and nodes in a worker thread, on a bridge to this thread's API server. */
+  const startWorker = async (serving?: SecureServingOptions, signing?: WorkerData['signing'], rootCA?: string) => {
+    if (!options.controllers && !options.nodes) return;
+    try {
+      const { startComponentsWorker } = await import('./worker/host.js');
+      componentsWorker = await startComponentsWorker(serve, { options: workerOptions(options), serving, signing, rootCA }, {
+        generateToken: (claims: Parameters<typeof signLegacyToken>[1]) => signLegacyToken(apiServer.serviceAccountKeys, claims),
+      });
+    } catch (err) {
+      await stop();
+      throw err;
+    }
+  };
   const startAll = async (serving?: SecureServingOptions, clusterSigning?: ControllerManagerOptions['clusterSigning'], rootCA?: string) => {
+    if (options.controllersInWorker) return startWorker(serving, undefined, rootCA);
     if (options.controllers) {
       startManager = () => startControllers(serve, options, serving, tokenSigner(rootCA ?? ''), clusterSigning, rootCA);
       try {
@@ -426,6 +438,10 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       key: pki.serving.key,
       clientCa: pki.ca.cert,
     };
+    if (options.controllersInWorker) {
+      await startWorker(serving, { cert: pki.ca.cert, key: pki.ca.key, durationMs: options.clusterSigningDurationMs }, pki.ca.cert);
+      return controlPlane({ url, port, kubeconfigPath });
+    }
     let clusterSigning: ControllerManagerOptions['clusterSigning'];
     try {
       const { loadSigningCa } = await controllersModule();
@@ -471,73 +487,19 @@ async function ownerOnly(pkiDir: string): Promise<void> {
   for (const secret of ['ca.key', 'serving.key', 'admin.key', 'admin.token', 'sa.key']) await chmod(join(pkiDir, secret), 0o600);
 }
 
-/**
- * Starts the scheduler and simulated kubelet for `options.nodes` nodes on the in-process
- * transport (none for 0); the API server reads their containers' logs and resource usage directly.
- */
-async function startNodes(serve: Transport, options: ControlPlaneOptions, stop: () => Promise<void>): Promise<Simulation | undefined> {
-  if (!options.nodes) return undefined;
-  const wrap = options.wrapTransport ?? ((t: Transport) => t);
-  try {
-    // Imported here: a control plane without nodes does not load the simulation.
-    const { nodeUser, SCHEDULER_USER, simulationPolicy, startSimulation } = await import('@kplane/kubelet');
-    // The roles of the scheduler's and the nodes' identities (system:kube-scheduler, system:node).
-    // (A backend restored from a bootstrapped copy holds them already.)
-    const { ensureClusterRole, ensureClusterRoleBinding } = await controllersModule();
-    const admin = createClient({ transport: serve });
-    const policy = simulationPolicy();
-    for (const role of options.bootstrapped ? [] : policy.clusterRoles) await ensureClusterRole(admin, role);
-    for (const binding of options.bootstrapped ? [] : policy.clusterRoleBindings) await ensureClusterRoleBinding(admin, binding);
-    return await startSimulation({
-      client: createClient({ transport: wrap(withAgent(serve, KUBELET_AGENT), 'kubelet') }),
-      schedulerClient: createClient({ transport: wrap(withAgent(transportAs(serve, SCHEDULER_USER), SCHEDULER_AGENT), 'kube-scheduler') }),
-      clientFor: (node) => createClient({ transport: wrap(withAgent(transportAs(serve, nodeUser(node)), KUBELET_AGENT), `kubelet/${node}`) }),
-      nodes: options.nodes,
-      config: options.kubeletConfig,
-      clock: options.clock,
-    });
-  } catch (err) {
-    await stop();
-    throw err;
-  }
-}
 
-/** Starts the controller manager; when its HTTPS port is taken, warns and runs without it. */
-async function startControllers(
-  serve: Transport,
-  options: ControlPlaneOptions,
-  serving: SecureServingOptions | undefined,
-  serviceAccountTokens: ControllerManagerOptions['serviceAccountTokens'],
-  clusterSigning?: ControllerManagerOptions['clusterSigning'],
-  rootCA?: string,
-): Promise<ControllerManager> {
-  const { startControllerManager } = await controllersModule();
-  const wrap = options.wrapTransport ?? ((t: Transport) => t);
-  const transport = withAgent(serve, CONTROLLER_MANAGER_AGENT);
-  const client: Client = createClient({ transport: wrap(transport, 'kube-controller-manager') });
-  const serviceAccountClients: ServiceAccountClientFactory | undefined =
-    options.useServiceAccountCredentials === false
-      ? undefined
-      : (account) => createClient({ transport: wrap(transportAs(transport, serviceAccountUser(account.namespace, account.name, account.uid)), account.name) });
-  const common: ControllerManagerOptions = {
-    client,
-    clock: options.clock,
-    leaderElection: options.leaderElection,
-    log: options.controllerManagerLog,
-    serviceAccountClients,
-    identitiesExist: options.bootstrapped,
-    serviceAccountTokens,
-    clusterSigning,
-    rootCA,
-    horizontalPodAutoscaler: { syncPeriodMs: options.hpaSyncPeriodMs },
-    nodeLifecycle: { gracePeriodMs: options.nodeMonitorGracePeriodMs },
-    podGarbageCollector: { terminatedPodThreshold: options.terminatedPodGcThreshold, gcCheckPeriodMs: options.podGcPeriodMs, quarantineMs: options.podGcQuarantineMs },
+/** The options a components worker takes (the structured-clonable ones). */
+function workerOptions(o: ControlPlaneOptions): WorkerComponentOptions {
+  return {
+    controllers: o.controllers,
+    nodes: o.nodes,
+    kubeletConfig: o.kubeletConfig,
+    hpaSyncPeriodMs: o.hpaSyncPeriodMs,
+    terminatedPodGcThreshold: o.terminatedPodGcThreshold,
+    podGcPeriodMs: o.podGcPeriodMs,
+    podGcQuarantineMs: o.podGcQuarantineMs,
+    nodeMonitorGracePeriodMs: o.nodeMonitorGracePeriodMs,
+    useServiceAccountCredentials: o.useServiceAccountCredentials,
+    bootstrapped: o.bootstrapped,
   };
-  try {
-    return await startControllerManager({ ...common, serving });
-  } catch (err) {
-    if (!serving || (err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
-    process.stderr.write(`kplane controller-manager: port ${serving.port} is in use; running without /metrics and /healthz\n`);
-    return startControllerManager(common);
-  }
 }

@@ -18,6 +18,9 @@ Flags:
                           etcd://HOST:PORT[,HOST:PORT...][?prefix=/registry] (etcds:// or
                           ?cafile=&certfile=&keyfile= for TLS), sqlite://PATH, memory://
   --no-controllers        start without the controllers (run "kplane controller-manager" instead)
+  --controllers-in-worker run the controllers and the simulated nodes in a worker thread (a
+                          second core), on an in-memory bridge to the API server; the API
+                          server then serves no logs or metrics of the simulated containers
   --controller-manager-port N
                           HTTPS port of the controllers' /metrics and /healthz (default 10257,
                           or 0, a free one, when --port is 0)
@@ -89,6 +92,7 @@ export async function up(args: string[]): Promise<void> {
       port: { type: 'string', default: '6443' },
       storage: { type: 'string', default: 'sqlite' },
       'no-controllers': { type: 'boolean', default: false },
+      'controllers-in-worker': { type: 'boolean', default: false },
       'controller-manager-port': { type: 'string' },
       nodes: { type: 'string', default: '3' },
       'horizontal-pod-autoscaler-sync-period': { type: 'string', default: '15s' },
@@ -137,6 +141,7 @@ export async function up(args: string[]): Promise<void> {
     port,
     storage: storage as 'sqlite' | 'memory' | `${string}://${string}`,
     controllers: !values['no-controllers'],
+    controllersInWorker: values['controllers-in-worker'],
     controllerManagerPort,
     hpaSyncPeriodMs,
     terminatedPodGcThreshold: parseTerminatedPodGcThreshold(values['terminated-pod-gc-threshold']!),
