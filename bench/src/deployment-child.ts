@@ -17,6 +17,8 @@ export interface DeploymentChildOptions {
   timeoutMs: number;
   /** Extra time for the child to start and create the Deployment (default 60 000 ms). */
   startupMs?: number;
+  /** Run the controllers and simulated nodes in a worker thread (`controllersInWorker`). */
+  controllersInWorker?: boolean;
   /** The child's entry (default `probe-pods.js` beside this file). */
   entry?: URL;
 }
@@ -37,7 +39,7 @@ interface ChildMessage {
 export function deploymentInChild(replicas: number, options: DeploymentChildOptions): Promise<PodsProbeResult<DeploymentBenchResult>> {
   const entry = options.entry ?? new URL('./probe-pods.js', import.meta.url);
   // The child's own timeout is only a backstop, later than the deadline kept here.
-  const args = ['deployment', String(replicas), options.storage ?? 'memory', String(options.timeoutMs + 10_000), String(options.nodes ?? 3)];
+  const args = ['deployment', String(replicas), options.storage ?? 'memory', String(options.timeoutMs + 10_000), String(options.nodes ?? 3), ...(options.controllersInWorker ? ['worker'] : [])];
   const proc = fork(fileURLToPath(entry), args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {
     let last: DeploymentBenchResult | undefined;

@@ -23,7 +23,8 @@
  * case, default 10000; 0 skips it), --pods-rate N (pods for the Ready rate, default 2000; 0
  * skips it), --pods N (pods for the Ready ramp, default 10000; 0 skips it), --pods-storage
  * memory|sqlite (default memory), --deployment N (replicas the Deployment is scaled to,
- * default 10000; 0 skips it), --deployment-timeout N (seconds, default 60), --safety-patches N
+ * default 10000; 0 skips it), --deployment-timeout N (seconds, default 60), --deployment-worker 0
+ * (skips the same Deployment with controllersInWorker, run after it), --safety-patches N
  * (merge patches of the 0.9 MiB ConfigMap in the safety case, default 400; 0 skips the case),
  * --safety-watchers N (idle watchers, default 1000), --safety-compaction-interval N (seconds
  * between the safety server's own compactions, default 2), --fuzz N (fuzzed requests of the long fuzz
@@ -53,6 +54,8 @@ import { benchTestingStartup, formatTestingStartup } from './testing-startup-ben
 import { benchCustomResources, formatCustomResources, type CrdBenchResult } from './crd-bench.js';
 import { formatGarbageCollector, garbageCollectorInChild } from './gc-bench.js';
 import { deploymentInChild } from './deployment-child.js';
+import { formatWorkerSpeedup } from './worker-bench.js';
+import { benchUpStartup, formatUpStartup } from './up-startup-bench.js';
 import { daemonSetInChild, formatDaemonSet } from './daemonset-bench.js';
 import { formatStatefulSetCase, statefulSetCaseInChildren, type StatefulSetCase } from './statefulset-bench.js';
 import { formatPods, podsReadyInChild, type PodsRows } from './pods-bench.js';
@@ -88,6 +91,7 @@ const { values: flags } = parseArgs({
     'pods-storage': { type: 'string', default: 'memory' },
     deployment: { type: 'string', default: '10000' },
     'deployment-timeout': { type: 'string', default: '60' },
+    'deployment-worker': { type: 'string', default: '1' },
     daemonset: { type: 'string', default: '1000' },
     'daemonset-timeout': { type: 'string', default: '240' },
     'safety-patches': { type: 'string', default: '400' },
@@ -325,6 +329,7 @@ async function main(): Promise<void> {
     const workqueue = flags.workqueue !== '0' ? (console.log('workqueue ...'), await runInChild<WorkqueueRow[]>(new URL('./probe-workqueue.js', import.meta.url))) : undefined;
     const authz = flags.authz !== '0' ? (console.log('authorization ...'), await runInChild<AuthzRow[]>(new URL('./probe-authz.js', import.meta.url), [flags.authz!])) : undefined;
     const startup = startupProcesses > 0 ? (console.log('startup ...'), await benchStartup(startupProcesses, 3)) : undefined;
+    const upStartup = startupProcesses > 0 ? (console.log('kplane up startup ...'), await benchUpStartup(startupProcesses)) : undefined;
     const testStartup = startupProcesses > 0 ? (console.log('test control plane startup ...'), await benchTestingStartup(startupProcesses, 3)) : undefined;
     const gc = gcDependents > 0 ? (console.log('garbage collector ...'), await garbageCollectorInChild(gcDependents)) : undefined;
     const pods: PodsRows = {};
@@ -340,6 +345,11 @@ async function main(): Promise<void> {
       console.log(`Deployment: 0 -> ${deploymentReplicas} replicas (at most ${deploymentTimeoutMs / 1000} s) ...`);
       pods.deployment = await deploymentInChild(deploymentReplicas, { storage: podsStorage, timeoutMs: deploymentTimeoutMs });
     }
+    const workerDeployment =
+      deploymentReplicas > 0 && flags['deployment-worker'] !== '0'
+        ? (console.log(`Deployment: 0 -> ${deploymentReplicas} replicas, controllers and nodes in a worker thread ...`),
+          await deploymentInChild(deploymentReplicas, { storage: podsStorage, timeoutMs: deploymentTimeoutMs, controllersInWorker: true }))
+        : undefined;
     const daemonSet =
       daemonSetNodes > 0
         ? (console.log(`DaemonSet over ${daemonSetNodes} nodes, against a Deployment of ${daemonSetNodes} replicas ...`), await daemonSetInChild(daemonSetNodes, Number(flags['daemonset-timeout']) * 1000))
@@ -426,6 +436,10 @@ async function main(): Promise<void> {
       console.log(`\nStartup: startControlPlane({ storage: 'memory', listen: false }) from kplane\n`);
       console.log(formatStartup(startup));
     }
+    if (upStartup) {
+      console.log(`\nkplane up startup: a fresh \`kplane up --storage memory\` (every controller, 3 nodes; its data dir's PKI made by an earlier start), from spawn to GET /readyz answering 200 over HTTPS\n`);
+      console.log(formatUpStartup(upStartup));
+    }
     if (testStartup) {
       console.log(`\nTest control plane startup: startControlPlane() from @kplane/testing (every controller, 3 nodes, virtual time, resolved once idle; warm starts copy the bootstrapped storage)\n`);
       console.log(formatTestingStartup(testStartup.samples, testStartup.nodeStartMs));
@@ -437,6 +451,10 @@ async function main(): Promise<void> {
     if (pods.rate || pods.ramp || pods.deployment) {
       console.log(`\nPods Ready: each run in a fresh process on startControlPlane({ storage: '${podsStorage}', listen: false }), 3 simulated nodes, containers start at once\n`);
       console.log(formatPods(pods, PODS_TARGETS));
+    }
+    if (pods.deployment && workerDeployment) {
+      console.log(`\nBoth cores: the Deployment case again with controllersInWorker (controllers and simulated nodes in a worker thread, on a MessagePort bridge to the API server), in a fresh process\n`);
+      console.log(formatWorkerSpeedup(pods.deployment.result, workerDeployment.result));
     }
     if (daemonSet) {
       console.log(`\nDaemonSet: in a fresh process on startControlPlane({ storage: 'memory', listen: false, controllers: true, nodes: ${daemonSetNodes} }), containers start at once; a Deployment of as many replicas first, then the DaemonSet, each timed to all pods Ready\n`);

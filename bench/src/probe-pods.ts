@@ -1,8 +1,8 @@
 /**
  * Child-process entry of the pods cases, on an in-process control plane (`listen: false`).
  * Arguments: `ready <pods> <memory|sqlite>` (benchPodsReady, its own scheduler and kubelet) or
- * `deployment <replicas> <memory|sqlite|storage URL> <timeoutMs> [nodes]` (controllers and simulated nodes,
- * default 3; progress messages go to the parent as readyReplicas changes). What the control
+ * `deployment <replicas> <memory|sqlite|storage URL> <timeoutMs> [nodes] [worker]` (controllers and simulated
+ * nodes, default 3, in a worker thread with `worker`; progress messages go to the parent as readyReplicas changes). What the control
  * plane writes to stderr meanwhile is counted, not printed.
  */
 import { startControlPlane } from 'kplane';
@@ -10,7 +10,7 @@ import { benchPodsReady } from '@kplane/kubelet';
 import { captureStderr, reportFromChild } from './child.js';
 import { benchDeploymentScale, scratchDir, type PodsProbeResult } from './pods-bench.js';
 
-const [mode, countArg, storageArg, timeoutArg, nodesArg] = process.argv.slice(2);
+const [mode, countArg, storageArg, timeoutArg, nodesArg, workerArg] = process.argv.slice(2);
 const count = Number(countArg);
 // A storage URL (etcd://host:port) runs the control plane on that store.
 const storage = storageArg?.includes('://') ? (storageArg as `${string}://${string}`) : storageArg === 'sqlite' ? 'sqlite' : 'memory';
@@ -30,7 +30,7 @@ await reportFromChild(async (): Promise<PodsProbeResult<unknown>> => {
       return { result, ...stderr.fields() };
     }
     // Pods start at once (no simulated start delay), as in benchPodsReady: this measures the machinery.
-    const cp = await startControlPlane({ ...base, controllers: true, nodes: Number(nodesArg ?? 3), kubeletConfig: { defaults: { startAfterMs: 0 } } });
+    const cp = await startControlPlane({ ...base, controllers: true, controllersInWorker: workerArg === 'worker', nodes: Number(nodesArg ?? 3), kubeletConfig: { defaults: { startAfterMs: 0 } } });
     const result = await benchDeploymentScale({
       client: cp.client,
       replicas: count,
