@@ -92,6 +92,7 @@ export async function readEvents(r: RawResponse, n: number, timeoutMs = 2000): P
 }
 
 /** Canary objects and the seeded request fuzzer shared by the safety tests and the benchmark. */
+export * from './testing/admission.js';
 export * from './testing/canaries.js';
 export * from './testing/fuzz.js';
 export * from './testing/expect.js';
