@@ -103,6 +103,8 @@ describe('failover: kill the etcd leader, the active controller manager, then an
     // The writer: creates, recorded once acknowledged.
     const acked = new Map<string, number>();
     const gaps: number[] = [];
+    const t0 = Date.now();
+    const killsAt: number[] = [];
     let lastAck = 0;
     const writing = (async () => {
       const api = resourceOf(client(), ConfigMaps);
@@ -111,6 +113,7 @@ describe('failover: kill the etcd leader, the active controller manager, then an
           const made = await api.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `write-${i}`, namespace: NS }, data: { i: String(i) } });
           acked.set(made.metadata!.name!, Number(made.metadata!.resourceVersion));
           const now = Date.now();
+          if (lastAck && now - lastAck > 1000) t.diagnostic(`pause ${now - lastAck} ms, ended ${now - t0} ms; kills at ${killsAt.map((k) => k - t0).join(', ')}`);
           if (lastAck) gaps.push(now - lastAck);
           lastAck = now;
         } catch {
@@ -167,6 +170,7 @@ describe('failover: kill the etcd leader, the active controller manager, then an
 
     // 1. The etcd leader.
     let since = Date.now();
+    killsAt.push(Date.now());
     await etcd.kill(await etcd.leader());
     await scaleAndWait(2, since, 'the etcd leader was killed');
     await progress('after the etcd leader was killed');
@@ -183,12 +187,14 @@ describe('failover: kill the etcd leader, the active controller manager, then an
     assert.ok(leading, `a running controller manager holds the Lease (${holder})`);
     const standby = managers.find((m) => m !== leading)!;
     since = Date.now();
+    killsAt.push(Date.now());
     leading.child.kill('SIGKILL');
     await scaleAndWait(3, since, 'the active controller manager was killed');
     assert.ok(standby.identity() && standby.identity() !== holder, 'the standby took the Lease over');
 
     // 3. The first API server: every component talks to it first.
     since = Date.now();
+    killsAt.push(Date.now());
     await apiservers[0]!.stop('SIGKILL');
     await scaleAndWait(4, since, 'an API server was killed');
     await progress('after an API server was killed');
