@@ -3,11 +3,14 @@
  * chapter's kubectl exercises, the finalizers page, the CRD chapter), run by walkthrough.test.ts
  * on its kplane and recorded on its page.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import assert from 'node:assert/strict';
-import { HERE, eventually } from './harness.js';
+import { HERE, eventually, tokenKubeconfig, type KplaneProcess } from './harness.js';
+
+const EXAMPLE = join(HERE, '..', '..', 'examples', 'greeting-operator', 'dist');
 import type { Page } from './walkthrough-page.js';
 
 /** kubectl with the suite's kubeconfig, failing on a non-zero exit (not recorded). */
@@ -115,7 +118,7 @@ export async function crdChapter(page: Page, k: K): Promise<void> {
   const run = page.run.bind(page);
   page.heading(2, 'CRDs and operators');
   page.heading(3, 'The Greeting CRD');
-  const { stdout: manifests } = await promisify(execFile)(process.execPath, [join(HERE, '..', '..', 'examples', 'greeting-operator', 'dist', 'manifests.js')]);
+  const { stdout: manifests } = await promisify(execFile)(process.execPath, [join(EXAMPLE, 'manifests.js')]);
   await run('kubectl apply -f -', { input: manifests, as: 'node examples/greeting-operator/dist/manifests.js | kubectl apply -f -' });
   await eventually('the CRD established', async () => /Established=True/.test(await k('get', 'crd', 'greetings.demo.example.com', '-o', 'jsonpath={range .status.conditions[*]}{.type}={.status}{"\\n"}{end}')) || undefined);
   assert.match((await run(`kubectl get crd greetings.demo.example.com -o jsonpath='{range .status.conditions[*]}{.type}={.status}{"\\n"}{end}'`)).stdout, /Established=True/);
@@ -137,4 +140,66 @@ export async function crdChapter(page: Page, k: K): Promise<void> {
   assert.match((await run('kubectl -n demo get greetings --field-selector spec.version=1.1')).stderr, /No resources found in demo namespace\./);
   assert.match((await run('kubectl -n demo get greetings --field-selector spec.version=1.0')).stdout, /^hello\s/m);
   await run('kubectl get demo -n demo');
+}
+
+/** The CRD chapter's controller: examples/greeting-operator run as its ServiceAccount. */
+export async function greetingOperator(page: Page, k: K, kp: KplaneProcess): Promise<void> {
+  const run = page.run.bind(page);
+  page.heading(3, 'The controller: examples/greeting-operator');
+  page.say(`The operator runs as its ServiceAccount greeting-system/greeting-operator, whose
+    ClusterRole the manifests above installed. What it may do (the lines of non-resource URLs
+    left out):`);
+  const can = await run('kubectl auth can-i --list --as=system:serviceaccount:greeting-system:greeting-operator', { show: (o) => o.split('\n').filter((l) => !/^ *\[/.test(l)).join('\n') });
+  assert.match(can.stdout, /^greetings\.demo\.example\.com\/status\s+\[\]\s+\[\]\s+\[patch\]$/m);
+  assert.doesNotMatch(can.stdout, /delete/);
+  const token = (await k('-n', 'greeting-system', 'create', 'token', 'greeting-operator')).trim();
+  const kubeconfig = await tokenKubeconfig(kp, token, 'greeting-operator');
+  const child = spawn(process.execPath, [join(EXAMPLE, 'main.js'), '--kubeconfig', kubeconfig, '--webhook-port', '0', '--metrics-bind-address', '0', '--dns-latency', '1000'], { cwd: kp.dataDir, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (c) => (out += c));
+  child.stderr!.on('data', (c) => (out += c));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const records = () => readFile(join(kp.dataDir, 'greeting-records.txt'), 'utf8').catch(() => '');
+  try {
+    await eventually('the operator to start', () => {
+      if (child.exitCode !== null) throw new Error(`the operator exited:\n${out}`);
+      return /^greeting-operator started: /m.test(out) || undefined;
+    });
+    page.record('node examples/greeting-operator/dist/main.js --kubeconfig operator.kubeconfig --webhook-port 0 --metrics-bind-address 0 --dns-latency 1000 &', out.split('\n').filter((l) => /^greeting-operator started/.test(l)).join('\n'));
+    page.say('(operator.kubeconfig holds a token of that ServiceAccount, from kubectl create token.)');
+    assert.match((await run('kubectl -n demo wait greeting/hello --for=condition=Ready --timeout=60s')).stdout, /condition met/);
+    await run('kubectl -n demo get gr -o wide');
+    await run('kubectl -n demo get deploy,svc,ingress -l app.kubernetes.io/instance=hello');
+    const refs = await run(`kubectl -n demo get deploy hello -o jsonpath='{.metadata.ownerReferences}{"\\n"}'`);
+    assert.match(refs.stdout, /"kind":"Greeting","name":"hello"/);
+    const conds = await run(`kubectl -n demo get greeting hello -o jsonpath='{range .status.conditions[*]}{.type}={.status} {.reason}: {.message}{"\\n"}{end}'`);
+    assert.match(conds.stdout, /^Ready=True \S+: 2\/2 replicas ready$/m);
+
+    page.heading(3, 'A manual scale is undone; a scale of the Greeting is followed');
+    await run('kubectl -n demo scale deploy hello --replicas=5');
+    await eventually('the Deployment back at 2', async () => (await k('-n', 'demo', 'get', 'deploy', 'hello', '-o', 'jsonpath={.spec.replicas}')) === '2' || undefined);
+    assert.match((await run(`kubectl -n demo get deploy hello -o jsonpath='{.spec.replicas}{"\\n"}'`)).stdout, /^2$/m);
+    await run('kubectl -n demo scale greeting hello --replicas=3');
+    await eventually('the Greeting Ready again at 3', async () => (await k('-n', 'demo', 'get', 'greeting', 'hello', '-o', 'jsonpath={.status.readyReplicas}')) === '3' || undefined);
+    assert.match((await run('kubectl -n demo wait greeting/hello --for=condition=Ready --timeout=60s')).stdout, /condition met/);
+    await run(`kubectl -n demo get greeting hello -o jsonpath='{.metadata.generation} {.status.observedGeneration} {.status.readyReplicas}{"\\n"}'`);
+
+    page.heading(3, 'Deletion through the finalizer');
+    page.say(`The operator keeps a record per Greeting in a file (greeting-records.txt) standing for a
+      DNS entry the collector cannot see; its finalizer removes the record (1 s of simulated DNS
+      latency here) before the Greeting goes, then the collector removes the children.`);
+    page.record('cat greeting-records.txt', await records());
+    assert.match(await records(), /hello/);
+    await run('kubectl -n demo delete greeting hello --wait=false');
+    const marked = await run(`kubectl -n demo get greeting hello -o jsonpath='{.metadata.deletionTimestamp} {.metadata.finalizers}{"\\n"}'`, { fails: false });
+    assert.match(marked.stdout, /demo\.example\.com\/cleanup/);
+    assert.match((await run('kubectl -n demo wait greeting/hello --for=delete --timeout=30s')).stdout, /condition met/);
+    page.record('cat greeting-records.txt', await records());
+    assert.doesNotMatch(await records(), /hello/);
+    await eventually('the children collected', async () => (await k('-n', 'demo', 'get', 'deploy,svc,ingress', '-o', 'name')).trim() === '' || undefined);
+    assert.match((await run('kubectl -n demo get deploy,svc,ingress -l app.kubernetes.io/instance=hello')).stderr, /No resources found in demo namespace\./);
+  } finally {
+    if (child.exitCode === null) child.kill('SIGTERM');
+    await exited;
+  }
 }

@@ -10,8 +10,9 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { HERE, eventually, httpsGet, kubectlOk, startControllerManager, useKplane, type ControllerManagerProcess } from './harness.js';
+import { miniReplicaSet } from './walkthrough-mini.js';
 import { Page, writeOrCompare } from './walkthrough-page.js';
-import { controllersChapterEnd, crdChapter, finalizersPage } from './walkthrough-parts.js';
+import { controllersChapterEnd, crdChapter, finalizersPage, greetingOperator } from './walkthrough-parts.js';
 
 /** The controller manager's flags: kube-controller-manager's identities per controller, any free port. */
 const CM_FLAGS = ['--use-service-account-credentials=true'];
@@ -97,6 +98,10 @@ describe('the walkthrough (docs/walkthrough.md)', { concurrency: 1 }, () => {
     page.say('(The output above keeps the names ending in controller or collector, as the course filters them.)');
     const leases = await run('kubectl -n kube-system get lease -o custom-columns=LEASE:.metadata.name,HOLDER:.spec.holderIdentity');
     assert.match(leases.stdout, /^kube-controller-manager\s+\S+/m);
+  });
+
+  it('controllers: writing a controller (examples/mini-replicaset)', async () => {
+    await miniReplicaSet(page, suite.kp.kubeconfig);
   });
 
   it("controllers: the workqueues' metrics before and after a scale", async () => {
@@ -212,6 +217,7 @@ spec:
 
   it('the CRD and operators chapter', async () => {
     await crdChapter(page, k);
+    await greetingOperator(page, k, suite.kp);
   });
 
   it('writes docs/walkthrough.md, or checks it has not drifted', async () => {
