@@ -25,6 +25,7 @@ metadata:
 data:
   a: "1"
 `;
+const HELLO = 'apiVersion: demo.example.com/v1\nkind: Greeting\nmetadata:\n  name: hello\n  namespace: demo\nspec:\n  version: "1.0"\n  message: hi\n  host: hello.apps.example.com\n';
 const TRUE_CONDITIONS = `-o jsonpath='{range .status.conditions[?(@.status=="True")]}{.type}: {.message}{"\\n"}{end}'`;
 
 /** Finalizers, the stuck namespace and exercises 2 and 3 of the controllers chapter. */
@@ -108,7 +109,7 @@ export async function finalizersPage(page: Page, k: K): Promise<void> {
   await run('kubectl get cm garde', { fails: true });
   page.heading(3, 'Finalizer names must be domain-qualified');
   page.say(`On a built-in kind the API server refuses a finalizer name without a domain (other than
-    the standard ones such as kubernetes); on a custom resource it only warns.`);
+    the standard ones such as kubernetes), as kube-apiserver does.`);
   const bare = await run('kubectl apply -f -', { fails: true, input: GARDE.replace('cours.exemple/archivage', 'archivage').replace('garde', 'garde-nue') });
   assert.match(bare.stderr, /metadata\.finalizers\[0\]: Invalid value: "archivage": name is neither a standard finalizer name nor is it fully qualified/);
 }
@@ -133,13 +134,19 @@ export async function crdChapter(page: Page, k: K): Promise<void> {
   });
   assert.match(bad.stderr, /host must be in the apps\.example\.com zone/);
   assert.match(bad.stderr, /a public application needs at least 2 replicas, got 1/);
-  await run('kubectl apply -f -', { input: 'apiVersion: demo.example.com/v1\nkind: Greeting\nmetadata:\n  name: hello\n  namespace: demo\nspec:\n  version: "1.0"\n  message: hi\n  host: hello.apps.example.com\n' });
+  await run('kubectl apply -f -', { input: HELLO });
   assert.match((await run('kubectl -n demo get gr')).stdout, /^hello\s+1\.0\s+2\s/m);
   const immut = await run(`kubectl -n demo patch gr hello --type=merge -p '{"spec":{"host":"hello2.apps.example.com"}}'`, { fails: true });
   assert.match(immut.stderr, /host cannot be changed, create a new Greeting/);
   assert.match((await run('kubectl -n demo get greetings --field-selector spec.version=1.1')).stderr, /No resources found in demo namespace\./);
   assert.match((await run('kubectl -n demo get greetings --field-selector spec.version=1.0')).stdout, /^hello\s/m);
   await run('kubectl get demo -n demo');
+  page.heading(3, 'A finalizer name without a domain, on a custom resource');
+  page.say(`On a custom resource kube-apiserver accepts the name with a warning (metadata.finalizers:
+    "archivage": prefer a domain-qualified finalizer name…); kplane accepts it without the warning.`);
+  const warned = await run(`kubectl -n demo patch gr hello --type=merge -p '{"metadata":{"finalizers":["archivage"]}}'`);
+  assert.match(warned.stdout, /greeting\.demo\.example\.com\/hello patched/);
+  await run(`kubectl -n demo patch gr hello --type=merge -p '{"metadata":{"finalizers":null}}'`);
 }
 
 /** The CRD chapter's controller: examples/greeting-operator run as its ServiceAccount. */
@@ -198,6 +205,24 @@ export async function greetingOperator(page: Page, k: K, kp: KplaneProcess): Pro
     assert.doesNotMatch(await records(), /hello/);
     await eventually('the children collected', async () => (await k('-n', 'demo', 'get', 'deploy,svc,ingress', '-o', 'name')).trim() === '' || undefined);
     assert.match((await run('kubectl -n demo get deploy,svc,ingress -l app.kubernetes.io/instance=hello')).stderr, /No resources found in demo namespace\./);
+
+    page.heading(3, 'With the operator stopped, the Greeting stays Terminating');
+    await run('kubectl apply -f -', { input: HELLO });
+    await eventually('the record written', async () => /demo\/hello/.test(await records()) || undefined);
+    assert.match((await run('kubectl -n demo wait greeting/hello --for=condition=Ready --timeout=60s')).stdout, /condition met/);
+    child.kill('SIGTERM');
+    await exited;
+    page.record('kill %1   # the operator stops', '');
+    await run('kubectl -n demo delete greeting hello --wait=false');
+    const stuck = await run(`kubectl -n demo get greeting hello -o jsonpath='{.metadata.deletionTimestamp} {.metadata.finalizers}{"\\n"}'`);
+    assert.match(stuck.stdout, /Z \["demo\.example\.com\/cleanup"\]/);
+    page.say(`Nobody removes the finalizer: the Greeting stays. Removing it by hand lets the Greeting
+      and its children go, and leaves the external record behind, as the course warns:`);
+    await run(`kubectl -n demo patch greeting hello --type=merge -p '{"metadata":{"finalizers":null}}'`);
+    await eventually('the Greeting gone', async () => !(await k('-n', 'demo', 'get', 'greetings', '-o', 'name')).includes('hello') || undefined);
+    assert.match((await run('kubectl -n demo get greeting hello', { fails: true })).stderr, /NotFound/);
+    page.record('cat greeting-records.txt', await records());
+    assert.match(await records(), /demo\/hello/);
   } finally {
     if (child.exitCode === null) child.kill('SIGTERM');
     await exited;
