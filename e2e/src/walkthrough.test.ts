@@ -227,7 +227,8 @@ spec:
     await run('kubectl wait deploy/lent --for=delete --timeout=30s');
     const took = Date.now() - started;
     assert.ok(took >= 3000, `the Deployment waited for the preStop (${took} ms)`);
-    page.record(`# the Deployment went ${Math.round(took / 1000)} s after the request`, '');
+    page.say(`The Deployment went about ${Math.round(took / 1000)} s after the request: the pods' preStop sleep,
+      then the collector removed the ReplicaSet's finalizer, then the Deployment's.`);
   });
 
   it('controllers: finalizers, the stuck namespace and the exercises', async () => {
