@@ -56,7 +56,13 @@ export async function miniReplicaSet(page: Page, kubeconfig: string): Promise<vo
     };
     const pods = async () =>
       (JSON.parse(await k('get', 'pods', '-l', 'cours/proprietaire=vitrine', '-o', 'json')) as { items: { metadata: { name: string; deletionTimestamp?: string } }[] }).items;
-    const settled = (n: number) => eventually(`${n} pods`, async () => ((await pods()).length === n ? true : undefined));
+    const live = async () => (await pods()).filter((p) => !p.metadata.deletionTimestamp).map((p) => p.metadata.name);
+    /** Waits until `n` pods are live and each one's creation is in `c`'s log (on a loaded machine a copy may create one too many, then delete it). */
+    const settled = (n: number, c?: Copy) =>
+      eventually(`${n} live pods`, async () => {
+        const names = await live();
+        return names.length === n && (!c || names.every((name) => c.lines().some((l) => l.endsWith(` creating ${name}`)))) ? names : undefined;
+      });
     const logged = (c: Copy, re: RegExp, n: number) =>
       eventually(`${n} lines ${re}`, () => c.lines().filter((l) => re.test(l)).length >= n || undefined).catch((err: Error) => {
         throw new Error(`${err.message}:\n${c.output()}`);
@@ -72,13 +78,15 @@ export async function miniReplicaSet(page: Page, kubeconfig: string): Promise<vo
     let ctl = await start('bare');
     page.record(`node examples/mini-replicaset/dist/bare.js ch36 --proxy ${proxyUrl} > log1.txt &`, '');
     await run('kubectl apply -f -', { input: WISH(3) });
-    await settled(3);
-    await logged(ctl, /creating/, 3);
-    const first = (await pods())[0]!.metadata.name;
+    const first = (await settled(3, ctl))[0]!;
     await run(`kubectl delete pod/${first} --wait=false`);
-    await logged(ctl, /2 pod\(s\) for 3 wanted, creating/, 2);
+    await eventually('the replacement', async () => {
+      const names = await live();
+      return names.length === 3 && !names.includes(first) && names.every((name) => ctl.lines().some((l) => l.endsWith(` creating ${name}`))) ? true : undefined;
+    });
     await run(`kubectl patch cm vitrine --type=merge -p '{"data":{"repliques":"1"}}'`);
-    await logged(ctl, /deleting/, 2);
+    await settled(1);
+    await logged(ctl, /for 1 wanted, deleting/, 2);
     await ctl.stop();
     page.record('kill %2; cat log1.txt', ctl.output());
     assert.match(ctl.output(), /vitrine: 3 pod\(s\) for 1 wanted, deleting /);
@@ -127,8 +135,7 @@ export async function miniReplicaSet(page: Page, kubeconfig: string): Promise<vo
     const standby = copies.find((c) => c !== leader)!;
     page.record('# two copies of sdk.js --leader-elect started, then:', '');
     await run('kubectl apply -f -', { input: WISH(3) });
-    await settled(3);
-    await logged(leader, /creating/, 3);
+    await settled(3, leader);
     await run('kubectl get lease mini-replicaset -o custom-columns=LEASE:.metadata.name,HOLDER:.spec.holderIdentity');
     await Promise.all(copies.map((c) => c.stop()));
     page.record('# the leader: cat logA.txt', leader.output());
