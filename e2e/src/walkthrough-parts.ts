@@ -136,6 +136,14 @@ export async function crdChapter(page: Page, k: K): Promise<void> {
   assert.match(bad.stderr, /a public application needs at least 2 replicas, got 1/);
   await run('kubectl apply -f -', { input: HELLO });
   assert.match((await run('kubectl -n demo get gr')).stdout, /^hello\s+1\.0\s+2\s/m);
+  page.say('The defaults (message, replicas) are written with the object:');
+  assert.match((await run(`kubectl -n demo get gr hello -o jsonpath='{.metadata.generation} {.spec}{"\\n"}'`)).stdout, /^1 \{.*"replicas":2/m);
+  page.say('A field the schema does not know is refused by kubectl apply (strict field validation, its default):');
+  const typo = await run('kubectl apply -f -', {
+    fails: true,
+    input: 'apiVersion: demo.example.com/v1\nkind: Greeting\nmetadata:\n  name: typo\n  namespace: demo\nspec:\n  version: "1.0"\n  replica: 3\n',
+  });
+  assert.match(typo.stderr, /strict decoding error: unknown field "spec\.replica"/);
   const immut = await run(`kubectl -n demo patch gr hello --type=merge -p '{"spec":{"host":"hello2.apps.example.com"}}'`, { fails: true });
   assert.match(immut.stderr, /host cannot be changed, create a new Greeting/);
   assert.match((await run('kubectl -n demo get greetings --field-selector spec.version=1.1')).stderr, /No resources found in demo namespace\./);
