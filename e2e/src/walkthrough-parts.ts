@@ -125,6 +125,18 @@ export async function crdChapter(page: Page, k: K): Promise<void> {
   assert.match((await run(`kubectl get crd greetings.demo.example.com -o jsonpath='{range .status.conditions[*]}{.type}={.status}{"\\n"}{end}'`)).stdout, /Established=True/);
   assert.match((await run('kubectl api-resources --api-group=demo.example.com')).stdout, /^greetings\s+gr\s+demo\.example\.com\/v1\s+true\s+Greeting$/m);
   assert.match((await run('kubectl explain greeting.spec.version')).stdout, /FIELD: version <string>/);
+  page.say(`The CRD's first version built a message by concatenation, '… got ' + string(self.replicas);
+    the API server estimates each CEL rule's cost when the CRD is written and refuses it.
+    greeting-crd-concat.json is the CRD above with that messageExpression and the group
+    demo2.example.com:`);
+  const crd = (JSON.parse(manifests) as { items: { kind: string; metadata: { name: string }; spec: { group: string; versions: { schema: { openAPIV3Schema: { properties: { spec: { 'x-kubernetes-validations': { messageExpression?: string }[] } } } } }[] } }[] }).items.find((i) => i.kind === 'CustomResourceDefinition')!;
+  crd.metadata.name = 'greetings.demo2.example.com';
+  crd.spec.group = 'demo2.example.com';
+  for (const r of crd.spec.versions[0]!.schema.openAPIV3Schema.properties.spec['x-kubernetes-validations']) {
+    if (r.messageExpression) r.messageExpression = "'a public application needs at least 2 replicas, got ' + string(self.replicas)";
+  }
+  const costly = await run('kubectl apply -f -', { input: JSON.stringify(crd), as: 'kubectl apply -f greeting-crd-concat.json', fails: true });
+  assert.match(costly.stderr, /messageExpression: Forbidden: estimated messageExpression cost exceeds budget by factor of more than 100x/);
   await run('kubectl create namespace demo');
   assert.match((await run('kubectl get --raw /apis/demo.example.com/v1/namespaces/demo/greetings')).stdout, /"kind":"GreetingList"/);
   page.heading(3, 'Validation by the API server');
@@ -136,7 +148,7 @@ export async function crdChapter(page: Page, k: K): Promise<void> {
   assert.match(bad.stderr, /a public application needs at least 2 replicas, got 1/);
   await run('kubectl apply -f -', { input: HELLO });
   assert.match((await run('kubectl -n demo get gr')).stdout, /^hello\s+1\.0\s+2\s/m);
-  page.say('The defaults (message, replicas) are written with the object:');
+  page.say('The default replicas: 2 is written with the object:');
   assert.match((await run(`kubectl -n demo get gr hello -o jsonpath='{.metadata.generation} {.spec}{"\\n"}'`)).stdout, /^1 \{.*"replicas":2/m);
   page.say('A field the schema does not know is refused by kubectl apply (strict field validation, its default):');
   const typo = await run('kubectl apply -f -', {

@@ -33,8 +33,7 @@ const DIFFERENCES = [
   and kplane answer 200 OK. A finalizer name without a domain is refused on a built-in kind, as by
   kube-apiserver; on a custom resource kube-apiserver accepts it with a Warning, kplane without.`,
   `Not replayed: the pv-protection example of the finalizers page; the CRD chapter's etcdctl look at
-  the stored object (kplane keeps objects in SQLite or memory, not etcd), its CEL cost-budget
-  error, its CloudNativePG and RabbitMQ operators and the list of CRDs of its lab; its
+  the stored object (kplane keeps objects in SQLite or memory, not etcd), its CloudNativePG and RabbitMQ operators and the list of CRDs of its lab; its
   controller-runtime Go code is replaced by examples/greeting-operator on kplane's runtime SDK.`,
   `In exercise 1 the number of pods the two copies create depends on the timing of their watches
   (6 in the course's run); the level, 3, is always reached.`,
