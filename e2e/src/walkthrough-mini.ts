@@ -15,6 +15,7 @@ const WISH = (n: number) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name:
 /** A running copy of the example. */
 interface Copy {
   lines(): string[];
+  /** Its standard output (what `> log.txt` keeps). */
   output(): string;
   stop(): Promise<void>;
 }
@@ -38,11 +39,12 @@ export async function miniReplicaSet(page: Page, kubeconfig: string): Promise<vo
       const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
       running.add(child);
       let o = '';
+      let e = '';
       child.stdout!.on('data', (c) => (o += c));
-      child.stderr!.on('data', (c) => (o += c));
+      child.stderr!.on('data', (c) => (e += c));
       const exited = new Promise<void>((resolve) => child.once('exit', () => (running.delete(child), resolve())));
       await eventually(`${file} to start`, () => {
-        if (child.exitCode !== null) throw new Error(`${file} exited:\n${o}`);
+        if (child.exitCode !== null) throw new Error(`${file} exited:\n${o}${e}`);
         return /^controller started in /m.test(o) || undefined;
       });
       return {
