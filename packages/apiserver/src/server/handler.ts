@@ -371,9 +371,9 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
           });
         }
         if (rep === 'object' && !t.customResource) {
-          // Stored JSON is served as it is when no selector needs the decoded objects.
-          const raw = await store.listJson(ns, listOptions(q));
-          if (raw !== undefined) return textJson(200, raw);
+          // Stored JSON is served as it is, written to the client as storage is read.
+          const raw = await store.listJsonStream(ns, listOptions(q));
+          if (raw !== undefined) return 'body' in raw ? textJson(200, raw.body) : { status: 200, headers: { 'content-type': JSON_TYPE }, stream: raw.stream };
         }
         const list = await store.list(ns, listOptions(q));
         if (rep === 'table') {
