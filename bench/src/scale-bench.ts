@@ -6,7 +6,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createHttpsTransport, loadKubeconfig, type HttpsTransport } from '@kplane/client';
-import { startChild, type Child } from './child.js';
+import { runInChild, startChild, type Child } from './child.js';
 import { expectStatus } from './list-bench.js';
 import { runPool } from './load.js';
 import { formatTable } from './report.js';
@@ -200,4 +200,34 @@ export function formatScale(r: ScaleBenchResult): string {
     ['restart to ready (SQLite)', '', s(r.restartMs), `RSS once ready ${mb(r.rssAfterRestart)}`, `${(r.restartMs / 1000 / SCALE_TARGETS.maxRestartSeconds).toFixed(2)}x of 10 s`],
   ];
   return formatTable([['case', 'size', 'time', 'note', 'vs target'], ...rows], [2]);
+}
+
+/** One in-process LIST of every pod (see probe-list-stream.ts). */
+export interface ListStreamSample {
+  mode: 'streamed' | 'built';
+  pods: number;
+  bytes: number;
+  ms: number;
+  /** CPU time of the process during the LIST (wall time on a busy machine also counts waits for a core). */
+  cpuMs: number;
+  /** RSS before the LIST, and the highest RSS during it. */
+  rssBefore: number;
+  peakRss: number;
+}
+
+/** The in-process LIST of `pods` pods, streamed and built whole, each in a fresh process. */
+export async function listStreamInChildren(pods: number): Promise<{ streamed: ListStreamSample; built: ListStreamSample }> {
+  const entry = new URL('./probe-list-stream.js', import.meta.url);
+  const run = (mode: string): Promise<ListStreamSample> => runInChild<ListStreamSample>(entry, [String(pods), mode], { execArgv: ['--expose-gc'], timeoutMs: 600_000 });
+  const streamed = await run('streamed');
+  const built = await run('built');
+  return { streamed, built };
+}
+
+/** The streamed and built LISTs as a table, the streamed one as a ratio of the built one. */
+export function formatListStream(r: { streamed: ListStreamSample; built: ListStreamSample }): string {
+  const row = (x: ListStreamSample): string[] => [x.mode === 'streamed' ? 'streamed (GET, body read as chunks)' : 'built whole (as before)', `${(x.bytes / 1e6).toFixed(0)} MB`, s(x.ms), s(x.cpuMs), mb(x.rssBefore), mb(x.peakRss), `+${mb(x.peakRss - x.rssBefore)}`];
+  const { streamed, built } = r;
+  const ratio = ['streamed / built', '', `${(streamed.ms / built.ms).toFixed(2)}x`, `${(streamed.cpuMs / built.cpuMs).toFixed(2)}x`, '', `${(streamed.peakRss / built.peakRss).toFixed(2)}x`, `${((streamed.peakRss - streamed.rssBefore) / Math.max(1, built.peakRss - built.rssBefore)).toFixed(2)}x`];
+  return formatTable([['LIST of every pod', 'size', 'time', 'CPU', 'RSS before', 'peak RSS', 'LIST adds'], row(streamed), row(built), ratio], [2, 3, 4, 5, 6]);
 }
