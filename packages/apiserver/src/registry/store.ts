@@ -356,6 +356,35 @@ export class Store {
   }
 
   /**
+   * LIST as pages of decoded objects that pass the selectors, `pageSize` stored objects read
+   * at a time from one consistent snapshot, each page read when the caller asks for it (for
+   * encodings built from objects, such as Table). The first page is read before this resolves
+   * (so that a bad resourceVersion fails before a response starts); `more` tells whether more
+   * pages follow it. Without a limit only: a
+   * client's limit bounds the list, which is then built whole.
+   */
+  async listPages(namespace: string | undefined, opts: ListOptions, pageSize = LIST_STREAM_PAGE): Promise<{ revision: number; more: boolean; pages: AsyncGenerator<KubeObject[]> }> {
+    if (opts.limit && opts.limit > 0) throw new Error('listPages: a limited list is built whole (list())');
+    const filter = this.filter(opts);
+    const accept = (kv: KeyValue): KubeObject | undefined => {
+      const obj = this.fromKv(kv);
+      return filter.matches(obj) ? obj : undefined;
+    };
+    const first = await this.collect(namespace, { ...opts, limit: pageSize }, (kv) => kv);
+    const self = this;
+    const pages = (async function* () {
+      yield first.items.map(accept).filter((o): o is KubeObject => o !== undefined);
+      let token = first.continue;
+      while (token) {
+        const next: { items: KeyValue[]; continue?: string } = await self.collect(namespace, { limit: pageSize, continue: token }, (kv) => kv);
+        token = next.continue;
+        yield next.items.map(accept).filter((o): o is KubeObject => o !== undefined);
+      }
+    })();
+    return { revision: first.revision, more: first.continue !== undefined, pages };
+  }
+
+  /**
    * The current objects (all of them, no selector) as newline-delimited ADDED watch events,
    * as byte chunks, read `pageSize` objects at a time from one consistent snapshot;
    * `revision` is set once the first page is read. Built from stored JSON like listJson.
