@@ -35,7 +35,8 @@
  * (pods per batch of the scheduler case, default 1000), --admission 0 (skips the admission case: creates with a validating
  * webhook and with a ValidatingAdmissionPolicy against none), --etcd 0 (skips the etcd storage case;
  * it is skipped too when no etcd binary is installed), --etcd-deployment N (replicas of its
- * Deployment 0 -> N on etcd and on sqlite, default 1000; 0 skips them).
+ * Deployment 0 -> N on etcd and on sqlite, default 1000; 0 skips them), --scale N (pods of the scale case, default
+ * 150000; 0 skips it), --scale-nodes N (its nodes, default 5000).
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -66,6 +67,7 @@ import { formatScheduler, schedulerInChild } from './scheduler-bench.js';
 import { benchAdmission, formatAdmission, type AdmissionBenchResult } from './admission-bench.js';
 import { benchEtcdStorage, formatEtcdStorage, type EtcdBenchResult } from './etcd-bench.js';
 import { findEtcd } from '@kplane/storage/testing';
+import { benchScale, formatListStream, formatScale, listStreamInChildren, type ScaleBenchResult } from './scale-bench.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -103,6 +105,8 @@ const { values: flags } = parseArgs({
     'etcd-deployment': { type: 'string', default: '1000' },
     'scheduler-pods': { type: 'string', default: '1000' },
     admission: { type: 'string', default: '1' },
+    scale: { type: 'string', default: '150000' },
+    'scale-nodes': { type: 'string', default: '5000' },
   },
 });
 const rounds = Math.max(1, Number(flags.rounds));
@@ -386,6 +390,16 @@ async function main(): Promise<void> {
       fuzz = await runInChild<FuzzRunResult>(new URL('./probe-fuzz.js', import.meta.url), args, { timeoutMs: 60 * 60_000 });
     }
 
+    const scalePods = Number(flags.scale);
+    let scale: ScaleBenchResult | undefined;
+    let listStream: Awaited<ReturnType<typeof listStreamInChildren>> | undefined;
+    if (scalePods > 0) {
+      console.log(`scale: LIST of ${scalePods} pods in-process, streamed and built whole ...`);
+      listStream = await listStreamInChildren(scalePods);
+      console.log(`scale: ${scalePods} pods and ${flags['scale-nodes']} nodes on one kplane (sqlite, over HTTPS) ...`);
+      scale = await benchScale({ pods: scalePods, nodes: Number(flags['scale-nodes']), concurrency, dataDir: join(tmp, 'scale') });
+    }
+
     const rows = throughput ? cases.map(toRow) : [];
     if (throughput) {
       console.log(`\nThroughput (GET rows compared with bare https GET, POST/CREATE rows with bare https POST)\n`);
@@ -398,6 +412,14 @@ async function main(): Promise<void> {
     if (list.length > 0) {
       console.log(`\nLIST (kplane, sqlite; times include the client's JSON.parse)\n`);
       console.log(formatTimings(list));
+    }
+    if (listStream) {
+      console.log(`\nLIST of ${scalePods} pods, in-process on memory storage, each in a fresh process: streamed as storage is read, against built whole\n`);
+      console.log(formatListStream(listStream));
+    }
+    if (scale) {
+      console.log(`\nScale: ${scalePods} pods and ${flags['scale-nodes']} nodes in one kplane process (sqlite, over HTTPS, ${concurrency} creates in flight)\n`);
+      console.log(formatScale(scale));
     }
     if (crd) {
       console.log(`\nCustom resources: ${crdCount} Greetings (CRD with a structural schema, defaults and CEL rules) next to ${crdCount} ConfigMaps, kplane on sqlite over HTTPS, ${concurrency} in flight, creates in 4 interleaved rounds, LIST median of 5\n`);
