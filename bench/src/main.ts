@@ -36,7 +36,9 @@
  * webhook and with a ValidatingAdmissionPolicy against none), --etcd 0 (skips the etcd storage case;
  * it is skipped too when no etcd binary is installed), --etcd-deployment N (replicas of its
  * Deployment 0 -> N on etcd and on sqlite, default 1000; 0 skips them), --scale N (pods of the scale case, default
- * 150000; 0 skips it), --scale-nodes N (its nodes, default 5000).
+ * 150000; 0 skips it), --scale-nodes N (its nodes, default 5000), --up N (replicas of the
+ * Deployment scaled through a separate `kplane up` process over HTTPS, default 10000; 0 skips it),
+ * --up-storage memory|sqlite (default memory), --up-cpu-prof DIR (writes that server's V8 CPU profile to DIR).
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -54,9 +56,10 @@ import { benchTestingStartup, formatTestingStartup } from './testing-startup-ben
 import { benchCustomResources, formatCustomResources, type CrdBenchResult } from './crd-bench.js';
 import { formatGarbageCollector, garbageCollectorInChild } from './gc-bench.js';
 import { deploymentInChild } from './deployment-child.js';
+import { benchUpDeployment, formatUp, type UpBenchResult } from './up-bench.js';
 import { daemonSetInChild, formatDaemonSet } from './daemonset-bench.js';
 import { formatStatefulSetCase, statefulSetCaseInChildren, type StatefulSetCase } from './statefulset-bench.js';
-import { formatPods, podsReadyInChild, type PodsRows } from './pods-bench.js';
+import { formatPods, podsReadyInChild, type DeploymentBenchResult, type PodsRows } from './pods-bench.js';
 import { formatWorkqueue, type WorkqueueRow } from './workqueue-bench.js';
 import { formatAuthorization, type AuthzRow } from './authz-bench.js';
 import { benchSafety, formatSafety, type SafetyBenchResult } from './safety-bench.js';
@@ -90,6 +93,9 @@ const { values: flags } = parseArgs({
     'pods-storage': { type: 'string', default: 'memory' },
     deployment: { type: 'string', default: '10000' },
     'deployment-timeout': { type: 'string', default: '60' },
+    up: { type: 'string', default: '10000' },
+    'up-storage': { type: 'string', default: 'memory' },
+    'up-cpu-prof': { type: 'string', default: '' },
     daemonset: { type: 'string', default: '1000' },
     'daemonset-timeout': { type: 'string', default: '240' },
     'safety-patches': { type: 'string', default: '400' },
@@ -124,6 +130,8 @@ const podsStorage = flags['pods-storage'] === 'sqlite' ? 'sqlite' : 'memory';
 const deploymentReplicas = Number(flags.deployment);
 const deploymentTimeoutMs = Number(flags['deployment-timeout']) * 1000;
 const daemonSetNodes = Number(flags.daemonset);
+const upReplicas = Number(flags.up);
+const upStorage = flags['up-storage'] === 'sqlite' ? 'sqlite' : 'memory';
 const safetyPatches = Number(flags['safety-patches']);
 const safetyWatchers = Number(flags['safety-watchers']);
 const safetyCompactionMs = Number(flags['safety-compaction-interval']) * 1000;
@@ -139,6 +147,8 @@ const WORKQUEUE_TARGET_OPS = 1_000_000;
 /** Targets of issues 4 to 6: background GC of 10,000 dependents in 10 s; 500 pods Ready/s and 10,000 in 20 s; custom resources within 30% of ConfigMaps. */
 const GC_MAX_SECONDS = 10;
 const PODS_TARGETS = { minPodsPerSecond: 500, maxRampSeconds: 20 };
+/** Target of issue 19: through `kplane up` over HTTPS, a Deployment 0 -> 10,000 all Ready in 12 s (800 pods/s). */
+const UP_TARGETS = { maxSeconds: 12, minPodsPerSecond: 800 };
 const CRD_TARGETS = { minCreateRatio: 0.7, maxListRatio: 1.3 };
 /** Admission targets: creates with one allow-all validating webhook at least 0.5x the rate without, with one ValidatingAdmissionPolicy at least 0.8x. */
 const ADMISSION_TARGETS = { minWebhookRatio: 0.5, minPolicyRatio: 0.8 };
@@ -344,6 +354,18 @@ async function main(): Promise<void> {
       console.log(`Deployment: 0 -> ${deploymentReplicas} replicas (at most ${deploymentTimeoutMs / 1000} s) ...`);
       pods.deployment = await deploymentInChild(deploymentReplicas, { storage: podsStorage, timeoutMs: deploymentTimeoutMs });
     }
+    let up: UpBenchResult | undefined;
+    let upBaseline: DeploymentBenchResult | undefined;
+    if (upReplicas > 0) {
+      // The baseline is the in-process Deployment case of this run, with as many replicas (run here when the pods case used another count).
+      upBaseline = pods.deployment?.result.replicas === upReplicas && podsStorage === upStorage ? pods.deployment.result : undefined;
+      if (!upBaseline) {
+        console.log(`Deployment (in-process, baseline of kplane up): 0 -> ${upReplicas} replicas ...`);
+        upBaseline = (await deploymentInChild(upReplicas, { storage: upStorage, timeoutMs: deploymentTimeoutMs })).result;
+      }
+      console.log(`kplane up --storage ${upStorage}: Deployment 0 -> ${upReplicas} replicas over HTTPS (at most ${deploymentTimeoutMs / 1000} s) ...`);
+      up = await benchUpDeployment({ replicas: upReplicas, storage: upStorage, timeoutMs: deploymentTimeoutMs, ...(flags['up-cpu-prof'] ? { cpuProfDir: flags['up-cpu-prof'] } : {}) });
+    }
     const daemonSet =
       daemonSetNodes > 0
         ? (console.log(`DaemonSet over ${daemonSetNodes} nodes, against a Deployment of ${daemonSetNodes} replicas ...`), await daemonSetInChild(daemonSetNodes, Number(flags['daemonset-timeout']) * 1000))
@@ -455,6 +477,10 @@ async function main(): Promise<void> {
     if (gc) {
       console.log(`\nGarbage collector: benchGarbageCollector(${gcDependents}) from @kplane/controllers, in a fresh process (in-process API server, memory storage)\n`);
       console.log(formatGarbageCollector(gc, GC_MAX_SECONDS));
+    }
+    if (up) {
+      console.log(`\nkplane up: a separate \`kplane up --storage ${upStorage} --port 0 --nodes 3\` process, the client in the bench process over HTTPS; against the in-process Deployment case (containers start at once there, after 100 ms in kplane up)\n`);
+      console.log(formatUp(up, upBaseline, UP_TARGETS));
     }
     if (pods.rate || pods.ramp || pods.deployment) {
       console.log(`\nPods Ready: each run in a fresh process on startControlPlane({ storage: '${podsStorage}', listen: false }), 3 simulated nodes, containers start at once\n`);

@@ -48,6 +48,9 @@ const CONTROLLER_MANAGER_AGENT = 'kube-controller-manager/kplane';
 const KUBELET_AGENT = 'kubelet/kplane';
 const SCHEDULER_AGENT = 'kube-scheduler/kplane';
 
+/** Resolves in the event loop's check phase, after the pending I/O (sockets) and timers had their turn. */
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 /** A transport whose requests carry this User-Agent. */
 function withAgent(transport: Transport, agent: string): Transport {
   return (req) => transport({ ...req, headers: { ...req.headers, 'user-agent': agent } });
@@ -299,7 +302,10 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     createApiServer({ ...options.apiServer, backend, ...time, serviceCIDR: options.serviceCIDR, serviceNodePortRange: options.serviceNodePortRange, authorizationMode: options.authorizationMode, eventTTLSeconds: options.eventTTLSeconds, compactionIntervalMs: options.compactionIntervalMs, authentication: keys ? { ...authentication, serviceAccountKeys: keys } : authentication, audit, localStreams: options.localStreams, admission: options.defaultTolerationSeconds, bootstrapped: options.bootstrapped });
   let apiServer = createServer();
   // Every in-process client calls the API server serving now, so a restart needs no new clients.
-  const serve: Transport = (req) => apiServer.handle(req);
+  // Listening, each in-process request first waits for the event loop's next turn: the in-process
+  // controllers, scheduler and kubelets otherwise chain request to request through promises alone,
+  // and while they are busy the sockets (clients' requests and watches over HTTPS) and timers wait.
+  const serve: Transport = listen ? (req) => nextTurn().then(() => apiServer.handle(req)) : (req) => apiServer.handle(req);
   const tokenSigner = (rootCA: string) => ({ rootCA, generateToken: (c: Parameters<typeof signLegacyToken>[1]) => signLegacyToken(apiServer.serviceAccountKeys, c) });
   const transportFor = (user: UserInfo) => transportAs(serve, user);
   try {
