@@ -72,15 +72,18 @@ export interface HttpsServerOptions {
   upgrade?: (raw: RawRequest, req: IncomingMessage, socket: Duplex, head: Buffer) => void;
 }
 
-/** The client certificate of each TLS connection, read once per connection. */
-const peerCertificates = new WeakMap<TLSSocket, { verified?: X509Certificate[]; error?: string }>();
+/** The client certificate of each TLS connection (HTTP/1.1 socket or HTTP/2 session), read and parsed once per connection. */
+const peerCertificates = new WeakMap<object, { verified?: X509Certificate[]; error?: string }>();
 
-function peerCertificate(sock: TLSSocket): { verified?: X509Certificate[]; error?: string } {
-  let c = peerCertificates.get(sock);
+function peerCertificate(req: HttpRequest): { verified?: X509Certificate[]; error?: string } {
+  // An HTTP/2 request's socket is a new proxy per stream: the session is the connection.
+  const connection: object = (isHttp2(req) ? req.stream.session : undefined) ?? req.socket;
+  let c = peerCertificates.get(connection);
   if (!c) {
+    const sock = req.socket as TLSSocket;
     const cert = typeof sock.getPeerX509Certificate === 'function' ? sock.getPeerX509Certificate() : undefined;
     c = !cert ? {} : sock.authorized ? { verified: [cert] } : { error: String(sock.authorizationError ?? 'certificate not verified') };
-    peerCertificates.set(sock, c);
+    peerCertificates.set(connection, c);
   }
   return c;
 }
@@ -92,7 +95,7 @@ function peerCertificate(sock: TLSSocket): { verified?: X509Certificate[]; error
  * outside the public paths.
  */
 export async function authenticate(req: HttpRequest, authenticator: Authenticator, path: string): Promise<UserInfo> {
-  const cert = peerCertificate(req.socket as TLSSocket);
+  const cert = peerCertificate(req);
   const auth = req.headers.authorization;
   const user =
     (await authenticator.authenticate({
