@@ -35,7 +35,9 @@
  * (pods per batch of the scheduler case, default 1000), --admission 0 (skips the admission case: creates with a validating
  * webhook and with a ValidatingAdmissionPolicy against none), --etcd 0 (skips the etcd storage case;
  * it is skipped too when no etcd binary is installed), --etcd-deployment N (replicas of its
- * Deployment 0 -> N on etcd and on sqlite, default 1000; 0 skips them).
+ * Deployment 0 -> N on etcd and on sqlite, default 1000; 0 skips them), --fanout-watchers N (watchers of the
+ * fan-out case, default 2000; 0 skips it), --fanout-rate N (creates per second, default 500), --fanout-seconds N
+ * (default 5).
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -59,6 +61,7 @@ import { formatPods, podsReadyInChild, type PodsRows } from './pods-bench.js';
 import { formatWorkqueue, type WorkqueueRow } from './workqueue-bench.js';
 import { formatAuthorization, type AuthzRow } from './authz-bench.js';
 import { benchSafety, formatSafety, type SafetyBenchResult } from './safety-bench.js';
+import { benchFanout, formatFanout, type FanoutBenchResult } from './fanout-bench.js';
 import type { FuzzRunResult } from './probe-fuzz.js';
 import { formatJob, jobInChild } from './job-bench.js';
 import { endpointsInChild, formatEndpoints } from './endpoints-bench.js';
@@ -103,6 +106,9 @@ const { values: flags } = parseArgs({
     'etcd-deployment': { type: 'string', default: '1000' },
     'scheduler-pods': { type: 'string', default: '1000' },
     admission: { type: 'string', default: '1' },
+    'fanout-watchers': { type: 'string', default: '2000' },
+    'fanout-rate': { type: 'string', default: '500' },
+    'fanout-seconds': { type: 'string', default: '5' },
   },
 });
 const rounds = Math.max(1, Number(flags.rounds));
@@ -128,6 +134,9 @@ const jobCompletions = Number(flags.job);
 const endpointsReplicas = Number(flags.endpoints);
 const schedulerNodes = Number(flags.scheduler);
 const schedulerPods = Number(flags['scheduler-pods']);
+const fanoutWatchers = Number(flags['fanout-watchers']);
+const fanoutRate = Number(flags['fanout-rate']);
+const fanoutSeconds = Number(flags['fanout-seconds']);
 
 /** Targets of the extra cases: kplane's informer at most half of client-node's memory and twice its speed; 1M workqueue ops/s. */
 const INFORMER_TARGETS = { maxMemoryRatio: 0.5, minSpeedup: 2 };
@@ -379,6 +388,13 @@ async function main(): Promise<void> {
       console.log(`safety: ${safetyPatches} patches of a 0.9 MiB ConfigMap, ${safetyWatchers} idle and 10 stalled watchers ...`);
       safety = await benchSafety({ dataDir: join(tmp, 'safety'), patches: safetyPatches, idleWatchers: safetyWatchers, compactionIntervalMs: safetyCompactionMs, progress: (line) => console.log(line) });
     }
+    const fanout: FanoutBenchResult[] = [];
+    if (fanoutWatchers > 0) {
+      for (const protocol of ['h2', 'http1.1'] as const) {
+        console.log(`fan-out: ${fanoutWatchers} watchers over ${protocol}, ${fanoutRate} creates/s for ${fanoutSeconds} s ...`);
+        fanout.push(await benchFanout(join(tmp, `fanout-${protocol}`), { watchers: fanoutWatchers, writesPerSecond: fanoutRate, seconds: fanoutSeconds, protocol, progress: (line) => console.log(line) }));
+      }
+    }
     let fuzz: FuzzRunResult | undefined;
     if (fuzzRequests > 0) {
       console.log(`fuzz: ${fuzzRequests} requests ...`);
@@ -466,6 +482,13 @@ async function main(): Promise<void> {
           `/readyz probed while 20 writes were checked against ^(a+)+$ (CRD pattern and CEL matches())\n`,
       );
       console.log(formatSafety(safety, SAFETY_TARGETS));
+    }
+    if (fanout.length) {
+      console.log(
+        `\nWatch fan-out: kplane on memory storage over HTTPS (a child process); watchers of one namespace multiplexed over HTTP/2 (500 streams a connection) ` +
+          `or each on its own HTTP/1.1 connection; creates sent open-loop at the rate asked; delivery latency from sending a create to each watcher reading its event (target p99 ≤ 100 ms)\n`,
+      );
+      console.log(formatFanout(fanout));
     }
     if (fuzz) {
       console.log(`\nFuzz: ${fuzz.requests} requests over every served kind and verb (in-process, memory storage), seed ${fuzz.seed} (replay with --fuzz-seed ${fuzz.seed} or KPLANE_FUZZ_SEED=${fuzz.seed} in the test)\n`);

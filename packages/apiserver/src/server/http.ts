@@ -378,6 +378,9 @@ export function createHttpsServer(options: HttpsServerOptions): Server {
   const sockets = new Set<Socket>();
   const sessions = new Set<Http2Session>();
   server.on('secureConnection', (socket: TLSSocket) => {
+    // As node's HTTP/1.1 server does (and Go's): small answers and watch events leave at once,
+    // not held back by Nagle's algorithm until the client acknowledges the previous segment.
+    socket.setNoDelay(true);
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
   });
