@@ -116,10 +116,16 @@ describe('examples/mini-replicaset', () => {
       // 1. The wish: 3 pods, created by one reconcile that saw none.
       await kubectlOk(suite.kp.kubeconfig, ['apply', '-n', ns, '-f', '-'], wish(3));
       const first = await settled(ns, 3);
-      const created = await eventually('three creations logged', () => (acted(ctl.lines(), 'creating').length === 3 ? acted(ctl.lines(), 'creating') : undefined));
-      assert.deepEqual(created.slice().sort(), first.map((p) => p.name).sort());
+      // Each live pod's creation is logged. Like the course's program, a copy trusts its cache after
+      // a short wait, so on a loaded machine it may create one pod too many and then delete it: the
+      // count of creations is at least 3, and exactly 3 when the cache kept up.
+      const created = await eventually('the creations logged', () => {
+        const names = acted(ctl.lines(), 'creating');
+        return first.every((p) => names.includes(p.name)) ? names : undefined;
+      });
+      assert.ok(created.length >= 3, ctl.output());
       assert.match(ctl.lines()[1]!, /^\d\d:\d\d:\d\d vitrine: 0 pod\(s\) for 3 wanted, creating vitrine-\w{5}$/);
-      assert.match(ctl.lines()[3]!, /^\d\d:\d\d:\d\d vitrine: 2 pod\(s\) for 3 wanted, creating vitrine-\w{5}$/);
+      if (created.length === 3) assert.match(ctl.lines()[3]!, /^\d\d:\d\d:\d\d vitrine: 2 pod\(s\) for 3 wanted, creating vitrine-\w{5}$/);
 
       // 2. A pod deleted by hand is replaced: the controller sees 2 for 3.
       await k('delete', 'pod', '-n', ns, created[0]!, '--wait=false');
@@ -145,8 +151,11 @@ describe('examples/mini-replicaset', () => {
       await k('patch', 'cm', 'vitrine', '-n', ns, '--type=merge', '-p', '{"data":{"repliques":"4"}}');
       assert.equal((await live(ns)).length, 1, 'nothing happens while the controller is stopped');
       ctl = await start(version, ns, '--lang', 'fr');
-      await settled(ns, 4);
-      await eventually('three creations logged', () => ctl.lines().filter((l) => / vitrine : \d Pod\(s\) pour 4 voulus, je crée vitrine-\w{5}$/.test(l)).length === 3);
+      const fourth = await settled(ns, 4);
+      await eventually('the creations logged', () => {
+        const made = ctl.lines().flatMap((l) => / vitrine : \d Pod\(s\) pour 4 voulus, je crée (vitrine-\w{5})$/.exec(l)?.[1] ?? []);
+        return made.length >= 3 && fourth.filter((p) => made.includes(p.name)).length === 3;
+      });
       assert.equal(ctl.lines()[0], `contrôleur démarré dans ${ns}`);
       assert.match(ctl.lines()[1]!, /^\d\d:\d\d:\d\d vitrine : 1 Pod\(s\) pour 4 voulus, je crée vitrine-\w{5}$/);
       await ctl.stop();

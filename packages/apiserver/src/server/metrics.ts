@@ -3,11 +3,28 @@
  * buckets): requests by verb, resource and code, and admission (phases, plugins, webhooks).
  * Each API server has a registry of its own, so several in one process never mix their series.
  */
-import { Registry } from 'prom-client';
+import { createRequire } from 'node:module';
+import type { Registry } from 'prom-client';
 import { ApiError, type RawRequest, type RawResponse } from '@kplane/api';
 import type { AdmissionMetrics } from '../admission/metrics.js';
 import { CounterVec, HistogramVec, ScrapedMetric } from './metric-vec.js';
 import type { ParsedPath } from './request-info.js';
+
+/**
+ * prom-client's Registry class alone: the package's main module also loads the default process
+ * metrics, the push gateway and @opentelemetry/api (about 50 ms of every start). Another file
+ * layout falls back to the main module.
+ */
+function registryClass(): typeof Registry {
+  const load = createRequire(import.meta.url);
+  try {
+    const R = load('prom-client/lib/registry') as unknown;
+    if (typeof R === 'function') return R as typeof Registry;
+  } catch {
+    // another layout: the main module below
+  }
+  return (load('prom-client') as { Registry: typeof Registry }).Registry;
+}
 
 /** kube's buckets of admission step and plugin latencies (5 ms … 2.5 s). */
 const ADMISSION_BUCKETS = [0.005, 0.025, 0.1, 0.5, 1.0, 2.5];
@@ -51,7 +68,7 @@ export interface ApiServerMetricsOptions {
 
 /** Creates the metrics of one API server, in a registry of its own. */
 export function createApiServerMetrics(options: ApiServerMetricsOptions = {}): ApiServerMetrics {
-  const registry = new Registry();
+  const registry = new (registryClass())();
   const requestTotal = new CounterVec(
     'apiserver_request_total',
     '[STABLE] Requests answered, by verb, dry run, group, version, resource, subresource, scope, component and HTTP code.',

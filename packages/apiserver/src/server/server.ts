@@ -1,13 +1,13 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:https';
-import type { KubeObject, RawRequest, RawResponse, UserInfo } from '@kplane/api';
+import type { RawRequest, RawResponse, UserInfo } from '@kplane/api';
 import { createRequestAuthenticator, type RequestAuthenticator } from '../auth/authenticator.js';
 import { generateServiceAccountKeys, type ServiceAccountKeys } from '../auth/keys.js';
 import { serviceAccountTokenAuthenticator, type ObjectLookup } from '../auth/serviceaccount.js';
 import { staticTokenAuthenticator } from '../auth/token-file.js';
 import { issueTokenRequest, oidcDiscovery, selfSubjectReview, tokenReview, type ServiceAccountIssuing } from './authentication.js';
 import { registerReview } from './reviews.js';
-import { ApiError, forbidden, notFound, transportAs } from '@kplane/api';
+import { ApiError, transportAs } from '@kplane/api';
 import { BackendClosedError, DEFAULT_COMPACTION_INTERVAL_MS, runPeriodically, startCompactor, startExpirySweeper, systemClock, type Backend, type Clock, type Periodic } from '@kplane/storage';
 import { createCrdController } from '../crd/controller.js';
 import { builtinKinds } from '../kinds/index.js';
@@ -46,9 +46,8 @@ import { advertiseAddress, followServiceAllocations, reconcileKubernetesService,
 import { createIdentityLease, IDENTITY_LEASE_GC_PERIOD_MS, IDENTITY_LEASE_RENEW_INTERVAL_MS, type IdentityLease } from './identity-lease.js';
 import { createLeaseEndpointReconciler, DEFAULT_ENDPOINT_RECONCILER_INTERVAL_MS, type ApiServerEndpoint } from './endpoint-reconciler.js';
 import type { ServerLimits } from './limits.js';
-import { startPolicyStatus, type PolicyStatusLoop } from '../admission/policy/status.js';
-import { builtinAdmissionSteps, createAdmissionChain, equivalentResources, followedList, type AdmissionObjects, type AdmissionOptions, type WebhookSource } from '../admission/index.js';
-import { instrumentChain, instrumentSteps } from '../admission/metrics.js';
+import type { AdmissionOptions } from '../admission/index.js';
+import { createDynamicAdmission } from './dynamic-admission.js';
 import { createApiServerMetrics, type ApiServerMetrics } from './metrics.js';
 import { parsedPath } from './authorize.js';
 
@@ -253,7 +252,6 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   const authorizer: Authorizer | undefined = modes.length === 1 && modes[0] === 'AlwaysAllow' ? undefined : members.length === 1 ? members[0] : unionAuthorizer(members);
   const reviewAuthorizer = authorizer ? { authorize: (a: AuthorizationAttributes) => authorizer.authorize(a), rulesFor: rbac ? rbac.rulesFor.bind(rbac) : allowAll.rulesFor } : allowAll;
   let rbacFeed: RbacFeed | undefined;
-  let policyStatusLoop: PolicyStatusLoop | undefined;
   const resourceMetrics = createResourceMetrics();
   const bundles = [builtinKinds(), metricsKinds(resourceMetrics.read), ...(options.kinds ?? [])];
   const definitions = Object.assign({}, ...bundles.map((b) => b.definitions));
@@ -277,95 +275,10 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     if (repairMs > 0) maintenance.push(runPeriodically(clock, repairMs, () => repairServiceAllocations(registry, allocator, now), (err) => console.error('kplane: service allocation repair:', err)));
   };
 
-  // Namespaces as the namespaces watch cache last showed them: the lifecycle check reads this
-  // first and storage only on a miss, as kube-apiserver's NamespaceLifecycle admission does.
-  const namespaceCache = new Map<string, KubeObject>();
-  const stopNamespaceCache = new AbortController();
   const stopServiceFollow = new AbortController();
-  async function followNamespaces(): Promise<void> {
-    const store = registry.get('', 'v1', 'namespaces');
-    if (!store) return;
-    const list = await store.list(undefined);
-    for (const ns of list.items) namespaceCache.set(ns.metadata!.name!, ns);
-    void (async () => {
-      try {
-        for await (const e of store.cache.watch(Number(list.metadata.resourceVersion), stopNamespaceCache.signal)) {
-          if (e.type === 'DELETED') namespaceCache.delete(e.object.metadata!.name!);
-          else namespaceCache.set(e.object.metadata!.name!, e.object);
-        }
-      } catch {
-        namespaceCache.clear(); // a too-old cache: fall back to storage reads
-      }
-    })();
-  }
-
-  async function checkNamespace(ns: string, group: string, resource: string, name: string): Promise<void> {
-    const store = registry.get('', 'v1', 'namespaces');
-    if (!store) return;
-    let obj = namespaceCache.get(ns);
-    if (!obj) {
-      try {
-        obj = await store.get(undefined, ns);
-      } catch (err) {
-        if (err instanceof ApiError && err.code === 404) throw notFound('', 'namespaces', ns);
-        throw err;
-      }
-    }
-    const phase = (obj.status as { phase?: string } | undefined)?.phase;
-    if (obj.metadata?.deletionTimestamp || phase === 'Terminating') {
-      const e = forbidden(group, resource, name, `unable to create new content in namespace ${ns} because it is being terminated`);
-      throw new ApiError(e.code, e.reason, e.message, {
-        ...e.details,
-        causes: [{ reason: 'NamespaceTerminating', message: `namespace ${ns} is being terminated`, field: 'metadata.namespace' }],
-      });
-    }
-  }
-
-  // The MutatingAdmissionPolicies and their bindings, listed then followed by a watch.
-  const mutatingPolicyLists = { policies: followedList(), bindings: followedList() };
-  // The steps that read the cluster (LimitRanger, Priority, the storage steps, ResourceQuota) read storage through the registry.
-  const admissionObjects: AdmissionObjects = {
-    list: async (group, version, resource, namespace) => (await registry.get(group, version, resource)?.list(namespace || undefined))?.items ?? [],
-    updateStatus: (group, version, resource, obj) =>
-      registry.get(group, version, resource)!.update(obj.metadata?.namespace, obj.metadata?.name ?? '', obj, { subresource: 'status' }),
-    kindResource: (group, version, kind) => {
-      const t = registry.byKind(group, version, kind)?.type;
-      return t ? { resource: t.resource, namespaced: t.namespaced } : undefined;
-    },
-    schema: (group, version, resource) => {
-      const store = registry.get(group, version, resource);
-      return store ? { schema: store.schema(), definitions: store.definitions } : undefined;
-    },
-    defaults: (group, version, resource, obj) => registry.get(group, version, resource)?.type.strategy.defaults?.(obj),
-    mutatingPolicies: { policies: mutatingPolicyLists.policies.items, bindings: mutatingPolicyLists.bindings.items },
-    namespace: async (name) => namespaceCache.get(name) ?? (await registry.get('', 'v1', 'namespaces')?.get(undefined, name).catch(() => undefined)),
-  };
-  // The webhook configurations, followed by a watch: a write reads them from memory.
-  const webhookConfigs = { mutating: followedList(), validating: followedList() };
   const serverMetrics = createApiServerMetrics({ served: (group, version, resource) => registry.get(group, version, resource)?.type });
-  const webhooks: WebhookSource = {
-    metrics: serverMetrics,
-    equivalents: equivalentResources({ all: () => registry.all(), onChange: (fn) => registry.onChange(fn) }),
-    mutating: webhookConfigs.mutating.items,
-    validating: webhookConfigs.validating.items,
-    namespace: async (name) => namespaceCache.get(name) ?? (await registry.get('', 'v1', 'namespaces')?.get(undefined, name).catch(() => undefined)),
-    objects: admissionObjects,
-  };
-  // ValidatingAdmissionPolicies and their bindings, followed the same way.
-  const policyLists = { policies: followedList(), bindings: followedList() };
-  const stopPolicyParams = new AbortController();
-  const validatingPolicies = {
-    source: { policies: policyLists.policies.items, bindings: policyLists.bindings.items },
-    namespace: webhooks.namespace,
-    authorizer: authorizer ?? allowAll,
-    // A params kind is followed by a watch once a policy needs it (not the never-stored review and metrics kinds).
-    paramStore: (group: string, version: string, resource: string) => {
-      const store = registry.get(group, version, resource);
-      return store && !store.type.review && !store.type.read ? store : undefined;
-    },
-    signal: stopPolicyParams.signal,
-  };
-  const admission = instrumentChain(createAdmissionChain(instrumentSteps(builtinAdmissionSteps({ objects: admissionObjects, webhooks, validatingPolicies, ...options.admission }), serverMetrics)), serverMetrics);
+  const dynamic = createDynamicAdmission({ registry: () => registry, authorizer: authorizer ?? allowAll, metrics: serverMetrics, options: options.admission });
+  const { chain: admission, objects: admissionObjects, checkNamespace } = dynamic;
   registry = new Registry({ backend: options.backend, definitions, context, now, checkNamespace, admission, watchCacheCapacity: options.watchCacheCapacity, watchCache: options.watchCache, timers: options.timers });
   for (const b of bundles) for (const r of b.resources) registry.add(r);
   const endpointReconciler = (options.endpointReconcilerType ?? 'lease') === 'lease' ? createLeaseEndpointReconciler({ backend: options.backend, registry }) : undefined;
@@ -554,20 +467,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
           if (!(err instanceof ApiError && err.code === 409)) throw err;
         }
       }
-      await followNamespaces();
-      for (const [resource, list] of [
-        ['mutatingwebhookconfigurations', webhookConfigs.mutating],
-        ['validatingwebhookconfigurations', webhookConfigs.validating],
-        ['validatingadmissionpolicies', policyLists.policies],
-        ['validatingadmissionpolicybindings', policyLists.bindings],
-      ] as const) {
-        const store = registry.get('admissionregistration.k8s.io', 'v1', resource);
-        if (store) await list.start(store);
-      }
-      for (const [resource, list] of [['mutatingadmissionpolicies', mutatingPolicyLists.policies], ['mutatingadmissionpolicybindings', mutatingPolicyLists.bindings]] as const) {
-        const store = registry.get('admissionregistration.k8s.io', 'v1alpha1', resource);
-        if (store) await list.start(store);
-      }
+      await dynamic.start();
       // kube-apiserver's scheduling/bootstrap-system-priority-classes post-start hook.
       const priorityClasses = registry.get('scheduling.k8s.io', 'v1', 'priorityclasses');
       for (const pc of priorityClasses && bootstrap ? systemPriorityClasses() : []) {
@@ -593,21 +493,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       if (nodeGraph) nodeGraphFeed = await startNodeGraphFeed(registry, nodeGraph);
       await crdController.start();
       await autoRegistration.start();
-      // status.typeChecking of ValidatingAdmissionPolicies (kube's policy status controller).
-      const policyStore = registry.get('admissionregistration.k8s.io', 'v1', 'validatingadmissionpolicies');
-      if (policyStore) {
-        const kindOf = (t: { group: string; version: string; kind: string; schemaName: string } | undefined) => (t ? { group: t.group, version: t.version, kind: t.kind, schemaName: t.schemaName } : undefined);
-        policyStatusLoop = await startPolicyStatus({
-          store: policyStore,
-          types: {
-            kindOf: (g, v, r) => kindOf(registry.get(g, v, r)?.type),
-            paramKind: (g, v, k) => kindOf(registry.byKind(g, v, k)?.type),
-            definitions: () => registry.definitions,
-          },
-          updateStatus: (obj) => admissionObjects.updateStatus('admissionregistration.k8s.io', 'v1', 'validatingadmissionpolicies', obj),
-          onError: (err) => console.error('kplane: ValidatingAdmissionPolicy status:', err),
-        });
-      }
+      await dynamic.startPolicyStatus();
       startMaintenance();
       ready = true;
     },
@@ -653,17 +539,9 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       if (me && endpointReconciler) await endpointReconciler.remove(me).catch((err) => {
         if (!(err instanceof BackendClosedError)) console.error('kplane: removing this API server from the kubernetes endpoints:', err);
       });
-      stopNamespaceCache.abort();
-      mutatingPolicyLists.policies.stop();
-      mutatingPolicyLists.bindings.stop();
       stopServiceFollow.abort();
-      webhookConfigs.mutating.stop();
-      webhookConfigs.validating.stop();
-      policyLists.policies.stop();
-      policyLists.bindings.stop();
-      stopPolicyParams.abort();
       rbacFeed?.stop();
-      policyStatusLoop?.stop();
+      dynamic.stop();
       nodeGraphFeed?.stop();
       crdController.stop();
       autoRegistration.stop();
