@@ -38,7 +38,9 @@
  * Deployment 0 -> N on etcd and on sqlite, default 1000; 0 skips them), --scale N (pods of the scale case, default
  * 150000; 0 skips it), --scale-nodes N (its nodes, default 5000), --up N (replicas of the
  * Deployment scaled through a separate `kplane up` process over HTTPS, default 10000; 0 skips it),
- * --up-storage memory|sqlite (default memory), --up-cpu-prof DIR (writes that server's V8 CPU profile to DIR).
+ * --up-storage memory|sqlite (default memory), --up-cpu-prof DIR (writes that server's V8 CPU profile to DIR), --fanout-watchers N (watchers of the
+ * fan-out case, default 2000; 0 skips it), --fanout-rate N (creates per second, default 500), --fanout-seconds N
+ * (default 5).
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -63,6 +65,7 @@ import { formatPods, podsReadyInChild, type DeploymentBenchResult, type PodsRows
 import { formatWorkqueue, type WorkqueueRow } from './workqueue-bench.js';
 import { formatAuthorization, type AuthzRow } from './authz-bench.js';
 import { benchSafety, formatSafety, type SafetyBenchResult } from './safety-bench.js';
+import { benchFanout, formatFanout, type FanoutBenchResult } from './fanout-bench.js';
 import type { FuzzRunResult } from './probe-fuzz.js';
 import { formatJob, jobInChild } from './job-bench.js';
 import { endpointsInChild, formatEndpoints } from './endpoints-bench.js';
@@ -113,6 +116,9 @@ const { values: flags } = parseArgs({
     admission: { type: 'string', default: '1' },
     scale: { type: 'string', default: '150000' },
     'scale-nodes': { type: 'string', default: '5000' },
+    'fanout-watchers': { type: 'string', default: '2000' },
+    'fanout-rate': { type: 'string', default: '500' },
+    'fanout-seconds': { type: 'string', default: '5' },
   },
 });
 const rounds = Math.max(1, Number(flags.rounds));
@@ -140,6 +146,9 @@ const jobCompletions = Number(flags.job);
 const endpointsReplicas = Number(flags.endpoints);
 const schedulerNodes = Number(flags.scheduler);
 const schedulerPods = Number(flags['scheduler-pods']);
+const fanoutWatchers = Number(flags['fanout-watchers']);
+const fanoutRate = Number(flags['fanout-rate']);
+const fanoutSeconds = Number(flags['fanout-seconds']);
 
 /** Targets of the extra cases: kplane's informer at most half of client-node's memory and twice its speed; 1M workqueue ops/s. */
 const INFORMER_TARGETS = { maxMemoryRatio: 0.5, minSpeedup: 2 };
@@ -405,6 +414,13 @@ async function main(): Promise<void> {
       console.log(`safety: ${safetyPatches} patches of a 0.9 MiB ConfigMap, ${safetyWatchers} idle and 10 stalled watchers ...`);
       safety = await benchSafety({ dataDir: join(tmp, 'safety'), patches: safetyPatches, idleWatchers: safetyWatchers, compactionIntervalMs: safetyCompactionMs, progress: (line) => console.log(line) });
     }
+    const fanout: FanoutBenchResult[] = [];
+    if (fanoutWatchers > 0) {
+      for (const protocol of ['h2', 'http1.1'] as const) {
+        console.log(`fan-out: ${fanoutWatchers} watchers over ${protocol}, ${fanoutRate} creates/s for ${fanoutSeconds} s ...`);
+        fanout.push(await benchFanout(join(tmp, `fanout-${protocol}`), { watchers: fanoutWatchers, writesPerSecond: fanoutRate, seconds: fanoutSeconds, protocol, progress: (line) => console.log(line) }));
+      }
+    }
     let fuzz: FuzzRunResult | undefined;
     if (fuzzRequests > 0) {
       console.log(`fuzz: ${fuzzRequests} requests ...`);
@@ -514,6 +530,13 @@ async function main(): Promise<void> {
           `/readyz probed while 20 writes were checked against ^(a+)+$ (CRD pattern and CEL matches())\n`,
       );
       console.log(formatSafety(safety, SAFETY_TARGETS));
+    }
+    if (fanout.length) {
+      console.log(
+        `\nWatch fan-out: kplane on memory storage over HTTPS (a child process); watchers of one namespace multiplexed over HTTP/2 (500 streams a connection) ` +
+          `or each on its own HTTP/1.1 connection; creates sent open-loop at the rate asked; delivery latency from sending a create to each watcher reading its event (target p99 ≤ 100 ms)\n`,
+      );
+      console.log(formatFanout(fanout));
     }
     if (fuzz) {
       console.log(`\nFuzz: ${fuzz.requests} requests over every served kind and verb (in-process, memory storage), seed ${fuzz.seed} (replay with --fuzz-seed ${fuzz.seed} or KPLANE_FUZZ_SEED=${fuzz.seed} in the test)\n`);
