@@ -285,3 +285,14 @@ spec:
           spec: ${JSON.stringify(spec)}
 `;
 }
+
+/** The course's ConfigMap held by a finalizer no controller removes (the stuck-deletion experiments). */
+export const GARDE_CONFIGMAP = `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: garde
+  finalizers:
+  - cours.exemple/archivage
+data:
+  a: "1"
+`;

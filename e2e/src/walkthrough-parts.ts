@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import assert from 'node:assert/strict';
 import { HERE, eventually, tokenKubeconfig, type KplaneProcess } from './harness.js';
+import { GARDE_CONFIGMAP } from './harness.js';
 
 const EXAMPLE = join(HERE, '..', '..', 'examples', 'greeting-operator', 'dist');
 import type { Page } from './walkthrough-page.js';
@@ -16,15 +17,7 @@ import type { Page } from './walkthrough-page.js';
 /** kubectl with the suite's kubeconfig, failing on a non-zero exit (not recorded). */
 type K = (...args: string[]) => Promise<string>;
 
-const GARDE = `apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: garde
-  finalizers:
-  - cours.exemple/archivage
-data:
-  a: "1"
-`;
+const GARDE = GARDE_CONFIGMAP;
 const HELLO = 'apiVersion: demo.example.com/v1\nkind: Greeting\nmetadata:\n  name: hello\n  namespace: demo\nspec:\n  version: "1.0"\n  message: hi\n  host: hello.apps.example.com\n';
 const TRUE_CONDITIONS = `-o jsonpath='{range .status.conditions[?(@.status=="True")]}{.type}: {.message}{"\\n"}{end}'`;
 
