@@ -13,3 +13,4 @@ export * from './pods-bench.js';
 export * from './deployment-child.js';
 export * from './admission-bench.js';
 export * from './webhook-server.js';
+export * from './scale-bench.js';

@@ -36,7 +36,12 @@
  * (pods per batch of the scheduler case, default 1000), --admission 0 (skips the admission case: creates with a validating
  * webhook and with a ValidatingAdmissionPolicy against none), --etcd 0 (skips the etcd storage case;
  * it is skipped too when no etcd binary is installed), --etcd-deployment N (replicas of its
- * Deployment 0 -> N on etcd and on sqlite, default 1000; 0 skips them).
+ * Deployment 0 -> N on etcd and on sqlite, default 1000; 0 skips them), --scale N (pods of the scale case, default
+ * 150000; 0 skips it), --scale-nodes N (its nodes, default 5000), --up N (replicas of the
+ * Deployment scaled through a separate `kplane up` process over HTTPS, default 10000; 0 skips it),
+ * --up-storage memory|sqlite (default memory), --up-cpu-prof DIR (writes that server's V8 CPU profile to DIR), --fanout-watchers N (watchers of the
+ * fan-out case, default 2000; 0 skips it), --fanout-rate N (creates per second, default 500), --fanout-seconds N
+ * (default 5).
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -56,12 +61,14 @@ import { formatGarbageCollector, garbageCollectorInChild } from './gc-bench.js';
 import { deploymentInChild } from './deployment-child.js';
 import { formatWorkerSpeedup } from './worker-bench.js';
 import { benchUpStartup, formatUpStartup } from './up-startup-bench.js';
+import { benchUpDeployment, formatUp, type UpBenchResult } from './up-bench.js';
 import { daemonSetInChild, formatDaemonSet } from './daemonset-bench.js';
 import { formatStatefulSetCase, statefulSetCaseInChildren, type StatefulSetCase } from './statefulset-bench.js';
-import { formatPods, podsReadyInChild, type PodsRows } from './pods-bench.js';
+import { formatPods, podsReadyInChild, type DeploymentBenchResult, type PodsRows } from './pods-bench.js';
 import { formatWorkqueue, type WorkqueueRow } from './workqueue-bench.js';
 import { formatAuthorization, type AuthzRow } from './authz-bench.js';
 import { benchSafety, formatSafety, type SafetyBenchResult } from './safety-bench.js';
+import { benchFanout, formatFanout, type FanoutBenchResult } from './fanout-bench.js';
 import type { FuzzRunResult } from './probe-fuzz.js';
 import { formatJob, jobInChild } from './job-bench.js';
 import { endpointsInChild, formatEndpoints } from './endpoints-bench.js';
@@ -69,6 +76,7 @@ import { formatScheduler, schedulerInChild } from './scheduler-bench.js';
 import { benchAdmission, formatAdmission, type AdmissionBenchResult } from './admission-bench.js';
 import { benchEtcdStorage, formatEtcdStorage, type EtcdBenchResult } from './etcd-bench.js';
 import { findEtcd } from '@kplane/storage/testing';
+import { benchScale, formatListStream, formatScale, listStreamInChildren, type ScaleBenchResult } from './scale-bench.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -92,6 +100,9 @@ const { values: flags } = parseArgs({
     deployment: { type: 'string', default: '10000' },
     'deployment-timeout': { type: 'string', default: '60' },
     'deployment-worker': { type: 'string', default: '1' },
+    up: { type: 'string', default: '10000' },
+    'up-storage': { type: 'string', default: 'memory' },
+    'up-cpu-prof': { type: 'string', default: '' },
     daemonset: { type: 'string', default: '1000' },
     'daemonset-timeout': { type: 'string', default: '240' },
     'safety-patches': { type: 'string', default: '400' },
@@ -107,6 +118,11 @@ const { values: flags } = parseArgs({
     'etcd-deployment': { type: 'string', default: '1000' },
     'scheduler-pods': { type: 'string', default: '1000' },
     admission: { type: 'string', default: '1' },
+    scale: { type: 'string', default: '150000' },
+    'scale-nodes': { type: 'string', default: '5000' },
+    'fanout-watchers': { type: 'string', default: '2000' },
+    'fanout-rate': { type: 'string', default: '500' },
+    'fanout-seconds': { type: 'string', default: '5' },
   },
 });
 const rounds = Math.max(1, Number(flags.rounds));
@@ -124,6 +140,8 @@ const podsStorage = flags['pods-storage'] === 'sqlite' ? 'sqlite' : 'memory';
 const deploymentReplicas = Number(flags.deployment);
 const deploymentTimeoutMs = Number(flags['deployment-timeout']) * 1000;
 const daemonSetNodes = Number(flags.daemonset);
+const upReplicas = Number(flags.up);
+const upStorage = flags['up-storage'] === 'sqlite' ? 'sqlite' : 'memory';
 const safetyPatches = Number(flags['safety-patches']);
 const safetyWatchers = Number(flags['safety-watchers']);
 const safetyCompactionMs = Number(flags['safety-compaction-interval']) * 1000;
@@ -132,6 +150,9 @@ const jobCompletions = Number(flags.job);
 const endpointsReplicas = Number(flags.endpoints);
 const schedulerNodes = Number(flags.scheduler);
 const schedulerPods = Number(flags['scheduler-pods']);
+const fanoutWatchers = Number(flags['fanout-watchers']);
+const fanoutRate = Number(flags['fanout-rate']);
+const fanoutSeconds = Number(flags['fanout-seconds']);
 
 /** Targets of the extra cases: kplane's informer at most half of client-node's memory and twice its speed; 1M workqueue ops/s. */
 const INFORMER_TARGETS = { maxMemoryRatio: 0.5, minSpeedup: 2 };
@@ -139,6 +160,8 @@ const WORKQUEUE_TARGET_OPS = 1_000_000;
 /** Targets of issues 4 to 6: background GC of 10,000 dependents in 10 s; 500 pods Ready/s and 10,000 in 20 s; custom resources within 30% of ConfigMaps. */
 const GC_MAX_SECONDS = 10;
 const PODS_TARGETS = { minPodsPerSecond: 500, maxRampSeconds: 20 };
+/** Target of issue 19: through `kplane up` over HTTPS, a Deployment 0 -> 10,000 all Ready in 12 s (800 pods/s). */
+const UP_TARGETS = { maxSeconds: 12, minPodsPerSecond: 800 };
 const CRD_TARGETS = { minCreateRatio: 0.7, maxListRatio: 1.3 };
 /** Admission targets: creates with one allow-all validating webhook at least 0.5x the rate without, with one ValidatingAdmissionPolicy at least 0.8x. */
 const ADMISSION_TARGETS = { minWebhookRatio: 0.5, minPolicyRatio: 0.8 };
@@ -350,6 +373,18 @@ async function main(): Promise<void> {
         ? (console.log(`Deployment: 0 -> ${deploymentReplicas} replicas, controllers and nodes in a worker thread ...`),
           await deploymentInChild(deploymentReplicas, { storage: podsStorage, timeoutMs: deploymentTimeoutMs, controllersInWorker: true }))
         : undefined;
+    let up: UpBenchResult | undefined;
+    let upBaseline: DeploymentBenchResult | undefined;
+    if (upReplicas > 0) {
+      // The baseline is the in-process Deployment case of this run, with as many replicas (run here when the pods case used another count).
+      upBaseline = pods.deployment?.result.replicas === upReplicas && podsStorage === upStorage ? pods.deployment.result : undefined;
+      if (!upBaseline) {
+        console.log(`Deployment (in-process, baseline of kplane up): 0 -> ${upReplicas} replicas ...`);
+        upBaseline = (await deploymentInChild(upReplicas, { storage: upStorage, timeoutMs: deploymentTimeoutMs })).result;
+      }
+      console.log(`kplane up --storage ${upStorage}: Deployment 0 -> ${upReplicas} replicas over HTTPS (at most ${deploymentTimeoutMs / 1000} s) ...`);
+      up = await benchUpDeployment({ replicas: upReplicas, storage: upStorage, timeoutMs: deploymentTimeoutMs, ...(flags['up-cpu-prof'] ? { cpuProfDir: flags['up-cpu-prof'] } : {}) });
+    }
     const daemonSet =
       daemonSetNodes > 0
         ? (console.log(`DaemonSet over ${daemonSetNodes} nodes, against a Deployment of ${daemonSetNodes} replicas ...`), await daemonSetInChild(daemonSetNodes, Number(flags['daemonset-timeout']) * 1000))
@@ -389,11 +424,28 @@ async function main(): Promise<void> {
       console.log(`safety: ${safetyPatches} patches of a 0.9 MiB ConfigMap, ${safetyWatchers} idle and 10 stalled watchers ...`);
       safety = await benchSafety({ dataDir: join(tmp, 'safety'), patches: safetyPatches, idleWatchers: safetyWatchers, compactionIntervalMs: safetyCompactionMs, progress: (line) => console.log(line) });
     }
+    const fanout: FanoutBenchResult[] = [];
+    if (fanoutWatchers > 0) {
+      for (const protocol of ['h2', 'http1.1'] as const) {
+        console.log(`fan-out: ${fanoutWatchers} watchers over ${protocol}, ${fanoutRate} creates/s for ${fanoutSeconds} s ...`);
+        fanout.push(await benchFanout(join(tmp, `fanout-${protocol}`), { watchers: fanoutWatchers, writesPerSecond: fanoutRate, seconds: fanoutSeconds, protocol, progress: (line) => console.log(line) }));
+      }
+    }
     let fuzz: FuzzRunResult | undefined;
     if (fuzzRequests > 0) {
       console.log(`fuzz: ${fuzzRequests} requests ...`);
       const args = [String(fuzzRequests), ...(flags['fuzz-seed'] ? [flags['fuzz-seed']] : [])];
       fuzz = await runInChild<FuzzRunResult>(new URL('./probe-fuzz.js', import.meta.url), args, { timeoutMs: 60 * 60_000 });
+    }
+
+    const scalePods = Number(flags.scale);
+    let scale: ScaleBenchResult | undefined;
+    let listStream: Awaited<ReturnType<typeof listStreamInChildren>> | undefined;
+    if (scalePods > 0) {
+      console.log(`scale: LIST of ${scalePods} pods in-process, streamed and built whole ...`);
+      listStream = await listStreamInChildren(scalePods);
+      console.log(`scale: ${scalePods} pods and ${flags['scale-nodes']} nodes on one kplane (sqlite, over HTTPS) ...`);
+      scale = await benchScale({ pods: scalePods, nodes: Number(flags['scale-nodes']), concurrency, dataDir: join(tmp, 'scale') });
     }
 
     const rows = throughput ? cases.map(toRow) : [];
@@ -408,6 +460,14 @@ async function main(): Promise<void> {
     if (list.length > 0) {
       console.log(`\nLIST (kplane, sqlite; times include the client's JSON.parse)\n`);
       console.log(formatTimings(list));
+    }
+    if (listStream) {
+      console.log(`\nLIST of ${scalePods} pods, in-process on memory storage, each in a fresh process: streamed as storage is read, against built whole\n`);
+      console.log(formatListStream(listStream));
+    }
+    if (scale) {
+      console.log(`\nScale: ${scalePods} pods and ${flags['scale-nodes']} nodes in one kplane process (sqlite, over HTTPS, ${concurrency} creates in flight)\n`);
+      console.log(formatScale(scale));
     }
     if (crd) {
       console.log(`\nCustom resources: ${crdCount} Greetings (CRD with a structural schema, defaults and CEL rules) next to ${crdCount} ConfigMaps, kplane on sqlite over HTTPS, ${concurrency} in flight, creates in 4 interleaved rounds, LIST median of 5\n`);
@@ -448,6 +508,10 @@ async function main(): Promise<void> {
       console.log(`\nGarbage collector: benchGarbageCollector(${gcDependents}) from @kplane/controllers, in a fresh process (in-process API server, memory storage)\n`);
       console.log(formatGarbageCollector(gc, GC_MAX_SECONDS));
     }
+    if (up) {
+      console.log(`\nkplane up: a separate \`kplane up --storage ${upStorage} --port 0 --nodes 3\` process, the client in the bench process over HTTPS; against the in-process Deployment case (containers start at once there, after 100 ms in kplane up)\n`);
+      console.log(formatUp(up, upBaseline, UP_TARGETS));
+    }
     if (pods.rate || pods.ramp || pods.deployment) {
       console.log(`\nPods Ready: each run in a fresh process on startControlPlane({ storage: '${podsStorage}', listen: false }), 3 simulated nodes, containers start at once\n`);
       console.log(formatPods(pods, PODS_TARGETS));
@@ -484,6 +548,13 @@ async function main(): Promise<void> {
           `/readyz probed while 20 writes were checked against ^(a+)+$ (CRD pattern and CEL matches())\n`,
       );
       console.log(formatSafety(safety, SAFETY_TARGETS));
+    }
+    if (fanout.length) {
+      console.log(
+        `\nWatch fan-out: kplane on memory storage over HTTPS (a child process); watchers of one namespace multiplexed over HTTP/2 (500 streams a connection) ` +
+          `or each on its own HTTP/1.1 connection; creates sent open-loop at the rate asked; delivery latency from sending a create to each watcher reading its event (target p99 ≤ 100 ms)\n`,
+      );
+      console.log(formatFanout(fanout));
     }
     if (fuzz) {
       console.log(`\nFuzz: ${fuzz.requests} requests over every served kind and verb (in-process, memory storage), seed ${fuzz.seed} (replay with --fuzz-seed ${fuzz.seed} or KPLANE_FUZZ_SEED=${fuzz.seed} in the test)\n`);

@@ -1,6 +1,6 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { eventually, kubectl, kubectlOk, removeDir, startKplane, tempDir, type KplaneProcess } from './harness.js';
+import { eventually, kubectl, kubectlOk, removeDir, startKplane, tempDir, widgetCrd, type KplaneProcess } from './harness.js';
 
 /** The CRD chapter's Greeting CustomResourceDefinition, as the reader applies it. */
 const GREETING_CRD = `apiVersion: apiextensions.k8s.io/v1
@@ -241,33 +241,16 @@ describe('the CRD chapter with kubectl against kplane up', () => {
     assert.match(await kFail(undefined, 'get', 'crd', 'greetings.demo.example.com'), /NotFound/);
   });
   it('a kind the server does not serve (absent from /openapi/v3 too): kubectl says no matches for kind, as against kube-apiserver', async () => {
-    const widgetCrd = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: widgets.demo.example.com
-spec:
-  group: demo.example.com
-  scope: Namespaced
-  names: {kind: Widget, plural: widgets, singular: widget, listKind: WidgetList}
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec: {type: object, x-kubernetes-preserve-unknown-fields: true}
-`;
+    const crd = widgetCrd('demo.example.com', { type: 'object', 'x-kubernetes-preserve-unknown-fields': true });
     const widget = 'apiVersion: demo.example.com/v1\nkind: Widget\nmetadata:\n  name: w\n  namespace: demo\nspec: {size: 1}\n';
     const missing = await kubectl(kp.kubeconfig, ['apply', '-f', '-'], 'apiVersion: apps/v1\nkind: Widget\nmetadata:\n  name: w\n  namespace: demo\n');
     assert.equal(missing.stderr, 'error: resource mapping not found for name: "w" namespace: "demo" from "STDIN": no matches for kind "Widget" in version "apps/v1"\nensure CRDs are installed first\n');
     // The CRD and an object of its kind in one manifest: the kind is not known when kubectl maps the manifest.
-    const both = await kubectl(kp.kubeconfig, ['apply', '-f', '-'], `${widgetCrd}---\n${widget}`);
+    const both = await kubectl(kp.kubeconfig, ['apply', '-f', '-'], `${crd}---\n${widget}`);
     assert.equal(both.stdout, 'customresourcedefinition.apiextensions.k8s.io/widgets.demo.example.com created\n');
     assert.equal(both.stderr, 'error: resource mapping not found for name: "w" namespace: "demo" from "STDIN": no matches for kind "Widget" in version "demo.example.com/v1"\nensure CRDs are installed first\n');
     await eventually('the Widget is served', async () => (await kubectl(kp.kubeconfig, ['-n', 'demo', 'get', 'widgets'])).code === 0);
-    assert.equal(await kIn(`${widgetCrd}---\n${widget}`, 'apply', '-f', '-'), 'customresourcedefinition.apiextensions.k8s.io/widgets.demo.example.com unchanged\nwidget.demo.example.com/w created\n');
+    assert.equal(await kIn(`${crd}---\n${widget}`, 'apply', '-f', '-'), 'customresourcedefinition.apiextensions.k8s.io/widgets.demo.example.com unchanged\nwidget.demo.example.com/w created\n');
     await k('delete', 'crd', 'widgets.demo.example.com');
   });
   it("installs a CRD as operators write them: escaped property names in rules, metadata required at the root, RE2 patterns", async () => {

@@ -2,29 +2,9 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createBackend, type Backend } from '@kplane/storage';
 import { ETCD_MISSING, findEtcd, startEtcd, type TestEtcd } from '@kplane/storage/testing';
-import { eventually, kubectlOk, removeDir, startKplane, tempDir, type KplaneProcess } from './harness.js';
+import { eventually, kubectlOk, removeDir, startKplane, tempDir, widgetCrd, type KplaneProcess } from './harness.js';
 
-const WIDGET_CRD = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: widgets.example.com
-spec:
-  group: example.com
-  scope: Namespaced
-  names: { plural: widgets, singular: widget, kind: Widget }
-  versions:
-    - name: v1
-      served: true
-      storage: true
-      schema:
-        openAPIV3Schema:
-          type: object
-          properties:
-            spec:
-              type: object
-              properties:
-                size: { type: integer }
-`;
+const WIDGET_CRD = widgetCrd('example.com', { type: 'object', properties: { size: { type: 'integer' } } });
 
 describe('kplane up --storage etcd://', { skip: !findEtcd() && ETCD_MISSING }, () => {
   let etcd: TestEtcd;

@@ -260,3 +260,39 @@ export function useKplane(extraArgs: string[] = ['--nodes', '0']): SuiteKplane {
     },
   };
 }
+
+/**
+ * A namespaced CustomResourceDefinition of kind Widget (widgets.`group`), served and stored at
+ * v1, as YAML; `spec` is the schema of a Widget's spec, written as JSON (which YAML reads).
+ */
+export function widgetCrd(group: string, spec: object): string {
+  return `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.${group}
+spec:
+  group: ${group}
+  scope: Namespaced
+  names: {plural: widgets, singular: widget, kind: Widget, listKind: WidgetList}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec: ${JSON.stringify(spec)}
+`;
+}
+
+/** The course's ConfigMap held by a finalizer no controller removes (the stuck-deletion experiments). */
+export const GARDE_CONFIGMAP = `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: garde
+  finalizers:
+  - cours.exemple/archivage
+data:
+  a: "1"
+`;

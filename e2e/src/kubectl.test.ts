@@ -6,16 +6,9 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { until } from '@kplane/api/testing';
 import { kubectl, kubectlOk, removeDir, startKplane, tempDir, type KplaneProcess } from './harness.js';
+import { GARDE_CONFIGMAP } from './harness.js';
 
-const GARDE = `apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: garde
-  finalizers:
-  - cours.exemple/archivage
-data:
-  a: "1"
-`;
+const GARDE = GARDE_CONFIGMAP;
 
 describe('kubectl against kplane up', () => {
   let kp: KplaneProcess;

@@ -3,16 +3,9 @@ import assert from 'node:assert/strict';
 import { ApiError, type KubeObject } from '@kplane/api';
 import { clientFromKubeconfig, type Client } from '@kplane/client';
 import { eventually, httpsGet, kubectl, kubectlOk, removeDir, startControllerManager, startKplane, tempDir, type ControllerManagerProcess, type KplaneProcess } from './harness.js';
+import { GARDE_CONFIGMAP } from './harness.js';
 
-const GARDE = `apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: garde
-  finalizers:
-  - cours.exemple/archivage
-data:
-  a: "1"
-`;
+const GARDE = GARDE_CONFIGMAP;
 const CONTENT_REMAINING = 'Some resources are remaining: configmaps. has 1 resource instances';
 const FINALIZERS_REMAINING = 'Some content in the namespace has finalizers remaining: cours.exemple/archivage in 1 resource instances';
 const TRUE_CONDITIONS = '{range .status.conditions[?(@.status=="True")]}{.type} : {.message}{"\\n"}{end}';

@@ -1,6 +1,6 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { eventually, kubectl, kubectlOk, removeDir, startKplane, tempDir, type KplaneProcess } from './harness.js';
+import { eventually, kubectl, kubectlOk, removeDir, startKplane, tempDir, widgetCrd, type KplaneProcess } from './harness.js';
 
 const deployment = (replicas: number, image = 'nginx:1.27') => `apiVersion: apps/v1
 kind: Deployment
@@ -21,43 +21,14 @@ spec:
         - containerPort: 80
 `;
 
-/** A CRD whose schema is padded with documented properties to `bytes` of YAML. */
+/** The Widget CRD of ssa.example.com (a list-map of ports) padded with described fields to over `bytes`. */
 function bigCrd(bytes: number): string {
-  const props: string[] = [];
-  const desc = 'A setting of the widget, described at length so that the definition grows. '.repeat(12);
-  for (let i = 0; props.join('').length < bytes; i++) {
-    props.push(`              field${i}:\n                type: string\n                description: "${desc.trim()}"\n`);
-  }
-  return `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: widgets.ssa.example.com
-spec:
-  group: ssa.example.com
-  names: {plural: widgets, singular: widget, kind: Widget, listKind: WidgetList}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            properties:
-              ports:
-                type: array
-                x-kubernetes-list-type: map
-                x-kubernetes-list-map-keys: [name]
-                items:
-                  type: object
-                  required: [name]
-                  properties:
-                    name: {type: string}
-                    port: {type: integer}
-${props.join('')}`;
+  const desc = 'A setting of the widget, described at length so that the definition grows. '.repeat(12).trim();
+  const properties: Record<string, object> = {
+    ports: { type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'], items: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, port: { type: 'integer' } } } },
+  };
+  for (let i = 0; JSON.stringify(properties).length < bytes; i++) properties[`field${i}`] = { type: 'string', description: desc };
+  return widgetCrd('ssa.example.com', { type: 'object', properties });
 }
 
 describe('server-side apply with kubectl', () => {

@@ -50,7 +50,10 @@ export async function startTestServer(
         headers: { 'content-type': 'application/json', ...headers },
         body: payload,
       });
-      const text = r.body ? Buffer.from(r.body).toString('utf8') : '';
+      // A large LIST comes as a stream; watches are read with raw().
+      const watch = q.watch === 'true' || q.watch === '1' || p!.includes('/watch/');
+      const bytes = r.body ?? (r.stream && !watch ? await readAllChunks(r.stream) : undefined);
+      const text = bytes ? Buffer.from(bytes).toString('utf8') : '';
       let parsed: unknown = text;
       try {
         parsed = JSON.parse(text);
@@ -67,6 +70,13 @@ export async function startTestServer(
       await backend.close();
     },
   };
+}
+
+/** Reads a streamed body whole. */
+async function readAllChunks(stream: AsyncIterable<Uint8Array>): Promise<Uint8Array> {
+  const parts: Uint8Array[] = [];
+  for await (const chunk of stream) parts.push(chunk);
+  return Buffer.concat(parts);
 }
 
 /** Reads watch events from a streamed response until `n` arrived or the time is up. */
@@ -92,6 +102,7 @@ export async function readEvents(r: RawResponse, n: number, timeoutMs = 2000): P
 }
 
 /** Canary objects and the seeded request fuzzer shared by the safety tests and the benchmark. */
+export * from './testing/admission.js';
 export * from './testing/canaries.js';
 export * from './testing/fuzz.js';
 export * from './testing/expect.js';

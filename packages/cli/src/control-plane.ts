@@ -37,6 +37,8 @@ import type { WorkerComponentOptions, WorkerData } from './worker/options.js';
 /** The port of the controller manager's /metrics and /healthz by default, as kube-controller-manager's (DEFAULT_SECURE_PORT). */
 const CONTROLLER_MANAGER_PORT = 10257;
 
+/** Resolves in the event loop's check phase, after the pending I/O (sockets) and timers had their turn. */
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** Options of startControlPlane. */
 export interface ControlPlaneOptions {
@@ -297,7 +299,10 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     createApiServer({ ...options.apiServer, backend, ...time, serviceCIDR: options.serviceCIDR, serviceNodePortRange: options.serviceNodePortRange, authorizationMode: options.authorizationMode, eventTTLSeconds: options.eventTTLSeconds, compactionIntervalMs: options.compactionIntervalMs, authentication: keys ? { ...authentication, serviceAccountKeys: keys } : authentication, audit, localStreams: options.localStreams, admission: options.defaultTolerationSeconds, bootstrapped: options.bootstrapped });
   let apiServer = createServer();
   // Every in-process client calls the API server serving now, so a restart needs no new clients.
-  const serve: Transport = (req) => apiServer.handle(req);
+  // Listening, each in-process request first waits for the event loop's next turn: the in-process
+  // controllers, scheduler and kubelets otherwise chain request to request through promises alone,
+  // and while they are busy the sockets (clients' requests and watches over HTTPS) and timers wait.
+  const serve: Transport = listen ? (req) => nextTurn().then(() => apiServer.handle(req)) : (req) => apiServer.handle(req);
   const tokenSigner = (rootCA: string) => ({ rootCA, generateToken: (c: Parameters<typeof signLegacyToken>[1]) => signLegacyToken(apiServer.serviceAccountKeys, c) });
   const transportFor = (user: UserInfo) => transportAs(serve, user);
   try {

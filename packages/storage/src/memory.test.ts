@@ -18,3 +18,23 @@ test('memory: lists and pages 10k keys under a prefix, in key order', async () =
   assert.equal(page.more, true);
   await b.close();
 });
+
+test('memory: keys written between scans, one or two at a time or many, keep key order', async () => {
+  const b = createMemoryBackend();
+  const written: string[] = [];
+  let seed = 7;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+  for (let round = 0; round < 300; round++) {
+    // Mostly one or two keys per scan (placed one by one), sometimes a burst (sorted at once).
+    const burst = round % 50 === 0 ? 100 : 1 + (round % 2);
+    for (let i = 0; i < burst; i++) {
+      const key = `/registry/pods/ns/p${String(next()).padStart(10, '0')}`;
+      if (written.includes(key)) continue;
+      written.push(key);
+      await b.create(key, '{}');
+    }
+    const keys = (await b.list('/registry/pods/')).items.map((kv) => kv.key);
+    assert.deepEqual(keys, [...written].sort(), `round ${round}`);
+  }
+  await b.close();
+});

@@ -123,16 +123,28 @@ export function createMemoryBackend(options: MemoryBackendOptions = {}): Backend
     return out;
   };
 
+  /**
+   * Sorts the keys appended since the last scan into place. A few (the usual case: a scan after
+   * each write or two, as admission's per-request lists) are each placed by binary search and one
+   * splice, a native move of the array; many at once are sorted together with the rest (a
+   * comparator call per key of the whole array, too slow to pay for one new key).
+   */
+  const sortKeys = (): void => {
+    const added = keys.length - sortedUpTo;
+    if (added > 64) {
+      keys.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    } else {
+      const tail = keys.splice(sortedUpTo, added);
+      for (const key of tail) keys.splice(lowerBound(keys, key), 0, key);
+    }
+    sortedUpTo = keys.length;
+  };
+
   /** Walks live keys under prefix at rev, starting strictly after startAfter when given. */
   /** Visits live rows under prefix in key order; `visit` returning false stops the scan. */
   const scan = (prefix: string, rev: number, startAfter: string | undefined, visit: (row: LogRow) => boolean | void): void => {
     const from = startAfter !== undefined && startAfter >= prefix ? startAfter : prefix;
-    if (sortedUpTo < keys.length) {
-      // Inserting each new key in place costs O(n) a write; sorting the appended tail once per
-      // scan is cheap (the sort merges a sorted run with a short one).
-      keys.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-      sortedUpTo = keys.length;
-    }
+    if (sortedUpTo < keys.length) sortKeys();
     for (let i = lowerBound(keys, from); i < keys.length; i++) {
       const key = keys[i];
       if (!key.startsWith(prefix)) break;

@@ -1,12 +1,11 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createSqliteBackend } from './sqlite.js';
 import { runBackendConformance } from './testing/conformance.js';
+import { writeUntilKilled } from './testing/durability.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kplane-sqlite-test-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -60,32 +59,10 @@ test('sqlite: lists and pages 10k keys under a prefix, latest values only', asyn
 
 test('sqlite: every acknowledged write survives SIGKILL of the writer', async () => {
   const path = freshPath();
-  const script = fileURLToPath(new URL('./testing/durability-writer.js', import.meta.url));
-  const child = spawn(process.execPath, [script, path, '1000000'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const acked: string[] = [];
-  let partial = '';
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
+  const { acked, exit } = await writeUntilKilled(path, (child) => {
+    child.kill('SIGKILL');
   });
-  const exited = new Promise<NodeJS.Signals | number | null>((resolve) => {
-    child.on('exit', (code, signal) => resolve(signal ?? code));
-  });
-  await new Promise<void>((resolve, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      const lines = (partial + chunk.toString()).split('\n');
-      partial = lines.pop() ?? '';
-      acked.push(...lines);
-      if (acked.length >= 300 && !child.killed) {
-        child.kill('SIGKILL');
-        resolve();
-      }
-    });
-    child.on('exit', () => reject(new Error(`writer exited early: ${stderr}`)));
-  });
-  assert.equal(await exited, 'SIGKILL');
-  // Lines already in the pipe when the kill landed were acknowledged too.
-  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(exit, 'SIGKILL');
   assert.ok(acked.length >= 300);
 
   const reopened = createSqliteBackend({ path });

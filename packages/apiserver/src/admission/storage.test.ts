@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { startTestServer } from '../testing.js';
+import { admissionAttributes, startTestServer } from '../testing.js';
 import { persistentVolumeClaimResize, pickDefaultStorageClass } from './storage.js';
-import type { AdmissionAttributes } from './types.js';
 
 const claim = (name: string, spec: Record<string, unknown> = {}, annotations?: Record<string, string>) => ({
   apiVersion: 'v1',
@@ -68,17 +67,11 @@ test('StorageObjectInUseProtection puts the protection finalizers on new volumes
 test('PersistentVolumeClaimResize refuses an unbound claim that grows, and passes a shrink or a same size', async () => {
   const step = persistentVolumeClaimResize({ list: async () => [], updateStatus: async (_g, _v, _r, o) => o });
   const attrs = (size: string, oldSize: string) =>
-    ({
+    admissionAttributes(claim('c', { resources: { requests: { storage: size } } }), {
       operation: 'UPDATE',
-      kind: { group: '', version: 'v1', kind: 'PersistentVolumeClaim' },
-      resource: { group: '', version: 'v1', resource: 'persistentvolumeclaims' },
-      subresource: '',
       namespace: 'default',
-      name: 'c',
-      object: claim('c', { resources: { requests: { storage: size } } }),
       oldObject: { ...claim('c', { resources: { requests: { storage: oldSize } } }), status: { phase: 'Pending' } },
-      dryRun: false,
-    }) as AdmissionAttributes;
+    });
   await assert.rejects(async () => step.validate(attrs('2Gi', '1Gi')), { code: 403, message: 'persistentvolumeclaims "c" is forbidden: Only bound persistent volume claims can be expanded' });
   await step.validate(attrs('1Gi', '1Gi'));
   await step.validate(attrs('512Mi', '1Gi'));

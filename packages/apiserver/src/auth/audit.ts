@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { chmod, open, type FileHandle } from 'node:fs/promises';
 import type { RawRequest, RawResponse, UserInfo } from '@kplane/api';
-import { parsePath } from '../server/request-info.js';
+import { classifyRequest, parsePath } from '../server/request-info.js';
 import { requestUser } from './identity.js';
 
 /** authentication.k8s.io/v1 UserInfo as the audit Event writes it. */
@@ -200,7 +200,7 @@ function auditIdOf(req: RawRequest): string {
 /**
  * Wraps a request handler so that every request gets an Audit-ID (the client's `Audit-ID`
  * header, else a new UUID; sent back as the `Audit-Id` response header) and one audit event
- * when its response is complete (streams — watches — also one when the response starts).
+ * when its response is complete (long-running ones — watches, logs — also one when the response starts).
  */
 export function withAudit(handler: (req: RawRequest) => Promise<RawResponse>, options: AuditOptions): (req: RawRequest) => Promise<RawResponse> {
   const now = options.now ?? (() => new Date());
@@ -221,7 +221,9 @@ export function withAudit(handler: (req: RawRequest) => Promise<RawResponse>, op
       options.sink.write(event('ResponseComplete', r));
       return { ...r, headers };
     }
-    options.sink.write(event('ResponseStarted', r));
+    // Only long-running requests (watches, logs) have a ResponseStarted stage; a streamed LIST
+    // is audited once, when complete.
+    if (classifyRequest(req.method, req.path, req.query) === 'long-running') options.sink.write(event('ResponseStarted', r));
     const inner = r.stream;
     const stream = (async function* () {
       try {

@@ -1,8 +1,9 @@
 /**
  * The @peculiar ASN.1 and X.509 libraries, loaded on first use: an in-process control plane
- * that never reads a client certificate, makes a PKI or checks a certificate request does not
- * pay their import (reflect-metadata, tsyringe, asn1js and the schemas; their CommonJS builds,
- * which are also what an ES import of them resolves to).
+ * that never reads a client certificate, makes a PKI or checks a certificate request, or a
+ * controller manager that signs nothing, does not pay their import (reflect-metadata, tsyringe, asn1js and the schemas; their CommonJS builds,
+ * which are also what an ES import of them resolves to). Exported as `@kplane/apiserver/peculiar`
+ * for the certificates controllers.
  */
 import { webcrypto } from 'node:crypto';
 import { createRequire } from 'node:module';
@@ -10,6 +11,7 @@ import { createRequire } from 'node:module';
 type X509 = typeof import('@peculiar/x509');
 type AsnSchema = typeof import('@peculiar/asn1-schema');
 type AsnCsr = typeof import('@peculiar/asn1-csr');
+type AsnX509 = typeof import('@peculiar/asn1-x509');
 
 const load = createRequire(import.meta.url);
 let x509Lib: X509 | undefined;
@@ -33,3 +35,5 @@ export const x509: X509 = lazy(() => {
 export const asnSchema: AsnSchema = lazy(() => load('@peculiar/asn1-schema') as AsnSchema);
 /** @peculiar/asn1-csr. */
 export const asnCsr: AsnCsr = lazy(() => load('@peculiar/asn1-csr') as AsnCsr);
+/** @peculiar/asn1-x509. */
+export const asnX509: AsnX509 = lazy(() => load('@peculiar/asn1-x509') as AsnX509);

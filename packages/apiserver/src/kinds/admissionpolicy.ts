@@ -6,7 +6,7 @@
  */
 import { fieldDuplicate, fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, type KubeObject, type StatusCause } from '@kplane/api';
 import { compileExpression } from '../admission/policy/cel.js';
-import type { ResourceType } from '../registry/resource.js';
+import type { ResourceType, TableSpec } from '../registry/resource.js';
 import { translateTimestampSince } from './age.js';
 import { AGE_COLUMN, NAME_COLUMN } from './pod.js';
 import { asObj, formatLabelSelector, objs, STANDARD_VERBS, type Obj } from './util.js';
@@ -34,10 +34,62 @@ function defaultPolicy(obj: KubeObject): void {
   if (mc) defaultMatchResources(mc);
 }
 
-function defaultBinding(obj: KubeObject): void {
+/** A policy binding's defaults: those of its spec.matchResources. */
+export function defaultPolicyBinding(obj: KubeObject): void {
   const mr = asObj(asObj(obj.spec)?.matchResources);
   if (mr) defaultMatchResources(mr);
 }
+
+/** spec.paramKind of a policy: kind and apiVersion required when it is set. */
+export function validateParamKind(spec: Obj, out: StatusCause[]): void {
+  const pk = asObj(spec.paramKind);
+  if (!pk) return;
+  if (!pk.kind) out.push(fieldRequired('spec.paramKind.kind'));
+  if (!pk.apiVersion) out.push(fieldRequired('spec.paramKind.apiVersion'));
+}
+
+/** spec.paramRef of a policy binding: name or selector, and a parameterNotFoundAction. */
+export function validateParamRef(spec: Obj, out: StatusCause[]): void {
+  const ref = asObj(spec.paramRef);
+  if (!ref) return;
+  if (ref.name && ref.selector) out.push(fieldForbidden('spec.paramRef.name', 'name and selector are mutually exclusive'));
+  if (!ref.name && !ref.selector) out.push(fieldRequired('spec.paramRef', 'one of name or selector must be specified'));
+  if (ref.parameterNotFoundAction === undefined) out.push(fieldRequired('spec.paramRef.parameterNotFoundAction'));
+  else if (!NOT_FOUND_ACTIONS.includes(String(ref.parameterNotFoundAction))) out.push(fieldNotSupported('spec.paramRef.parameterNotFoundAction', ref.parameterNotFoundAction, NOT_FOUND_ACTIONS));
+}
+
+/** A policy's Table: NAME, the count of its rules (`column` over spec[`field`]), PARAMKIND, AGE. */
+export function policyTable(column: { name: string; description: string }, field: string): TableSpec {
+  return {
+    columns: [
+      NAME_COLUMN,
+      { name: column.name, type: 'integer', description: column.description, priority: 0 },
+      { name: 'ParamKind', type: 'string', description: 'ParamKind specifies the kind of resources used to parameterize this policy', priority: 0 },
+      AGE_COLUMN,
+    ],
+    row: (obj, now) => {
+      const spec = asObj(obj.spec) ?? {};
+      const pk = asObj(spec.paramKind);
+      return [obj.metadata?.name ?? '', objs(spec[field]).length, pk ? `${String(pk.apiVersion ?? '')}/${String(pk.kind ?? '')}` : '<unset>', translateTimestampSince(obj.metadata?.creationTimestamp, now)];
+    },
+  };
+}
+
+/** A policy binding's Table: NAME, POLICYNAME, PARAMREF, AGE. */
+export const POLICY_BINDING_TABLE: TableSpec = {
+  columns: [
+    NAME_COLUMN,
+    { name: 'PolicyName', type: 'string', description: 'PolicyName indicates the policy definition which the policy binding binded to', priority: 0 },
+    { name: 'ParamRef', type: 'string', description: 'ParamRef indicates the param resource which sets the configration param', priority: 0 },
+    AGE_COLUMN,
+  ],
+  row: (obj, now) => {
+    const spec = asObj(obj.spec) ?? {};
+    const ref = asObj(spec.paramRef);
+    const refCell = !ref ? '<unset>' : ref.name ? `${ref.namespace ? String(ref.namespace) : '*'}/${String(ref.name)}` : formatLabelSelector(ref.selector);
+    return [obj.metadata?.name ?? '', String(spec.policyName ?? ''), refCell, translateTimestampSince(obj.metadata?.creationTimestamp, now)];
+  },
+};
 
 function validateRules(list: unknown, path: string, out: StatusCause[]): void {
   objs(list).forEach((r, i) => {
@@ -83,11 +135,7 @@ function validatePolicy(obj: KubeObject): StatusCause[] {
   const out: StatusCause[] = [];
   const spec = asObj(obj.spec) ?? {};
   if (spec.failurePolicy !== undefined && !FAILURE_POLICIES.includes(String(spec.failurePolicy))) out.push(fieldNotSupported('spec.failurePolicy', spec.failurePolicy, FAILURE_POLICIES));
-  const pk = asObj(spec.paramKind);
-  if (pk) {
-    if (!pk.kind) out.push(fieldRequired('spec.paramKind.kind'));
-    if (!pk.apiVersion) out.push(fieldRequired('spec.paramKind.apiVersion'));
-  }
+  validateParamKind(spec, out);
   const mc = asObj(spec.matchConstraints);
   if (!mc) out.push(fieldRequired('spec.matchConstraints'));
   else validateMatchResources(mc, 'spec.matchConstraints', true, out);
@@ -130,13 +178,7 @@ function validateBinding(obj: KubeObject): StatusCause[] {
   if (seen.has('Deny') && seen.has('Warn')) {
     out.push(fieldInvalid('spec.validationActions', actions, 'must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)'));
   }
-  const ref = asObj(spec.paramRef);
-  if (ref) {
-    if (ref.name && ref.selector) out.push(fieldForbidden('spec.paramRef.name', 'name and selector are mutually exclusive'));
-    if (!ref.name && !ref.selector) out.push(fieldRequired('spec.paramRef', 'one of name or selector must be specified'));
-    if (ref.parameterNotFoundAction === undefined) out.push(fieldRequired('spec.paramRef.parameterNotFoundAction'));
-    else if (!NOT_FOUND_ACTIONS.includes(String(ref.parameterNotFoundAction))) out.push(fieldNotSupported('spec.paramRef.parameterNotFoundAction', ref.parameterNotFoundAction, NOT_FOUND_ACTIONS));
-  }
+  validateParamRef(spec, out);
   const mr = asObj(spec.matchResources);
   if (mr) validateMatchResources(mr, 'spec.matchResources', false, out);
   return out;
@@ -161,19 +203,7 @@ export function validatingAdmissionPolicyResource(): ResourceType {
       generation: true,
       defaults: defaultPolicy,
       validate: (obj, _old, _w, req) => (req?.subresource === 'status' ? [] : validatePolicy(obj)),
-      table: {
-        columns: [
-          NAME_COLUMN,
-          { name: 'Validations', type: 'integer', description: 'Validations indicates the number of validation rules defined in this configuration', priority: 0 },
-          { name: 'ParamKind', type: 'string', description: 'ParamKind specifies the kind of resources used to parameterize this policy', priority: 0 },
-          AGE_COLUMN,
-        ],
-        row: (obj, now) => {
-          const spec = asObj(obj.spec) ?? {};
-          const pk = asObj(spec.paramKind);
-          return [obj.metadata?.name ?? '', objs(spec.validations).length, pk ? `${String(pk.apiVersion ?? '')}/${String(pk.kind ?? '')}` : '<unset>', translateTimestampSince(obj.metadata?.creationTimestamp, now)];
-        },
-      },
+      table: policyTable({ name: 'Validations', description: 'Validations indicates the number of validation rules defined in this configuration' }, 'validations'),
     },
   };
 }
@@ -194,22 +224,9 @@ export function validatingAdmissionPolicyBindingResource(): ResourceType {
     schemaName: 'io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyBinding',
     strategy: {
       generation: true,
-      defaults: defaultBinding,
+      defaults: defaultPolicyBinding,
       validate: validateBinding,
-      table: {
-        columns: [
-          NAME_COLUMN,
-          { name: 'PolicyName', type: 'string', description: 'PolicyName indicates the policy definition which the policy binding binded to', priority: 0 },
-          { name: 'ParamRef', type: 'string', description: 'ParamRef indicates the param resource which sets the configration param', priority: 0 },
-          AGE_COLUMN,
-        ],
-        row: (obj, now) => {
-          const spec = asObj(obj.spec) ?? {};
-          const ref = asObj(spec.paramRef);
-          const refCell = !ref ? '<unset>' : ref.name ? `${ref.namespace ? String(ref.namespace) : '*'}/${String(ref.name)}` : formatLabelSelector(ref.selector);
-          return [obj.metadata?.name ?? '', String(spec.policyName ?? ''), refCell, translateTimestampSince(obj.metadata?.creationTimestamp, now)];
-        },
-      },
+      table: POLICY_BINDING_TABLE,
     },
   };
 }

@@ -9,10 +9,8 @@ import { fieldDuplicate, fieldForbidden, fieldInvalid, fieldNotSupported, fieldR
 import { compileExpression } from '../admission/policy/cel.js';
 import { compileMutationExpression } from '../admission/policy/mutating/cel.js';
 import type { ResourceType } from '../registry/resource.js';
-import { defaultMatchResources, validateMatchResources } from './admissionpolicy.js';
-import { translateTimestampSince } from './age.js';
-import { AGE_COLUMN, NAME_COLUMN } from './pod.js';
-import { asObj, formatLabelSelector, objs, STANDARD_VERBS, type Obj } from './util.js';
+import { defaultMatchResources, defaultPolicyBinding, POLICY_BINDING_TABLE, policyTable, validateMatchResources, validateParamKind, validateParamRef } from './admissionpolicy.js';
+import { asObj, objs, STANDARD_VERBS, type Obj } from './util.js';
 
 const GROUP = 'admissionregistration.k8s.io';
 const VERSION = 'v1alpha1';
@@ -20,7 +18,6 @@ const FAILURE_POLICIES = ['Fail', 'Ignore'];
 const REINVOCATION_POLICIES = ['IfNeeded', 'Never'];
 const PATCH_TYPES = ['ApplyConfiguration', 'JSONPatch'];
 const OPERATIONS = ['*', 'CONNECT', 'CREATE', 'UPDATE'];
-const NOT_FOUND_ACTIONS = ['Allow', 'Deny'];
 
 function defaultPolicy(obj: KubeObject): void {
   const spec = asObj(obj.spec);
@@ -29,11 +26,6 @@ function defaultPolicy(obj: KubeObject): void {
   spec.reinvocationPolicy ??= 'Never';
   const mc = asObj(spec.matchConstraints);
   if (mc) defaultMatchResources(mc);
-}
-
-function defaultBinding(obj: KubeObject): void {
-  const mr = asObj(asObj(obj.spec)?.matchResources);
-  if (mr) defaultMatchResources(mr);
 }
 
 /** Mutating policies match CREATE, UPDATE and CONNECT only. */
@@ -81,11 +73,7 @@ function validatePolicy(obj: KubeObject): StatusCause[] {
   if (spec.reinvocationPolicy !== undefined && !REINVOCATION_POLICIES.includes(String(spec.reinvocationPolicy))) {
     out.push(fieldNotSupported('spec.reinvocationPolicy', spec.reinvocationPolicy, REINVOCATION_POLICIES));
   }
-  const pk = asObj(spec.paramKind);
-  if (pk) {
-    if (!pk.kind) out.push(fieldRequired('spec.paramKind.kind'));
-    if (!pk.apiVersion) out.push(fieldRequired('spec.paramKind.apiVersion'));
-  }
+  validateParamKind(spec, out);
   const mc = asObj(spec.matchConstraints);
   if (!mc) out.push(fieldRequired('spec.matchConstraints'));
   else {
@@ -121,13 +109,7 @@ function validateBinding(obj: KubeObject): StatusCause[] {
   const out: StatusCause[] = [];
   const spec = asObj(obj.spec) ?? {};
   if (typeof spec.policyName !== 'string' || !spec.policyName) out.push(fieldRequired('spec.policyName'));
-  const ref = asObj(spec.paramRef);
-  if (ref) {
-    if (ref.name && ref.selector) out.push(fieldForbidden('spec.paramRef.name', 'name and selector are mutually exclusive'));
-    if (!ref.name && !ref.selector) out.push(fieldRequired('spec.paramRef', 'one of name or selector must be specified'));
-    if (ref.parameterNotFoundAction === undefined) out.push(fieldRequired('spec.paramRef.parameterNotFoundAction'));
-    else if (!NOT_FOUND_ACTIONS.includes(String(ref.parameterNotFoundAction))) out.push(fieldNotSupported('spec.paramRef.parameterNotFoundAction', ref.parameterNotFoundAction, NOT_FOUND_ACTIONS));
-  }
+  validateParamRef(spec, out);
   const mr = asObj(spec.matchResources);
   if (mr) {
     validateMatchResources(mr, 'spec.matchResources', false, out);
@@ -154,19 +136,7 @@ export function mutatingAdmissionPolicyResource(): ResourceType {
       generation: true,
       defaults: defaultPolicy,
       validate: (obj) => validatePolicy(obj),
-      table: {
-        columns: [
-          NAME_COLUMN,
-          { name: 'Mutations', type: 'integer', description: 'Mutations indicates the number of mutations defined in this policy', priority: 0 },
-          { name: 'ParamKind', type: 'string', description: 'ParamKind specifies the kind of resources used to parameterize this policy', priority: 0 },
-          AGE_COLUMN,
-        ],
-        row: (obj, now) => {
-          const spec = asObj(obj.spec) ?? {};
-          const pk = asObj(spec.paramKind);
-          return [obj.metadata?.name ?? '', objs(spec.mutations).length, pk ? `${String(pk.apiVersion ?? '')}/${String(pk.kind ?? '')}` : '<unset>', translateTimestampSince(obj.metadata?.creationTimestamp, now)];
-        },
-      },
+      table: policyTable({ name: 'Mutations', description: 'Mutations indicates the number of mutations defined in this policy' }, 'mutations'),
     },
   };
 }
@@ -187,22 +157,9 @@ export function mutatingAdmissionPolicyBindingResource(): ResourceType {
     schemaName: 'io.k8s.api.admissionregistration.v1alpha1.MutatingAdmissionPolicyBinding',
     strategy: {
       generation: true,
-      defaults: defaultBinding,
+      defaults: defaultPolicyBinding,
       validate: validateBinding,
-      table: {
-        columns: [
-          NAME_COLUMN,
-          { name: 'PolicyName', type: 'string', description: 'PolicyName indicates the policy definition which the policy binding binded to', priority: 0 },
-          { name: 'ParamRef', type: 'string', description: 'ParamRef indicates the param resource which sets the configration param', priority: 0 },
-          AGE_COLUMN,
-        ],
-        row: (obj, now) => {
-          const spec = asObj(obj.spec) ?? {};
-          const ref = asObj(spec.paramRef);
-          const refCell = !ref ? '<unset>' : ref.name ? `${ref.namespace ? String(ref.namespace) : '*'}/${String(ref.name)}` : formatLabelSelector(ref.selector);
-          return [obj.metadata?.name ?? '', String(spec.policyName ?? ''), refCell, translateTimestampSince(obj.metadata?.creationTimestamp, now)];
-        },
-      },
+      table: POLICY_BINDING_TABLE,
     },
   };
 }

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { JsonWriter, objectEnd } from './json-writer.js';
+import { JsonWriter, objectEnd, storedHeadLength } from './json-writer.js';
 
 test('JsonWriter: the bytes of every piece, in order, through growing chunks and oversized pieces', () => {
   const pieces = ['{"items":['];
@@ -30,4 +30,17 @@ test('objectEnd: the end of an object, past strings with braces and escapes and 
   const from = json.indexOf('{', 1) + 1;
   assert.equal(json.slice(from - 1, objectEnd(json, from)), '{"name":"a}","labels":{"k":"\\"}"},"f":[{"x":1}]}');
   assert.equal(objectEnd('{"a":"}', 1), 0);
+});
+
+test('storedHeadLength finds the stored head, and only it', () => {
+  const head = '{"apiVersion":"apps/v1","kind":"Deployment","metadata":{';
+  assert.equal(storedHeadLength(head + '"name":"a"}}'), head.length);
+  assert.equal(storedHeadLength(head + '}}'), head.length);
+  assert.equal(storedHeadLength('{"kind":"Pod","apiVersion":"v1","metadata":{}}'), 0);
+  assert.equal(storedHeadLength('{"apiVersion":"v1","kind":"Pod","spec":{},"metadata":{}}'), 0);
+  assert.equal(storedHeadLength('{"apiVersion":"v\\"1","kind":"Pod","metadata":{}}'), 0);
+  assert.equal(storedHeadLength('{"apiVersion":"v1\\","kind":"Pod","metadata":{}}'), 0);
+  assert.equal(storedHeadLength('{"apiVersion":"v1","kind":"Po\\"d","metadata":{}}'), 0);
+  assert.equal(storedHeadLength('{"apiVersion":"v1","kind":"Pod"'), 0);
+  assert.equal(storedHeadLength('{"apiVersion":"v1'), 0);
 });

@@ -39,6 +39,9 @@ import { compileListFilter, type ListFilter } from './filter.js';
 /** How unknown fields in a request body are treated (the fieldValidation query parameter). */
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 
+/** Stored objects read (and encoded) at a time by a streamed LIST (listJsonStream). */
+export const LIST_STREAM_PAGE = 500;
+
 /** The manager of the writes the server's own code makes (no request, no field manager). */
 export const SERVER_FIELD_MANAGER = 'kube-apiserver';
 
@@ -296,6 +299,89 @@ export class Store {
     }
     out.write(']}');
     return out.take();
+  }
+
+  /**
+   * LIST as JSON, written as it is read: `pageSize` stored objects at a time from one
+   * consistent snapshot, each page encoded into byte chunks the caller takes before the next
+   * page is read (a pull-based stream: a client that stops reading stops the reads). Items are
+   * served from stored JSON; a selector decodes each object to match it, yet writes the stored
+   * JSON of those that match. A list that fits in its first page comes back whole (`body`).
+   * With `limit` the page is bounded by the client, so it is built whole too (listJson);
+   * undefined for a limit with a selector (the caller then uses list()).
+   */
+  async listJsonStream(namespace: string | undefined, opts: ListOptions = {}, pageSize = LIST_STREAM_PAGE): Promise<{ body: Uint8Array } | { stream: AsyncGenerator<Uint8Array> } | undefined> {
+    const filter = this.filter(opts);
+    if (opts.limit && opts.limit > 0) {
+      const body = filter.everything ? await this.listJson(namespace, opts) : undefined;
+      return body === undefined ? undefined : { body };
+    }
+    const out = new JsonWriter();
+    const writePage = (items: KeyValue[], first: boolean): void => {
+      let comma = !first;
+      for (const kv of items) {
+        if (!filter.everything && !filter.matches(this.fromKv(kv))) continue;
+        if (comma) out.write(',');
+        comma = true;
+        this.writeServed(out, kv);
+      }
+    };
+    // The first page sets the list's resourceVersion (and checks the options); later pages
+    // read on at its revision through continue tokens, as a paged client would.
+    const page = await this.collect(namespace, { ...opts, limit: pageSize }, (kv) => kv);
+    out.write(`{"apiVersion":${JSON.stringify(this.apiVersion)},"kind":${JSON.stringify(this.type.listKind)},"metadata":{"resourceVersion":"${page.revision}"},"items":[`);
+    const before = out.size;
+    writePage(page.items, true);
+    let wrote = out.size > before;
+    if (!page.continue) {
+      out.write(']}');
+      return { body: out.take() };
+    }
+    const first = out.takeChunks();
+    let token: string | undefined = page.continue;
+    const self = this;
+    const stream = (async function* () {
+      yield* first;
+      while (token) {
+        const next: { items: KeyValue[]; continue?: string } = await self.collect(namespace, { limit: pageSize, continue: token }, (kv) => kv);
+        token = next.continue;
+        writePage(next.items, !wrote);
+        wrote ||= out.size > 0;
+        yield* out.takeChunks();
+      }
+      out.write(']}');
+      yield* out.takeChunks();
+    })();
+    return { stream };
+  }
+
+  /**
+   * LIST as pages of decoded objects that pass the selectors, `pageSize` stored objects read
+   * at a time from one consistent snapshot, each page read when the caller asks for it (for
+   * encodings built from objects, such as Table). The first page is read before this resolves
+   * (so that a bad resourceVersion fails before a response starts); `more` tells whether more
+   * pages follow it. Without a limit only: a
+   * client's limit bounds the list, which is then built whole.
+   */
+  async listPages(namespace: string | undefined, opts: ListOptions, pageSize = LIST_STREAM_PAGE): Promise<{ revision: number; more: boolean; pages: AsyncGenerator<KubeObject[]> }> {
+    if (opts.limit && opts.limit > 0) throw new Error('listPages: a limited list is built whole (list())');
+    const filter = this.filter(opts);
+    const accept = (kv: KeyValue): KubeObject | undefined => {
+      const obj = this.fromKv(kv);
+      return filter.matches(obj) ? obj : undefined;
+    };
+    const first = await this.collect(namespace, { ...opts, limit: pageSize }, (kv) => kv);
+    const self = this;
+    const pages = (async function* () {
+      yield first.items.map(accept).filter((o): o is KubeObject => o !== undefined);
+      let token = first.continue;
+      while (token) {
+        const next: { items: KeyValue[]; continue?: string } = await self.collect(namespace, { limit: pageSize, continue: token }, (kv) => kv);
+        token = next.continue;
+        yield next.items.map(accept).filter((o): o is KubeObject => o !== undefined);
+      }
+    })();
+    return { revision: first.revision, more: first.continue !== undefined, pages };
   }
 
   /**

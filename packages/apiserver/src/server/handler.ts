@@ -36,6 +36,7 @@ import { deleteOptions, listOptions, typedListQuery, writeOptions } from './opti
 import { checkPathSegmentName, classifyRequest, isNamespaceSubresource, parsePath, type ResourceRequestInfo } from './request-info.js';
 import { AGGREGATED_V2, AGGREGATED_V2BETA1, aggregatedDiscovery, apiGroup, apiGroupList, apiResourceList, apiVersions } from './discovery.js';
 import { toTable, type IncludeObject } from './table.js';
+import { streamTableList } from './list-table.js';
 import { serveWatch, type WatchDeliveries } from './watch.js';
 import { realTimers, type Timers } from '../registry/timers.js';
 import { serveOpenAPIV2, serveOpenAPIV3Document, serveOpenAPIV3Root, type ServedDocument, type SwaggerSpec } from '../openapi/serve.js';
@@ -371,11 +372,16 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
           });
         }
         if (rep === 'object' && !t.customResource) {
-          // Stored JSON is served as it is when no selector needs the decoded objects.
-          const raw = await store.listJson(ns, listOptions(q));
-          if (raw !== undefined) return textJson(200, raw);
+          // Stored JSON is served as it is, written to the client as storage is read.
+          const raw = await store.listJsonStream(ns, listOptions(q));
+          if (raw !== undefined) return 'body' in raw ? textJson(200, raw.body) : { status: 200, headers: { 'content-type': JSON_TYPE }, stream: raw.stream };
         }
-        const list = await store.list(ns, listOptions(q));
+        const listOpts = listOptions(q);
+        if (rep === 'table' && !(listOpts.limit && listOpts.limit > 0)) {
+          // Rows written as storage is read (a client limit bounds the list: built whole below).
+          return streamTableList(store, ns, listOpts, { include: includeObject(q), now: options.now() });
+        }
+        const list = await store.list(ns, listOpts);
         if (rep === 'table') {
           return jsonResponse(200, toTable(t.strategy.table, list.items, list.metadata, { include: includeObject(q), now: options.now() }));
         }

@@ -1,7 +1,9 @@
-import { createServer, type Server } from 'node:https';
+import type { Server } from 'node:https';
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createSecureServer, type Http2ServerRequest, type Http2ServerResponse, type Http2Session } from 'node:http2';
 import type { Duplex } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
+import type { Socket } from 'node:net';
 import type { X509Certificate } from 'node:crypto';
 import type { RawRequest, RawResponse, UserInfo } from '@kplane/api';
 import { requestEntityTooLarge, unauthorized } from '@kplane/api';
@@ -19,6 +21,34 @@ export const MAX_BODY_BYTES = DEFAULT_LIMITS.maxBodyBytes;
  * authorizer decides on anonymous requests, every other path answers them 401.
  */
 const PUBLIC_PATHS = /^\/(healthz|livez|readyz|version)(\/.*)?$/;
+
+/** A request over HTTP/1.1 or HTTP/2 (node's compatibility API). */
+export type HttpRequest = IncomingMessage | Http2ServerRequest;
+/** A response over HTTP/1.1 or HTTP/2 (node's compatibility API). */
+type HttpResponse = ServerResponse | Http2ServerResponse;
+
+/** Streams one HTTP/2 connection may carry at once (kube-apiserver's --http2-max-streams-per-connection default). */
+export const HTTP2_MAX_STREAMS_PER_CONNECTION = 1000;
+
+/** Header fields HTTP/2 forbids in a response (connection-specific, RFC 9113 section 8.2.2). */
+const CONNECTION_HEADERS = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade']);
+
+function isHttp2(req: HttpRequest): req is Http2ServerRequest {
+  return req.httpVersionMajor === 2;
+}
+
+/** Response headers fit for the request's protocol (HTTP/2 drops the connection-specific ones). */
+function headersFor(req: HttpRequest, headers: Record<string, string>): Record<string, string> {
+  if (!isHttp2(req)) return headers;
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers)) if (!CONNECTION_HEADERS.has(k.toLowerCase())) out[k] = v;
+  return out;
+}
+
+/** Has the response's connection (HTTP/1.1) or stream (HTTP/2) gone away? */
+function gone(res: HttpResponse): boolean {
+  return 'stream' in res ? res.stream.destroyed : res.destroyed;
+}
 
 /** Options of createHttpsServer. */
 export interface HttpsServerOptions {
@@ -42,15 +72,18 @@ export interface HttpsServerOptions {
   upgrade?: (raw: RawRequest, req: IncomingMessage, socket: Duplex, head: Buffer) => void;
 }
 
-/** The client certificate of each TLS connection, read once per connection. */
-const peerCertificates = new WeakMap<TLSSocket, { verified?: X509Certificate[]; error?: string }>();
+/** The client certificate of each TLS connection (HTTP/1.1 socket or HTTP/2 session), read and parsed once per connection. */
+const peerCertificates = new WeakMap<object, { verified?: X509Certificate[]; error?: string }>();
 
-function peerCertificate(sock: TLSSocket): { verified?: X509Certificate[]; error?: string } {
-  let c = peerCertificates.get(sock);
+function peerCertificate(req: HttpRequest): { verified?: X509Certificate[]; error?: string } {
+  // An HTTP/2 request's socket is a new proxy per stream: the session is the connection.
+  const connection: object = (isHttp2(req) ? req.stream.session : undefined) ?? req.socket;
+  let c = peerCertificates.get(connection);
   if (!c) {
+    const sock = req.socket as TLSSocket;
     const cert = typeof sock.getPeerX509Certificate === 'function' ? sock.getPeerX509Certificate() : undefined;
     c = !cert ? {} : sock.authorized ? { verified: [cert] } : { error: String(sock.authorizationError ?? 'certificate not verified') };
-    peerCertificates.set(sock, c);
+    peerCertificates.set(connection, c);
   }
   return c;
 }
@@ -61,8 +94,8 @@ function peerCertificate(sock: TLSSocket): { verified?: X509Certificate[]; error
  * Rejects with a 401 ApiError for credentials that are not valid, and for anonymous requests
  * outside the public paths.
  */
-export async function authenticate(req: IncomingMessage, authenticator: Authenticator, path: string): Promise<UserInfo> {
-  const cert = peerCertificate(req.socket as TLSSocket);
+export async function authenticate(req: HttpRequest, authenticator: Authenticator, path: string): Promise<UserInfo> {
+  const cert = peerCertificate(req);
   const auth = req.headers.authorization;
   const user =
     (await authenticator.authenticate({
@@ -74,9 +107,9 @@ export async function authenticate(req: IncomingMessage, authenticator: Authenti
   return user;
 }
 
-function send(res: ServerResponse, r: RawResponse): void {
+function send(req: HttpRequest, res: HttpResponse, r: RawResponse): void {
   const body = r.body ?? new Uint8Array();
-  res.writeHead(r.status, { ...r.headers, 'content-length': String(body.byteLength) });
+  res.writeHead(r.status, headersFor(req, { ...r.headers, 'content-length': String(body.byteLength) }));
   res.end(body);
 }
 
@@ -88,7 +121,7 @@ type BodyResult = { body: Buffer } | { tooLarge: true; drained: boolean };
  * up to `maxDiscardBytes` more, so the client, still sending, gets to read the 413 (a body
  * declared larger than that is not read at all).
  */
-function readBody(req: IncomingMessage, limits: ServerLimits): Promise<BodyResult> {
+function readBody(req: HttpRequest, limits: ServerLimits): Promise<BodyResult> {
   return new Promise((resolve, reject) => {
     const max = limits.maxBodyBytes;
     const bound = max + limits.maxDiscardBytes;
@@ -158,14 +191,17 @@ function queryOf(search: string): Record<string, string> {
   return query;
 }
 
-function headersOf(req: IncomingMessage): Record<string, string> {
+function headersOf(req: HttpRequest): Record<string, string> {
   const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers[k] = v;
+  // HTTP/2's pseudo-headers (:method, :path, ...) are not header fields; :authority is the Host.
+  for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && k[0] !== ':') headers[k] = v;
+  const authority = req.headers[':authority'];
+  if (headers.host === undefined && typeof authority === 'string') headers.host = authority;
   return headers;
 }
 
 /** Turns a node request into a RawRequest and writes the RawResponse back. */
-async function serve(options: HttpsServerOptions, limits: ServerLimits, limiter: InFlightLimiter, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function serve(options: HttpsServerOptions, limits: ServerLimits, limiter: InFlightLimiter, req: HttpRequest, res: HttpResponse): Promise<void> {
   const { path, search } = splitTarget(req.url ?? '/');
   const query = queryOf(search);
   const method = req.method ?? 'GET';
@@ -179,7 +215,7 @@ async function serve(options: HttpsServerOptions, limits: ServerLimits, limiter:
     user = await authenticate(req, options.authenticator, path);
   } catch (err) {
     req.resume();
-    send(res, refused(errorResponse(err)));
+    send(req, res, refused(errorResponse(err)));
     return;
   }
   const requestClass = classifyRequest(method, path, query);
@@ -188,14 +224,14 @@ async function serve(options: HttpsServerOptions, limits: ServerLimits, limiter:
     release = limiter.acquire(requestClass);
   } catch (err) {
     req.resume();
-    send(res, refused(withRetryAfter(errorResponse(err)), user));
+    send(req, res, refused(withRetryAfter(errorResponse(err)), user));
     return;
   }
   try {
     const read = await readBody(req, limits);
     if ('tooLarge' in read) {
-      if (!read.drained) res.setHeader('connection', 'close');
-      send(res, refused(errorResponse(requestEntityTooLarge(`Request entity too large: limit is ${limits.maxBodyBytes}`)), user));
+      if (!read.drained && !isHttp2(req)) res.setHeader('connection', 'close');
+      send(req, res, refused(errorResponse(requestEntityTooLarge(`Request entity too large: limit is ${limits.maxBodyBytes}`)), user));
       return;
     }
     const raw: RawRequest = { method, path, query, headers: headersOf(req), body: read.body, user, remoteAddress: req.socket.remoteAddress };
@@ -207,12 +243,14 @@ async function serve(options: HttpsServerOptions, limits: ServerLimits, limiter:
     }
     const r = await options.handler(raw);
     if (!r.stream) {
-      send(res, r);
+      send(req, res, r);
       return;
     }
     const { 'transfer-encoding': _te, ...headersOut } = r.headers;
-    res.writeHead(r.status, headersOut);
-    res.flushHeaders();
+    res.writeHead(r.status, headersFor(req, headersOut));
+    // Both protocols' responses flush and write alike (node's HTTP/2 compatibility API).
+    const out = res as ServerResponse;
+    out.flushHeaders();
     // A client that takes no data for maxWriteStallMs loses its connection (the watcher behind
     // it was closed long before, when it fell behind).
     const stalled = (): (() => void) => {
@@ -222,8 +260,8 @@ async function serve(options: HttpsServerOptions, limits: ServerLimits, limiter:
     };
     try {
       for await (const chunk of r.stream) {
-        if (res.destroyed) break;
-        if (!res.write(chunk)) {
+        if (gone(res)) break;
+        if (!out.write(chunk)) {
           // Wait for room, or for the client to go away (then the loop ends).
           const cancel = stalled();
           await new Promise<void>((resolve) => {
@@ -239,7 +277,7 @@ async function serve(options: HttpsServerOptions, limits: ServerLimits, limiter:
         }
       }
     } finally {
-      if (!res.destroyed) {
+      if (!gone(res)) {
         const cancel = stalled();
         res.once('close', cancel);
         res.end(cancel);
@@ -265,20 +303,24 @@ function withRetryAfter(r: RawResponse): RawResponse {
  */
 async function serveConnect(options: HttpsServerOptions, req: IncomingMessage, socket: Duplex): Promise<void> {
   socket.on('error', () => {});
-  let r: RawResponse;
-  try {
-    const { path, search } = splitTarget(req.url ?? '/');
-    const user = await authenticate(req, options.authenticator, path);
-    const method = req.method === 'CONNECT' ? 'CONNECT' : (req.method ?? 'GET');
-    r = await options.handler({ method, path, query: queryOf(search), headers: headersOf(req), user });
-  } catch (err) {
-    r = errorResponse(err);
-  }
+  const r = await connectAnswer(options, req);
   const body = Buffer.from(r.body ?? []);
   let head = `HTTP/1.1 ${r.status} ${STATUS_CODES[r.status] ?? ''}\r\n`;
   for (const [k, v] of Object.entries(r.headers)) if (k !== 'content-length' && k !== 'connection' && k !== 'transfer-encoding') head += `${k}: ${v}\r\n`;
   head += `content-length: ${body.length}\r\nconnection: close\r\n\r\n`;
   socket.end(Buffer.concat([Buffer.from(head, 'latin1'), body]));
+}
+
+/** The answer to a CONNECT or upgrade request: authenticated, then routed by the handler. */
+async function connectAnswer(options: HttpsServerOptions, req: HttpRequest): Promise<RawResponse> {
+  try {
+    const { path, search } = splitTarget(req.url ?? '/');
+    const user = await authenticate(req, options.authenticator, path);
+    const method = req.method === 'CONNECT' ? 'CONNECT' : (req.method ?? 'GET');
+    return await options.handler({ method, path, query: queryOf(search), headers: headersOf(req), user });
+  } catch (err) {
+    return errorResponse(err);
+  }
 }
 
 /**
@@ -301,35 +343,55 @@ async function serveUpgrade(options: HttpsServerOptions, req: IncomingMessage, s
 }
 
 /**
- * An HTTPS server for the API: TLS with the serving certificate, every request authenticated
+ * An HTTPS server for the API, speaking HTTP/2 (ALPN h2, many requests and watches on one
+ * connection, as client-go and kubectl use it) and HTTP/1.1 (ALPN http/1.1 or none; protocol
+ * upgrades for exec, attach and port-forward are HTTP/1.1 only): TLS with the serving
+ * certificate, every request authenticated
  * (a certificate signed by the client CA, a bearer token) and handed to the handler with its
  * `user`; invalid credentials are 401 everywhere, no credentials 401 on every path but /healthz,
  * /livez, /readyz and /version. Bodies over the limit get 413; past
  * the in-flight bounds requests get 429 (watches are not counted); CONNECT gets an answer too.
+ * `closeAllConnections()` ends every HTTP/1.1 connection and HTTP/2 session at once.
  */
 export function createHttpsServer(options: HttpsServerOptions): Server {
   const limits = resolveLimits(options.limits);
   const limiter = new InFlightLimiter(limits);
-  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
+  const onRequest = (req: HttpRequest, res: HttpResponse): void => {
     serve(options, limits, limiter, req, res).catch((err) => {
-      if (!res.headersSent) send(res, errorResponse(err));
+      if (!res.headersSent) send(req, res, errorResponse(err));
       else res.destroy();
     });
   };
-  const server = createServer(
+  const server = createSecureServer(
     {
       cert: options.cert,
       key: options.key,
       ca: options.clientCa,
       requestCert: true,
       rejectUnauthorized: false,
-      keepAlive: true,
+      allowHTTP1: true,
+      settings: { maxConcurrentStreams: HTTP2_MAX_STREAMS_PER_CONNECTION },
     },
     onRequest,
   );
+  // Every connection, to end them all on close (node's HTTP/2 server has no closeAllConnections).
+  const sockets = new Set<Socket>();
+  const sessions = new Set<Http2Session>();
+  server.on('secureConnection', (socket: TLSSocket) => {
+    // As node's HTTP/1.1 server does (and Go's): small answers and watch events leave at once,
+    // not held back by Nagle's algorithm until the client acknowledges the previous segment.
+    socket.setNoDelay(true);
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  server.on('session', (session: Http2Session) => {
+    sessions.add(session);
+    session.on('error', () => {});
+    session.once('close', () => sessions.delete(session));
+  });
   // "Expect: 100-continue": a body that is refused anyway (no credentials, declared too large)
   // is refused before the client sends it.
-  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+  server.on('checkContinue', (req: HttpRequest, res: HttpResponse) => {
     void (async () => {
       const { path, search } = splitTarget(req.url ?? '/');
       let refusal: RawResponse | undefined;
@@ -347,18 +409,26 @@ export function createHttpsServer(options: HttpsServerOptions): Server {
         refusal = options.refused(raw, refusal, user ? undefined : { presentedCertificate: !!(req.socket as TLSSocket).getPeerX509Certificate?.() });
       }
       if (refusal) {
-        res.setHeader('connection', 'close');
-        send(res, refusal);
+        if (!isHttp2(req)) res.setHeader('connection', 'close');
+        send(req, res, refusal);
         return;
       }
       res.writeContinue();
       onRequest(req, res);
     })();
   });
-  server.on('connect', (req: IncomingMessage, socket: Duplex) => void serveConnect(options, req, socket));
+  // HTTP/1.1 hands CONNECT over with the socket, HTTP/2 with a response on its stream.
+  server.on('connect', (req: HttpRequest, target: Duplex | Http2ServerResponse) => {
+    if (isHttp2(req)) void connectAnswer(options, req).then((r) => send(req, target as Http2ServerResponse, r));
+    else void serveConnect(options, req, target as Duplex);
+  });
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => void (options.upgrade ? serveUpgrade(options, req, socket, head) : serveConnect(options, req, socket)));
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 70_000;
-  server.requestTimeout = 0;
-  return server;
+  // Read by node's HTTP/1.1 connection handling.
+  Object.assign(server, { keepAliveTimeout: 65_000, headersTimeout: 70_000, requestTimeout: 0 });
+  const closeAllConnections = (): void => {
+    for (const session of sessions) session.destroy();
+    for (const socket of sockets) socket.destroy();
+  };
+  // The API server's callers use it as node:https's Server (listen, address, close, closeAllConnections).
+  return Object.assign(server, { closeAllConnections }) as unknown as Server;
 }

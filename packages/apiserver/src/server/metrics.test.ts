@@ -4,8 +4,8 @@ import type { KubeObject, RawRequest } from '@kplane/api';
 import { eventually } from '@kplane/api/testing';
 import type { AdmissionAttributes } from '../admission/types.js';
 import { mutatingAdmissionWebhook, validatingAdmissionWebhook, type Webhook } from '../admission/webhook/plugin.js';
-import { reply, startReviewServer, staticSource, type ReviewServer } from '../admission/webhook/webhook.fixture.js';
-import { startTestServer, type TestServer } from '../testing.js';
+import { configMapWebhook, reply, startReviewServer, staticSource, type ReviewServer } from '../admission/webhook/webhook.fixture.js';
+import { admissionAttributes, startTestServer, type TestServer } from '../testing.js';
 import { createApiServerMetrics } from './metrics.js';
 
 /** The value of the first series of `text` whose name and labels match `series` exactly ("name{a=\"b\",...}"), or undefined. */
@@ -107,24 +107,8 @@ describe('/metrics', () => {
 });
 
 describe('webhook failure metrics', () => {
-  const attrs = (): AdmissionAttributes => ({
-    operation: 'CREATE',
-    kind: { group: '', version: 'v1', kind: 'ConfigMap' },
-    resource: { group: '', version: 'v1', resource: 'configmaps' },
-    subresource: '',
-    namespace: 'default',
-    name: 'x',
-    object: cm('x'),
-    dryRun: false,
-  });
-  const down = (name: string, failurePolicy: 'Fail' | 'Ignore'): Webhook => ({
-    name,
-    rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }],
-    failurePolicy,
-    sideEffects: 'None',
-    admissionReviewVersions: ['v1'],
-    clientConfig: { url: 'https://127.0.0.1:1/down' },
-  });
+  const attrs = (): AdmissionAttributes => admissionAttributes(cm('x'), { namespace: 'default' });
+  const down = (name: string, failurePolicy: 'Fail' | 'Ignore'): Webhook => configMapWebhook(name, { url: 'https://127.0.0.1:1/down' }, { failurePolicy });
 
   it('records a failed call as a calling_webhook_error rejection (Fail) or a fail-open (Ignore)', async () => {
     const metrics = createApiServerMetrics();

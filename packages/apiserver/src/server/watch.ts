@@ -37,10 +37,27 @@ const INITIAL_EVENTS_PAGE = 500;
 export const WATCH_BUFFER_CHUNKS = 64;
 export const WATCH_BUFFER_BYTES = 1024 * 1024;
 
+/** Most bytes of queued events joined into one chunk for the client. */
+export const WATCH_BATCH_BYTES = 64 * 1024;
+
 type EventType = WatchEvent['type'];
 
-/** The last encoding of each watch-cache event (as `object`), shared by all its watchers. */
-const encodedEvents = new WeakMap<CachedEvent, { type: EventType; bytes: Uint8Array }>();
+/**
+ * The encodings of each watch-cache event, by representation and type (`object:MODIFIED`,
+ * `metadata:ADDED`, ...): made once, the same bytes written to every watcher that sees the
+ * event so. Tables are made per watcher (their Age column reads the clock).
+ */
+const encodedEvents = new WeakMap<CachedEvent, Map<string, Uint8Array>>();
+
+/** The shared encoding of `cached` as `rep` and `type`, made by `make` the first time. */
+function sharedEncoding(cached: CachedEvent, rep: string, type: EventType, make: () => Uint8Array): Uint8Array {
+  let byKind = encodedEvents.get(cached);
+  if (!byKind) encodedEvents.set(cached, (byKind = new Map()));
+  const key = `${rep}:${type}`;
+  let bytes = byKind.get(key);
+  if (!bytes) byKind.set(key, (bytes = make()));
+  return bytes;
+}
 
 /** A single-consumer channel of byte chunks that knows how much it holds. */
 class Channel {
@@ -84,15 +101,23 @@ class Channel {
     this.drained?.();
   }
 
+  /**
+   * Yields what waits for the client: one chunk as it is (the very bytes other watchers got:
+   * never written to), several in one chunk of their copies (up to WATCH_BATCH_BYTES), so a
+   * client that fell behind catches up in few writes instead of one per event.
+   */
   async *[Symbol.asyncIterator](): AsyncGenerator<Uint8Array> {
     for (;;) {
       if (this.items.length) {
-        const item = this.items.shift()!;
-        this.deliveries.queued--;
-        this.bytes -= item.byteLength;
+        let n = 1;
+        let size = this.items[0]!.byteLength;
+        while (n < this.items.length && size + this.items[n]!.byteLength <= WATCH_BATCH_BYTES) size += this.items[n++]!.byteLength;
+        const taken = this.items.splice(0, n);
+        this.deliveries.queued -= n;
+        this.bytes -= size;
         this.drained?.();
         this.drained = undefined;
-        yield item;
+        yield n === 1 ? taken[0]! : Buffer.concat(taken, size);
         continue;
       }
       if (this.closed) return;
@@ -145,14 +170,14 @@ export function serveWatch(
   /** One event line; changes of the watch cache are encoded once for all watchers of plain objects. */
   const encode = (type: EventType, objectOf: () => KubeObject, cached?: CachedEvent): Uint8Array => {
     if (rep === 'object' && type !== 'ERROR' && type !== 'BOOKMARK') {
-      if (cached) {
-        const known = encodedEvents.get(cached);
-        if (known?.type === type) return known.bytes;
-      }
-      const served = cached && store.servesStoredEvents ? withResourceVersion(cached.stored, cached.revision) : undefined;
-      const bytes = Buffer.from(served !== undefined ? `{"type":"${type}","object":${served}}\n` : JSON.stringify({ type, object: objectOf() }) + '\n');
-      if (cached) encodedEvents.set(cached, { type, bytes });
-      return bytes;
+      const make = () => {
+        const served = cached && store.servesStoredEvents ? withResourceVersion(cached.stored, cached.revision) : undefined;
+        return Buffer.from(served !== undefined ? `{"type":"${type}","object":${served}}\n` : JSON.stringify({ type, object: objectOf() }) + '\n');
+      };
+      return cached ? sharedEncoding(cached, rep, type, make) : make();
+    }
+    if (rep === 'metadata' && cached && type !== 'ERROR' && type !== 'BOOKMARK') {
+      return sharedEncoding(cached, rep, type, () => Buffer.from(JSON.stringify({ type, object: { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: objectOf().metadata ?? {} } }) + '\n'));
     }
     const object = objectOf();
     let out: unknown = object;

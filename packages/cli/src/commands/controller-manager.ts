@@ -1,8 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { clientFromKubeconfig, loadKubeconfig } from '@kplane/client';
-import { createCa, issueCertificate, serviceAccountKeys, signingKeyFromPem, signLegacyToken } from '@kplane/apiserver';
+import { serviceAccountKeys, signingKeyFromPem, signLegacyToken } from '@kplane/apiserver';
 import { DEFAULT_SECURE_PORT, KNOWN_CONTROLLERS, loadSigningCa, startControllerManager, tokenRequestServiceAccountClients } from '@kplane/controllers';
+import { booleanFlag, caText, checkServingFlags, LEADER_ELECTION_FLAGS, leaderElectionSettings, SERVING_FLAGS, servingCredentials } from './component-flags.js';
 import { parseDuration, parseTerminatedPodGcThreshold } from './duration.js';
 import { stopOnSignals } from './up.js';
 
@@ -78,17 +79,11 @@ export async function controllerManager(args: string[]): Promise<void> {
     options: {
       kubeconfig: { type: 'string' },
       controllers: { type: 'string', default: '*' },
-      'leader-elect': { type: 'string', default: 'true' },
-      'leader-elect-lease-duration': { type: 'string', default: '15s' },
-      'leader-elect-renew-deadline': { type: 'string', default: '10s' },
-      'leader-elect-retry-period': { type: 'string', default: '2s' },
+      ...LEADER_ELECTION_FLAGS,
       'use-service-account-credentials': { type: 'string', default: 'false' },
       'secure-port': { type: 'string', default: String(DEFAULT_SECURE_PORT) },
       'node-monitor-grace-period': { type: 'string', default: '40s' },
-      'bind-address': { type: 'string', default: '127.0.0.1' },
-      'tls-cert-file': { type: 'string' },
-      'tls-private-key-file': { type: 'string' },
-      'client-ca-file': { type: 'string' },
+      ...SERVING_FLAGS,
       'cluster-signing-cert-file': { type: 'string' },
       'cluster-signing-key-file': { type: 'string' },
       'cluster-signing-duration': { type: 'string', default: '8760h' },
@@ -104,16 +99,12 @@ export async function controllerManager(args: string[]): Promise<void> {
     process.stdout.write(CONTROLLER_MANAGER_USAGE);
     return;
   }
-  const leaderElect = values['leader-elect'];
-  if (leaderElect !== 'true' && leaderElect !== 'false') throw new Error(`--leader-elect: must be true or false, not ${leaderElect}`);
-  const useSACredentials = values['use-service-account-credentials'];
-  if (useSACredentials !== 'true' && useSACredentials !== 'false') throw new Error(`--use-service-account-credentials: must be true or false, not ${useSACredentials}`);
+  const { leaderElect, timing } = leaderElectionSettings(values);
+  const useSACredentials = booleanFlag('use-service-account-credentials', values['use-service-account-credentials']);
   const port = Number(values['secure-port']);
   const nodeMonitorGracePeriodMs = parseDuration('--node-monitor-grace-period', values['node-monitor-grace-period']!);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--secure-port: not a port number: ${values['secure-port']}`);
-  if (Boolean(values['tls-cert-file']) !== Boolean(values['tls-private-key-file'])) {
-    throw new Error('--tls-cert-file and --tls-private-key-file must be given together');
-  }
+  checkServingFlags(values);
   if (Boolean(values['cluster-signing-cert-file']) !== Boolean(values['cluster-signing-key-file'])) {
     throw new Error('--cluster-signing-cert-file and --cluster-signing-key-file must be given together');
   }
@@ -127,39 +118,24 @@ export async function controllerManager(args: string[]): Promise<void> {
   const kubeconfig = loadKubeconfig(values.kubeconfig);
   const client = clientFromKubeconfig(values.kubeconfig, { userAgent: 'kplane-controller-manager' });
 
-  let cert: string;
-  let key: string;
-  if (values['tls-cert-file']) {
-    cert = await readFile(values['tls-cert-file'], 'utf8');
-    key = await readFile(values['tls-private-key-file']!, 'utf8');
-  } else {
-    // As kube-controller-manager without --tls-cert-file: a self-signed certificate for loopback.
-    const ca = await createCa('kplane-controller-manager-ca');
-    ({ cert, key } = await issueCertificate(ca, { subject: 'CN=localhost', usage: 'server', dnsNames: ['localhost'], ipAddresses: ['127.0.0.1', '::1'] }));
-  }
   const kubeCa = kubeconfig.transportOptions.ca;
-  const clientCa = values['client-ca-file']
-    ? await readFile(values['client-ca-file'], 'utf8')
-    : kubeCa === undefined ? undefined : typeof kubeCa === 'string' ? kubeCa : Buffer.from(kubeCa).toString('utf8');
+  // As kube-controller-manager without --tls-cert-file: a self-signed certificate for loopback.
+  const { cert, key, clientCa } = await servingCredentials(values, 'kplane-controller-manager-ca', kubeCa);
 
   const saKeyFile = values['service-account-private-key-file'];
   const saKeys = saKeyFile ? serviceAccountKeys(signingKeyFromPem(await readFile(saKeyFile, 'utf8'), saKeyFile)) : undefined;
-  const rootCA = values['root-ca-file'] ? await readFile(values['root-ca-file'], 'utf8') : (kubeCa === undefined ? '' : typeof kubeCa === 'string' ? kubeCa : Buffer.from(kubeCa).toString('utf8'));
+  const rootCA = values['root-ca-file'] ? await readFile(values['root-ca-file'], 'utf8') : (caText(kubeCa) ?? '');
 
   const serviceAccountClients =
-    useSACredentials === 'true' ? tokenRequestServiceAccountClients(client, kubeconfig.transportOptions, { userAgent: 'kplane-controller-manager' }) : undefined;
+    useSACredentials ? tokenRequestServiceAccountClients(client, kubeconfig.transportOptions, { userAgent: 'kplane-controller-manager' }) : undefined;
   const cm = await startControllerManager({
     serviceAccountTokens: saKeys ? { rootCA, generateToken: (c) => signLegacyToken(saKeys, c) } : undefined,
     rootCA: rootCA || undefined,
     client,
     serviceAccountClients,
     controllers: values.controllers!.split(',').map((s) => s.trim()).filter(Boolean),
-    leaderElect: leaderElect === 'true',
-    leaderElection: {
-      leaseDurationMs: parseDuration('--leader-elect-lease-duration', values['leader-elect-lease-duration']!),
-      renewDeadlineMs: parseDuration('--leader-elect-renew-deadline', values['leader-elect-renew-deadline']!),
-      retryPeriodMs: parseDuration('--leader-elect-retry-period', values['leader-elect-retry-period']!),
-    },
+    leaderElect,
+    leaderElection: timing,
     serving: { host: values['bind-address'], port, cert, key, clientCa },
     clusterSigning,
     nodeLifecycle: { gracePeriodMs: nodeMonitorGracePeriodMs },

@@ -1,10 +1,8 @@
-import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { createCa, issueCertificate } from '@kplane/apiserver';
 import { clientFromKubeconfig, loadKubeconfig } from '@kplane/client';
 import { createScheduler, startElectedScheduler } from '@kplane/kubelet';
 import { createDelegatedAuth, createMetrics, serveMetrics, type MetricsServer } from '@kplane/runtime';
-import { parseDuration } from './duration.js';
+import { checkServingFlags, LEADER_ELECTION_FLAGS, leaderElectionSettings, SERVING_FLAGS, servingCredentials } from './component-flags.js';
 import { stopOnSignals } from './up.js';
 
 /** Help of `kplane scheduler`. */
@@ -54,15 +52,9 @@ export async function scheduler(args: string[]): Promise<void> {
     args: normalise(args),
     options: {
       kubeconfig: { type: 'string' },
-      'leader-elect': { type: 'string', default: 'true' },
-      'leader-elect-lease-duration': { type: 'string', default: '15s' },
-      'leader-elect-renew-deadline': { type: 'string', default: '10s' },
-      'leader-elect-retry-period': { type: 'string', default: '2s' },
+      ...LEADER_ELECTION_FLAGS,
       'secure-port': { type: 'string', default: '10259' },
-      'bind-address': { type: 'string', default: '127.0.0.1' },
-      'tls-cert-file': { type: 'string' },
-      'tls-private-key-file': { type: 'string' },
-      'client-ca-file': { type: 'string' },
+      ...SERVING_FLAGS,
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -71,40 +63,22 @@ export async function scheduler(args: string[]): Promise<void> {
     process.stdout.write(SCHEDULER_USAGE);
     return;
   }
-  const leaderElect = values['leader-elect'];
-  if (leaderElect !== 'true' && leaderElect !== 'false') throw new Error(`--leader-elect: must be true or false, not ${leaderElect}`);
-  const timing = {
-    leaseDurationMs: parseDuration('--leader-elect-lease-duration', values['leader-elect-lease-duration']),
-    renewDeadlineMs: parseDuration('--leader-elect-renew-deadline', values['leader-elect-renew-deadline']),
-    retryPeriodMs: parseDuration('--leader-elect-retry-period', values['leader-elect-retry-period']),
-  };
+  const { leaderElect, timing } = leaderElectionSettings(values);
   const port = Number(values['secure-port']);
   if (!Number.isInteger(port) || port < -1 || port > 65535) throw new Error(`--secure-port: not a port number: ${values['secure-port']}`);
-  if (Boolean(values['tls-cert-file']) !== Boolean(values['tls-private-key-file'])) {
-    throw new Error('--tls-cert-file and --tls-private-key-file must be given together');
-  }
+  checkServingFlags(values);
   const client = clientFromKubeconfig(values.kubeconfig, { userAgent: 'kube-scheduler/kplane' });
   const log = (line: string) => process.stderr.write(`kplane scheduler: ${line}\n`);
   const metrics = createMetrics();
   let served: MetricsServer | undefined;
   if (port >= 0) {
-    let cert: string;
-    let key: string;
-    if (values['tls-cert-file']) {
-      cert = await readFile(values['tls-cert-file'], 'utf8');
-      key = await readFile(values['tls-private-key-file']!, 'utf8');
-    } else {
-      // As kube-scheduler without --tls-cert-file: a self-signed certificate for loopback.
-      const ca = await createCa('kplane-scheduler-ca');
-      ({ cert, key } = await issueCertificate(ca, { subject: 'CN=localhost', usage: 'server', dnsNames: ['localhost'], ipAddresses: ['127.0.0.1', '::1'] }));
-    }
-    const kubeCa = loadKubeconfig(values.kubeconfig).transportOptions.ca;
-    const clientCa = values['client-ca-file'] ? await readFile(values['client-ca-file'], 'utf8') : kubeCa === undefined ? undefined : Buffer.from(kubeCa).toString('utf8');
+    // As kube-scheduler without --tls-cert-file: a self-signed certificate for loopback.
+    const { cert, key, clientCa } = await servingCredentials(values, 'kplane-scheduler-ca', loadKubeconfig(values.kubeconfig).transportOptions.ca);
     served = await serveMetrics({ host: values['bind-address'], port, cert, key, clientCa, metrics, auth: createDelegatedAuth({ client }), onError: (err) => log(`metrics server: ${String(err)}`) });
     log(`serving securely on ${served.url}`);
   }
   const onError = (err: unknown) => log(err instanceof Error ? err.message : String(err));
-  if (leaderElect === 'false') {
+  if (!leaderElect) {
     const s = createScheduler({ client, onError });
     await s.start();
     log('scheduling');

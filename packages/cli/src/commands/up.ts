@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { startControlPlane } from '../control-plane.js';
 import { parseDuration, parseTerminatedPodGcThreshold } from './duration.js';
 import type { ForwardTarget } from '@kplane/apiserver';
-import { API_SERVER_FLAGS, apiServerSettings } from './apiserver-flags.js';
+import { API_SERVER_FLAGS, API_SERVER_FLAGS_USAGE, apiServerSettings } from './apiserver-flags.js';
 
 /** Help of `kplane up`. */
 export const UP_USAGE = `Usage: kplane up [flags]
@@ -36,16 +36,9 @@ Flags:
   --nodes N               simulated nodes, with a scheduler and kubelet (default 3; 0: none,
                           pods stay Pending)
   --kubelet-config FILE   pod behaviour of the simulated kubelet (see "kplane kubelet --help")
-  --event-ttl DURATION    how long Events are kept after their last write (default 1h)
   --node-monitor-grace-period DURATION
                           how long a node's kubelet may stay silent (no Lease renewal, no
                           status) before the node is Unknown and tainted unreachable (default 40s)
-  --default-not-ready-toleration-seconds N
-  --default-unreachable-toleration-seconds N
-                          tolerationSeconds of the not-ready / unreachable NoExecute tolerations
-                          pods get when they have none (default 300)
-  --compaction-interval DURATION
-                          how often storage history is compacted (default 5m; 0: never)
   --cluster-signing-duration DURATION
                           longest validity of a certificate signed for a
                           CertificateSigningRequest, with the data dir's CA (default 8760h)
@@ -54,31 +47,7 @@ Flags:
   --port-forward POD_PORT=HOST:PORT[,...]
                           forward these pod ports to local addresses, for every pod
                           ("kubectl port-forward", client libraries; default: a clear error)
-  --service-cluster-ip-range CIDR
-                          IPv4 range of Services' ClusterIPs; the kubernetes Service takes its
-                          first address (default 10.96.0.0/12)
-  --service-node-port-range RANGE
-                          NodePorts of NodePort and LoadBalancer Services (default 30000-32767)
-  --audit-log PATH        append one audit.k8s.io/v1 Event (level Metadata) per request to PATH,
-                          as JSON lines (created 0600)
-  --authorization-mode M  authorizers asked in order, comma-separated: Node, RBAC, AlwaysAllow
-                          (default Node,RBAC, as kube-apiserver)
-
-Authentication (as kube-apiserver's flags):
-  --token-auth-file FILE  static bearer tokens: CSV lines token,user,uid,"group1,group2"
-  --service-account-signing-key-file FILE
-                          private key that signs ServiceAccount tokens (default: pki/sa.key
-                          in the data dir, made at first start)
-  --service-account-key-file FILE
-                          more public keys (or private keys, certificates) that verify
-                          ServiceAccount tokens; repeatable
-  --service-account-issuer URL
-                          issuer of ServiceAccount tokens; the first signs, all are accepted;
-                          repeatable (default https://kubernetes.default.svc.cluster.local)
-  --api-audiences A,B     audiences of the API (default: the first issuer)
-  --service-account-max-token-expiration DURATION
-                          longest token a TokenRequest gets (default: no limit)
-
+${API_SERVER_FLAGS_USAGE}
 The data dir is made owner-only (0700); the database, the private keys and the kubeconfig are
 0600.
 `;

@@ -5,7 +5,7 @@
  */
 import { createPrivateKey, randomBytes, webcrypto, X509Certificate as NodeX509 } from 'node:crypto';
 import type * as X509 from '@peculiar/x509';
-import { asnSchema, asnX509, x509 } from './peculiar.js';
+import { asnSchema, asnX509, x509 } from '@kplane/apiserver/peculiar';
 
 type CryptoKey = webcrypto.CryptoKey;
 type Algorithm = { name: string; hash?: string; namedCurve?: string };

@@ -61,6 +61,44 @@ function slim(m: ObjectMeta): ObjectMeta {
 
 const keyOf = (m: ObjectMeta): string => (m.namespace ? `${m.namespace}/${m.name ?? ''}` : (m.name ?? ''));
 
+/** Per key, the last metadata of one kind given to the graph, and the calls that keep the graph in step. */
+interface ObservedObjects {
+  /** Key → metadata; a relist replaces it whole. */
+  cache: Map<string, ObjectMeta>;
+  /** An add or update: an object replaced under its key (another uid) is a deletion then an addition; an unchanged resourceVersion is nothing. */
+  apply(m: ObjectMeta): void;
+  /** A deletion: only of the object of that uid still under its key. */
+  remove(m: ObjectMeta): void;
+}
+
+function observedObjects(kind: ObservedKind, builder: GraphBuilder): ObservedObjects {
+  const self: ObservedObjects = {
+    cache: new Map(),
+    apply(m) {
+      const key = keyOf(m);
+      const old = self.cache.get(key);
+      if (old && old.uid !== m.uid) {
+        self.cache.delete(key);
+        builder.observeDelete(old);
+        self.cache.set(key, m);
+        builder.observe(kind, m, undefined);
+        return;
+      }
+      if (old && old.resourceVersion === m.resourceVersion) return;
+      self.cache.set(key, m);
+      builder.observe(kind, m, old);
+    },
+    remove(m) {
+      const key = keyOf(m);
+      const old = self.cache.get(key);
+      if (!old || old.uid !== m.uid) return;
+      self.cache.delete(key);
+      builder.observeDelete(m);
+    },
+  };
+  return self;
+}
+
 /**
  * Starts watching `options.resource`.
  *
@@ -73,32 +111,17 @@ export function startMonitor(options: MonitorOptions): Monitor {
   const kind: ObservedKind = { apiVersion: apiVersionOf(resource), kind: resource.kind };
   const api = options.client.resource<KubeObject>({ group: resource.group, version: resource.version, resource: resource.resource, namespaced: resource.namespaced });
   const controller = new AbortController();
-  let cache = new Map<string, ObjectMeta>();
+  const objects = observedObjects(kind, builder);
   let pending: Map<string, ObjectMeta> | undefined;
   let synced = false;
 
-  const apply = (m: ObjectMeta): void => {
-    const key = keyOf(m);
-    const old = cache.get(key);
-    if (old && old.uid !== m.uid) {
-      cache.delete(key);
-      builder.observeDelete(old);
-      cache.set(key, m);
-      builder.observe(kind, m, undefined);
-      return;
-    }
-    if (old && old.resourceVersion === m.resourceVersion) return;
-    cache.set(key, m);
-    builder.observe(kind, m, old);
-  };
-
   const finishRelist = (listed: Map<string, ObjectMeta>): void => {
-    for (const [key, old] of cache) {
+    for (const [key, old] of objects.cache) {
       const now = listed.get(key);
       if (!now || now.uid !== old.uid) builder.observeDelete(old);
     }
-    const previous = cache;
-    cache = listed;
+    const previous = objects.cache;
+    objects.cache = listed;
     for (const [key, m] of listed) {
       const old = previous.get(key);
       if (old && old.uid === m.uid && old.resourceVersion === m.resourceVersion) continue;
@@ -128,18 +151,11 @@ export function startMonitor(options: MonitorOptions): Monitor {
           synced = true;
           break;
         case 'apply':
-          if (ev.object.metadata) apply(slim(ev.object.metadata));
+          if (ev.object.metadata) objects.apply(slim(ev.object.metadata));
           break;
-        case 'delete': {
-          const m = ev.object.metadata;
-          if (!m) break;
-          const key = keyOf(m);
-          const old = cache.get(key);
-          if (!old || old.uid !== m.uid) break;
-          cache.delete(key);
-          builder.observeDelete(m);
+        case 'delete':
+          if (ev.object.metadata) objects.remove(ev.object.metadata);
           break;
-        }
       }
     }
   })();
@@ -165,35 +181,16 @@ export function startMonitor(options: MonitorOptions): Monitor {
 export function startInformerMonitor(options: { resource: ResourceInfo; informer: Informer<KubeObject>; builder: GraphBuilder }): Monitor {
   const { resource, builder } = options;
   const kind: ObservedKind = { apiVersion: apiVersionOf(resource), kind: resource.kind };
-  const cache = new Map<string, ObjectMeta>();
+  const objects = observedObjects(kind, builder);
   const apply = (obj: KubeObject): void => {
-    if (!obj.metadata) return;
-    const m = slim(obj.metadata);
-    const key = keyOf(m);
-    const old = cache.get(key);
-    if (old && old.uid !== m.uid) {
-      cache.delete(key);
-      builder.observeDelete(old);
-      cache.set(key, m);
-      builder.observe(kind, m, undefined);
-      return;
-    }
-    if (old && old.resourceVersion === m.resourceVersion) return;
-    cache.set(key, m);
-    builder.observe(kind, m, old);
+    if (obj.metadata) objects.apply(slim(obj.metadata));
   };
   // Every object the informer holds now comes at once, as adds; then its changes as they come.
   const registration = options.informer.addEventHandler({
     onAdd: apply,
     onUpdate: (_old, obj) => apply(obj),
     onDelete: (obj) => {
-      const m = obj.metadata;
-      if (!m) return;
-      const key = keyOf(m);
-      const old = cache.get(key);
-      if (!old || old.uid !== m.uid) return;
-      cache.delete(key);
-      builder.observeDelete(m);
+      if (obj.metadata) objects.remove(obj.metadata);
     },
   });
   return {

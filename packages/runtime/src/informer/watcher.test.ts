@@ -102,7 +102,7 @@ describe('watcher', () => {
   for (const [label, script] of [
     ['a 410 ERROR event', [{ type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version: 5 (9)' } }]],
     ['a thrown 410', new ApiError(410, 'Expired', 'too old resource version: 5 (9)')],
-    ['a broken stream', new Error('read ECONNRESET')],
+    ['a 403 ERROR event', [{ type: 'ERROR', object: { kind: 'Status', code: 403, reason: 'Forbidden', message: 'forbidden' } }]],
   ] as [string, Script][]) {
     it(`relists after ${label}, waiting 800 ms first, and the relist replaces everything`, async () => {
       const clock = createFakeClock();
@@ -120,6 +120,32 @@ describe('watcher', () => {
       assert.deepEqual(brief(w.events), ['init', 'initApply:a@1', 'initDone', 'init', 'initApply:b@8', 'initDone']);
       assert.equal(calls.at(-1)!.options.resourceVersion, '9');
       if (script instanceof ApiError) assert.equal((w.errors[0] as ApiError).code, 410);
+      w.ctl.abort();
+      await w.done;
+    });
+  }
+
+  for (const [label, script] of [
+    ['a broken stream', { afterMs: 0, error: new Error('read ECONNRESET') }],
+    ['a watch that cannot connect', new Error('connect ECONNREFUSED 127.0.0.1:6443')],
+    ['a 500 ERROR event', [{ type: 'MODIFIED', object: obj('a', '7') }, { type: 'ERROR', object: { kind: 'Status', code: 500, reason: 'InternalError', message: 'etcd unavailable' } }]],
+    ['a thrown 429', new ApiError(429, 'TooManyRequests', 'slow down')],
+  ] as [string, Script][]) {
+    it(`resumes the watch from its last resourceVersion after ${label}, waiting 800 ms first, without a relist`, async () => {
+      const clock = createFakeClock();
+      const { api, calls } = fakeApi(clock, [list('5', [obj('a', '1')])], [script]);
+      const w = collect(api, clock);
+      await clock.advanceAsync(0);
+      assert.equal(w.errors.length, 1);
+      assert.equal(calls.filter((c) => c.what === 'watch').length, 1);
+      await clock.advanceAsync(799);
+      assert.equal(calls.filter((c) => c.what === 'watch').length, 1, 'still backing off');
+      await clock.advanceAsync(1);
+      assert.deepEqual(calls.map((c) => c.what), ['list', 'watch', 'watch'], 'no relist');
+      const rv = Array.isArray(script) ? '7' : '5';
+      assert.equal(calls[2]!.options.resourceVersion, rv);
+      assert.equal(calls[2]!.at, 800);
+      assert.deepEqual(brief(w.events), ['init', 'initApply:a@1', 'initDone', ...(Array.isArray(script) ? ['apply:a@7'] : [])]);
       w.ctl.abort();
       await w.done;
     });
@@ -162,10 +188,11 @@ describe('watcher', () => {
     ]);
     const w = collect(api, clock);
     await clock.advanceAsync(400_000);
-    const at = calls.filter((c) => c.what === 'list').map((c) => c.at);
-    // 3 failed lists (800, 1600, 3200); a watch failing after 1 s waits 6400; one failing after
-    // 3 healthy minutes waits 800 again.
-    assert.deepEqual(at, [0, 800, 2400, 5600, 6600 + 6400, 13_000 + 180_000 + 800]);
+    const at = (what: string) => calls.filter((c) => c.what === what).map((c) => c.at);
+    // 3 failed lists (800, 1600, 3200); a watch failing after 1 s waits 6400 and resumes; one
+    // failing after 3 healthy minutes waits 800 again.
+    assert.deepEqual(at('list'), [0, 800, 2400, 5600]);
+    assert.deepEqual(at('watch'), [5600, 6600 + 6400, 13_000 + 180_000 + 800]);
     w.ctl.abort();
     await w.done;
   });
@@ -240,12 +267,12 @@ describe('watcher with streaming lists', () => {
     it(`falls back to paged lists for good when the server refuses streaming with ${code}`, async () => {
       const clock = createFakeClock();
       const refused = new ApiError(code, code === 422 ? 'Invalid' : 'BadRequest', 'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled');
-      const { api, calls } = fakeApi(clock, [list('5', [obj('a', '1')]), list('9', [obj('b', '8')])], [refused, new Error('read ECONNRESET'), 'hang']);
+      const { api, calls } = fakeApi(clock, [list('5', [obj('a', '1')]), list('9', [obj('b', '8')])], [refused, new ApiError(410, 'Expired', 'too old resource version: 5 (9)'), 'hang']);
       const w = collect(api, clock, { initialList: 'streaming' });
       await clock.advanceAsync(0);
       assert.deepEqual(brief(w.events), ['init', 'init', 'initApply:a@1', 'initDone']);
       assert.deepEqual(calls.map((c) => `${c.what}@${c.at}`), ['watch@0', 'list@0', 'watch@0'], 'no backoff before the fallback');
-      // A later relist (after the broken watch) lists again, it does not try streaming.
+      // A later relist (after a 410) lists again, it does not try streaming.
       await clock.advanceAsync(800);
       assert.deepEqual(calls.map((c) => c.what), ['watch', 'list', 'watch', 'list', 'watch']);
       assert.equal(calls[4]!.options.sendInitialEvents, undefined);

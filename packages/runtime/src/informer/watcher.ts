@@ -115,8 +115,10 @@ function errorFromStatus(object: unknown): ApiError {
  *   the list from its first page.
  * - Watches start from the last resourceVersion seen (list, event or BOOKMARK) with
  *   `allowWatchBookmarks=true`; bookmarks only move that resourceVersion and yield nothing.
- * - A watch that ends cleanly is reopened from the last resourceVersion at once. A 410 (ERROR
- *   event or thrown), any other ERROR event, or a stream that throws leads to a relist; every
+ * - A watch that ends cleanly is reopened from the last resourceVersion at once; so is one whose
+ *   stream breaks (connection lost: the client may fail over to another server) or that fails
+ *   with a 429 or 5xx, after the backoff. A 410 (ERROR event or thrown) or any other ERROR
+ *   event leads to a relist, as does a failure before the initial list is complete; every
  *   failure (including a watch closing in under a second with no event, as client-go's "very
  *   short watch") first waits the backoff, on the injected clock.
  *
@@ -270,6 +272,24 @@ async function stepListPage<T extends KubeObject>(
   }
 }
 
+/** A watch stream that failed without an answer from the server (its connection lost or refused). */
+class WatchBrokenError extends Error {
+  constructor(cause: unknown) {
+    super(cause instanceof Error ? cause.message : String(cause), { cause });
+    this.name = 'WatchBrokenError';
+  }
+}
+
+/**
+ * Can a watch that failed with this resume from its last resourceVersion (as client-go's
+ * reflector does)? Yes when the connection broke or the server answered 429 or 5xx; not after a
+ * 410 (the resourceVersion is gone) or any other refusal, which relist.
+ */
+function resumable(error: unknown): boolean {
+  if (error instanceof WatchBrokenError) return true;
+  return error instanceof ApiError && (error.code === 429 || error.code >= 500);
+}
+
 /** Does this ERROR Status or thrown error say that the server does not do streaming lists? */
 function refusesStreaming(error: unknown): boolean {
   return error instanceof ApiError && (error.code === 400 || error.code === 422);
@@ -328,6 +348,9 @@ async function stepStream<T extends KubeObject>(state: StreamState<T>, clock: Cl
   const events: WatcherEvent<T>[] = [];
   const fail = (error: unknown): Step<T> => {
     closeStream(state.stream);
+    // A watch cut off (its server gone, a 5xx, a 429) resumes from its resourceVersion, maybe on
+    // another server; only a watch that can no longer resume (410) or was refused relists.
+    if (current.phase === 'watching' && resumable(error)) return { events, next: { phase: 'initListed', resourceVersion: current.resourceVersion }, error };
     const fallBackToPaged = current.phase === 'initStream' && refusesStreaming(error);
     return { events, next: { phase: 'empty' }, error, ...(fallBackToPaged ? { fallBackToPaged } : {}) };
   };
@@ -336,7 +359,7 @@ async function stepStream<T extends KubeObject>(state: StreamState<T>, clock: Cl
   try {
     item = await state.stream.next();
   } catch (error) {
-    return fail(error);
+    return fail(error instanceof ApiError ? error : new WatchBrokenError(error));
   }
   if (item.done) {
     if (state.phase === 'initStream') return fail(new Error('the watch stream ended before the initial events were complete'));

@@ -1,8 +1,7 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { createEtcdBackend } from './backend.js';
+import { writeUntilKilled } from '../testing/durability.js';
 import { ETCD_MISSING, findEtcd, startEtcd, type TestEtcd } from '../testing/etcd-server.js';
 
 const missing = !findEtcd();
@@ -12,31 +11,11 @@ after(() => shared?.stop());
 
 test('etcd: every acknowledged write survives SIGKILL of etcd and of the writer', { skip: missing && ETCD_MISSING }, async () => {
   const server = await etcd();
-  const script = fileURLToPath(new URL('../testing/durability-writer.js', import.meta.url));
-  const child = spawn(process.execPath, [script, `${server.url}?namespace=/durability-test`, '1000000'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const acked: string[] = [];
-  let partial = '';
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
+  // The store dies first, in the middle of the load; then the writer.
+  const { acked } = await writeUntilKilled(`${server.url}?namespace=/durability-test`, async (child) => {
+    await server.kill();
+    child.kill('SIGKILL');
   });
-  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-  await new Promise<void>((resolve, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      const lines = (partial + chunk.toString()).split('\n');
-      partial = lines.pop() ?? '';
-      acked.push(...lines);
-      if (acked.length >= 300 && !child.killed) {
-        // The store dies first, in the middle of the load; then the writer.
-        void server.kill().then(() => {
-          child.kill('SIGKILL');
-          resolve();
-        });
-      }
-    });
-    child.on('exit', () => reject(new Error(`writer exited early: ${stderr}`)));
-  });
-  await exited;
   assert.ok(acked.length >= 300);
 
   await server.restart();

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { KubeObject } from '@kplane/api';
 import type { AuthorizationAttributes } from '../../auth/types.js';
+import { admissionAttributes } from '../../testing/admission.js';
 import type { AdmissionAttributes } from '../types.js';
 import { requestAuthorizer } from './authz.js';
 import { validatingAdmissionPolicy } from './validating.js';
@@ -9,18 +10,8 @@ import { compilePolicy, validatePolicy } from './validator.js';
 
 const policy = (spec: object, generation = 1): KubeObject => ({ metadata: { name: 'p', uid: 'u1', generation }, spec });
 
-const attrs = (extra: Partial<AdmissionAttributes> = {}): AdmissionAttributes => ({
-  operation: 'CREATE',
-  kind: { group: '', version: 'v1', kind: 'ConfigMap' },
-  resource: { group: '', version: 'v1', resource: 'configmaps' },
-  subresource: '',
-  namespace: 'team',
-  name: 'cm',
-  object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm', namespace: 'team' }, data: { a: '1' } },
-  dryRun: false,
-  user: { username: 'bob', groups: ['devs', 'system:authenticated'] },
-  ...extra,
-});
+const attrs = (extra: Partial<AdmissionAttributes> = {}): AdmissionAttributes =>
+  admissionAttributes({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm', namespace: 'team' }, data: { a: '1' } }, { user: { username: 'bob', groups: ['devs', 'system:authenticated'] }, ...extra });
 
 /** An authorizer that allows what `allow` says and records what it was asked. */
 function fakeAuthorizer(allow: (a: AuthorizationAttributes) => boolean) {

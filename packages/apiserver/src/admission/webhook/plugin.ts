@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { ApiError, applyJsonPatch, badRequest, forbidden, internalError, type KubeObject, type LabelSelectorObject } from '@kplane/api';
+import { isAdmissionConfiguration } from '../exempt.js';
 import { secondsSince, type AdmissionMetrics } from '../metrics.js';
 import type { AdmissionObjects } from '../objects.js';
 import type { AdmissionAttributes, MutatingStep, ValidatingStep } from '../types.js';
@@ -75,15 +76,6 @@ const MUTATION_ANNOTATION = 'mutation.webhook.admission.k8s.io/';
 const FAILED_OPEN_MUTATION = 'failed-open.mutation.webhook.admission.k8s.io/';
 const FAILED_OPEN_VALIDATING = 'failed-open.validating.webhook.admission.k8s.io/';
 
-/** Writes of the admission configurations themselves never reach a webhook, so none can lock the cluster out (kube's exemption). */
-const EXEMPT = new Set([
-  'mutatingwebhookconfigurations',
-  'validatingwebhookconfigurations',
-  'validatingadmissionpolicies',
-  'validatingadmissionpolicybindings',
-  'mutatingadmissionpolicies',
-  'mutatingadmissionpolicybindings',
-]);
 
 /** A webhook to call, and the resource and kind it is called for (the request's own, or an equivalent one its rules name). */
 interface Invocation extends ConfiguredWebhook {
@@ -142,7 +134,7 @@ function versioned(inv: Invocation, attrs: AdmissionAttributes, source: WebhookS
 
 async function matching(hooks: readonly ConfiguredWebhook[], attrs: AdmissionAttributes, source: WebhookSource, cache: VersionCache, type: 'admit' | 'validating'): Promise<Invocation[]> {
   const out: Invocation[] = [];
-  if (attrs.resource.group === 'admissionregistration.k8s.io' && EXEMPT.has(attrs.resource.resource)) return out;
+  if (isAdmissionConfiguration(attrs.resource)) return out;
   for (const w of hooks) {
     const h = w.hook;
     const inv = invocationOf(w, attrs, source);

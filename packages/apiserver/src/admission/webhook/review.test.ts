@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import type { ApiError } from '@kplane/api';
 import type { AdmissionAttributes } from '../types.js';
 import { mutatingAdmissionWebhook, validatingAdmissionWebhook, type Webhook } from './plugin.js';
-import { jsonPatch, reply, startReviewServer, staticSource, type ReviewServer } from './webhook.fixture.js';
+import { admissionAttributes } from '../../testing/admission.js';
+import { configMapWebhook, jsonPatch, reply, startReviewServer, staticSource, type ReviewServer } from './webhook.fixture.js';
 
 describe('AdmissionReview versions and answers', () => {
   let server: ReviewServer;
@@ -18,25 +19,8 @@ describe('AdmissionReview versions and answers', () => {
   });
   after(() => server.close());
 
-  const hook = (name: string, path: string, extra: Partial<Webhook> = {}): Webhook => ({
-    name,
-    rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }],
-    failurePolicy: 'Fail',
-    sideEffects: 'None',
-    admissionReviewVersions: ['v1'],
-    clientConfig: { url: server.url(path), caBundle: server.caBundle },
-    ...extra,
-  });
-  const attrs = (): AdmissionAttributes => ({
-    operation: 'CREATE',
-    kind: { group: '', version: 'v1', kind: 'ConfigMap' },
-    resource: { group: '', version: 'v1', resource: 'configmaps' },
-    subresource: '',
-    namespace: 'default',
-    name: 'cm',
-    object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm', namespace: 'default' } },
-    dryRun: false,
-  });
+  const hook = (name: string, path: string, extra: Partial<Webhook> = {}): Webhook => configMapWebhook(name, { url: server.url(path), caBundle: server.caBundle }, extra);
+  const attrs = (): AdmissionAttributes => admissionAttributes({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm', namespace: 'default' } });
   const lastVersion = () => server.received.at(-1)!.review.apiVersion;
 
   it('sends the first version of the webhook\'s list that kplane speaks', async () => {

@@ -3,6 +3,7 @@ import { createServer } from 'node:https';
 import type { KubeObject } from '@kplane/api';
 import { createCa, issueCertificate } from '../../auth/pki.js';
 import type { Webhook, WebhookSource } from './plugin.js';
+import type { ClientConfig } from './resolve.js';
 
 /** An AdmissionReview as a webhook receives it. */
 export interface ReceivedReview {
@@ -38,6 +39,19 @@ export interface ReviewServer {
 /** The v1 answer to a review: its uid echoed, `allowed` true unless `response` says otherwise. */
 export function reply(review: ReceivedReview, response: Record<string, unknown> = {}): Record<string, unknown> {
   return { apiVersion: review.apiVersion, kind: 'AdmissionReview', response: { uid: review.request.uid, allowed: true, ...response } };
+}
+
+/** A webhook called on CREATE of v1 ConfigMaps (failurePolicy Fail, no side effects, AdmissionReview v1); `extra` overrides. */
+export function configMapWebhook(name: string, clientConfig: ClientConfig, extra: Partial<Webhook> = {}): Webhook {
+  return {
+    name,
+    rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }],
+    failurePolicy: 'Fail',
+    sideEffects: 'None',
+    admissionReviewVersions: ['v1'],
+    clientConfig,
+    ...extra,
+  };
 }
 
 /** A JSONPatch response field pair (base64 patch and its type). */

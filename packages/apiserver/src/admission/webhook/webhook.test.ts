@@ -7,7 +7,7 @@ import type { AdmissionAttributes } from '../types.js';
 import { mutatingAdmissionWebhook, validatingAdmissionWebhook, type Webhook, type WebhookSource } from './plugin.js';
 import { ruleMatches } from './match.js';
 import { postReview } from './call.js';
-import { startTestServer } from '../../testing.js';
+import { admissionAttributes, startTestServer } from '../../testing.js';
 
 type Review = { request: { uid: string; operation: string; object: KubeObject; name: string; namespace: string; kind: { kind: string } } };
 
@@ -65,18 +65,8 @@ describe('admission webhooks', () => {
     namespace: async (name) => ({ metadata: { name, labels: { 'kubernetes.io/metadata.name': name } } }),
     objects: { list: async (group, _v, resource) => objects.filter((o) => (o.apiVersion === 'v1' ? '' : o.apiVersion!.split('/')[0]) === group && `${o.kind!.toLowerCase()}s` === resource) },
   });
-  const attrs = (name: string, namespace = 'default', warnings: string[] = []): AdmissionAttributes => ({
-    operation: 'CREATE',
-    kind: { group: '', version: 'v1', kind: 'Pod' },
-    resource: { group: '', version: 'v1', resource: 'pods' },
-    subresource: '',
-    namespace,
-    name,
-    object: { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace } },
-    dryRun: false,
-    user: { username: 'alice', groups: ['devs'] },
-    warnings,
-  });
+  const attrs = (name: string, namespace = 'default', warnings: string[] = []): AdmissionAttributes =>
+    admissionAttributes({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace } }, { user: { username: 'alice', groups: ['devs'] }, warnings });
 
   it('refuses with the webhook\'s message as kube-apiserver words it, and sends an AdmissionReview v1', async () => {
     const step = validatingAdmissionWebhook(source([hook('deny.example.com', { clientConfig: { url: `https://127.0.0.1:${port}/deny`, caBundle } })]));

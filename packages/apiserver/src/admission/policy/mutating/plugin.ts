@@ -10,6 +10,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { ApiError, labelSelectorFromObject, type KubeObject, type LabelSelectorObject } from '@kplane/api';
+import { isAdmissionConfiguration } from '../../exempt.js';
 import type { AdmissionObjects } from '../../objects.js';
 import type { AdmissionAttributes, MutatingStep } from '../../types.js';
 import { toCel } from '../../../crd/cel/rules.js';
@@ -28,15 +29,6 @@ const asObj = (v: unknown): Obj | undefined => (v !== null && typeof v === 'obje
 const objs = (v: unknown): Obj[] => (Array.isArray(v) ? v.filter((x): x is Obj => asObj(x) !== undefined) : []);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
-/** Writes of the admission configurations never reach a policy, so none can lock the cluster out. */
-const EXEMPT = new Set([
-  'mutatingwebhookconfigurations',
-  'validatingwebhookconfigurations',
-  'validatingadmissionpolicies',
-  'validatingadmissionpolicybindings',
-  'mutatingadmissionpolicies',
-  'mutatingadmissionpolicybindings',
-]);
 
 interface CompiledMutation {
   patchType: 'ApplyConfiguration' | 'JSONPatch';
@@ -214,7 +206,7 @@ export function mutatingAdmissionPolicy(options: MutatingAdmissionPolicyOptions)
       const reinvoking = attrs.reinvocation?.isReinvoke === true;
       const again = reinvoking ? reinvocable.get(attrs.object) : undefined;
       if (reinvoking && !again?.size) return;
-      if (attrs.resource.group === GROUP && EXEMPT.has(attrs.resource.resource)) return;
+      if (isAdmissionConfiguration(attrs.resource)) return;
       const { source } = options;
       const bindings = source ? source.bindings() : await objects.list(GROUP, MUTATING_POLICY_VERSION, 'mutatingadmissionpolicybindings', '');
       if (bindings.length === 0) return;

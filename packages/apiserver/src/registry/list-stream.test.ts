@@ -1,0 +1,151 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { RawResponse } from '@kplane/api';
+import { createMemoryBackend, type Backend } from '@kplane/storage';
+import { createApiServer, type ApiServer } from '../server/server.js';
+import { LIST_STREAM_PAGE, type Store } from './store.js';
+
+const NS = 'stream';
+const COUNT = LIST_STREAM_PAGE * 2 + 37;
+const CM = `/api/v1/namespaces/${NS}/configmaps`;
+
+/** Reads a streamed or whole body into one string. */
+async function text(r: { body?: Uint8Array; stream?: AsyncIterable<Uint8Array> }): Promise<string> {
+  if (r.body) return Buffer.from(r.body).toString('utf8');
+  const parts: Buffer[] = [];
+  for await (const chunk of r.stream!) parts.push(Buffer.from(chunk));
+  return Buffer.concat(parts).toString('utf8');
+}
+
+describe('streamed LIST', () => {
+  let server: ApiServer;
+  let backend: Backend;
+  let store: Store;
+  /** Reads of storage's list, counted through a wrapper around the backend. */
+  let listCalls = 0;
+
+  before(async () => {
+    backend = createMemoryBackend();
+    const counted: Backend = { ...backend, list: (prefix, options) => (prefix.startsWith('/registry/configmaps/') && listCalls++, backend.list(prefix, options)) };
+    server = createApiServer({ backend: counted });
+    await server.start();
+    store = server.registry.get('', 'v1', 'configmaps')!;
+    await server.handle({ method: 'POST', path: '/api/v1/namespaces', headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } })) });
+    for (let i = 0; i < COUNT; i++) {
+      const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${String(i).padStart(5, '0')}`, namespace: NS, labels: { parity: i % 2 ? 'odd' : 'even' } }, data: { i: String(i), text: 'é ✓ "quoted"' } };
+      await store.create(NS, cm);
+    }
+  });
+  after(async () => {
+    await server.close();
+    await backend.close();
+  });
+
+  it('equals the list built whole: items, order, resourceVersion (any page size)', async () => {
+    const built = Buffer.from((await store.listJson(NS, {}))!).toString('utf8');
+    for (const pageSize of [1, 7, LIST_STREAM_PAGE, COUNT + 1]) {
+      const streamed = await store.listJsonStream(NS, {}, pageSize);
+      assert.ok(streamed);
+      assert.equal('stream' in streamed, pageSize <= COUNT, `page size ${pageSize}`);
+      assert.equal(await text(streamed), built, `page size ${pageSize}`);
+    }
+    const parsed = JSON.parse(built) as { metadata: { resourceVersion: string; continue?: string }; items: { metadata: { name: string } }[] };
+    assert.equal(parsed.items.length, COUNT);
+    assert.equal(parsed.metadata.continue, undefined);
+    assert.equal(parsed.metadata.resourceVersion, String(await backend.currentRevision()));
+  });
+
+  it('equals the list built whole after a continue token, and with a selector', async () => {
+    const first = await store.list(NS, { limit: 10 });
+    const token = first.metadata.continue!;
+    const built = Buffer.from((await store.listJson(NS, { continue: token }))!).toString('utf8');
+    assert.equal(await text((await store.listJsonStream(NS, { continue: token }, 13))!), built);
+
+    const selected = await store.list(NS, { labelSelector: 'parity=odd' });
+    const streamed = JSON.parse(await text((await store.listJsonStream(NS, { labelSelector: 'parity=odd' }, 9))!)) as typeof selected;
+    assert.equal(streamed.items.length, Math.floor(COUNT / 2));
+    assert.deepEqual(streamed, JSON.parse(JSON.stringify(selected)));
+    // No item matches: still a valid, empty list.
+    const none = JSON.parse(await text((await store.listJsonStream(NS, { labelSelector: 'parity=none' }, 9))!)) as typeof selected;
+    assert.deepEqual(none.items, []);
+  });
+
+  it('keeps a client limit and its continue token as the built list does', async () => {
+    const r = await store.listJsonStream(NS, { limit: 25 });
+    assert.ok(r && 'body' in r);
+    assert.equal(Buffer.from(r.body).toString('utf8'), Buffer.from((await store.listJson(NS, { limit: 25 }))!).toString('utf8'));
+  });
+
+  it('is served by GET as a stream with the built list\'s content', async () => {
+    const r = await server.handle({ method: 'GET', path: CM, headers: { accept: 'application/json' } });
+    assert.equal(r.status, 200);
+    assert.equal(r.headers['content-type'], 'application/json');
+    assert.ok(r.stream && !r.body);
+    const built = await server.handle({ method: 'GET', path: CM, query: { limit: String(COUNT + 1) }, headers: { accept: 'application/json' } });
+    assert.deepEqual(JSON.parse(await text(r)), JSON.parse(await text(built)));
+  });
+
+  it('reads storage only as fast as the client reads the response', async () => {
+    const r: RawResponse = await server.handle({ method: 'GET', path: CM, headers: { accept: 'application/json' } });
+    const it = r.stream![Symbol.asyncIterator]();
+    const start = listCalls;
+    await it.next();
+    // However long the client waits, nothing more is read or encoded until it asks.
+    for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(listCalls, start);
+    let chunks = 1;
+    while (!(await it.next()).done) chunks++;
+    assert.equal(listCalls - start, Math.ceil(COUNT / LIST_STREAM_PAGE) - 1);
+    assert.ok(chunks > 1);
+
+    // A client that goes away ends the reads.
+    const gone = await server.handle({ method: 'GET', path: CM, headers: { accept: 'application/json' } });
+    const git = gone.stream![Symbol.asyncIterator]();
+    await git.next();
+    const before = listCalls;
+    await git.return?.(undefined);
+    assert.equal((await git.next()).done, true);
+    assert.equal(listCalls, before);
+  });
+});
+
+describe('streamed Table LIST', () => {
+  let server: ApiServer;
+  let backend: Backend;
+  const TABLE = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json';
+
+  before(async () => {
+    backend = createMemoryBackend();
+    server = createApiServer({ backend });
+    await server.start();
+    const store = server.registry.get('', 'v1', 'configmaps')!;
+    await server.registry.get('', 'v1', 'namespaces')!.create(undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+    for (let i = 0; i < LIST_STREAM_PAGE + 20; i++) await store.create(NS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `t-${String(i).padStart(4, '0')}`, namespace: NS, labels: { odd: String(i % 2) } }, data: { a: 'b' } });
+  });
+  after(async () => {
+    await server.close();
+    await backend.close();
+  });
+
+  it('streams the rows of a Table LIST and equals the Table built for the same list', async () => {
+    const queries: Record<string, string>[] = [{}, { labelSelector: 'odd=1' }, { includeObject: 'Object' }];
+    for (const query of queries) {
+      const r = await server.handle({ method: 'GET', path: CM, query, headers: { accept: TABLE } });
+      assert.equal(r.status, 200);
+      assert.ok(r.stream, JSON.stringify(query));
+      const streamed = JSON.parse(await text(r)) as { rows: { cells: unknown[] }[]; metadata: { resourceVersion: string } };
+      // A client limit builds the Table whole: the same rows.
+      const built = await server.handle({ method: 'GET', path: CM, query: { ...query, limit: '100000' }, headers: { accept: TABLE } });
+      assert.ok(built.body);
+      assert.deepEqual(streamed, JSON.parse(await text(built)));
+      assert.equal(streamed.rows.length, 'labelSelector' in query ? (LIST_STREAM_PAGE + 20) / 2 : LIST_STREAM_PAGE + 20);
+    }
+  });
+
+  it('answers a Table of one page whole', async () => {
+    await server.registry.get('', 'v1', 'configmaps')!.create('default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'one', namespace: 'default' } });
+    const r = await server.handle({ method: 'GET', path: '/api/v1/namespaces/default/configmaps', query: { fieldSelector: 'metadata.name=one' }, headers: { accept: TABLE } });
+    assert.ok(r.body && !r.stream);
+    assert.equal((JSON.parse(await text(r)) as { rows: unknown[] }).rows.length, 1);
+  });
+});
