@@ -139,12 +139,16 @@ start() {
 
   # Kubeconfigs listing every API server (kubectl uses the first; kplane's components fail over).
   "${kplane[@]}" kubeconfig --data-dir "$dir" --user kplane-admin --group system:masters "${servers[@]}" --out "$dir/admin.kubeconfig" 2>/dev/null
+  # The controller manager's and the scheduler's own identities (certificates signed by the CA),
+  # bound by the API servers' bootstrap policy to system:kube-controller-manager and
+  # system:kube-scheduler.
+  "${kplane[@]}" kubeconfig --data-dir "$dir" --user system:kube-controller-manager "${servers[@]}" --out "$dir/controller-manager.kubeconfig" 2>/dev/null
   "${kplane[@]}" kubeconfig --data-dir "$dir" --user system:kube-scheduler "${servers[@]}" --out "$dir/scheduler.kubeconfig" 2>/dev/null
 
-  # Two controller managers, one leads (Lease kube-system/kube-controller-manager); each
-  # controller acts as its own ServiceAccount.
+  # Two controller managers as system:kube-controller-manager, one leads (Lease
+  # kube-system/kube-controller-manager); each controller acts as its own ServiceAccount.
   for i in 1 2; do
-    run "controller-manager-$i" "${kplane[@]}" controller-manager --kubeconfig "$dir/admin.kubeconfig" \
+    run "controller-manager-$i" "${kplane[@]}" controller-manager --kubeconfig "$dir/controller-manager.kubeconfig" \
       --secure-port $((10256 + i + offset)) --use-service-account-credentials \
       --cluster-signing-cert-file "$dir/pki/ca.crt" --cluster-signing-key-file "$dir/pki/ca.key" \
       --service-account-private-key-file "$dir/pki/sa.key"

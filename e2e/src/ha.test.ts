@@ -3,7 +3,8 @@
  * endpoint record and identity Lease), two `kplane scheduler`s electing a leader on
  * kube-system/kube-scheduler through a kubeconfig that lists a dead API server first (they fail
  * over to the live one), and `kplane kubelet` without a scheduler. The leader is killed; the
- * other takes over and schedules.
+ * other takes over and schedules. `kplane controller-manager` with its own kubeconfig
+ * (system:kube-controller-manager) runs a Deployment.
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -78,6 +79,27 @@ describe('separate processes: kplane apiserver, two kplane schedulers, kplane ku
     // SIGTERM: the Lease is released and the process exits 0.
     assert.equal(await standby.stop(), 0);
     assert.equal((await k('-n', 'kube-system', 'get', 'lease', 'kube-scheduler', '-o', 'jsonpath={.spec.holderIdentity}')).trim(), '');
+  });
+
+  it('the controller manager as system:kube-controller-manager, each controller as its ServiceAccount, runs a Deployment', async () => {
+    const cmKubeconfig = join(dir, 'controller-manager.kubeconfig');
+    await promisify(execFile)(process.execPath, [KPLANE_MAIN, 'kubeconfig', '--data-dir', dir, '--user', 'system:kube-controller-manager', '--server', url, '--out', cmKubeconfig]);
+    // kube's rules, from the API server's bootstrap policy.
+    const rules = await k('auth', 'can-i', '--list', '--as=system:kube-controller-manager');
+    assert.match(rules, /^\*\.\*\s+\[\]\s+\[\]\s+\[list watch\]/m);
+    assert.match(rules, /^leases\.coordination\.k8s\.io\s+\[\]\s+\[kube-controller-manager\]\s+\[get update\]/m);
+    assert.match(rules, /^serviceaccounts\/token\s+\[\]\s+\[\]\s+\[create\]/m);
+    assert.equal((await kubectl(kubeconfig, ['auth', 'can-i', 'create', 'pods', '--as=system:kube-controller-manager'])).stdout.trim(), 'no', 'it writes nothing itself');
+    const cm = await startKplaneCommand(['controller-manager', '--kubeconfig', cmKubeconfig, '--use-service-account-credentials', '--secure-port', '0', ...FAST_ELECTION], /successfully acquired lease/);
+    try {
+      await k('create', 'deployment', 'own-identity', '--image=nginx', '--replicas=2');
+      await eventually('the Deployment to have 2 pods', async () => (await k('get', 'pods', '-l', 'app=own-identity', '-o', 'name')).trim().split('\n').filter(Boolean).length === 2);
+      assert.doesNotMatch(cm.output(), /forbidden/i);
+      await k('delete', 'deployment', 'own-identity');
+      await eventually('the garbage collector to delete its pods', async () => (await k('get', 'pods', '-l', 'app=own-identity', '-o', 'name')).trim() === '');
+    } finally {
+      await cm.stop();
+    }
   });
 
   it('SIGTERM stops the API server cleanly', async () => {

@@ -2,7 +2,9 @@ import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createBackend } from '@kplane/storage';
+import type { KubeObject } from '@kplane/api';
 import { simulationPolicy } from '@kplane/kubelet';
+import { controllerRolesPolicy } from '@kplane/controllers/policy';
 import { startControlPlane } from '../control-plane.js';
 import { API_SERVER_FLAGS, API_SERVER_FLAGS_USAGE, apiServerSettings } from './apiserver-flags.js';
 import { stopOnSignals } from './up.js';
@@ -98,10 +100,20 @@ export async function apiserver(args: string[]): Promise<void> {
     apiServer: {
       endpointReconcilerType: reconciler,
       advertiseAddress: values['advertise-address'],
-      // The roles of the scheduler's and the nodes' identities, which run elsewhere.
-      bootstrapPolicy: simulationPolicy(),
+      // The roles of the scheduler's, the nodes' and the controllers' identities, which run elsewhere.
+      bootstrapPolicy: componentsPolicy(),
     },
   });
   process.stdout.write(`kubeconfig: ${cp.kubeconfigPath}\nready: ${cp.url}\n`);
   stopOnSignals(() => cp.stop());
+}
+
+/** The ClusterRoles and bindings of the components `kplane apiserver` leaves to other processes: the scheduler, the nodes, each controller. */
+export function componentsPolicy(): { clusterRoles: KubeObject[]; clusterRoleBindings: KubeObject[] } {
+  const sim = simulationPolicy();
+  const controllers = controllerRolesPolicy();
+  return {
+    clusterRoles: [...sim.clusterRoles, ...(controllers.clusterRoles as KubeObject[])],
+    clusterRoleBindings: [...sim.clusterRoleBindings, ...(controllers.clusterRoleBindings as KubeObject[])],
+  };
 }

@@ -316,3 +316,15 @@ export function controllerClusterRoleBinding(id: ControllerIdentity): Record<str
     subjects: [{ kind: 'ServiceAccount', apiGroup: '', name: id.account, namespace: CONTROLLER_ACCOUNT_NAMESPACE }],
   };
 }
+
+/**
+ * Every controller's ClusterRole and ClusterRoleBinding, as kube-apiserver's bootstrap policy
+ * holds them: an API server started apart from the controller manager creates them, so that a
+ * controller manager acting as `system:kube-controller-manager` (which may not write roles)
+ * finds them in place.
+ */
+export function controllerRolesPolicy(): { clusterRoles: Record<string, unknown>[]; clusterRoleBindings: Record<string, unknown>[] } {
+  const seen = new Set<string>();
+  const ids = CONTROLLER_IDENTITIES.filter((id) => !seen.has(id.account) && seen.add(id.account));
+  return { clusterRoles: ids.map(controllerClusterRole), clusterRoleBindings: ids.map(controllerClusterRoleBinding) };
+}

@@ -105,7 +105,9 @@ async function reconcileClusterRoleBinding(client: Client, binding: KubeObject):
 /**
  * Ensures a controller's ServiceAccount, ClusterRole and ClusterRoleBinding exist, as
  * kube-apiserver's bootstrap policy and the controller manager's account builder do (missing
- * objects created, roles and bindings reconciled). Returns the account (with its uid).
+ * objects created, roles and bindings reconciled). A client refused the roles (403: the
+ * controller manager's own identity) leaves them to the API server. Returns the account (with
+ * its uid).
  */
 export async function ensureControllerIdentity(client: Client, id: ControllerIdentity): Promise<ServiceAccountRef> {
   const ns = CONTROLLER_ACCOUNT_NAMESPACE;
@@ -114,8 +116,14 @@ export async function ensureControllerIdentity(client: Client, id: ControllerIde
     () => sas.create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: id.account, namespace: ns } }, { namespace: ns }),
     () => sas.get(id.account, { namespace: ns }),
   );
-  await ensureClusterRole(client, controllerClusterRole(id) as KubeObject);
-  await ensureClusterRoleBinding(client, controllerClusterRoleBinding(id) as KubeObject);
+  try {
+    await ensureClusterRole(client, controllerClusterRole(id) as KubeObject);
+    await ensureClusterRoleBinding(client, controllerClusterRoleBinding(id) as KubeObject);
+  } catch (err) {
+    // A controller manager acting as system:kube-controller-manager may not read or write
+    // roles: as in Kubernetes, the API server's bootstrap policy holds them.
+    if (!is(err, 403)) throw err;
+  }
   return { namespace: ns, name: id.account, uid: sa.metadata?.uid };
 }
 

@@ -135,6 +135,21 @@ export function bootstrapPolicy(): BootstrapPolicy {
       rule(['list', 'watch'], ['discovery.k8s.io'], ['endpointslices']),
     ]),
     clusterRole('system:node-bootstrapper', [rule(['create', 'get', 'list', 'watch'], ['certificates.k8s.io'], ['certificatesigningrequests'])]),
+    // The controller manager's own identity: its shared informers, leader election, the
+    // controllers' ServiceAccounts and their tokens (each controller then acts as its account).
+    clusterRole('system:kube-controller-manager', [
+      rule(['create', 'patch', 'update'], ['', 'events.k8s.io'], ['events']),
+      rule(['create'], ['coordination.k8s.io'], ['leases']),
+      rule(['get', 'update'], ['coordination.k8s.io'], ['leases'], ['kube-controller-manager']),
+      rule(['create'], [''], ['secrets', 'serviceaccounts']),
+      rule(['delete'], [''], ['secrets']),
+      rule(['get'], [''], ['configmaps', 'namespaces', 'secrets', 'serviceaccounts']),
+      rule(['update'], [''], ['secrets', 'serviceaccounts']),
+      rule(['create'], ['authentication.k8s.io'], ['tokenreviews']),
+      rule(['create'], ['authorization.k8s.io'], ['subjectaccessreviews']),
+      rule(['list', 'watch'], ['*'], ['*']),
+      rule(['create'], [''], ['serviceaccounts/token']),
+    ]),
     ...['kube-apiserver-client', 'kube-apiserver-client-kubelet', 'kubelet-serving', 'legacy-unknown'].map((signer) =>
       clusterRole(`system:certificates.k8s.io:${signer}-approver`, [rule(['approve'], ['certificates.k8s.io'], ['signers'], [`kubernetes.io/${signer}`])]),
     ),
@@ -147,6 +162,7 @@ export function bootstrapPolicy(): BootstrapPolicy {
     clusterRoleBinding('system:monitoring', [group('system:monitoring')]),
     clusterRoleBinding('system:service-account-issuer-discovery', [group(SERVICE_ACCOUNTS_GROUP)]),
     clusterRoleBinding('system:node-proxier', [user('system:kube-proxy')]),
+    clusterRoleBinding('system:kube-controller-manager', [user('system:kube-controller-manager')]),
   ];
   return { clusterRoles, clusterRoleBindings };
 }
