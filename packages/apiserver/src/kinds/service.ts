@@ -52,11 +52,6 @@ export function defaultService(obj: KubeObject): void {
   child(child(obj as Obj, 'status'), 'loadBalancer');
 }
 
-/** The owner key of a Service's allocations: its uid. */
-function ownerOf(obj: KubeObject): string {
-  return obj.metadata?.uid ?? `${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`;
-}
-
 /** The ClusterIPs a Service holds (none for headless and ExternalName). */
 export function serviceClusterIPs(spec: Obj): string[] {
   const ips = Array.isArray(spec.clusterIPs) && spec.clusterIPs.length > 0 ? (spec.clusterIPs as unknown[]) : [spec.clusterIP];
@@ -68,43 +63,58 @@ export function serviceNodePorts(spec: Obj): number[] {
   return objs(spec.ports).map((p) => p.nodePort).filter((n): n is number => typeof n === 'number' && n > 0);
 }
 
+/** The ClusterIPs and NodePorts a Service's spec holds, as far as its type uses them. */
+function held(spec: Obj): { ips: string[]; ports: number[] } {
+  return { ips: needsClusterIP(spec) ? serviceClusterIPs(spec) : [], ports: needsNodePorts(spec) ? serviceNodePorts(spec) : [] };
+}
+
+/** What `a` holds and `b` does not. */
+function beyond(a: { ips: string[]; ports: number[] }, b: { ips: string[]; ports: number[] }): { ips: string[]; ports: number[] } {
+  return { ips: a.ips.filter((ip) => !b.ips.includes(ip)), ports: a.ports.filter((p) => !b.ports.includes(p)) };
+}
+
 /**
- * Allocates what the Service's spec needs and does not have yet (kube's REST layer): the
- * requested ClusterIP or a free one, the requested NodePorts or free ones. A refusal is a 422
- * worded as kube-apiserver's; what this call took is given back first.
+ * Allocates what the Service's spec needs and `kept` (what the stored Service holds, on an
+ * update) does not have (kube's REST layer): the requested ClusterIP or a free one, the
+ * requested NodePorts or free ones. A refusal is a 422 worded as kube-apiserver's; what this
+ * call took is given back first.
  */
-function allocate(obj: KubeObject, owner: string, ctx: StrategyContext, rollback: () => void): void {
+async function allocate(obj: KubeObject, ctx: StrategyContext, kept: { ips: string[]; ports: number[] } = { ips: [], ports: [] }): Promise<void> {
   const alloc = ctx.serviceAllocator;
   if (!alloc) return;
   const spec = child(obj as Obj, 'spec');
   const name = obj.metadata?.name ?? '';
-  const fail = (cause: StatusCause): never => {
-    rollback();
+  const took = { ips: [] as string[], ports: [] as number[] };
+  const fail = async (cause: StatusCause): Promise<never> => {
+    await alloc.release(took.ips, took.ports);
     throw invalid('', 'Service', name, [cause]);
   };
   if (needsClusterIP(spec)) {
     const requested = serviceClusterIPs(spec)[0];
-    try {
-      const ip = alloc.allocateIP(owner, requested);
-      spec.clusterIP = ip;
-      if (!Array.isArray(spec.clusterIPs) || spec.clusterIPs.length === 0) spec.clusterIPs = [ip];
-    } catch (err) {
-      if (!(err instanceof AllocationError)) throw err;
-      if (!requested) fail({ reason: 'FieldValueInvalid', field: 'spec.clusterIPs', message: `Internal error: failed to allocate a serviceIP: ${err.message}` });
-      fail(invalidRendered('spec.clusterIPs', goStringSlice(spec.clusterIPs ?? [requested]), `failed to allocate IP ${requested}: ${err.message}`));
+    if (!requested || !kept.ips.includes(requested)) {
+      try {
+        const ip = await alloc.allocateIP(requested);
+        took.ips.push(ip);
+        spec.clusterIP = ip;
+        if (!Array.isArray(spec.clusterIPs) || spec.clusterIPs.length === 0) spec.clusterIPs = [ip];
+      } catch (err) {
+        if (!(err instanceof AllocationError)) throw err;
+        if (!requested) await fail({ reason: 'FieldValueInvalid', field: 'spec.clusterIPs', message: `Internal error: failed to allocate a serviceIP: ${err.message}` });
+        await fail(invalidRendered('spec.clusterIPs', goStringSlice(spec.clusterIPs ?? [requested]), `failed to allocate IP ${requested}: ${err.message}`));
+      }
     }
   }
   if (needsNodePorts(spec)) {
     const ports = objs(spec.ports);
-    ports.forEach((p, i) => {
-      if (typeof p.nodePort !== 'number' || p.nodePort === 0) return;
+    for (const [i, p] of ports.entries()) {
+      if (typeof p.nodePort !== 'number' || p.nodePort === 0 || kept.ports.includes(p.nodePort) || took.ports.includes(p.nodePort)) continue;
       try {
-        alloc.allocateNodePort(owner, p.nodePort);
+        took.ports.push(await alloc.allocateNodePort(p.nodePort));
       } catch (err) {
         if (!(err instanceof AllocationError)) throw err;
-        fail(fieldInvalid(`spec.ports[${i}].nodePort`, p.nodePort, err.message));
+        await fail(fieldInvalid(`spec.ports[${i}].nodePort`, p.nodePort, err.message));
       }
-    });
+    }
     // A port number exposed over two protocols shares one NodePort, as kube-apiserver allocates it.
     const byPort = new Map<unknown, number>();
     for (const p of ports) if (typeof p.nodePort === 'number' && p.nodePort > 0) byPort.set(p.port, p.nodePort);
@@ -116,11 +126,12 @@ function allocate(obj: KubeObject, owner: string, ctx: StrategyContext, rollback
         continue;
       }
       try {
-        p.nodePort = alloc.allocateNodePort(owner);
+        p.nodePort = await alloc.allocateNodePort();
+        took.ports.push(p.nodePort as number);
         byPort.set(p.port, p.nodePort as number);
       } catch (err) {
         if (!(err instanceof AllocationError)) throw err;
-        fail({ reason: 'FieldValueInvalid', field: 'spec.ports', message: `Internal error: failed to allocate a nodePort: ${err.message}` });
+        await fail({ reason: 'FieldValueInvalid', field: 'spec.ports', message: `Internal error: failed to allocate a nodePort: ${err.message}` });
       }
     }
   }
@@ -255,7 +266,7 @@ export function serviceResource(): ResourceType {
       nameValidator: nameIsDNS1035Label,
       defaults: defaultService,
       async prepareForCreate(obj, ctx) {
-        allocate(obj, ownerOf(obj), ctx, () => ctx.serviceAllocator?.releaseAll(ownerOf(obj)));
+        await allocate(obj, ctx);
       },
       admitUpdate(obj, old, req) {
         if (req.subresource === '') dropTypeDependentFields(obj, old);
@@ -275,14 +286,19 @@ export function serviceResource(): ResourceType {
             if (prev?.nodePort) p.nodePort = prev.nodePort;
           }
         }
-        const owner = ownerOf(old);
-        const keepOld = () => ctx.serviceAllocator?.retain(owner, serviceClusterIPs(oldSpec), serviceNodePorts(oldSpec));
-        allocate(obj, owner, ctx, keepOld);
-        // What the new spec no longer holds goes back (a type change, a dropped port).
-        ctx.serviceAllocator?.retain(owner, needsClusterIP(spec) ? serviceClusterIPs(spec) : [], needsNodePorts(spec) ? serviceNodePorts(spec) : []);
+        await allocate(obj, ctx, held(oldSpec));
+      },
+      async afterUpdate(obj, old, ctx, stored) {
+        const now = held(specOf(obj));
+        const before = held(specOf(old));
+        // Stored: what the new spec no longer holds goes back (a type change, a dropped port);
+        // not stored: what this write took does.
+        const free = stored ? beyond(before, now) : beyond(now, before);
+        await ctx.serviceAllocator?.release(free.ips, free.ports);
       },
       async afterDelete(obj, ctx) {
-        ctx.serviceAllocator?.releaseAll(ownerOf(obj));
+        const { ips, ports } = held(specOf(obj));
+        await ctx.serviceAllocator?.release(ips, ports);
       },
       validate: validateService,
       table: {

@@ -86,6 +86,12 @@ export interface ResourceStrategy {
   admitUpdate?(obj: KubeObject, old: KubeObject, req: WriteRequest): void;
   /** Runs before an update is stored; `old` is the stored object. */
   prepareForUpdate?(obj: KubeObject, old: KubeObject, ctx: StrategyContext): void | Promise<void>;
+  /**
+   * Runs after `prepareForUpdate`'s write: `stored` tells whether it was stored (false: a
+   * conflict, an error or a dry run), e.g. to release what the old object held, or what
+   * `prepareForUpdate` allocated for a write that did not happen.
+   */
+  afterUpdate?(obj: KubeObject, old: KubeObject, ctx: StrategyContext, stored: boolean): void | Promise<void>;
   /** How metadata.name is checked (default: DNS-1123 subdomain). */
   nameValidator?: NameValidator;
   /** Refuses a DELETE by throwing an ApiError (e.g. the system namespaces). */

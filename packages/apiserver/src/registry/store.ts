@@ -691,10 +691,17 @@ export class Store {
       if (next && typeof next === 'object' && !Array.isArray(next)) meta(next).resourceVersion = current.metadata!.resourceVersion;
       const result = await this.prepareUpdate(next, current, opts, () => this.fromKv(kv));
       if (result === current) return current;
-      if (opts.dryRun) return result;
+      const afterUpdate = this.type.strategy.afterUpdate;
+      if (opts.dryRun) {
+        await afterUpdate?.(result, current, this.deps.context, false);
+        return result;
+      }
       try {
-        return await this.write(key, result, kv.modRevision);
+        const written = await this.write(key, result, kv.modRevision);
+        await afterUpdate?.(result, current, this.deps.context, true);
+        return written;
       } catch (err) {
+        await afterUpdate?.(result, current, this.deps.context, false);
         if (err instanceof RevisionMismatchError || err instanceof KeyNotFoundError) {
           if (pinned || attempt >= 8) {
             if (err instanceof KeyNotFoundError) throw this.notFound(name);

@@ -1,12 +1,16 @@
 /**
- * Service ClusterIP and NodePort allocation, as kube-apiserver's bitmap allocators do it: one
- * range of addresses (`--service-cluster-ip-range`) and one of ports
+ * Service ClusterIP and NodePort allocation, as kube-apiserver 1.32's bitmap allocators do it by
+ * default: one range of addresses (`--service-cluster-ip-range`) and one of ports
  * (`--service-node-port-range`), each split into a low static block (handed out only on
  * request, or when the rest is full) and the dynamic block random allocations come from first.
- * Each value is held by an owner (the Service's uid), so a retried write allocates the same
- * values again and a failed create gives back exactly what it took. The allocations live in
- * memory, rebuilt from the stored Services at start and every few minutes after (`repair`).
+ *
+ * Each range is a bitmap kept in storage as a `RangeAllocation` (`/registry/ranges/serviceips`,
+ * `/registry/ranges/servicenodeports`), so that every API server over one storage shares it:
+ * an allocation or a release is a compare-and-swap of the whole bitmap at the revision last
+ * read, read again and retried when another API server wrote it first. The repair loop rebuilds
+ * the bitmap from the stored Services (`repair`).
  */
+import { KeyExistsError, KeyNotFoundError, RevisionMismatchError, type Backend } from '@kplane/storage';
 
 /** A refused allocation; the message is kube-apiserver's. */
 export class AllocationError extends Error {}
@@ -14,6 +18,10 @@ export class AllocationError extends Error {}
 /** kube-apiserver's allocator messages. */
 export const IP_ALREADY_ALLOCATED = 'provided IP is already allocated';
 export const PORT_ALREADY_ALLOCATED = 'provided port is already allocated';
+
+/** Storage keys of the two ranges, as kube-apiserver's. */
+export const SERVICE_IPS_KEY = '/registry/ranges/serviceips';
+export const SERVICE_NODE_PORTS_KEY = '/registry/ranges/servicenodeports';
 
 function ipToInt(ip: string): number {
   return ip.split('.').reduce((acc, o) => acc * 256 + Number(o), 0);
@@ -31,82 +39,220 @@ function isIPv4(ip: string): boolean {
 /** How many repairs in a row must find a value held by no Service before it is released (kube's numRepairsBeforeLeakCleanup). */
 export const LEAK_REPAIRS = 3;
 
-/** A range of `size` values (offsets 0..size-1) with a static block of the first `staticSize`. */
-class Bitmap {
-  private readonly owners = new Map<number, string>();
+/** How many times a write of a range is tried against concurrent writers before it fails. */
+const CAS_ATTEMPTS = 32;
+
+const has = (bits: Uint8Array, offset: number): boolean => (bits[offset >> 3]! & (1 << (offset & 7))) !== 0;
+const set = (bits: Uint8Array, offset: number): void => {
+  bits[offset >> 3]! |= 1 << (offset & 7);
+};
+const clear = (bits: Uint8Array, offset: number): void => {
+  bits[offset >> 3]! &= ~(1 << (offset & 7));
+};
+
+/**
+ * The stored form of a range: kube's RangeAllocation, `data` the bitmap as the big-endian bytes
+ * of an integer whose bit N is offset N (Go's big.Int.Bytes()), base64 in JSON.
+ */
+function encodeRange(range: string, bits: Uint8Array): string {
+  let top = bits.length - 1;
+  while (top >= 0 && bits[top] === 0) top--;
+  const bytes = Buffer.from(bits.subarray(0, top + 1)).reverse();
+  return JSON.stringify({ kind: 'RangeAllocation', apiVersion: 'v1', metadata: { creationTimestamp: null }, range, data: bytes.toString('base64') });
+}
+
+/** The bitmap of a stored RangeAllocation of `range` (an empty one when it names another range). */
+function decodeRange(value: string, range: string, size: number): Uint8Array {
+  const bits = new Uint8Array(Math.ceil(size / 8));
+  const stored = JSON.parse(value) as { range?: string; data?: string };
+  if (stored.range !== range) return bits;
+  const bytes = Buffer.from(stored.data ?? '', 'base64').reverse();
+  bits.set(bytes.subarray(0, bits.length));
+  // Bits past the range's end (a stored map of a larger range) are not ours.
+  for (let o = size; o < bits.length * 8; o++) clear(bits, o);
+  return bits;
+}
+
+/** A range's bitmap as read, with its revision (0: never stored). */
+interface RangeSnapshot {
+  bits: Uint8Array;
+  revision: number;
+}
+
+/**
+ * A range of `size` values (offsets 0..size-1) with a static block of the first `staticSize`:
+ * its bitmap, in storage when a backend is given (else in memory only).
+ */
+class Range {
+  private bits: Uint8Array;
+  /** The stored bitmap's modRevision; 0: not stored yet; -1: read it again. */
+  private revision = -1;
+  private readonly leaks = new Map<number, number>();
+  leaksReleased = 0;
+
   constructor(
     readonly size: number,
     readonly staticSize: number,
     private readonly random: () => number,
-  ) {}
-
-  ownerOf(offset: number): string | undefined {
-    return this.owners.get(offset);
+    private readonly range: string,
+    private readonly backend?: Backend,
+    private readonly key?: string,
+  ) {
+    this.bits = new Uint8Array(Math.ceil(size / 8));
+    if (!backend) this.revision = 0;
   }
 
-  /** Takes `offset` for `owner`; false when another owner holds it. */
-  take(offset: number, owner: string): boolean {
-    const held = this.owners.get(offset);
-    if (held !== undefined && held !== owner) return false;
-    this.owners.set(offset, owner);
-    return true;
-  }
-
-  /** A free offset (dynamic block first, from a random start), or undefined when full. */
-  next(owner: string): number | undefined {
-    const scan = (from: number, to: number): number | undefined => {
-      const n = to - from;
-      if (n <= 0) return undefined;
-      const start = Math.floor(this.random() * n);
-      for (let i = 0; i < n; i++) {
-        const offset = from + ((start + i) % n);
-        if (!this.owners.has(offset)) return offset;
-      }
-      return undefined;
-    };
-    const offset = scan(this.staticSize, this.size) ?? scan(0, this.staticSize);
-    if (offset !== undefined) this.owners.set(offset, owner);
-    return offset;
-  }
-
-  release(offset: number, owner?: string): void {
-    if (owner === undefined || this.owners.get(offset) === owner) this.owners.delete(offset);
-  }
-
-  /** The offsets `owner` holds. */
-  heldBy(owner: string): number[] {
-    return [...this.owners].filter(([, o]) => o === owner).map(([k]) => k);
+  private async load(): Promise<void> {
+    const kv = await this.backend!.get(this.key!);
+    this.bits = kv ? decodeRange(kv.value, this.range, this.size) : new Uint8Array(Math.ceil(this.size / 8));
+    this.revision = kv ? kv.modRevision : 0;
   }
 
   /**
-   * Rebuilds the map from what the stored Services hold (`rebuild` takes their values): an
-   * offset held before that no Service holds now is a leak, kept for `LEAK_REPAIRS` repairs (a
-   * create between the listing and the repair holds one for a moment) and then released.
+   * Applies `change` to a copy of the bitmap and stores it guarded by the revision read
+   * (kube's GuaranteedUpdate); `change` runs again on the fresh bitmap after a conflict. A
+   * change that returns `changed: false` writes nothing.
    */
-  repair(rebuild: () => void): number {
-    const before = new Map(this.owners);
-    this.owners.clear();
-    rebuild();
-    let released = 0;
-    for (const offset of [...this.leaks.keys()]) if (this.owners.has(offset) || !before.has(offset)) this.leaks.delete(offset);
-    for (const [offset, owner] of before) {
-      if (this.owners.has(offset)) continue;
-      const seen = (this.leaks.get(offset) ?? 0) + 1;
-      if (seen >= LEAK_REPAIRS) {
-        this.leaks.delete(offset);
-        released++;
-      } else {
-        this.leaks.set(offset, seen);
-        this.owners.set(offset, owner);
-      }
-    }
-    return released;
+  private update<T>(change: (bits: Uint8Array) => { result: T; changed: boolean }): Promise<T> {
+    // One write at a time from this API server: only other API servers' writes conflict.
+    const run = this.queue.then(() => this.tryUpdate(change));
+    this.queue = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
   }
 
-  private readonly leaks = new Map<number, number>();
+  private queue: Promise<void> = Promise.resolve();
 
+  private async tryUpdate<T>(change: (bits: Uint8Array) => { result: T; changed: boolean }): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      const fresh = this.revision < 0;
+      if (fresh) await this.load();
+      const next = this.bits.slice();
+      const { result, changed } = change(next);
+      if (!changed) {
+        // Nothing to write (a value held, a full range) as far as the copy last read tells:
+        // another API server may have released since, so only a fresh read answers.
+        if (fresh || !this.backend) return result;
+        this.revision = -1;
+        continue;
+      }
+      if (!this.backend) {
+        this.bits = next;
+        return result;
+      }
+      const value = encodeRange(this.range, next);
+      try {
+        const kv = this.revision === 0 ? await this.backend.create(this.key!, value) : await this.backend.update(this.key!, value, this.revision);
+        this.bits = next;
+        this.revision = kv.modRevision;
+        return result;
+      } catch (err) {
+        if (!(err instanceof RevisionMismatchError || err instanceof KeyExistsError || err instanceof KeyNotFoundError)) throw err;
+        this.revision = -1;
+        if (attempt >= CAS_ATTEMPTS) throw new Error(`cannot allocate resources of type ${this.key} at this time`);
+      }
+    }
+  }
+
+  /** Takes `offset`: false when it is held already. */
+  async take(offset: number): Promise<boolean> {
+    return this.update((bits) => {
+      if (has(bits, offset)) return { result: false, changed: false };
+      set(bits, offset);
+      return { result: true, changed: true };
+    });
+  }
+
+  /** A free offset (dynamic block first, from a random start), taken; undefined when full. */
+  async next(): Promise<number | undefined> {
+    return this.update((bits) => {
+      const scan = (from: number, to: number): number | undefined => {
+        const n = to - from;
+        if (n <= 0) return undefined;
+        const start = Math.floor(this.random() * n);
+        for (let i = 0; i < n; i++) {
+          const o = from + ((start + i) % n);
+          if (!has(bits, o)) return o;
+        }
+        return undefined;
+      };
+      const o = scan(this.staticSize, this.size) ?? scan(0, this.staticSize);
+      if (o !== undefined) set(bits, o);
+      return { result: o, changed: o !== undefined };
+    });
+  }
+
+  /** Releases the offsets. */
+  async release(offsets: readonly number[]): Promise<void> {
+    if (offsets.length === 0) return;
+    await this.update((bits) => {
+      let changed = false;
+      for (const o of offsets) {
+        if (has(bits, o)) {
+          clear(bits, o);
+          changed = true;
+        }
+      }
+      return { result: undefined, changed };
+    });
+  }
+
+  /** The bitmap as stored now, for a repair: read it before the Services are listed. */
+  async snapshot(): Promise<RangeSnapshot> {
+    if (this.backend) await this.load();
+    return { bits: this.bits, revision: this.revision };
+  }
+
+  /**
+   * kube's repair, given the bitmap read before the Services were listed: `rebuild` marks what
+   * the Services hold (told by `stored` whether the snapshot had it); a value no Service holds
+   * is kept for LEAK_REPAIRS repairs (a create between the snapshot and the listing holds one
+   * for a moment) and then released; the result is stored at the snapshot's revision, so a
+   * conflict (someone allocated meanwhile) fails this repair and the next one runs again.
+   */
+  async repair(snapshot: RangeSnapshot, rebuild: (bits: Uint8Array, stored: (offset: number) => boolean) => void): Promise<void> {
+    const stored = snapshot.bits;
+    const next = new Uint8Array(stored.length);
+    // A range never stored (a new cluster, or data kept from before ranges were stored) has
+    // nothing to tell: every Service's values are taken in silently.
+    rebuild(next, (o) => snapshot.revision === 0 || has(stored, o));
+    let released = 0;
+    for (const o of [...this.leaks.keys()]) if (has(next, o) || !has(stored, o)) this.leaks.delete(o);
+    for (let o = 0; o < this.size; o++) {
+      if (!has(stored, o) || has(next, o)) continue;
+      const seen = (this.leaks.get(o) ?? 0) + 1;
+      if (seen >= LEAK_REPAIRS) {
+        this.leaks.delete(o);
+        released++;
+      } else {
+        this.leaks.set(o, seen);
+        set(next, o);
+      }
+    }
+    if (this.backend) {
+      const value = encodeRange(this.range, next);
+      try {
+        const kv = snapshot.revision === 0 ? await this.backend.create(this.key!, value) : await this.backend.update(this.key!, value, snapshot.revision);
+        this.revision = kv.modRevision;
+      } catch (err) {
+        if (err instanceof RevisionMismatchError || err instanceof KeyExistsError || err instanceof KeyNotFoundError) {
+          this.revision = -1;
+          throw new Error(`${this.key} changed during the repair; it runs again at the next interval`);
+        }
+        throw err;
+      }
+    }
+    this.bits = next;
+    this.leaksReleased += released;
+  }
+
+  /** How many values the bitmap last read holds. */
   get used(): number {
-    return this.owners.size;
+    let n = 0;
+    for (const b of this.bits) for (let v = b; v; v &= v - 1) n++;
+    return n;
   }
 }
 
@@ -124,7 +270,7 @@ export interface AllocatedService {
 export interface RepairProblem {
   service: string;
   owner: string;
-  reason: 'ClusterIPOutOfRange' | 'ClusterIPAlreadyAllocated' | 'PortOutOfRange' | 'PortAlreadyAllocated';
+  reason: 'ClusterIPOutOfRange' | 'ClusterIPAlreadyAllocated' | 'ClusterIPNotAllocated' | 'PortOutOfRange' | 'PortAlreadyAllocated' | 'PortNotAllocated';
   message: string;
 }
 
@@ -136,28 +282,21 @@ export interface ServiceAllocator {
   readonly portRange: string;
   /** The `kubernetes` Service's address: the range's first. */
   readonly kubernetesIP: string;
-  /** Allocates `requested` (or any free address) to `owner`; throws AllocationError with kube's message. */
-  allocateIP(owner: string, requested?: string): string;
-  /** Allocates `requested` (or any free port) to `owner`; throws AllocationError with kube's message. */
-  allocateNodePort(owner: string, requested?: number): number;
-  /** Releases what `owner` holds beyond `ips` and `ports`. */
-  retain(owner: string, ips: readonly string[], ports: readonly number[]): void;
-  /** Releases everything `owner` holds. */
-  releaseAll(owner: string): void;
+  /** Allocates `requested` (or any free address); rejects with AllocationError and kube's message. */
+  allocateIP(requested?: string): Promise<string>;
+  /** Allocates `requested` (or any free port); rejects with AllocationError and kube's message. */
+  allocateNodePort(requested?: number): Promise<number>;
+  /** Releases these values. */
+  release(ips: readonly string[], ports: readonly number[]): Promise<void>;
   /**
-   * Takes the values a stored Service holds (one another API server over the same storage
-   * allocated), where they are free; releases nothing (a value it no longer holds is a leak the
-   * repair releases) and reports nothing (the repair reports duplicates).
+   * Rebuilds the allocations from the stored Services (`list` gives them, oldest first, and is
+   * called after the bitmaps were read); returns the problems found. A value no Service holds is
+   * released at the LEAK_REPAIRS-th repair in a row that finds it so.
    */
-  observe(service: AllocatedService): void;
-  /**
-   * Rebuilds the allocations from the stored Services (oldest first); returns the problems found.
-   * A value no Service holds is released at the LEAK_REPAIRS-th repair in a row that finds it so.
-   */
-  repair(services: readonly AllocatedService[]): RepairProblem[];
+  repair(list: () => Promise<readonly AllocatedService[]>): Promise<RepairProblem[]>;
   /** How many leaked values repairs released so far. */
   readonly leaksReleased: number;
-  /** Addresses and ports in use (for metrics and tests). */
+  /** Addresses and ports in use as last read (for metrics and tests). */
   usage(): { ips: number; ports: number };
 }
 
@@ -170,11 +309,20 @@ export function parsePortRange(range: string): [number, number] {
   return [lo, hi - lo + 1];
 }
 
+/** Options of createServiceAllocator. */
+export interface ServiceAllocatorOptions {
+  cidr?: string;
+  portRange?: string;
+  random?: () => number;
+  /** Where the two bitmaps are kept (shared by every API server over it); absent: in memory only. */
+  backend?: Backend;
+}
+
 /**
  * Creates the allocators over an IPv4 CIDR and a NodePort range. The network and broadcast
  * addresses are never handed out; offset 0 is the `kubernetes` Service's address.
  */
-export function createServiceAllocator(options: { cidr?: string; portRange?: string; random?: () => number } = {}): ServiceAllocator {
+export function createServiceAllocator(options: ServiceAllocatorOptions = {}): ServiceAllocator {
   const cidr = options.cidr ?? '10.96.0.0/12';
   const portRange = options.portRange ?? '30000-32767';
   const random = options.random ?? Math.random;
@@ -184,10 +332,12 @@ export function createServiceAllocator(options: { cidr?: string; portRange?: str
   const total = 2 ** (32 - bits);
   const network = Math.floor(ipToInt(base) / total) * total;
   const ipSize = total - 2;
-  // kube's static subranges: min(max(16, size/16), 256) addresses, min(max(16, size/32), 128) ports.
-  const ips = new Bitmap(ipSize, Math.min(Math.max(16, Math.floor(ipSize / 16)), 256), random);
   const [portBase, portSize] = parsePortRange(portRange);
-  const ports = new Bitmap(portSize, Math.min(Math.max(16, Math.floor(portSize / 32)), 128), random);
+  // kube's static subranges: min(max(16, size/16), 256) addresses, min(max(16, size/32), 128) ports.
+  const ipRange = `${intToIp(network)}/${bits}`;
+  const ips = new Range(ipSize, Math.min(Math.max(16, Math.floor(ipSize / 16)), 256), random, ipRange, options.backend, SERVICE_IPS_KEY);
+  const portRangeText = `${portBase}-${portBase + portSize - 1}`;
+  const ports = new Range(portSize, Math.min(Math.max(16, Math.floor(portSize / 32)), 128), random, portRangeText, options.backend, SERVICE_NODE_PORTS_KEY);
   const ipOffset = (ip: string): number | undefined => {
     if (!isIPv4(ip)) return undefined;
     const offset = ipToInt(ip) - network - 1;
@@ -196,85 +346,78 @@ export function createServiceAllocator(options: { cidr?: string; portRange?: str
   const portOffset = (port: number): number | undefined => (port >= portBase && port < portBase + portSize ? port - portBase : undefined);
   const ipNotInRange = (ip: string) => `the provided IP (${ip}) is not in the valid range. The range of valid IPs is ${cidr}`;
   const portNotInRange = () => `provided port is not in the valid range. The range of valid ports is ${portRange}`;
+  const offsets = <T>(values: readonly T[], of: (v: T) => number | undefined): number[] => values.map(of).filter((o): o is number => o !== undefined);
 
-  let leaksReleased = 0;
   return {
     cidr,
     portRange,
     kubernetesIP: intToIp(network + 1),
-    allocateIP(owner, requested) {
+    async allocateIP(requested) {
       if (requested) {
         const offset = ipOffset(requested);
         if (offset === undefined) throw new AllocationError(ipNotInRange(requested));
-        if (!ips.take(offset, owner)) throw new AllocationError(IP_ALREADY_ALLOCATED);
+        if (!(await ips.take(offset))) throw new AllocationError(IP_ALREADY_ALLOCATED);
         return requested;
       }
-      const offset = ips.next(owner);
+      const offset = await ips.next();
       if (offset === undefined) throw new AllocationError('range is full');
       return intToIp(network + 1 + offset);
     },
-    allocateNodePort(owner, requested) {
+    async allocateNodePort(requested) {
       if (requested) {
         const offset = portOffset(requested);
         if (offset === undefined) throw new AllocationError(portNotInRange());
-        if (!ports.take(offset, owner)) throw new AllocationError(PORT_ALREADY_ALLOCATED);
+        if (!(await ports.take(offset))) throw new AllocationError(PORT_ALREADY_ALLOCATED);
         return requested;
       }
-      const offset = ports.next(owner);
+      const offset = await ports.next();
       if (offset === undefined) throw new AllocationError('range is full');
       return portBase + offset;
     },
-    retain(owner, keepIPs, keepPorts) {
-      const ipSet = new Set(keepIPs.map(ipOffset));
-      for (const o of ips.heldBy(owner)) if (!ipSet.has(o)) ips.release(o, owner);
-      const portSet = new Set(keepPorts.map(portOffset));
-      for (const o of ports.heldBy(owner)) if (!portSet.has(o)) ports.release(o, owner);
+    async release(releaseIPs, releasePorts) {
+      await ips.release(offsets(releaseIPs, ipOffset));
+      await ports.release(offsets([...new Set(releasePorts)], portOffset));
     },
-    releaseAll(owner) {
-      for (const o of ips.heldBy(owner)) ips.release(o, owner);
-      for (const o of ports.heldBy(owner)) ports.release(o, owner);
-    },
-    observe(service) {
-      for (const ip of service.clusterIPs) {
-        const offset = ipOffset(ip);
-        if (offset !== undefined && ips.ownerOf(offset) === undefined) ips.take(offset, service.owner);
-      }
-      for (const port of service.nodePorts) {
-        const offset = portOffset(port);
-        if (offset !== undefined && ports.ownerOf(offset) === undefined) ports.take(offset, service.owner);
-      }
-    },
-    repair(services) {
+    async repair(list) {
       const problems: RepairProblem[] = [];
-      const rebuildIPs = () => {
+      // Both bitmaps first, then the Services: whatever was allocated before is in the list.
+      const ipSnapshot = await ips.snapshot();
+      const portSnapshot = await ports.snapshot();
+      const services = await list();
+      await ips.repair(ipSnapshot, (next, stored) => {
         for (const s of services) {
           for (const ip of s.clusterIPs) {
             const offset = ipOffset(ip);
             if (offset === undefined) {
               problems.push({ service: s.name, owner: s.owner, reason: 'ClusterIPOutOfRange', message: `Cluster IP [IPv4]: ${ip} is not within the configured Service CIDR ${cidr}; please recreate service` });
-            } else if (!ips.take(offset, s.owner)) {
+            } else if (has(next, offset)) {
               problems.push({ service: s.name, owner: s.owner, reason: 'ClusterIPAlreadyAllocated', message: `Cluster IP [IPv4]:${ip} was assigned to multiple services; please recreate service` });
+            } else {
+              if (!stored(offset)) problems.push({ service: s.name, owner: s.owner, reason: 'ClusterIPNotAllocated', message: `Cluster IP [IPv4]:${ip} is not allocated; repairing` });
+              set(next, offset);
             }
           }
         }
-      };
-      const rebuildPorts = () => {
+      });
+      await ports.repair(portSnapshot, (next, stored) => {
         for (const s of services) {
           for (const port of new Set(s.nodePorts)) {
             const offset = portOffset(port);
             if (offset === undefined) {
               problems.push({ service: s.name, owner: s.owner, reason: 'PortOutOfRange', message: `Port ${port} is not within the port range ${portRange}; please recreate service` });
-            } else if (!ports.take(offset, s.owner)) {
+            } else if (has(next, offset)) {
               problems.push({ service: s.name, owner: s.owner, reason: 'PortAlreadyAllocated', message: `Port ${port} was assigned to multiple services; please recreate service` });
+            } else {
+              if (!stored(offset)) problems.push({ service: s.name, owner: s.owner, reason: 'PortNotAllocated', message: `Port ${port} is not allocated; repairing` });
+              set(next, offset);
             }
           }
         }
-      };
-      leaksReleased += ips.repair(rebuildIPs) + ports.repair(rebuildPorts);
+      });
       return problems;
     },
     get leaksReleased() {
-      return leaksReleased;
+      return ips.leaksReleased + ports.leaksReleased;
     },
     usage: () => ({ ips: ips.used, ports: ports.used }),
   };

@@ -1,7 +1,7 @@
 /**
- * What kube-apiserver does for Services at start: the allocators' repair (rebuild the
- * ClusterIP and NodePort allocations from the stored Services, reporting duplicates and
- * addresses out of range as Warning Events), the `default/kubernetes` Service at the range's
+ * What kube-apiserver does for Services at start: the allocators' repair (rebuild the stored
+ * ClusterIP and NodePort bitmaps from the stored Services, reporting duplicates, addresses out
+ * of range and values the bitmaps lacked as Warning Events), the `default/kubernetes` Service at the range's
  * first address (its Endpoints and EndpointSlice are the lease endpoint reconciler's:
  * endpoint-reconciler.ts).
  */
@@ -27,9 +27,12 @@ function rfc3339(d: Date): string {
 export async function repairServiceAllocations(registry: Registry, allocator: ServiceAllocator, now: () => Date): Promise<RepairProblem[]> {
   const services = registry.get('', 'v1', 'services');
   if (!services) return [];
-  const list = await services.list(undefined);
-  const items = [...list.items].sort((a, b) => String(a.metadata?.creationTimestamp ?? '').localeCompare(String(b.metadata?.creationTimestamp ?? '')));
-  const problems = allocator.repair(items.map(allocatedService));
+  const problems = await allocator.repair(async () => {
+    // Read from storage (not the watch cache), after the allocator read its bitmaps.
+    const list = await services.list(undefined);
+    const items = [...list.items].sort((a, b) => String(a.metadata?.creationTimestamp ?? '').localeCompare(String(b.metadata?.creationTimestamp ?? '')));
+    return items.map(allocatedService);
+  });
   const events = registry.get('', 'v1', 'events');
   let seq = 0;
   for (const p of problems) {
@@ -69,29 +72,6 @@ export function allocatedService(s: KubeObject): AllocatedService {
     clusterIPs: spec.type === 'ExternalName' ? [] : serviceClusterIPs(spec),
     nodePorts: serviceNodePorts(spec),
   };
-}
-
-/**
- * Follows the Services' watch cache from `resourceVersion`: what other API servers over the
- * same storage allocate is taken here too (so a requested address they gave out is refused
- * here), and a deleted Service's values are released, until `signal` aborts. A cache that is
- * too old ends it; the repair loop still rebuilds everything every few minutes.
- */
-export async function followServiceAllocations(registry: Registry, allocator: ServiceAllocator, signal: AbortSignal): Promise<void> {
-  const services = registry.get('', 'v1', 'services');
-  if (!services) return;
-  const list = await services.list(undefined);
-  for (const s of list.items) allocator.observe(allocatedService(s));
-  void (async () => {
-    try {
-      for await (const e of services.cache.watch(Number(list.metadata.resourceVersion), signal)) {
-        if (e.type === 'DELETED') allocator.releaseAll(e.object.metadata?.uid ?? '');
-        else allocator.observe(allocatedService(e.object));
-      }
-    } catch {
-      // A too-old cache: the repairs keep the allocations right.
-    }
-  })();
 }
 
 /** The address the endpoint reconciler publishes for a bind host (an unspecified host: the first external IPv4). */

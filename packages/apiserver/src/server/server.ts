@@ -42,7 +42,7 @@ import { createStreamUpgrade, type LocalStreams } from './pod-stream.js';
 import { createHttpsServer } from './http.js';
 import { ensureDefaultStorageClass } from '../kinds/storageclass.js';
 import { createServiceAllocator } from './ip-allocator.js';
-import { advertiseAddress, followServiceAllocations, reconcileKubernetesService, repairServiceAllocations } from './kubernetes-service.js';
+import { advertiseAddress, reconcileKubernetesService, repairServiceAllocations } from './kubernetes-service.js';
 import { createIdentityLease, IDENTITY_LEASE_GC_PERIOD_MS, IDENTITY_LEASE_RENEW_INTERVAL_MS, type IdentityLease } from './identity-lease.js';
 import { createLeaseEndpointReconciler, DEFAULT_ENDPOINT_RECONCILER_INTERVAL_MS, type ApiServerEndpoint } from './endpoint-reconciler.js';
 import type { ServerLimits } from './limits.js';
@@ -256,7 +256,8 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   const bundles = [builtinKinds(), metricsKinds(resourceMetrics.read), ...(options.kinds ?? [])];
   const definitions = Object.assign({}, ...bundles.map((b) => b.definitions));
   let registry!: Registry;
-  const allocator = createServiceAllocator({ cidr: options.serviceCIDR, portRange: options.serviceNodePortRange });
+  // The bitmaps live in storage, shared with every API server over it.
+  const allocator = createServiceAllocator({ cidr: options.serviceCIDR, portRange: options.serviceNodePortRange, backend: options.backend });
   const context: StrategyContext = {
     serviceAllocator: allocator,
     eventTTLSeconds: options.eventTTLSeconds ?? 3600,
@@ -275,7 +276,6 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     if (repairMs > 0) maintenance.push(runPeriodically(clock, repairMs, () => repairServiceAllocations(registry, allocator, now), (err) => console.error('kplane: service allocation repair:', err)));
   };
 
-  const stopServiceFollow = new AbortController();
   const serverMetrics = createApiServerMetrics({ served: (group, version, resource) => registry.get(group, version, resource)?.type });
   const dynamic = createDynamicAdmission({ registry: () => registry, authorizer: authorizer ?? allowAll, metrics: serverMetrics, options: options.admission });
   const { chain: admission, objects: admissionObjects, checkNamespace } = dynamic;
@@ -480,8 +480,6 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       if (bootstrap) await ensureDefaultStorageClass(registry);
       // The allocators' repair, then the `kubernetes` Service (kube-apiserver's post-start hooks).
       await repairServiceAllocations(registry, allocator, now);
-      // What other API servers over this storage allocate, taken here as it is written.
-      await followServiceAllocations(registry, allocator, stopServiceFollow.signal);
       // Another API server over this storage may serve already: its target port stays.
       const live = endpointReconciler ? await endpointReconciler.live() : [];
       await reconcileKubernetesService(registry, allocator, kubernetesEndpoint.port, live.map((e) => e.port));
@@ -539,7 +537,6 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       if (me && endpointReconciler) await endpointReconciler.remove(me).catch((err) => {
         if (!(err instanceof BackendClosedError)) console.error('kplane: removing this API server from the kubernetes endpoints:', err);
       });
-      stopServiceFollow.abort();
       rbacFeed?.stop();
       dynamic.stop();
       nodeGraphFeed?.stop();

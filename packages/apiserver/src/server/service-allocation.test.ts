@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { createMemoryBackend, type Backend } from '@kplane/storage';
+import { createMemoryBackend, createSqliteBackend, type Backend } from '@kplane/storage';
 import { createVirtualClock } from '@kplane/storage/testing';
-import { eventually } from '@kplane/api/testing';
-import { createServiceAllocator, LEAK_REPAIRS, parsePortRange } from './ip-allocator.js';
+import { createServiceAllocator, LEAK_REPAIRS, parsePortRange, SERVICE_IPS_KEY, SERVICE_NODE_PORTS_KEY, type AllocatedService } from './ip-allocator.js';
 import { createApiServer, DEFAULT_SERVICE_REPAIR_INTERVAL_MS, type ApiServer, type ApiServerOptions } from './server.js';
 
 const SVC = '/api/v1/namespaces/default/services';
@@ -35,81 +34,146 @@ after(async () => {
   for (const s of servers) await s.close();
 });
 
+const services = (...s: AllocatedService[]) => async () => s;
+
 describe('the allocators', () => {
-  it('hand out the dynamic block first, honour requests once, and release', () => {
+  it('hand out the dynamic block first, honour requests once, and release', async () => {
     const a = createServiceAllocator({ cidr: '10.0.0.0/24', portRange: '30000-30099', random: () => 0 });
     assert.equal(a.kubernetesIP, '10.0.0.1');
     // 254 usable addresses, static block of 16 (10.0.0.1-10.0.0.16): the first dynamic one is 10.0.0.17.
-    assert.equal(a.allocateIP('u1'), '10.0.0.17');
-    assert.equal(a.allocateIP('u2', '10.0.0.5'), '10.0.0.5');
-    assert.equal(a.allocateIP('u2', '10.0.0.5'), '10.0.0.5', 'the same owner may ask again (a retried write)');
-    assert.throws(() => a.allocateIP('u3', '10.0.0.5'), /^Error: provided IP is already allocated$/);
-    assert.throws(() => a.allocateIP('u3', '10.0.0.0'), /the provided IP \(10\.0\.0\.0\) is not in the valid range\. The range of valid IPs is 10\.0\.0\.0\/24/);
-    assert.throws(() => a.allocateIP('u3', '10.0.0.255'), /not in the valid range/, 'the broadcast address is not handed out');
-    assert.equal(a.allocateNodePort('u1'), 30016, 'static port block of 16');
-    assert.throws(() => a.allocateNodePort('u2', 30016), /^Error: provided port is already allocated$/);
-    assert.throws(() => a.allocateNodePort('u2', 31000), /provided port is not in the valid range\. The range of valid ports is 30000-30099/);
-    a.retain('u1', ['10.0.0.17'], []);
-    assert.deepEqual(a.usage(), { ips: 2, ports: 0 });
-    a.releaseAll('u2');
+    assert.equal(await a.allocateIP(), '10.0.0.17');
+    assert.equal(await a.allocateIP('10.0.0.5'), '10.0.0.5');
+    await assert.rejects(a.allocateIP('10.0.0.5'), /^Error: provided IP is already allocated$/);
+    await assert.rejects(a.allocateIP('10.0.0.0'), /the provided IP \(10\.0\.0\.0\) is not in the valid range\. The range of valid IPs is 10\.0\.0\.0\/24/);
+    await assert.rejects(a.allocateIP('10.0.0.255'), /not in the valid range/, 'the broadcast address is not handed out');
+    assert.equal(await a.allocateNodePort(), 30016, 'static port block of 16');
+    await assert.rejects(a.allocateNodePort(30016), /^Error: provided port is already allocated$/);
+    await assert.rejects(a.allocateNodePort(31000), /provided port is not in the valid range\. The range of valid ports is 30000-30099/);
+    assert.deepEqual(a.usage(), { ips: 2, ports: 1 });
+    await a.release(['10.0.0.5'], [30016]);
     assert.deepEqual(a.usage(), { ips: 1, ports: 0 });
     assert.deepEqual(parsePortRange('30000-32767'), [30000, 2768]);
   });
 
-  it('fall back to the static block when the dynamic one is full, then refuse', () => {
+  it('fall back to the static block when the dynamic one is full, then refuse', async () => {
     const a = createServiceAllocator({ cidr: '10.0.0.0/27', portRange: '30000-30001' });
     const got = new Set<string>();
-    for (let i = 0; i < 30; i++) got.add(a.allocateIP(`u${i}`));
+    for (let i = 0; i < 30; i++) got.add(await a.allocateIP());
     assert.equal(got.size, 30);
-    assert.throws(() => a.allocateIP('x'), /range is full/);
+    await assert.rejects(a.allocateIP(), /range is full/);
   });
 
-  it('repair keeps the older of two holders and reports the rest', () => {
+  it('repair keeps the older of two holders and reports the rest', async () => {
     const a = createServiceAllocator({ cidr: '10.0.0.0/24' });
-    const problems = a.repair([
+    const problems = await a.repair(services(
       { owner: 'a', name: 'default/a', clusterIPs: ['10.0.0.9'], nodePorts: [30001] },
       { owner: 'b', name: 'default/b', clusterIPs: ['10.0.0.9'], nodePorts: [30001] },
       { owner: 'c', name: 'default/c', clusterIPs: ['192.168.0.1'], nodePorts: [80] },
-    ]);
+    ));
     assert.deepEqual(problems.map((p) => `${p.service} ${p.reason}`), [
       'default/b ClusterIPAlreadyAllocated',
       'default/c ClusterIPOutOfRange',
       'default/b PortAlreadyAllocated',
       'default/c PortOutOfRange',
     ]);
-    assert.throws(() => a.allocateIP('z', '10.0.0.9'), /already allocated/);
+    await assert.rejects(a.allocateIP('10.0.0.9'), /already allocated/);
   });
 });
 
 describe('the allocators\' leak cleanup', () => {
-  it('releases a value no Service holds at the third repair in a row that finds it so', () => {
+  it('releases a value no Service holds at the third repair in a row that finds it so', async () => {
     const a = createServiceAllocator({ cidr: '10.0.0.0/24', portRange: '30000-30099', random: () => 0 });
-    const ip = a.allocateIP('gone');
-    const port = a.allocateNodePort('gone');
-    const kept = { owner: 'kept', name: 'default/kept', clusterIPs: [a.allocateIP('kept')], nodePorts: [] };
+    const ip = await a.allocateIP();
+    const port = await a.allocateNodePort();
+    const kept = { owner: 'kept', name: 'default/kept', clusterIPs: [await a.allocateIP()], nodePorts: [] };
     for (let i = 1; i < LEAK_REPAIRS; i++) {
-      assert.deepEqual(a.repair([kept]), []);
-      assert.throws(() => a.allocateIP('other', ip), /already allocated/, `still held after repair ${i}`);
-      assert.throws(() => a.allocateNodePort('other', port), /already allocated/);
+      assert.deepEqual(await a.repair(services(kept)), []);
+      await assert.rejects(a.allocateIP(ip), /already allocated/, `still held after repair ${i}`);
+      await assert.rejects(a.allocateNodePort(port), /already allocated/);
     }
-    a.repair([kept]);
+    await a.repair(services(kept));
     assert.equal(a.leaksReleased, 2);
-    assert.equal(a.allocateIP('other', ip), ip);
-    assert.equal(a.allocateNodePort('other', port), port);
+    assert.equal(await a.allocateIP(ip), ip);
+    assert.equal(await a.allocateNodePort(port), port);
     assert.deepEqual(a.usage(), { ips: 2, ports: 1 });
   });
 
-  it('forgets a suspected leak once a Service holds the value', () => {
+  it('forgets a suspected leak once a Service holds the value', async () => {
     const a = createServiceAllocator({ cidr: '10.0.0.0/24', portRange: '30000-30099', random: () => 0 });
-    const ip = a.allocateIP('late');
-    a.repair([]);
-    a.repair([{ owner: 'late', name: 'default/late', clusterIPs: [ip], nodePorts: [] }]);
-    for (let i = 0; i < LEAK_REPAIRS - 1; i++) a.repair([]);
+    const ip = await a.allocateIP();
+    await a.repair(services());
+    await a.repair(services({ owner: 'late', name: 'default/late', clusterIPs: [ip], nodePorts: [] }));
+    for (let i = 0; i < LEAK_REPAIRS - 1; i++) await a.repair(services());
     assert.equal(a.leaksReleased, 0, 'the count started again');
-    a.repair([]);
+    await a.repair(services());
     assert.equal(a.leaksReleased, 1);
   });
 });
+
+/** The backends the stored bitmaps are tested on. */
+const backends: [string, () => Backend][] = [
+  ['memory', () => createMemoryBackend()],
+  ['SQLite', () => createSqliteBackend({ path: ':memory:' })],
+];
+
+for (const [kind, make] of backends) {
+  describe(`the bitmaps in storage (${kind})`, () => {
+    it('are kube\'s RangeAllocations, shared by two allocators that allocate concurrently without a duplicate', async () => {
+      const backend = make();
+      try {
+        const a = createServiceAllocator({ cidr: '10.0.0.0/26', portRange: '30000-30039', backend });
+        const b = createServiceAllocator({ cidr: '10.0.0.0/26', portRange: '30000-30039', backend });
+        // 62 addresses and 40 ports, all taken at once from both: each once, then the range is full.
+        const ips = await Promise.all(Array.from({ length: 62 }, (_, i) => (i % 2 ? a : b).allocateIP()));
+        assert.equal(new Set(ips).size, 62);
+        const ports = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? a : b).allocateNodePort()));
+        assert.equal(new Set(ports).size, 40);
+        await assert.rejects(a.allocateIP(), /range is full/);
+        await assert.rejects(b.allocateNodePort(), /range is full/);
+        const stored = JSON.parse((await backend.get(SERVICE_IPS_KEY))!.value);
+        assert.deepEqual({ kind: stored.kind, apiVersion: stored.apiVersion, range: stored.range }, { kind: 'RangeAllocation', apiVersion: 'v1', range: '10.0.0.0/26' });
+        // Go's big.Int bytes of a map with bits 0..61 set: 0x3fffffffffffffff.
+        assert.equal(Buffer.from(stored.data, 'base64').toString('hex'), '3fffffffffffffff');
+        assert.equal(JSON.parse((await backend.get(SERVICE_NODE_PORTS_KEY))!.value).range, '30000-30039');
+        // What one releases, the other may take.
+        await a.release([ips[0]!], [ports[0]!]);
+        assert.equal(await b.allocateIP(ips[0]), ips[0]);
+        assert.equal(await b.allocateNodePort(ports[0]), ports[0]);
+        await assert.rejects(a.allocateIP(ips[1]), /already allocated/, 'a read what b wrote');
+      } finally {
+        await backend.close();
+      }
+    });
+
+    it('repair rebuilds the stored bitmap, reports what it lacked, and fails on a concurrent allocation', async () => {
+      const backend = make();
+      try {
+        const a = createServiceAllocator({ cidr: '10.0.0.0/24', portRange: '30000-30099', backend, random: () => 0 });
+        const b = createServiceAllocator({ cidr: '10.0.0.0/24', portRange: '30000-30099', backend, random: () => 0 });
+        assert.equal(await a.allocateIP(), '10.0.0.17');
+        assert.equal(await a.allocateNodePort(), 30016);
+        // A Service holding an address the bitmap lacks (written by something that skipped it).
+        const problems = await b.repair(services(
+          { owner: 'x', name: 'default/x', clusterIPs: ['10.0.0.17'], nodePorts: [30016] },
+          { owner: 'y', name: 'default/y', clusterIPs: ['10.0.0.30'], nodePorts: [30050] },
+        ));
+        assert.deepEqual(problems.map((p) => `${p.service} ${p.reason}: ${p.message}`), [
+          'default/y ClusterIPNotAllocated: Cluster IP [IPv4]:10.0.0.30 is not allocated; repairing',
+          'default/y PortNotAllocated: Port 30050 is not allocated; repairing',
+        ]);
+        await assert.rejects(a.allocateIP('10.0.0.30'), /already allocated/, 'the repaired bitmap is stored');
+        // An allocation between the repair's read and its write makes it fail, not undo it.
+        await assert.rejects(b.repair(async () => {
+          await a.allocateIP('10.0.0.40');
+          return [];
+        }), /changed during the repair/);
+        await assert.rejects(b.allocateIP('10.0.0.40'), /already allocated/);
+      } finally {
+        await backend.close();
+      }
+    });
+  });
+}
 
 describe('the periodic repair', () => {
   it('runs every 3 minutes of virtual time: a leaked address is freed, a duplicate gets its event', async () => {
@@ -119,9 +183,7 @@ describe('the periodic repair', () => {
     const created = await call(server, 'POST', SVC, svc('leaky'));
     assert.equal(created.status, 201, JSON.stringify(created.body));
     const ip = String(created.body.spec.clusterIP);
-    // Its address dropped by a write straight to storage (as another API server's update would
-    // be): this server never released it, so it leaks here. (A delete would release it: the
-    // server follows the Services it did not write.)
+    // Its address dropped by a write straight to storage, which releases nothing: a leak.
     const key = '/registry/services/specs/default/leaky';
     const kv = (await backend.get(key))!;
     await backend.update(key, JSON.stringify({ ...JSON.parse(kv.value), spec: { type: 'ExternalName', externalName: 'example.com' } }), kv.modRevision);
@@ -223,7 +285,7 @@ describe('Services through the API', () => {
   });
 
   it('repair at start rebuilds the allocations and reports duplicates and addresses out of range', async () => {
-    // The second API server followed the allocations the first made since: it refuses taken values.
+    // The second API server shares the stored bitmaps: it refuses values the first took.
     const taken = await call(second, 'POST', SVC, svc('twin', { clusterIP: '10.96.0.10', type: 'NodePort', ports: [{ port: 80, nodePort: 30080 }] }));
     assert.equal(taken.status, 422, JSON.stringify(taken.body));
     assert.match(taken.body.message, /failed to allocate IP 10\.96\.0\.10: provided IP is already allocated/);
@@ -250,7 +312,7 @@ describe('Services through the API', () => {
 });
 
 describe('two API servers over one storage', () => {
-  it('each takes what the other allocates, and frees what the other deletes', async () => {
+  it('share the stored bitmaps: each refuses what the other took, and reuses what the other freed', async () => {
     const backend = createMemoryBackend();
     const a = await start(backend);
     const b = await start(backend);
@@ -260,7 +322,8 @@ describe('two API servers over one storage', () => {
     const port = await call(b, 'POST', SVC, svc('two', { type: 'NodePort', ports: [{ port: 80, nodePort: 30100 }] }));
     assert.equal(port.status, 422, 'and the NodePort');
     assert.equal((await call(a, 'DELETE', `${SVC}/one`)).status, 200);
-    // The delete reaches b through its watch cache.
-    await eventually('b to free them when a deleted the Service', async () => (await call(b, 'POST', SVC, svc('two', { clusterIP: '10.96.0.20', type: 'NodePort', ports: [{ port: 80, nodePort: 30100 }] }))).status === 201);
+    // a's delete released them in the stored bitmaps.
+    const again = await call(b, 'POST', SVC, svc('two', { clusterIP: '10.96.0.20', type: 'NodePort', ports: [{ port: 80, nodePort: 30100 }] }));
+    assert.equal(again.status, 201, JSON.stringify(again.body));
   });
 });
