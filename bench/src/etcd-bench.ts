@@ -189,3 +189,57 @@ function formatRates(r: EtcdBenchResult): string {
     [1, 2, 3, 4, 5, 6, 7, 8],
   );
 }
+
+/** What benchDeploymentStorage measured: the same Deployment 0 → N on etcd and on SQLite. */
+export interface DeploymentStorageResult {
+  etcd: PodsProbeResult<DeploymentBenchResult>;
+  sqlite: PodsProbeResult<DeploymentBenchResult>;
+  /** The 1-minute load average when each run started. */
+  load: { etcd: number; sqlite: number };
+}
+
+/**
+ * The Deployment 0 → N case alone (`--deployment-storage etcd`): starts a local etcd (the
+ * storage testing helper), scales the Deployment on it and then on SQLite, each in a fresh
+ * process with the in-process control plane, and stops the etcd.
+ */
+export async function benchDeploymentStorage(replicas: number, options: { timeoutMs: number; progress?: (line: string) => void }): Promise<DeploymentStorageResult> {
+  const { loadavg } = await import('node:os');
+  const etcd: TestEtcd = await startEtcd();
+  let running = true;
+  try {
+    const loadEtcd = loadavg()[0]!;
+    options.progress?.(`Deployment 0 -> ${replicas} on etcd (load ${loadEtcd.toFixed(2)}) ...`);
+    const onEtcd = await deploymentInChild(replicas, { storage: etcd.url as `${string}://${string}`, timeoutMs: options.timeoutMs });
+    // etcd stops first: the SQLite run has the machine to itself.
+    running = false;
+    await etcd.stop();
+    const loadSqlite = loadavg()[0]!;
+    options.progress?.(`Deployment 0 -> ${replicas} on sqlite (load ${loadSqlite.toFixed(2)}) ...`);
+    const onSqlite = await deploymentInChild(replicas, { storage: 'sqlite', timeoutMs: options.timeoutMs });
+    return { etcd: onEtcd, sqlite: onSqlite, load: { etcd: loadEtcd, sqlite: loadSqlite } };
+  } finally {
+    if (running) await etcd.stop();
+  }
+}
+
+/** The Deployment-on-etcd table: each storage's time to all Ready, pods/s, and etcd's ratio to SQLite. */
+export function formatDeploymentStorage(r: DeploymentStorageResult): string {
+  const rate = (x: PodsProbeResult<DeploymentBenchResult>): number => x.result.readyReplicas / Math.max(x.result.seconds, 0.001);
+  const line = (name: string, x: PodsProbeResult<DeploymentBenchResult>, load: number, vs?: string): string[] => [
+    name,
+    `${x.result.readyReplicas}/${x.result.replicas}${x.result.reached ? '' : ' (timed out)'}`,
+    x.result.seconds.toFixed(1),
+    rate(x).toFixed(0),
+    vs ?? '-',
+    load.toFixed(2),
+  ];
+  return formatTable(
+    [
+      ['Deployment 0 -> N (in-process control plane, 3 nodes)', 'Ready', 's', 'pods/s', 'vs sqlite', 'load'],
+      line('sqlite (baseline)', r.sqlite, r.load.sqlite),
+      line('etcd (one local member)', r.etcd, r.load.etcd, ratio(rate(r.etcd), rate(r.sqlite))),
+    ],
+    [1, 2, 3, 4, 5],
+  );
+}

@@ -41,7 +41,9 @@
  * Deployment scaled through a separate `kplane up` process over HTTPS, default 10000; 0 skips it),
  * --up-storage memory|sqlite (default memory), --up-cpu-prof DIR (writes that server's V8 CPU profile to DIR), --fanout-watchers N (watchers of the
  * fan-out case, default 2000; 0 skips it), --fanout-rate N (creates per second, default 500), --fanout-seconds N
- * (default 5).
+ * (default 5), --deployment-storage etcd (runs only the Deployment 0 -> N case, N = --deployment,
+ * on a local etcd and then on SQLite, and prints etcd's ratio to SQLite; deadline
+ * --deployment-timeout, at least 900 s).
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -123,6 +125,7 @@ const { values: flags } = parseArgs({
     'fanout-watchers': { type: 'string', default: '2000' },
     'fanout-rate': { type: 'string', default: '500' },
     'fanout-seconds': { type: 'string', default: '5' },
+    'deployment-storage': { type: 'string', default: '' },
   },
 });
 const rounds = Math.max(1, Number(flags.rounds));
@@ -278,6 +281,15 @@ async function runInformers(memory: Target & { info: KplaneInfo }): Promise<Info
   return { ...results, fillMs };
 }
 
+/** `--deployment-storage etcd`: the Deployment 0 -> N case on a local etcd against SQLite, alone. */
+async function deploymentStorageOnly(storage: string): Promise<void> {
+  if (storage !== 'etcd') throw new Error(`--deployment-storage: only etcd is compared with sqlite (got ${storage})`);
+  if (!findEtcd()) throw new Error('--deployment-storage etcd: no etcd binary (apt-get install etcd-server)');
+  const { benchDeploymentStorage, formatDeploymentStorage } = await import('./etcd-bench.js');
+  const result = await benchDeploymentStorage(deploymentReplicas, { timeoutMs: Math.max(deploymentTimeoutMs, 900_000), progress: (line) => console.log(line) });
+  console.log(`\n${formatDeploymentStorage(result)}`);
+}
+
 async function main(): Promise<void> {
   const cpu = cpus();
   console.log(
@@ -285,6 +297,10 @@ async function main(): Promise<void> {
       `per case ${rounds} rounds of ${flags.warmup}s warm-up + ${(roundMs / 1000).toFixed(1)}s, cases interleaved; ` +
       `load average before start ${loadavg()[0]!.toFixed(2)}`,
   );
+  if (flags['deployment-storage']) {
+    await deploymentStorageOnly(flags['deployment-storage']);
+    return;
+  }
   const tmp = await mkdtemp(join(tmpdir(), 'kplane-bench-'));
   const targets: Target[] = [];
   /** Stops every server started so far (once). */
