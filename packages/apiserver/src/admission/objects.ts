@@ -2,8 +2,12 @@ import type { KubeObject, SchemaDefinitions, SchemaObject } from '@kplane/api';
 
 /** What admission steps read and write of the cluster (kube's plugins use informers and clients). */
 export interface AdmissionObjects {
-  /** The objects of a resource, in one namespace ('' for cluster-scoped kinds or all namespaces). */
-  list(group: string, version: string, resource: string, namespace: string): Promise<KubeObject[]>;
+  /**
+   * The objects of a resource, in one namespace ('' for cluster-scoped kinds or all namespaces):
+   * from memory kept by a watch where the server follows the resource (ResourceQuotas,
+   * LimitRanges, PriorityClasses, as kube's plugins read informers), else, or with `fresh`, from storage.
+   */
+  list(group: string, version: string, resource: string, namespace: string, options?: { fresh?: boolean }): Promise<KubeObject[]>;
   /** A conditional write of an object's status (its resourceVersion must be current: else a 409 ApiError). */
   updateStatus(group: string, version: string, resource: string, obj: KubeObject): Promise<KubeObject>;
   /** The served resource of a kind and whether it is namespaced (ValidatingAdmissionPolicy's paramKind). */

@@ -39,6 +39,8 @@ export function priorityAdmission(objects: AdmissionObjects): MutatingStep & Val
         if (cls) spec.priorityClassName = cls.metadata?.name;
       } else {
         cls = all.find((c) => c.metadata?.name === spec.priorityClassName);
+        // A class created a moment ago may not have reached the watch-kept copy yet: storage answers.
+        if (!cls) cls = ((await objects.list('scheduling.k8s.io', 'v1', 'priorityclasses', '', { fresh: true })) as PriorityClassLike[]).find((c) => c.metadata?.name === spec.priorityClassName);
         if (!cls) throw forbidden('', 'pods', attrs.name, `no PriorityClass with name ${spec.priorityClassName} was found`);
       }
       const value = cls ? (cls.value ?? 0) : DEFAULT_PRIORITY_WHEN_NO_DEFAULT_CLASS;

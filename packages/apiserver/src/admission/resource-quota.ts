@@ -32,14 +32,19 @@ export function matchingResources(resource: string, group: string, names: string
  * it) is checked. A pod that lacks a request a quota tracks answers "failed quota: NAME: must
  * specify ..."; a quota whose status lacks usage answers "status unknown for quota"; one the
  * object would exceed answers "exceeded quota: NAME, requested: ..., used: ..., limited: ...".
- * Otherwise the usage is charged to each quota's status.used by conditional writes, re-read and
- * retried on conflict. Dry-run requests are checked, never charged.
+ * Otherwise the usage is charged to each quota's status.used by conditional writes (the quotas
+ * read from the server's watch-kept copy; after a conflict from storage, and a quota already
+ * charged is not charged again). Dry-run requests are checked, never charged.
  */
 export function resourceQuotaAdmission(objects: AdmissionObjects): ValidatingStep {
-  async function attempt(attrs: AdmissionAttributes): Promise<boolean> {
+  /**
+   * One try: true when every quota is charged. `charged` holds the quotas charged by earlier
+   * tries (not charged twice); after a conflict the quotas are read from storage (`fresh`).
+   */
+  async function attempt(attrs: AdmissionAttributes, fresh: boolean, done: Set<string>): Promise<boolean> {
     const { group, resource } = attrs.resource;
     const obj = attrs.object;
-    const quotas = (await objects.list('', 'v1', 'resourcequotas', attrs.namespace)) as Quota[];
+    const quotas = ((await objects.list('', 'v1', 'resourcequotas', attrs.namespace, { fresh })) as Quota[]).filter((q) => !done.has(q.metadata?.name ?? ''));
     let usage = objectUsage(resource, group, obj);
     // An update is charged its growth only (quota.SubtractWithNonNegativeResult); zeros are dropped.
     if (attrs.operation === 'UPDATE' && attrs.oldObject) {
@@ -73,6 +78,7 @@ export function resourceQuotaAdmission(objects: AdmissionObjects): ValidatingSte
     for (const q of charged) {
       try {
         await objects.updateStatus('', 'v1', 'resourcequotas', q);
+        done.add(q.metadata?.name ?? '');
       } catch (err) {
         if (err instanceof ApiError && (err.code === 409 || err.code === 404)) return false;
         throw err;
@@ -89,7 +95,8 @@ export function resourceQuotaAdmission(objects: AdmissionObjects): ValidatingSte
       if (group === '' && resource === 'resourcequotas') return;
       // Of updates, kube's evaluators charge those of services and claims (their type, ports, storage may grow).
       if (attrs.operation === 'UPDATE' && !(group === '' && (resource === 'services' || resource === 'persistentvolumeclaims'))) return;
-      for (let i = 0; i < MAX_ATTEMPTS; i++) if (await attempt(attrs)) return;
+      const done = new Set<string>();
+      for (let i = 0; i < MAX_ATTEMPTS; i++) if (await attempt(attrs, i > 0, done)) return;
       throw forbidden(attrs.resource.group, attrs.resource.resource, attrs.name, 'status unknown for quota: too many conflicting updates');
     },
   };

@@ -1,8 +1,8 @@
 /**
  * The admission an API server wires from the cluster's own objects: the namespaces as their
  * watch cache last showed them (NamespaceLifecycle), the webhook configurations, the
- * Validating- and MutatingAdmissionPolicies and their bindings, each listed then followed by a
- * watch so that a write reads them from memory, and the chain of every step, instrumented.
+ * Validating- and MutatingAdmissionPolicies and their bindings, the ResourceQuotas, LimitRanges
+ * and PriorityClasses, each listed then followed by a watch so that a write reads them from memory, and the chain of every step, instrumented.
  */
 import type { KubeObject } from '@kplane/api';
 import { ApiError, forbidden, notFound } from '@kplane/api';
@@ -100,11 +100,27 @@ export function createDynamicAdmission(deps: DynamicAdmissionDeps): DynamicAdmis
     mutatingadmissionpolicies: followedList(),
     mutatingadmissionpolicybindings: followedList(),
   };
-  // The steps that read the cluster (LimitRanger, Priority, the storage steps, ResourceQuota) read storage through the registry.
+  // What LimitRanger, Priority and ResourceQuota read on every create, followed by a watch (kube's
+  // plugins read informers): a pod create reads memory, not storage (a round trip each on etcd).
+  const readLists = new Map([
+    ['/v1/resourcequotas', followedList()],
+    ['/v1/limitranges', followedList()],
+    ['scheduling.k8s.io/v1/priorityclasses', followedList()],
+  ]);
+  const fromStorage = async (group: string, version: string, resource: string, ns: string) => (await registry().get(group, version, resource)?.list(ns || undefined))?.items ?? [];
+  // The other steps that read the cluster (the storage steps) read storage through the registry.
   const objects: AdmissionObjects = {
-    list: async (group, version, resource, ns) => (await registry().get(group, version, resource)?.list(ns || undefined))?.items ?? [],
-    updateStatus: (group, version, resource, obj) =>
-      registry().get(group, version, resource)!.update(obj.metadata?.namespace, obj.metadata?.name ?? '', obj, { subresource: 'status' }),
+    list: async (group, version, resource, ns, options) => {
+      const followed = readLists.get(`${group}/${version}/${resource}`);
+      if (!followed?.started || options?.fresh) return fromStorage(group, version, resource, ns);
+      return ns ? followed.items().filter((o) => o.metadata?.namespace === ns) : [...followed.items()];
+    },
+    updateStatus: async (group, version, resource, obj) => {
+      const written = await registry().get(group, version, resource)!.update(obj.metadata?.namespace, obj.metadata?.name ?? '', obj, { subresource: 'status' });
+      // The next create reads what this one charged, not its watch event's way behind.
+      readLists.get(`${group}/${version}/${resource}`)?.observe(written);
+      return written;
+    },
     kindResource: (group, version, kind) => {
       const t = registry().byKind(group, version, kind)?.type;
       return t ? { resource: t.resource, namespaced: t.namespaced } : undefined;
@@ -150,6 +166,11 @@ export function createDynamicAdmission(deps: DynamicAdmissionDeps): DynamicAdmis
         const store = registry().get(ADMISSION_GROUP, version, resource);
         if (store) await list.start(store);
       }
+      for (const [key, list] of readLists) {
+        const [group, version, resource] = key.split('/') as [string, string, string];
+        const store = registry().get(group, version, resource);
+        if (store) await list.start(store);
+      }
     },
     async startPolicyStatus() {
       // status.typeChecking of ValidatingAdmissionPolicies (kube's policy status controller).
@@ -170,7 +191,7 @@ export function createDynamicAdmission(deps: DynamicAdmissionDeps): DynamicAdmis
     },
     stop() {
       stop.abort();
-      for (const list of Object.values(lists)) list.stop();
+      for (const list of [...Object.values(lists), ...readLists.values()]) list.stop();
       statusLoop?.stop();
     },
   };

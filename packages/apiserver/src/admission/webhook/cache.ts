@@ -13,6 +13,10 @@ export interface FollowedList {
   items(): readonly KubeObject[];
   /** Lists and starts watching (resolves after the first list). */
   start(store: Followable): Promise<void>;
+  /** Whether the first list is in (before it, `items` is empty). */
+  readonly started: boolean;
+  /** Takes an object this server just wrote, ahead of its watch event (ignored when older than what is kept). */
+  observe(obj: KubeObject): void;
   stop(): void;
 }
 
@@ -31,17 +35,30 @@ export function followedList(onError: (err: unknown) => void = () => {}): Follow
     refresh();
     return Number(list.metadata.resourceVersion);
   }
+  const rvOf = (o: KubeObject | undefined) => Number(o?.metadata?.resourceVersion ?? 0);
+  let started = false;
   return {
     items: () => snapshot,
+    get started() {
+      return started;
+    },
+    observe(obj) {
+      const key = keyOf(obj);
+      if (rvOf(byName.get(key)) >= rvOf(obj)) return;
+      byName.set(key, obj);
+      refresh();
+    },
     async start(store) {
       let rv = await relist(store);
+      started = true;
       void (async () => {
         while (!stop.signal.aborted) {
           try {
             for await (const e of store.cache.watch(rv, stop.signal)) {
               if (e.type === 'BOOKMARK' || e.type === 'ERROR') continue;
               if (e.type === 'DELETED') byName.delete(keyOf(e.object));
-              else byName.set(keyOf(e.object), e.object);
+              // An object written here and taken by observe() may be newer than this event.
+              else if (rvOf(byName.get(keyOf(e.object))) <= rvOf(e.object)) byName.set(keyOf(e.object), e.object);
               rv = e.revision ?? Number(e.object.metadata?.resourceVersion ?? rv);
               refresh();
             }
