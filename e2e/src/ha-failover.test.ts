@@ -1,6 +1,8 @@
 /**
  * The failover test: a 3-member etcd, two `kplane apiserver`s, two `kplane controller-manager`s,
- * a `kplane scheduler` and `kplane kubelet`, all as processes. While clients write (every
+ * a `kplane scheduler` and `kplane kubelet`, all as processes (the controller managers as
+ * system:kube-controller-manager, each controller as its ServiceAccount, the scheduler as
+ * system:kube-scheduler). While clients write (every
  * acknowledged create recorded), 16 clients increment one counter by resourceVersion
  * read-modify-write, a watcher follows every write through the client's failover, and the
  * controllers reconcile a Deployment, the etcd leader is killed (SIGKILL), then the active
@@ -27,6 +29,8 @@ import { eventually, KPLANE_MAIN, removeDir, startControllerManager, startKplane
  * with kube's defaults (15 s, 10 s, 2 s).
  */
 const FAST_ELECTION = ['--leader-elect-lease-duration', '4s', '--leader-elect-renew-deadline', '3s', '--leader-elect-retry-period', '500ms'];
+/** The controller managers' flags: short leader election, each controller as its own ServiceAccount. */
+const CM_FLAGS = [...FAST_ELECTION, '--use-service-account-credentials'];
 const NS = 'default';
 /** How long the controllers may take to act again after a kill. */
 const ACT_AGAIN_MS = 15_000;
@@ -42,6 +46,7 @@ describe('failover: kill the etcd leader, the active controller manager, then an
   const others: KplaneCommand[] = [];
   const clients: Array<ReturnType<typeof clientFromKubeconfig>> = [];
   let kubeconfig: string;
+  let cmKubeconfig: string;
   const client = (): Client => {
     const c = clientFromKubeconfig(kubeconfig);
     clients.push(c);
@@ -60,8 +65,15 @@ describe('failover: kill the etcd leader, the active controller manager, then an
     }
     kubeconfig = join(dir, 'admin-ha.kubeconfig');
     await promisify(execFile)(process.execPath, [KPLANE_MAIN, 'kubeconfig', '--data-dir', dir, '--user', 'kplane-admin', '--group', 'system:masters', ...urls.flatMap((u) => ['--server', u]), '--out', kubeconfig]);
-    for (let i = 0; i < 2; i++) managers.push(await startControllerManager(kubeconfig, /serving securely/, FAST_ELECTION));
-    others.push(await startKplaneCommand(['scheduler', '--kubeconfig', kubeconfig, '--secure-port', '0', ...FAST_ELECTION], /serving securely on https:\S+/));
+    // The controller managers and the scheduler each as its own user, as a kubeadm cluster runs them.
+    const own = async (user: string): Promise<string> => {
+      const file = join(dir, `${user.replace(/^system:/, '')}.kubeconfig`);
+      await promisify(execFile)(process.execPath, [KPLANE_MAIN, 'kubeconfig', '--data-dir', dir, '--user', user, ...urls.flatMap((u) => ['--server', u]), '--out', file]);
+      return file;
+    };
+    cmKubeconfig = await own('system:kube-controller-manager');
+    for (let i = 0; i < 2; i++) managers.push(await startControllerManager(cmKubeconfig, /serving securely/, CM_FLAGS));
+    others.push(await startKplaneCommand(['scheduler', '--kubeconfig', await own('system:kube-scheduler'), '--secure-port', '0', ...FAST_ELECTION], /serving securely on https:\S+/));
     others.push(await startKplaneCommand(['kubelet', '--kubeconfig', kubeconfig, '--nodes', '1', '--no-scheduler', '--shared-credentials'], /node\(s\) ready/));
   });
   after(async () => {
@@ -180,7 +192,7 @@ describe('failover: kill the etcd leader, the active controller manager, then an
     for (let i = 0; i < managers.length; i++) {
       if (managers[i]!.child.exitCode === null) continue;
       t.diagnostic(`controller manager ${i} had exited (${managers[i]!.child.exitCode}); started again`);
-      managers[i] = await startControllerManager(kubeconfig, /serving securely/, FAST_ELECTION);
+      managers[i] = await startControllerManager(cmKubeconfig, /serving securely/, CM_FLAGS);
     }
     const holder = await eventually('the Lease held', async () => (await leases.get('kube-controller-manager', { namespace: 'kube-system' })).spec?.holderIdentity);
     const leading = managers.find((m) => m.identity() === holder);
