@@ -31,7 +31,10 @@ Flags:
   --use-service-account-credentials=true|false
                                 run each controller as its own ServiceAccount
                                 kube-system/<name>-controller, with a token from the TokenRequest
-                                API (default false, as kube-controller-manager; kplane up: true)
+                                API (default false, as kube-controller-manager; kplane up: true);
+                                needed when the kubeconfig's user is system:kube-controller-manager
+                                (kplane kubeconfig --user system:kube-controller-manager), whose
+                                own role only lists, watches and manages those accounts
   --node-monitor-grace-period DURATION
                                 how long a node's kubelet may stay silent before the node is
                                 Unknown and tainted unreachable (default 40s)
