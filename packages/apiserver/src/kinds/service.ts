@@ -80,7 +80,7 @@ function beyond(a: { ips: string[]; ports: number[] }, b: { ips: string[]; ports
  * call took is given back first.
  */
 async function allocate(obj: KubeObject, ctx: StrategyContext, kept: { ips: string[]; ports: number[] } = { ips: [], ports: [] }): Promise<void> {
-  const alloc = ctx.serviceAllocator;
+  const alloc = ctx.dryRun ? ctx.serviceAllocator?.dryRun : ctx.serviceAllocator;
   if (!alloc) return;
   const spec = child(obj as Obj, 'spec');
   const name = obj.metadata?.name ?? '';
@@ -294,11 +294,11 @@ export function serviceResource(): ResourceType {
         // Stored: what the new spec no longer holds goes back (a type change, a dropped port);
         // not stored: what this write took does.
         const free = stored ? beyond(before, now) : beyond(now, before);
-        await ctx.serviceAllocator?.release(free.ips, free.ports);
+        if (!ctx.dryRun) await ctx.serviceAllocator?.release(free.ips, free.ports);
       },
       async afterDelete(obj, ctx) {
         const { ips, ports } = held(specOf(obj));
-        await ctx.serviceAllocator?.release(ips, ports);
+        if (!ctx.dryRun) await ctx.serviceAllocator?.release(ips, ports);
       },
       validate: validateService,
       table: {

@@ -32,6 +32,8 @@ export interface StrategyContext {
   eventTTLSeconds?: number;
   /** The authorization policy, for the RBAC kinds' escalation checks (absent: no checks). */
   policy?: AccessPolicy;
+  /** The request is a dry run: the hooks answer as for a real write and persist nothing (no allocation is kept). */
+  dryRun?: boolean;
 }
 
 /** What the RBAC kinds ask of the authorizer when they are written. */

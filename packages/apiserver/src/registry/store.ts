@@ -640,9 +640,10 @@ export class Store {
     const key = this.key(m.namespace, m.name!);
     if (opts.dryRun) {
       if (await this.deps.backend.get(key)) throw alreadyExists(this.type.group, this.type.resource, m.name!);
-      // Show what a real create would allocate, then give it back.
-      await this.type.strategy.prepareForCreate?.(obj, this.deps.context);
-      await this.type.strategy.afterDelete?.(obj, this.deps.context);
+      // Show what a real create would allocate, keeping nothing.
+      const dry = { ...this.deps.context, dryRun: true };
+      await this.type.strategy.prepareForCreate?.(obj, dry);
+      await this.type.strategy.afterDelete?.(obj, dry);
       return obj;
     }
     await this.type.strategy.prepareForCreate?.(obj, this.deps.context);
@@ -693,7 +694,7 @@ export class Store {
       if (result === current) return current;
       const afterUpdate = this.type.strategy.afterUpdate;
       if (opts.dryRun) {
-        await afterUpdate?.(result, current, this.deps.context, false);
+        await afterUpdate?.(result, current, { ...this.deps.context, dryRun: true }, false);
         return result;
       }
       try {
@@ -823,7 +824,7 @@ export class Store {
     await this.deps.admission?.validate(this.admissionAttributes('UPDATE', sub, obj, current, opts));
     if (isDeepStrictEqual(obj, current)) return current;
     this.type.strategy.admit?.(obj, current, opts.user, this.deps.context);
-    await this.type.strategy.prepareForUpdate?.(obj, current, this.deps.context);
+    await this.type.strategy.prepareForUpdate?.(obj, current, opts.dryRun ? { ...this.deps.context, dryRun: true } : this.deps.context);
     return obj;
   }
 

@@ -113,7 +113,8 @@ class Range {
    * (kube's GuaranteedUpdate); `change` runs again on the fresh bitmap after a conflict. A
    * change that returns `changed: false` writes nothing.
    */
-  private update<T>(change: (bits: Uint8Array) => { result: T; changed: boolean }): Promise<T> {
+  private update<T>(change: (bits: Uint8Array) => { result: T; changed: boolean }, dryRun = false): Promise<T> {
+    if (dryRun) return this.check(change);
     // One write at a time from this API server: only other API servers' writes conflict.
     const run = this.queue.then(() => this.tryUpdate(change));
     this.queue = run.then(
@@ -124,6 +125,13 @@ class Range {
   }
 
   private queue: Promise<void> = Promise.resolve();
+
+  /** A dry run of `change` on the bitmap as stored now: its answer, nothing written. */
+  private async check<T>(change: (bits: Uint8Array) => { result: T; changed: boolean }): Promise<T> {
+    if (!this.backend) return change(this.bits.slice()).result;
+    const kv = await this.backend.get(this.key!);
+    return change(kv ? decodeRange(kv.value, this.range, this.size) : new Uint8Array(this.bits.length)).result;
+  }
 
   private async tryUpdate<T>(change: (bits: Uint8Array) => { result: T; changed: boolean }): Promise<T> {
     for (let attempt = 1; ; attempt++) {
@@ -156,17 +164,17 @@ class Range {
     }
   }
 
-  /** Takes `offset`: false when it is held already. */
-  async take(offset: number): Promise<boolean> {
+  /** Takes `offset`: false when it is held already. A dry run only checks. */
+  async take(offset: number, dryRun = false): Promise<boolean> {
     return this.update((bits) => {
       if (has(bits, offset)) return { result: false, changed: false };
       set(bits, offset);
       return { result: true, changed: true };
-    });
+    }, dryRun);
   }
 
   /** A free offset (dynamic block first, from a random start), taken; undefined when full. */
-  async next(): Promise<number | undefined> {
+  async next(dryRun = false): Promise<number | undefined> {
     return this.update((bits) => {
       const scan = (from: number, to: number): number | undefined => {
         const n = to - from;
@@ -181,7 +189,7 @@ class Range {
       const o = scan(this.staticSize, this.size) ?? scan(0, this.staticSize);
       if (o !== undefined) set(bits, o);
       return { result: o, changed: o !== undefined };
-    });
+    }, dryRun);
   }
 
   /** Releases the offsets. */
@@ -298,6 +306,11 @@ export interface ServiceAllocator {
   readonly leaksReleased: number;
   /** Addresses and ports in use as last read (for metrics and tests). */
   usage(): { ips: number; ports: number };
+  /**
+   * The allocators of a dry run (kube's dry-run allocators): allocations are checked against
+   * the bitmaps as stored and answered, nothing is written, releases do nothing.
+   */
+  readonly dryRun: ServiceAllocator;
 }
 
 /** Parses a NodePort range "30000-32767" (or a single port) into [base, size]. */
@@ -348,7 +361,7 @@ export function createServiceAllocator(options: ServiceAllocatorOptions = {}): S
   const portNotInRange = () => `provided port is not in the valid range. The range of valid ports is ${portRange}`;
   const offsets = <T>(values: readonly T[], of: (v: T) => number | undefined): number[] => values.map(of).filter((o): o is number => o !== undefined);
 
-  return {
+  const allocator = (dry: boolean): ServiceAllocator => ({
     cidr,
     portRange,
     kubernetesIP: intToIp(network + 1),
@@ -356,10 +369,10 @@ export function createServiceAllocator(options: ServiceAllocatorOptions = {}): S
       if (requested) {
         const offset = ipOffset(requested);
         if (offset === undefined) throw new AllocationError(ipNotInRange(requested));
-        if (!(await ips.take(offset))) throw new AllocationError(IP_ALREADY_ALLOCATED);
+        if (!(await ips.take(offset, dry))) throw new AllocationError(IP_ALREADY_ALLOCATED);
         return requested;
       }
-      const offset = await ips.next();
+      const offset = await ips.next(dry);
       if (offset === undefined) throw new AllocationError('range is full');
       return intToIp(network + 1 + offset);
     },
@@ -367,14 +380,15 @@ export function createServiceAllocator(options: ServiceAllocatorOptions = {}): S
       if (requested) {
         const offset = portOffset(requested);
         if (offset === undefined) throw new AllocationError(portNotInRange());
-        if (!(await ports.take(offset))) throw new AllocationError(PORT_ALREADY_ALLOCATED);
+        if (!(await ports.take(offset, dry))) throw new AllocationError(PORT_ALREADY_ALLOCATED);
         return requested;
       }
-      const offset = await ports.next();
+      const offset = await ports.next(dry);
       if (offset === undefined) throw new AllocationError('range is full');
       return portBase + offset;
     },
     async release(releaseIPs, releasePorts) {
+      if (dry) return;
       await ips.release(offsets(releaseIPs, ipOffset));
       await ports.release(offsets([...new Set(releasePorts)], portOffset));
     },
@@ -420,5 +434,9 @@ export function createServiceAllocator(options: ServiceAllocatorOptions = {}): S
       return ips.leaksReleased + ports.leaksReleased;
     },
     usage: () => ({ ips: ips.used, ports: ports.used }),
-  };
+    get dryRun() {
+      return dry ? this : allocator(true);
+    },
+  });
+  return allocator(false);
 }

@@ -327,3 +327,31 @@ describe('two API servers over one storage', () => {
     assert.equal(again.status, 201, JSON.stringify(again.body));
   });
 });
+
+describe('dry runs', () => {
+  it('answer with the values a create or an update would allocate, and write no bitmap', async () => {
+    const backend = createMemoryBackend();
+    const server = await start(backend);
+    const dry = async (method: string, path: string, body?: unknown, contentType = 'application/json') => {
+      const r = await server.handle({ method, path, query: { dryRun: 'All' }, headers: { 'content-type': contentType }, body: body === undefined ? undefined : Buffer.from(JSON.stringify(body)) });
+      return { status: r.status, body: JSON.parse(Buffer.from(r.body!).toString('utf8')) };
+    };
+    const revisions = async () => [(await backend.get(SERVICE_IPS_KEY))?.modRevision, (await backend.get(SERVICE_NODE_PORTS_KEY))?.modRevision];
+    assert.equal((await call(server, 'POST', SVC, svc('real', { clusterIP: '10.96.0.50', type: 'NodePort', ports: [{ port: 80, nodePort: 30050 }] }))).status, 201);
+    const before = await revisions();
+    const created = await dry('POST', SVC, svc('trial', { type: 'NodePort' }));
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    assert.match(created.body.spec.clusterIP, /^10\./);
+    assert.ok(created.body.spec.ports[0].nodePort >= 30000);
+    const taken = await dry('POST', SVC, svc('trial', { clusterIP: '10.96.0.50' }));
+    assert.equal(taken.status, 422, 'a dry run checks against the stored bitmap');
+    const patched = await dry('PATCH', `${SVC}/real`, { spec: { ports: [{ port: 80, nodePort: 30051, protocol: 'TCP' }] } }, 'application/merge-patch+json');
+    assert.equal(patched.status, 200, JSON.stringify(patched.body));
+    assert.equal(patched.body.spec.ports[0].nodePort, 30051);
+    assert.deepEqual(await revisions(), before, 'no bitmap written');
+    assert.equal((await dry('DELETE', `${SVC}/real`)).status, 200);
+    assert.deepEqual(await revisions(), before);
+    // Nothing was kept: a real create may take what the dry runs showed.
+    assert.equal((await call(server, 'POST', SVC, svc('next', { type: 'NodePort', ports: [{ port: 80, nodePort: 30051 }] }))).status, 201);
+  });
+});
