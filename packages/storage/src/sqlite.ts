@@ -100,8 +100,8 @@ interface DbRow {
   value: string;
 }
 
-/** A row of the raw list queries: the value as stored bytes. */
-type DbRawRow = Omit<DbRow, 'value'> & { value: Buffer };
+/** A row of the raw list queries (raw mode: the columns in order), the value as stored bytes. */
+type DbRawRow = [id: number, name: string, created: number, deleted: number, createRevision: number, prevRevision: number, value: Buffer];
 
 interface DbEventRow extends DbRow {
   p_id: number | null;
@@ -177,9 +177,10 @@ export function createSqliteBackend(options: SqliteBackendOptions): SqliteBacken
     ),
     listFrom: db.prepare<[string, string, number, number], DbRow>(`${LATEST_IN_RANGE('>=')} LIMIT ?`),
     listAfter: db.prepare<[string, string, number, number], DbRow>(`${LATEST_IN_RANGE('>')} LIMIT ?`),
-    // The value as a BLOB: better-sqlite3 hands it back as a Buffer, not decoded into a string.
-    listFromRaw: db.prepare<[string, string, number, number], DbRawRow>(`${LATEST_IN_RANGE('>=', 'CAST(value AS BLOB)')} LIMIT ?`),
-    listAfterRaw: db.prepare<[string, string, number, number], DbRawRow>(`${LATEST_IN_RANGE('>', 'CAST(value AS BLOB)')} LIMIT ?`),
+    // The value as a BLOB: better-sqlite3 hands it back as a Buffer, not decoded into a string;
+    // each row as an array (raw mode), not an object with named properties.
+    listFromRaw: db.prepare<[string, string, number, number], DbRawRow>(`${LATEST_IN_RANGE('>=', 'CAST(value AS BLOB)')} LIMIT ?`).raw(true),
+    listAfterRaw: db.prepare<[string, string, number, number], DbRawRow>(`${LATEST_IN_RANGE('>', 'CAST(value AS BLOB)')} LIMIT ?`).raw(true),
     countFrom: db.prepare<[string, string, number], { n: number }>(`SELECT COUNT(*) AS n FROM (${LATEST_IN_RANGE('>=', 'NULL')})`),
     countAfter: db.prepare<[string, string, number], { n: number }>(`SELECT COUNT(*) AS n FROM (${LATEST_IN_RANGE('>', 'NULL')})`),
     // The unary + keeps the planner on the primary key: a replay walks recent revisions.
@@ -267,12 +268,17 @@ export function createSqliteBackend(options: SqliteBackendOptions): SqliteBacken
     const limit = options.limit && options.limit > 0 ? options.limit : -1;
     // One row past the page tells `more`; counting the rest is asked for explicitly.
     const fetch = limit > 0 ? limit + 1 : -1;
-    const statement = raw ? (after === undefined ? q.listFromRaw : q.listAfterRaw) : after === undefined ? q.listFrom : q.listAfter;
-    const rows: Array<DbRow | DbRawRow> = statement.all(after ?? prefix, end, rev, fetch);
-    const more = limit > 0 && rows.length > limit;
-    if (more) rows.length = limit;
     // A creating row cannot know its own id before the insert; it stores 0 and means "itself".
-    const items = rows.map((r) => ({ key: r.name, value: r.value, createRevision: r.created ? r.id : r.create_revision, modRevision: r.id })) as ListResult['items'] | RawListResult['items'];
+    let items: ListResult['items'] | RawListResult['items'];
+    if (raw) {
+      const rows = (after === undefined ? q.listFromRaw : q.listAfterRaw).all(after ?? prefix, end, rev, fetch) as unknown as DbRawRow[];
+      items = rows.map(([id, key, created, , createRevision, , value]) => ({ key, value, createRevision: created ? id : createRevision, modRevision: id }));
+    } else {
+      const rows = (after === undefined ? q.listFrom : q.listAfter).all(after ?? prefix, end, rev, fetch);
+      items = rows.map((r) => ({ key: r.name, value: r.value, createRevision: r.created ? r.id : r.create_revision, modRevision: r.id }));
+    }
+    const more = limit > 0 && items.length > limit;
+    if (more) items.length = limit;
     if (!more) return { items, revision: rev, more, remaining: 0 } as ListResult | RawListResult;
     if (!options.countRemaining) return { items, revision: rev, more } as ListResult | RawListResult;
     const remaining = q.countAfter.get(items[items.length - 1]!.key, end, rev)!.n;

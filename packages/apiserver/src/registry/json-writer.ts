@@ -54,8 +54,11 @@ export class JsonWriter {
   /**
    * Appends bytes that are already UTF-8 (a stored value read as bytes): copied into the chunk
    * being written, or, larger than a chunk, kept as they are (the caller must not change them).
+   * `start` and `end` bound the part of `source` written.
    */
-  writeBytes(bytes: Uint8Array): void {
+  writeBytes(source: Uint8Array, start = 0, end = source.byteLength): void {
+    // A plain view: a Buffer's subarray costs a Buffer (species) construction.
+    const bytes = start === 0 && end === source.byteLength ? source : new Uint8Array(source.buffer, source.byteOffset + start, end - start);
     const n = bytes.byteLength;
     if (this.used + n > this.current.length) {
       this.seal();
@@ -172,14 +175,16 @@ export function objectEndOfBytes(json: Uint8Array, from: number): number {
   return 0;
 }
 
-/** Does `b` hold `pattern` at `at`? */
-function holdsAt(b: Buffer, pattern: Buffer, at: number): boolean {
-  return at + pattern.length <= b.length && b.compare(pattern, 0, pattern.length, at, at + pattern.length) === 0;
+/** Does `b` hold `pattern` at `at`? (By hand: Buffer.compare's argument checks cost more than these few bytes.) */
+function holdsAt(b: Uint8Array, pattern: Uint8Array, at: number): boolean {
+  if (at + pattern.length > b.length) return false;
+  for (let i = 0; i < pattern.length; i++) if (b[at + i] !== pattern[i]) return false;
+  return true;
 }
 
 /** storedHeadLength of UTF-8 bytes (a stored value read as bytes). */
 export function storedHeadLengthOfBytes(json: Uint8Array): number {
-  const b = Buffer.from(json.buffer, json.byteOffset, json.byteLength);
+  const b = Buffer.isBuffer(json) ? json : Buffer.from(json.buffer, json.byteOffset, json.byteLength);
   if (!holdsAt(b, HEAD_START, 0)) return 0;
   const apiEnd = b.indexOf(QUOTE, HEAD_START.length);
   if (apiEnd < 0 || !holdsAt(b, HEAD_KIND, apiEnd)) return 0;

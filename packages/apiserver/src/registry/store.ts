@@ -251,9 +251,9 @@ export class Store {
         out.write(JSON.stringify(this.fromKv(kv)));
         return;
       }
-      out.writeBytes(json.subarray(0, at));
+      out.writeBytes(json, 0, at);
       out.write(`"resourceVersion":"${kv.modRevision}"${json[at] === 0x7d /* } */ ? '' : ','}`);
-      out.writeBytes(json.subarray(at));
+      out.writeBytes(json, at);
       return;
     }
     const at = this.servesStoredJson ? storedHeadLength(json) : 0;
@@ -282,7 +282,7 @@ export class Store {
     }
     const empty = bytes ? json[at] === 0x7d /* } */ : json[at] === '}';
     out.write(`{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"${kv.modRevision}"${empty ? '' : ','}`);
-    if (bytes) out.writeBytes(json.subarray(at, end));
+    if (bytes) out.writeBytes(json, at, end);
     else out.write(json.slice(at, end));
     out.write('}');
   }
