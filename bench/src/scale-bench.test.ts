@@ -22,8 +22,8 @@ test('procStatusBytes reads this process\'s RSS and peak', () => {
 test('formatScale shows each figure against its target', () => {
   const list = { firstByteMs: 100, lastByteMs: 1500, parseMs: 900, bytes: 300e6, items: 150000, serverPeakRss: 600 * 1024 ** 2, serverCpuMs: 1200, contentType: 'application/json' };
   const r: ScaleBenchResult = {
-    pods: 150000, nodes: 5000, apiPods: 2000, apiCreateMs: 10_000, storagePods: 148000, storageMs: 74_000, startMs: 4000, rssAfterStart: 400 * 1024 ** 2,
-    list, protobuf: list, metadata: { ...list, lastByteMs: 600 }, paged: { ...list, lastByteMs: 3000, pages: 300 }, restartMs: 2000, rssAfterRestart: 300 * 1024 ** 2,
+    pods: 150000, nodes: 5000, apiPods: 2000, apiCreateMs: 10_000, storagePods: 148000, storageMs: 74_000, startMs: 4000, startCpuMs: 3000, rssAfterStart: 400 * 1024 ** 2,
+    list, protobuf: list, metadata: { ...list, lastByteMs: 600 }, paged: { ...list, lastByteMs: 3000, pages: 300 }, restartMs: 2000, restartCpuMs: 1500, rssAfterRestart: 300 * 1024 ** 2,
     maxRssSampled: 500 * 1024 ** 2, maxRssPeak: 600 * 1024 ** 2, loadAverage: 3.5,
   };
   const text = formatScale(r);
@@ -36,4 +36,5 @@ test('formatScale shows each figure against its target', () => {
   assert.match(text, /2000 pods\/s/);
   assert.match(text, /paged 0\.50x/);
   assert.match(text, /load average 3\.5/);
+  assert.match(text, /server CPU 1\.50 s/);
 });
