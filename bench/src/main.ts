@@ -462,7 +462,7 @@ async function main(): Promise<void> {
       console.log(formatTimings(list));
     }
     if (listStream) {
-      console.log(`\nLIST of ${scalePods} pods, in-process on memory storage, each in a fresh process: streamed as storage is read, against built whole\n`);
+      console.log(`\nLIST of ${scalePods} pods, in-process on memory storage (and streamed on SQLite), each in a fresh process: streamed as storage is read, against built whole\n`);
       console.log(formatListStream(listStream));
     }
     if (scale) {

@@ -65,6 +65,12 @@ export interface ScaleBenchResult {
   startCpuMs: number;
   /** The server's RSS once ready on the full database. */
   rssAfterStart: number;
+  /**
+   * From ready to settled (a second in which the server used under 15 % of a core): the
+   * controllers' informers list and cache everything meanwhile. The LISTs start after it.
+   */
+  settleMs: number;
+  settleCpuMs: number;
   /** LIST of every pod in one request (the server streams it): JSON, asked as protobuf, metadata only. */
   list: ListTiming;
   protobuf: ListTiming;
@@ -176,6 +182,20 @@ async function listAll(stream: HttpsTransport, child: Child<KplaneInfo>, rss: Rs
   return { firstByteMs, lastByteMs, parseMs, bytes, items: list.items.length, serverPeakRss, serverCpuMs, contentType: r.headers['content-type'], continue: list.metadata.continue };
 }
 
+/** Waits until the server uses under 15 % of a core for a whole second (at most `maxMs`); returns the time and CPU it took. */
+async function settle(child: Child<KplaneInfo>, maxMs = 180_000): Promise<{ ms: number; cpuMs: number }> {
+  const t0 = performance.now();
+  const c0 = child.cpuMs() ?? 0;
+  let last = c0;
+  while (performance.now() - t0 < maxMs) {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const now = child.cpuMs() ?? 0;
+    if (now - last < 150) break;
+    last = now;
+  }
+  return { ms: performance.now() - t0, cpuMs: (child.cpuMs() ?? 0) - c0 };
+}
+
 /** LIST every pod in one request (no continue expected). */
 async function listOnce(stream: HttpsTransport, child: Child<KplaneInfo>, rss: RssWatch, pods: number, accept?: string): Promise<ListTiming> {
   const { continue: _c, ...timing } = await listAll(stream, child, rss, {}, accept);
@@ -229,7 +249,8 @@ export async function benchScale(options: ScaleBenchOptions): Promise<ScaleBench
     rss.sample();
     const rssAfterStart = procStatusBytes(child.pid, 'VmRSS');
 
-    // 4. The LISTs.
+    // 4. The LISTs, once the server has settled.
+    const settled = await settle(child);
     // A new process listens on a new port: its own kubeconfig.
     const stream = createHttpsTransport({ ...loadKubeconfig(child.info.kubeconfigPath).transportOptions, maxSockets: 1, stream: () => true });
     const list = await listOnce(stream, child, rss, pods);
@@ -260,7 +281,7 @@ export async function benchScale(options: ScaleBenchOptions): Promise<ScaleBench
     const rssAfterRestart = procStatusBytes(child.pid, 'VmRSS');
     await stopChild();
     return {
-      pods, nodes, apiPods, apiCreateMs, storagePods: fill.pods, storageMs: fill.ms, startMs, startCpuMs, rssAfterStart,
+      pods, nodes, apiPods, apiCreateMs, storagePods: fill.pods, storageMs: fill.ms, startMs, startCpuMs, rssAfterStart, settleMs: settled.ms, settleCpuMs: settled.cpuMs,
       list, protobuf, metadata, paged, restartMs, restartCpuMs, rssAfterRestart,
       maxRssSampled: rss.sampled, maxRssPeak: rss.peak, loadAverage: Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]) || 0,
     };
@@ -289,6 +310,7 @@ export function formatScale(r: ScaleBenchResult): string {
     ['create through the API (HTTPS)', `${r.apiPods} pods`, s(r.apiCreateMs), `${((r.apiPods * 1000) / r.apiCreateMs).toFixed(0)} pods/s`, ''],
     ['create through storage (copies)', `${r.storagePods} pods + nodes`, s(r.storageMs), `${((r.storagePods * 1000) / r.storageMs).toFixed(0)} pods/s`, ''],
     ['start on the full database', '', s(r.startMs), `server CPU ${s(r.startCpuMs)}; RSS once ready ${mb(r.rssAfterStart)}`, `${(r.startMs / 1000 / SCALE_TARGETS.maxRestartSeconds).toFixed(2)}x of 10 s`],
+    ['settle after start', '', s(r.settleMs), `server CPU ${s(r.settleCpuMs)} (the controllers' informers list and cache)`, ''],
     listRow('LIST all pods, JSON (streamed)', r.list),
     listRow('LIST all pods, Accept protobuf', r.protobuf),
     listRow('LIST all pods, metadata only', r.metadata),
@@ -302,6 +324,8 @@ export function formatScale(r: ScaleBenchResult): string {
 /** One in-process LIST of every pod (see probe-list-stream.ts). */
 export interface ListStreamSample {
   mode: 'streamed' | 'built';
+  /** The storage the server ran on (absent: memory). */
+  storage?: 'memory' | 'sqlite';
   pods: number;
   bytes: number;
   ms: number;
@@ -312,19 +336,20 @@ export interface ListStreamSample {
   peakRss: number;
 }
 
-/** The in-process LIST of `pods` pods, streamed and built whole, each in a fresh process. */
-export async function listStreamInChildren(pods: number): Promise<{ streamed: ListStreamSample; built: ListStreamSample }> {
+/** The in-process LIST of `pods` pods, streamed and built whole on memory storage, and streamed on SQLite (from stored bytes), each in a fresh process. */
+export async function listStreamInChildren(pods: number): Promise<{ streamed: ListStreamSample; built: ListStreamSample; sqlite: ListStreamSample }> {
   const entry = new URL('./probe-list-stream.js', import.meta.url);
-  const run = (mode: string): Promise<ListStreamSample> => runInChild<ListStreamSample>(entry, [String(pods), mode], { execArgv: ['--expose-gc'], timeoutMs: 600_000 });
+  const run = (mode: string, storage = 'memory'): Promise<ListStreamSample> => runInChild<ListStreamSample>(entry, [String(pods), mode, storage], { execArgv: ['--expose-gc'], timeoutMs: 600_000 });
   const streamed = await run('streamed');
   const built = await run('built');
-  return { streamed, built };
+  const sqlite = { ...(await run('streamed', 'sqlite')), storage: 'sqlite' as const };
+  return { streamed, built, sqlite };
 }
 
 /** The streamed and built LISTs as a table, the streamed one as a ratio of the built one. */
-export function formatListStream(r: { streamed: ListStreamSample; built: ListStreamSample }): string {
-  const row = (x: ListStreamSample): string[] => [x.mode === 'streamed' ? 'streamed (GET, body read as chunks)' : 'built whole (as before)', `${(x.bytes / 1e6).toFixed(0)} MB`, s(x.ms), s(x.cpuMs), mb(x.rssBefore), mb(x.peakRss), `+${mb(x.peakRss - x.rssBefore)}`];
+export function formatListStream(r: { streamed: ListStreamSample; built: ListStreamSample; sqlite?: ListStreamSample }): string {
+  const row = (x: ListStreamSample): string[] => [x.storage === 'sqlite' ? 'streamed on SQLite (stored bytes)' : x.mode === 'streamed' ? 'streamed (GET, body read as chunks)' : 'built whole (as before)', `${(x.bytes / 1e6).toFixed(0)} MB`, s(x.ms), s(x.cpuMs), mb(x.rssBefore), mb(x.peakRss), `+${mb(x.peakRss - x.rssBefore)}`];
   const { streamed, built } = r;
   const ratio = ['streamed / built', '', `${(streamed.ms / built.ms).toFixed(2)}x`, `${(streamed.cpuMs / built.cpuMs).toFixed(2)}x`, '', `${(streamed.peakRss / built.peakRss).toFixed(2)}x`, `${((streamed.peakRss - streamed.rssBefore) / Math.max(1, built.peakRss - built.rssBefore)).toFixed(2)}x`];
-  return formatTable([['LIST of every pod', 'size', 'time', 'CPU', 'RSS before', 'peak RSS', 'LIST adds'], row(streamed), row(built), ratio], [2, 3, 4, 5, 6]);
+  return formatTable([['LIST of every pod', 'size', 'time', 'CPU', 'RSS before', 'peak RSS', 'LIST adds'], row(streamed), row(built), ratio, ...(r.sqlite ? [row(r.sqlite)] : [])], [2, 3, 4, 5, 6]);
 }
