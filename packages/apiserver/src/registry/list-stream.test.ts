@@ -169,12 +169,26 @@ describe('streamed Table LIST', () => {
       assert.equal(r.status, 200);
       assert.ok(r.stream, JSON.stringify(query));
       const streamed = JSON.parse(await text(r)) as { rows: { cells: unknown[] }[]; metadata: { resourceVersion: string } };
-      // A client limit builds the Table whole: the same rows.
-      const built = await server.handle({ method: 'GET', path: CM, query: { ...query, limit: '100000' }, headers: { accept: TABLE } });
-      assert.ok(built.body);
-      assert.deepEqual(streamed, JSON.parse(await text(built)));
+      // A client limit above the list's size: the same Table (streamed, its metadata after the
+      // rows, unless it fits in one page).
+      const limited = await server.handle({ method: 'GET', path: CM, query: { ...query, limit: '100000' }, headers: { accept: TABLE } });
+      assert.deepEqual(streamed, JSON.parse(await text(limited)));
       assert.equal(streamed.rows.length, 'labelSelector' in query ? (LIST_STREAM_PAGE + 20) / 2 : LIST_STREAM_PAGE + 20);
     }
+  });
+
+  it('streams a Table with a client limit above the page size, with the built list\'s rows and continue token', async () => {
+    const limit = LIST_STREAM_PAGE + 7;
+    const r = await server.handle({ method: 'GET', path: CM, query: { limit: String(limit) }, headers: { accept: TABLE } });
+    assert.ok(r.stream);
+    const table = JSON.parse(await text(r)) as { rows: { object: { metadata: { name: string } } }[]; metadata: { resourceVersion: string; continue?: string } };
+    const list = await server.registry.get('', 'v1', 'configmaps')!.list(NS, { limit });
+    assert.deepEqual(table.rows.map((row) => row.object.metadata.name), list.items.map((o) => o.metadata!.name));
+    assert.deepEqual(table.metadata, JSON.parse(JSON.stringify(list.metadata)));
+    assert.ok(table.metadata.continue);
+    const rest = JSON.parse(await text(await server.handle({ method: 'GET', path: CM, query: { limit: String(limit), continue: table.metadata.continue! }, headers: { accept: TABLE } }))) as { rows: unknown[]; metadata: { continue?: string } };
+    assert.equal(rest.rows.length, 20 - 7);
+    assert.equal(rest.metadata.continue, undefined);
   });
 
   it('answers a Table of one page whole', async () => {

@@ -394,28 +394,39 @@ export class Store {
    * at a time from one consistent snapshot, each page read when the caller asks for it (for
    * encodings built from objects, such as Table). The first page is read before this resolves
    * (so that a bad resourceVersion fails before a response starts); `more` tells whether more
-   * pages follow it. Without a limit only: a
-   * client's limit bounds the list, which is then built whole.
+   * pages follow it. With a client `limit`, the pages hold at most that many objects in all,
+   * and `continue()` gives the list's continue token once the pages are read (undefined when
+   * the list is complete).
    */
-  async listPages(namespace: string | undefined, opts: ListOptions, pageSize = LIST_STREAM_PAGE): Promise<{ revision: number; more: boolean; pages: AsyncGenerator<KubeObject[]> }> {
-    if (opts.limit && opts.limit > 0) throw new Error('listPages: a limited list is built whole (list())');
+  async listPages(namespace: string | undefined, opts: ListOptions, pageSize = LIST_STREAM_PAGE): Promise<{ revision: number; more: boolean; pages: AsyncGenerator<KubeObject[]>; continue(): string | undefined }> {
     const filter = this.filter(opts);
     const accept = (kv: KeyValue): KubeObject | undefined => {
       const obj = this.fromKv(kv);
       return filter.matches(obj) ? obj : undefined;
     };
-    const first = await this.collect(namespace, { ...opts, limit: pageSize }, (kv) => kv);
-    const self = this;
+    const limited = opts.limit !== undefined && opts.limit > 0;
+    let left = limited ? opts.limit! : Infinity;
+    const read = async (o: ListOptions): Promise<{ items: KubeObject[]; revision: number; continue?: string }> => {
+      // A client limit counts the matching objects; without one a page is `pageSize` stored ones.
+      if (!limited) {
+        const page = await this.collect(namespace, { ...o, limit: pageSize }, (kv) => kv);
+        return { ...page, items: page.items.map(accept).filter((obj): obj is KubeObject => obj !== undefined) };
+      }
+      const page = await this.collect(namespace, { ...o, limit: Math.min(pageSize, left) }, accept);
+      left -= page.items.length;
+      return page;
+    };
+    const first = await read(opts);
+    let token = first.continue;
     const pages = (async function* () {
-      yield first.items.map(accept).filter((o): o is KubeObject => o !== undefined);
-      let token = first.continue;
-      while (token) {
-        const next: { items: KeyValue[]; continue?: string } = await self.collect(namespace, { limit: pageSize, continue: token }, (kv) => kv);
+      yield first.items;
+      while (token && left > 0) {
+        const next = await read({ continue: token });
         token = next.continue;
-        yield next.items.map(accept).filter((o): o is KubeObject => o !== undefined);
+        yield next.items;
       }
     })();
-    return { revision: first.revision, more: first.continue !== undefined, pages };
+    return { revision: first.revision, more: token !== undefined && left > 0, pages, continue: () => token };
   }
 
   /**

@@ -378,14 +378,11 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
           return 'body' in raw ? textJson(200, raw.body) : { status: 200, headers: { 'content-type': JSON_TYPE }, stream: raw.stream };
         }
         const listOpts = listOptions(q);
-        if (rep === 'table' && !(listOpts.limit && listOpts.limit > 0)) {
-          // Rows written as storage is read (a client limit bounds the list: built whole below).
+        if (rep === 'table') {
+          // Rows written as storage is read.
           return streamTableList(store, ns, listOpts, { include: includeObject(q), now: options.now() });
         }
         const list = await store.list(ns, listOpts);
-        if (rep === 'table') {
-          return jsonResponse(200, toTable(t.strategy.table, list.items, list.metadata, { include: includeObject(q), now: options.now() }));
-        }
         return jsonResponse(200, t.customResource ? unstructuredList(list) : list);
       }
       if (method === 'POST') {
