@@ -116,7 +116,7 @@ export interface Backend {
   list(prefix: string, options?: ListOptions): Promise<ListResult>;
   /**
    * Optional: list, with each value as its stored bytes rather than a string, for drivers that
-   * hold bytes (sqlite): a LIST written to a client as stored copies them without decoding
+   * hold bytes (sqlite, etcd): a LIST written to a client as stored copies them without decoding
    * UTF-8 into a string and encoding it again. Same arguments, order and errors as list.
    */
   listRaw?(prefix: string, options?: ListOptions): Promise<RawListResult>;
