@@ -478,11 +478,11 @@ async function main(): Promise<void> {
       console.log(formatTimings(list));
     }
     if (listStream) {
-      console.log(`\nLIST of ${scalePods} pods, in-process on memory storage, each in a fresh process: streamed as storage is read, against built whole\n`);
+      console.log(`\nLIST of ${scalePods} pods, in-process on memory storage (and streamed on SQLite), each in a fresh process: streamed as storage is read, against built whole\n`);
       console.log(formatListStream(listStream));
     }
     if (scale) {
-      console.log(`\nScale: ${scalePods} pods and ${flags['scale-nodes']} nodes in one kplane process (sqlite, over HTTPS, ${concurrency} creates in flight)\n`);
+      console.log(`\nScale: ${scalePods} pods and ${flags['scale-nodes']} nodes in one kplane process (sqlite, over HTTPS; 2,000 pods created through the API, ${concurrency} in flight, the rest through storage)\n`);
       console.log(formatScale(scale));
     }
     if (crd) {

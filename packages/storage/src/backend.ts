@@ -62,6 +62,23 @@ export interface ListResult {
   remaining?: number;
 }
 
+/** One stored key at one revision, its value as the stored UTF-8 bytes (see Backend.listRaw). */
+export interface RawKeyValue {
+  key: string;
+  /** The stored bytes, as stored (UTF-8 JSON for kplane). */
+  value: Uint8Array;
+  createRevision: number;
+  modRevision: number;
+}
+
+/** Result of listRaw: ListResult with the values as bytes. */
+export interface RawListResult {
+  items: RawKeyValue[];
+  revision: number;
+  more: boolean;
+  remaining?: number;
+}
+
 /** Options of watch. */
 export interface WatchOptions {
   /**
@@ -97,6 +114,12 @@ export interface Backend {
   get(key: string, revision?: number): Promise<KeyValue | null>;
   /** Lists keys starting with prefix, in key order. */
   list(prefix: string, options?: ListOptions): Promise<ListResult>;
+  /**
+   * Optional: list, with each value as its stored bytes rather than a string, for drivers that
+   * hold bytes (sqlite, etcd): a LIST written to a client as stored copies them without decoding
+   * UTF-8 into a string and encoding it again. Same arguments, order and errors as list.
+   */
+  listRaw?(prefix: string, options?: ListOptions): Promise<RawListResult>;
   /** Counts keys under prefix at the current revision. */
   count(prefix: string): Promise<number>;
   /** Creates key; throws KeyExistsError if present, ValueTooLargeError over the size limit. */

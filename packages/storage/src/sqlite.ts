@@ -27,6 +27,7 @@ import {
   type KeyValue,
   type ListOptions,
   type ListResult,
+  type RawListResult,
   type StorageEvent,
 } from './backend.js';
 import {
@@ -78,9 +79,16 @@ export interface SqliteBackend extends Backend {
 
 const COLUMNS = 'kv.id, kv.name, kv.created, kv.deleted, kv.create_revision, kv.prev_revision, kv.value';
 
-/** The latest row id per key in [lo, hi) at or below a revision: kine's "max(id) group by name". */
-const LATEST_IN_RANGE = (lowOp: '>=' | '>'): string =>
-  `SELECT MAX(id) AS mid FROM kv WHERE name ${lowOp} ? AND name < ? AND id <= ? GROUP BY name`;
+/**
+ * The latest row per key in [lo, hi) at or below a revision, live keys only, in key order:
+ * kine's "max(id) group by name". The other columns are SQLite's bare columns of a MAX()
+ * aggregate, taken from the row holding the maximum. Grouped along the (name, id) order, the
+ * scan stops once LIMIT rows are out, so a page costs its own rows, not the rest of the range
+ * (joined to a subquery, every page read every row after it). `value` is the column read.
+ */
+const LATEST_IN_RANGE = (lowOp: '>=' | '>', value = 'value'): string =>
+  `SELECT MAX(id) AS id, name, created, deleted, create_revision, prev_revision, ${value} AS value FROM kv
+   WHERE name ${lowOp} ? AND name < ? AND id <= ? GROUP BY name HAVING deleted = 0 ORDER BY name`;
 
 interface DbRow {
   id: number;
@@ -91,6 +99,9 @@ interface DbRow {
   prev_revision: number;
   value: string;
 }
+
+/** A row of the raw list queries (raw mode: the columns in order), the value as stored bytes. */
+type DbRawRow = [id: number, name: string, created: number, deleted: number, createRevision: number, prevRevision: number, value: Buffer];
 
 interface DbEventRow extends DbRow {
   p_id: number | null;
@@ -164,18 +175,14 @@ export function createSqliteBackend(options: SqliteBackendOptions): SqliteBacken
     setCompacted: db.prepare<[number]>(
       "INSERT INTO meta (name, value) VALUES ('compact_revision', ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value",
     ),
-    listFrom: db.prepare<[string, string, number, number], DbRow>(
-      `SELECT ${COLUMNS} FROM kv JOIN (${LATEST_IN_RANGE('>=')}) m ON kv.id = m.mid WHERE kv.deleted = 0 ORDER BY kv.name LIMIT ?`,
-    ),
-    listAfter: db.prepare<[string, string, number, number], DbRow>(
-      `SELECT ${COLUMNS} FROM kv JOIN (${LATEST_IN_RANGE('>')}) m ON kv.id = m.mid WHERE kv.deleted = 0 ORDER BY kv.name LIMIT ?`,
-    ),
-    countFrom: db.prepare<[string, string, number], { n: number }>(
-      `SELECT COUNT(*) AS n FROM kv JOIN (${LATEST_IN_RANGE('>=')}) m ON kv.id = m.mid WHERE kv.deleted = 0`,
-    ),
-    countAfter: db.prepare<[string, string, number], { n: number }>(
-      `SELECT COUNT(*) AS n FROM kv JOIN (${LATEST_IN_RANGE('>')}) m ON kv.id = m.mid WHERE kv.deleted = 0`,
-    ),
+    listFrom: db.prepare<[string, string, number, number], DbRow>(`${LATEST_IN_RANGE('>=')} LIMIT ?`),
+    listAfter: db.prepare<[string, string, number, number], DbRow>(`${LATEST_IN_RANGE('>')} LIMIT ?`),
+    // The value as a BLOB: better-sqlite3 hands it back as a Buffer, not decoded into a string;
+    // each row as an array (raw mode), not an object with named properties.
+    listFromRaw: db.prepare<[string, string, number, number], DbRawRow>(`${LATEST_IN_RANGE('>=', 'CAST(value AS BLOB)')} LIMIT ?`).raw(true),
+    listAfterRaw: db.prepare<[string, string, number, number], DbRawRow>(`${LATEST_IN_RANGE('>', 'CAST(value AS BLOB)')} LIMIT ?`).raw(true),
+    countFrom: db.prepare<[string, string, number], { n: number }>(`SELECT COUNT(*) AS n FROM (${LATEST_IN_RANGE('>=', 'NULL')})`),
+    countAfter: db.prepare<[string, string, number], { n: number }>(`SELECT COUNT(*) AS n FROM (${LATEST_IN_RANGE('>', 'NULL')})`),
     // The unary + keeps the planner on the primary key: a replay walks recent revisions.
     events: db.prepare<[number, string, string, number], DbEventRow>(
       `SELECT ${COLUMNS}, p.id AS p_id, p.created AS p_created, p.deleted AS p_deleted,
@@ -251,7 +258,8 @@ export function createSqliteBackend(options: SqliteBackendOptions): SqliteBacken
   const expiry = (ttlSeconds: number | undefined): number | undefined => (ttlSeconds === undefined ? undefined : now() + ttlSeconds * 1000);
   const tombstone = (prev: LogRow, value = prev.value): Next => ({ value, createRevision: prev.createRevision, prevRevision: prev.revision, deleted: true });
 
-  const list = db.transaction((prefix: string, options: ListOptions): ListResult => {
+  /** One page of a list, values as strings or (raw) as bytes, in one read transaction. */
+  const listTx = db.transaction((prefix: string, options: ListOptions, raw: boolean): ListResult | RawListResult => {
     const current = revisionNow();
     const rev = options.revision || current;
     checkReadRevision(rev, compactedNow(), current);
@@ -260,17 +268,23 @@ export function createSqliteBackend(options: SqliteBackendOptions): SqliteBacken
     const limit = options.limit && options.limit > 0 ? options.limit : -1;
     // One row past the page tells `more`; counting the rest is asked for explicitly.
     const fetch = limit > 0 ? limit + 1 : -1;
-    const rows = after === undefined
-      ? q.listFrom.all(prefix, end, rev, fetch)
-      : q.listAfter.all(after, end, rev, fetch);
-    const more = limit > 0 && rows.length > limit;
-    if (more) rows.length = limit;
-    const items: KeyValue[] = rows.map((r) => rowToKeyValue(toLogRow(r)));
-    if (!more) return { items, revision: rev, more, remaining: 0 };
-    if (!options.countRemaining) return { items, revision: rev, more };
-    const remaining = q.countAfter.get(items[items.length - 1].key, end, rev)!.n;
-    return { items, revision: rev, more, remaining };
+    // A creating row cannot know its own id before the insert; it stores 0 and means "itself".
+    let items: ListResult['items'] | RawListResult['items'];
+    if (raw) {
+      const rows = (after === undefined ? q.listFromRaw : q.listAfterRaw).all(after ?? prefix, end, rev, fetch) as unknown as DbRawRow[];
+      items = rows.map(([id, key, created, , createRevision, , value]) => ({ key, value, createRevision: created ? id : createRevision, modRevision: id }));
+    } else {
+      const rows = (after === undefined ? q.listFrom : q.listAfter).all(after ?? prefix, end, rev, fetch);
+      items = rows.map((r) => ({ key: r.name, value: r.value, createRevision: r.created ? r.id : r.create_revision, modRevision: r.id }));
+    }
+    const more = limit > 0 && items.length > limit;
+    if (more) items.length = limit;
+    if (!more) return { items, revision: rev, more, remaining: 0 } as ListResult | RawListResult;
+    if (!options.countRemaining) return { items, revision: rev, more } as ListResult | RawListResult;
+    const remaining = q.countAfter.get(items[items.length - 1]!.key, end, rev)!.n;
+    return { items, revision: rev, more, remaining } as ListResult | RawListResult;
   });
+  const list = (prefix: string, options: ListOptions): ListResult => listTx(prefix, options, false) as ListResult;
 
   const get = db.transaction((key: string, atRevision: number | undefined): KeyValue | null => {
     const current = revisionNow();
@@ -338,6 +352,11 @@ export function createSqliteBackend(options: SqliteBackendOptions): SqliteBacken
     async list(prefix, options = {}) {
       assertOpen();
       return list(prefix, options);
+    },
+
+    async listRaw(prefix, options = {}): Promise<RawListResult> {
+      assertOpen();
+      return listTx(prefix, options, true) as RawListResult;
     },
 
     async count(prefix) {

@@ -51,6 +51,32 @@ export class JsonWriter {
     this.total += n;
   }
 
+  /**
+   * Appends bytes that are already UTF-8 (a stored value read as bytes): copied into the chunk
+   * being written, or, larger than a chunk, kept as they are (the caller must not change them).
+   * `start` and `end` bound the part of `source` written.
+   */
+  writeBytes(source: Uint8Array, start = 0, end = source.byteLength): void {
+    // A plain view: a Buffer's subarray costs a Buffer (species) construction.
+    const bytes = start === 0 && end === source.byteLength ? source : new Uint8Array(source.buffer, source.byteOffset + start, end - start);
+    const n = bytes.byteLength;
+    if (this.used + n > this.current.length) {
+      this.seal();
+      if (n > CHUNK_BYTES) {
+        this.chunks.push(Buffer.from(bytes.buffer, bytes.byteOffset, n));
+        this.total += n;
+        return;
+      }
+      let size = this.nextChunkBytes;
+      while (size < n) size *= 2;
+      this.current = Buffer.allocUnsafe(size);
+      this.nextChunkBytes = Math.min(CHUNK_BYTES, size * 2);
+    }
+    this.current.set(bytes, this.used);
+    this.used += n;
+    this.total += n;
+  }
+
   /** Everything written so far, as one byte array, and starts over. */
   take(): Buffer {
     this.seal();
@@ -122,4 +148,49 @@ export function withResourceVersion(json: string, revision: number): string | un
   if (at === 0) return undefined;
   const rv = `"resourceVersion":"${revision}"`;
   return json.slice(0, at) + rv + (json[at] === '}' ? '' : ',') + json.slice(at);
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const HEAD_START = Buffer.from('{"apiVersion":"');
+const HEAD_KIND = Buffer.from('","kind":"');
+const HEAD_METADATA = Buffer.from('","metadata":{');
+
+/** objectEnd of UTF-8 bytes: the structural characters are ASCII, never part of a multi-byte character. */
+export function objectEndOfBytes(json: Uint8Array, from: number): number {
+  let depth = 1;
+  for (let i = from; i < json.length; i++) {
+    const c = json[i]!;
+    if (c === QUOTE) {
+      for (i++; i < json.length; i++) {
+        const d = json[i]!;
+        if (d === BACKSLASH) i++;
+        else if (d === QUOTE) break;
+      }
+    } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) depth++;
+    else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
+      if (--depth === 0) return i + 1;
+    }
+  }
+  return 0;
+}
+
+/** Does `b` hold `pattern` at `at`? (By hand: Buffer.compare's argument checks cost more than these few bytes.) */
+function holdsAt(b: Uint8Array, pattern: Uint8Array, at: number): boolean {
+  if (at + pattern.length > b.length) return false;
+  for (let i = 0; i < pattern.length; i++) if (b[at + i] !== pattern[i]) return false;
+  return true;
+}
+
+/** storedHeadLength of UTF-8 bytes (a stored value read as bytes). */
+export function storedHeadLengthOfBytes(json: Uint8Array): number {
+  const b = Buffer.isBuffer(json) ? json : Buffer.from(json.buffer, json.byteOffset, json.byteLength);
+  if (!holdsAt(b, HEAD_START, 0)) return 0;
+  const apiEnd = b.indexOf(QUOTE, HEAD_START.length);
+  if (apiEnd < 0 || !holdsAt(b, HEAD_KIND, apiEnd)) return 0;
+  const kindEnd = b.indexOf(QUOTE, apiEnd + HEAD_KIND.length);
+  if (kindEnd < 0 || !holdsAt(b, HEAD_METADATA, kindEnd)) return 0;
+  // An escaped quote inside apiVersion or kind would have ended them early.
+  for (let i = HEAD_START.length; i < kindEnd; i++) if (b[i] === BACKSLASH) return 0;
+  return kindEnd + HEAD_METADATA.length;
 }

@@ -1,9 +1,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { RawResponse } from '@kplane/api';
-import { createMemoryBackend, type Backend } from '@kplane/storage';
+import { createMemoryBackend, createSqliteBackend, type Backend } from '@kplane/storage';
 import { createApiServer, type ApiServer } from '../server/server.js';
-import { LIST_STREAM_PAGE, type Store } from './store.js';
+import { LIST_STREAM_PAGE, type ListOptions, type Store } from './store.js';
 
 const NS = 'stream';
 const COUNT = LIST_STREAM_PAGE * 2 + 37;
@@ -76,6 +76,39 @@ describe('streamed LIST', () => {
     assert.equal(Buffer.from(r.body).toString('utf8'), Buffer.from((await store.listJson(NS, { limit: 25 }))!).toString('utf8'));
   });
 
+  it('streams a client limit above the page size: items, resourceVersion and continue token as the built list', async () => {
+    const cases: Array<[ListOptions, number]> = [[{ limit: LIST_STREAM_PAGE + 10 }, LIST_STREAM_PAGE], [{ limit: 300, labelSelector: 'parity=odd' }, 7], [{ limit: COUNT + 5 }, 100]];
+    for (const [opts, pageSize] of cases) {
+      const r = await store.listJsonStream(NS, opts, pageSize);
+      assert.ok('stream' in r, JSON.stringify(opts));
+      const streamed = JSON.parse(await text(r)) as { items: unknown[]; metadata: { continue?: string } };
+      const built = await store.list(NS, opts);
+      assert.deepEqual(streamed, JSON.parse(JSON.stringify(built)), JSON.stringify(opts));
+      assert.equal(streamed.items.length, Math.min(opts.limit!, opts.labelSelector ? Math.floor(COUNT / 2) : COUNT));
+      assert.equal(streamed.metadata.continue === undefined, opts.limit! > COUNT);
+    }
+    // Following the token gives the rest, as after a built page.
+    const first = JSON.parse(await text(await store.listJsonStream(NS, { limit: 600 }, 50))) as { metadata: { continue: string } };
+    const rest = JSON.parse(await text(await store.listJsonStream(NS, { continue: first.metadata.continue }, 50))) as { items: unknown[] };
+    assert.equal(rest.items.length, COUNT - 600);
+  });
+
+  it('writes a PartialObjectMetadataList, streamed or whole, of the objects\' metadata', async () => {
+    const cases: Array<[ListOptions, number]> = [[{}, 7], [{}, COUNT + 1], [{ limit: 20 }, LIST_STREAM_PAGE], [{ limit: 30, labelSelector: 'parity=even' }, 7]];
+    for (const [opts, pageSize] of cases) {
+      const r = await store.listJsonStream(NS, opts, pageSize, 'metadata');
+      const list = await store.list(NS, opts);
+      const expected = { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: list.metadata, items: list.items.map((o) => ({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: o.metadata })) };
+      assert.deepEqual(JSON.parse(await text(r)), JSON.parse(JSON.stringify(expected)), `${JSON.stringify(opts)} ${pageSize}`);
+    }
+    const r = await server.handle({ method: 'GET', path: CM, headers: { accept: 'application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io,application/json' } });
+    assert.ok(r.stream && !r.body);
+    const got = JSON.parse(await text(r)) as { kind: string; items: { kind: string; metadata: { name: string }; data?: unknown }[] };
+    assert.equal(got.kind, 'PartialObjectMetadataList');
+    assert.equal(got.items.length, COUNT);
+    assert.equal(got.items[0]!.data, undefined);
+  });
+
   it('is served by GET as a stream with the built list\'s content', async () => {
     const r = await server.handle({ method: 'GET', path: CM, headers: { accept: 'application/json' } });
     assert.equal(r.status, 200);
@@ -116,7 +149,9 @@ describe('streamed Table LIST', () => {
 
   before(async () => {
     backend = createMemoryBackend();
-    server = createApiServer({ backend });
+    // One instant for every request: the AGE column does not move between the compared lists.
+    const at = new Date('2026-01-01T00:00:00Z');
+    server = createApiServer({ backend, now: () => at });
     await server.start();
     const store = server.registry.get('', 'v1', 'configmaps')!;
     await server.registry.get('', 'v1', 'namespaces')!.create(undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
@@ -134,12 +169,26 @@ describe('streamed Table LIST', () => {
       assert.equal(r.status, 200);
       assert.ok(r.stream, JSON.stringify(query));
       const streamed = JSON.parse(await text(r)) as { rows: { cells: unknown[] }[]; metadata: { resourceVersion: string } };
-      // A client limit builds the Table whole: the same rows.
-      const built = await server.handle({ method: 'GET', path: CM, query: { ...query, limit: '100000' }, headers: { accept: TABLE } });
-      assert.ok(built.body);
-      assert.deepEqual(streamed, JSON.parse(await text(built)));
+      // A client limit above the list's size: the same Table (streamed, its metadata after the
+      // rows, unless it fits in one page).
+      const limited = await server.handle({ method: 'GET', path: CM, query: { ...query, limit: '100000' }, headers: { accept: TABLE } });
+      assert.deepEqual(streamed, JSON.parse(await text(limited)));
       assert.equal(streamed.rows.length, 'labelSelector' in query ? (LIST_STREAM_PAGE + 20) / 2 : LIST_STREAM_PAGE + 20);
     }
+  });
+
+  it('streams a Table with a client limit above the page size, with the built list\'s rows and continue token', async () => {
+    const limit = LIST_STREAM_PAGE + 7;
+    const r = await server.handle({ method: 'GET', path: CM, query: { limit: String(limit) }, headers: { accept: TABLE } });
+    assert.ok(r.stream);
+    const table = JSON.parse(await text(r)) as { rows: { object: { metadata: { name: string } } }[]; metadata: { resourceVersion: string; continue?: string } };
+    const list = await server.registry.get('', 'v1', 'configmaps')!.list(NS, { limit });
+    assert.deepEqual(table.rows.map((row) => row.object.metadata.name), list.items.map((o) => o.metadata!.name));
+    assert.deepEqual(table.metadata, JSON.parse(JSON.stringify(list.metadata)));
+    assert.ok(table.metadata.continue);
+    const rest = JSON.parse(await text(await server.handle({ method: 'GET', path: CM, query: { limit: String(limit), continue: table.metadata.continue! }, headers: { accept: TABLE } }))) as { rows: unknown[]; metadata: { continue?: string } };
+    assert.equal(rest.rows.length, 20 - 7);
+    assert.equal(rest.metadata.continue, undefined);
   });
 
   it('answers a Table of one page whole', async () => {
@@ -147,5 +196,37 @@ describe('streamed Table LIST', () => {
     const r = await server.handle({ method: 'GET', path: '/api/v1/namespaces/default/configmaps', query: { fieldSelector: 'metadata.name=one' }, headers: { accept: TABLE } });
     assert.ok(r.body && !r.stream);
     assert.equal((JSON.parse(await text(r)) as { rows: unknown[] }).rows.length, 1);
+  });
+});
+
+describe('streamed LIST from stored bytes (sqlite)', () => {
+  let server: ApiServer;
+  let sqlite: Backend;
+  let store: Store;
+  let rawReads = 0;
+
+  before(async () => {
+    sqlite = createSqliteBackend({ path: ':memory:' });
+    const counted: Backend = { ...sqlite, list: sqlite.list.bind(sqlite), listRaw: (prefix, options) => (rawReads++, sqlite.listRaw!(prefix, options)) };
+    server = createApiServer({ backend: counted });
+    await server.start();
+    store = server.registry.get('', 'v1', 'configmaps')!;
+    await server.registry.get('', 'v1', 'namespaces')!.create(undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+    for (let i = 0; i < 40; i++) await store.create(NS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `b-${String(i).padStart(3, '0')}`, namespace: NS, labels: { parity: i % 2 ? 'odd' : 'even' } }, data: { text: 'é ✓ "quoted" \u{1F600}' } });
+  });
+  after(async () => {
+    await server.close();
+    await sqlite.close();
+  });
+
+  it('copies the stored bytes: the same bytes as the list built from text', async () => {
+    const built = Buffer.from((await store.listJson(NS, {}))!).toString('utf8');
+    const before = rawReads;
+    assert.equal(await text(await store.listJsonStream(NS, {}, 7)), built);
+    assert.ok(rawReads > before, 'the stream read bytes');
+    const list = await store.list(NS, { labelSelector: 'parity=odd' });
+    assert.deepEqual(JSON.parse(await text(await store.listJsonStream(NS, { labelSelector: 'parity=odd' }, 3))), JSON.parse(JSON.stringify(list)));
+    const meta = JSON.parse(await text(await store.listJsonStream(NS, {}, 7, 'metadata'))) as { items: { metadata: { name: string; resourceVersion: string } }[] };
+    assert.deepEqual(meta.items.map((o) => o.metadata), (await store.list(NS, {})).items.map((o) => JSON.parse(JSON.stringify(o.metadata)) as unknown));
   });
 });

@@ -20,7 +20,7 @@ import {
   CauseType,
 } from '@kplane/api';
 import type { FieldManagerContext } from '@kplane/api';
-import type { Backend, KeyValue, WriteOptions as StorageWriteOptions } from '@kplane/storage';
+import type { Backend, KeyValue, RawKeyValue, ListOptions as StorageListOptions, WriteOptions as StorageWriteOptions } from '@kplane/storage';
 import { CompactedError, FutureRevisionError, KeyExistsError, KeyNotFoundError, RevisionMismatchError, ValueTooLargeError } from '@kplane/storage';
 import type { ResourceType, StrategyContext, WriteRequest } from './resource.js';
 import type { Authorizer } from '../auth/types.js';
@@ -29,7 +29,7 @@ import type { Timers } from './timers.js';
 import type { AdmissionChain } from '../admission/chain.js';
 import type { AdmissionAttributes, AdmissionOperation } from '../admission/types.js';
 import { decodeContinue, encodeContinue, parseResourceVersion, validateListOptions } from './read-options.js';
-import { JsonWriter, objectEnd, storedHeadLength, withResourceVersion } from './json-writer.js';
+import { JsonWriter, objectEnd, objectEndOfBytes, storedHeadLength, storedHeadLengthOfBytes, withResourceVersion } from './json-writer.js';
 import { dropEmptyMetadata } from './object-paths.js';
 import { fieldManagerContext, sentManagedFields, updateManagedFields } from './field-manager.js';
 import { applyObject } from './apply.js';
@@ -41,6 +41,14 @@ export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 
 /** Stored objects read (and encoded) at a time by a streamed LIST (listJsonStream). */
 export const LIST_STREAM_PAGE = 500;
+
+/** A stored value as storage hands it back: text, or its UTF-8 bytes (Backend.listRaw). */
+type StoredKv = KeyValue | RawKeyValue;
+
+/** What a LIST written from stored JSON holds: the objects, or their PartialObjectMetadata. */
+export type ListForm = 'object' | 'metadata';
+
+const valueText = (kv: StoredKv): string => (typeof kv.value === 'string' ? kv.value : Buffer.from(kv.value.buffer, kv.value.byteOffset, kv.value.byteLength).toString('utf8'));
 
 /** The manager of the writes the server's own code makes (no request, no field manager). */
 export const SERVER_FIELD_MANAGER = 'kube-apiserver';
@@ -208,8 +216,8 @@ export class Store {
     return obj;
   }
 
-  private fromKv(kv: KeyValue): KubeObject {
-    return this.decode(kv.value, kv.modRevision);
+  private fromKv(kv: StoredKv): KubeObject {
+    return this.decode(valueText(kv), kv.modRevision);
   }
 
   /** Stored form: apiVersion, kind and metadata first (see withResourceVersion), no resourceVersion. */
@@ -234,13 +242,25 @@ export class Store {
   }
 
   /** Writes the JSON of a stored value as served (see servedJson) without building it as one string. */
-  private writeServed(out: JsonWriter, kv: KeyValue): void {
-    const at = this.servesStoredJson ? storedHeadLength(kv.value) : 0;
+  private writeServed(out: JsonWriter, kv: StoredKv): void {
+    const json = kv.value;
+    if (typeof json !== 'string') {
+      // Stored bytes: copied as they are around the resourceVersion (no UTF-8 decode nor encode).
+      const at = this.servesStoredJson ? storedHeadLengthOfBytes(json) : 0;
+      if (at === 0) {
+        out.write(JSON.stringify(this.fromKv(kv)));
+        return;
+      }
+      out.writeBytes(json, 0, at);
+      out.write(`"resourceVersion":"${kv.modRevision}"${json[at] === 0x7d /* } */ ? '' : ','}`);
+      out.writeBytes(json, at);
+      return;
+    }
+    const at = this.servesStoredJson ? storedHeadLength(json) : 0;
     if (at === 0) {
       out.write(JSON.stringify(this.fromKv(kv)));
       return;
     }
-    const json = kv.value;
     out.write(json.slice(0, at));
     out.write(`"resourceVersion":"${kv.modRevision}"${json[at] === '}' ? '' : ','}`);
     out.write(json.slice(at));
@@ -251,16 +271,19 @@ export class Store {
    * from the stored JSON as it is, with the resourceVersion spliced in; falls back to decoding
    * when the stored JSON does not have the expected layout.
    */
-  private writeServedMetadata(out: JsonWriter, kv: KeyValue): void {
+  private writeServedMetadata(out: JsonWriter, kv: StoredKv): void {
     const json = kv.value;
-    const at = this.servesStoredJson ? storedHeadLength(json) : 0;
-    const end = at === 0 ? 0 : objectEnd(json, at);
+    const bytes = typeof json !== 'string';
+    const at = !this.servesStoredJson ? 0 : bytes ? storedHeadLengthOfBytes(json) : storedHeadLength(json);
+    const end = at === 0 ? 0 : bytes ? objectEndOfBytes(json, at) : objectEnd(json, at);
     if (end === 0) {
       out.write(JSON.stringify({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: this.fromKv(kv).metadata ?? {} }));
       return;
     }
-    out.write(`{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"${kv.modRevision}"${json[at] === '}' ? '' : ','}`);
-    out.write(json.slice(at, end));
+    const empty = bytes ? json[at] === 0x7d /* } */ : json[at] === '}';
+    out.write(`{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"${kv.modRevision}"${empty ? '' : ','}`);
+    if (bytes) out.writeBytes(json, at, end);
+    else out.write(json.slice(at, end));
     out.write('}');
   }
 
@@ -305,51 +328,62 @@ export class Store {
    * LIST as JSON, written as it is read: `pageSize` stored objects at a time from one
    * consistent snapshot, each page encoded into byte chunks the caller takes before the next
    * page is read (a pull-based stream: a client that stops reading stops the reads). Items are
-   * served from stored JSON; a selector decodes each object to match it, yet writes the stored
-   * JSON of those that match. A list that fits in its first page comes back whole (`body`).
-   * With `limit` the page is bounded by the client, so it is built whole too (listJson);
-   * undefined for a limit with a selector (the caller then uses list()).
+   * served from stored JSON (as stored bytes where the backend has listRaw); a selector
+   * decodes each object to match it, yet writes the stored JSON of those that match. `form`
+   * 'metadata' writes a PartialObjectMetadataList (meta.k8s.io/v1). A list that fits in its
+   * first page comes back whole (`body`). A client `limit` above the page size is streamed
+   * too; its list metadata (resourceVersion, continue), known only at the end, then follows
+   * the items.
    */
-  async listJsonStream(namespace: string | undefined, opts: ListOptions = {}, pageSize = LIST_STREAM_PAGE): Promise<{ body: Uint8Array } | { stream: AsyncGenerator<Uint8Array> } | undefined> {
+  async listJsonStream(namespace: string | undefined, opts: ListOptions = {}, pageSize = LIST_STREAM_PAGE, form: ListForm = 'object'): Promise<{ body: Uint8Array } | { stream: AsyncGenerator<Uint8Array> }> {
     const filter = this.filter(opts);
-    if (opts.limit && opts.limit > 0) {
-      const body = filter.everything ? await this.listJson(namespace, opts) : undefined;
-      return body === undefined ? undefined : { body };
-    }
+    const accept = filter.everything ? (kv: StoredKv) => kv : (kv: StoredKv) => (filter.matches(this.fromKv(kv)) ? kv : undefined);
+    const { backend } = this.deps;
+    const read = this.servesStoredJson && backend.listRaw ? (prefix: string, o: StorageListOptions) => backend.listRaw!(prefix, o) : undefined;
+    const limited = opts.limit !== undefined && opts.limit > 0;
+    let left = limited ? opts.limit! : Infinity;
+    const readPage = async (o: ListOptions): Promise<{ items: StoredKv[]; revision: number; continue?: string }> => {
+      const page = await this.collect<StoredKv, StoredKv>(namespace, { ...o, limit: Math.min(pageSize, left) }, accept, read);
+      left -= page.items.length;
+      return page;
+    };
+    const head = form === 'metadata'
+      ? '{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1",'
+      : `{"apiVersion":${JSON.stringify(this.apiVersion)},"kind":${JSON.stringify(this.type.listKind)},`;
+    const listMeta = (revision: number, token: string | undefined): string => JSON.stringify(token ? { resourceVersion: String(revision), continue: token } : { resourceVersion: String(revision) });
     const out = new JsonWriter();
-    const writePage = (items: KeyValue[], first: boolean): void => {
-      let comma = !first;
+    let wrote = false;
+    const writeItems = (items: StoredKv[]): void => {
       for (const kv of items) {
-        if (!filter.everything && !filter.matches(this.fromKv(kv))) continue;
-        if (comma) out.write(',');
-        comma = true;
-        this.writeServed(out, kv);
+        if (wrote) out.write(',');
+        wrote = true;
+        if (form === 'metadata') this.writeServedMetadata(out, kv);
+        else this.writeServed(out, kv);
       }
     };
     // The first page sets the list's resourceVersion (and checks the options); later pages
     // read on at its revision through continue tokens, as a paged client would.
-    const page = await this.collect(namespace, { ...opts, limit: pageSize }, (kv) => kv);
-    out.write(`{"apiVersion":${JSON.stringify(this.apiVersion)},"kind":${JSON.stringify(this.type.listKind)},"metadata":{"resourceVersion":"${page.revision}"},"items":[`);
-    const before = out.size;
-    writePage(page.items, true);
-    let wrote = out.size > before;
-    if (!page.continue) {
+    const page = await readPage(opts);
+    const { revision } = page;
+    let token = page.continue;
+    if (!token || left <= 0) {
+      out.write(`${head}"metadata":${listMeta(revision, token)},"items":[`);
+      writeItems(page.items);
       out.write(']}');
       return { body: out.take() };
     }
+    out.write(limited ? `${head}"items":[` : `${head}"metadata":${listMeta(revision, undefined)},"items":[`);
+    writeItems(page.items);
     const first = out.takeChunks();
-    let token: string | undefined = page.continue;
-    const self = this;
     const stream = (async function* () {
       yield* first;
-      while (token) {
-        const next: { items: KeyValue[]; continue?: string } = await self.collect(namespace, { limit: pageSize, continue: token }, (kv) => kv);
+      while (token && left > 0) {
+        const next = await readPage({ continue: token });
         token = next.continue;
-        writePage(next.items, !wrote);
-        wrote ||= out.size > 0;
+        writeItems(next.items);
         yield* out.takeChunks();
       }
-      out.write(']}');
+      out.write(limited ? `],"metadata":${listMeta(revision, token)}}` : ']}');
       yield* out.takeChunks();
     })();
     return { stream };
@@ -360,28 +394,39 @@ export class Store {
    * at a time from one consistent snapshot, each page read when the caller asks for it (for
    * encodings built from objects, such as Table). The first page is read before this resolves
    * (so that a bad resourceVersion fails before a response starts); `more` tells whether more
-   * pages follow it. Without a limit only: a
-   * client's limit bounds the list, which is then built whole.
+   * pages follow it. With a client `limit`, the pages hold at most that many objects in all,
+   * and `continue()` gives the list's continue token once the pages are read (undefined when
+   * the list is complete).
    */
-  async listPages(namespace: string | undefined, opts: ListOptions, pageSize = LIST_STREAM_PAGE): Promise<{ revision: number; more: boolean; pages: AsyncGenerator<KubeObject[]> }> {
-    if (opts.limit && opts.limit > 0) throw new Error('listPages: a limited list is built whole (list())');
+  async listPages(namespace: string | undefined, opts: ListOptions, pageSize = LIST_STREAM_PAGE): Promise<{ revision: number; more: boolean; pages: AsyncGenerator<KubeObject[]>; continue(): string | undefined }> {
     const filter = this.filter(opts);
     const accept = (kv: KeyValue): KubeObject | undefined => {
       const obj = this.fromKv(kv);
       return filter.matches(obj) ? obj : undefined;
     };
-    const first = await this.collect(namespace, { ...opts, limit: pageSize }, (kv) => kv);
-    const self = this;
+    const limited = opts.limit !== undefined && opts.limit > 0;
+    let left = limited ? opts.limit! : Infinity;
+    const read = async (o: ListOptions): Promise<{ items: KubeObject[]; revision: number; continue?: string }> => {
+      // A client limit counts the matching objects; without one a page is `pageSize` stored ones.
+      if (!limited) {
+        const page = await this.collect(namespace, { ...o, limit: pageSize }, (kv) => kv);
+        return { ...page, items: page.items.map(accept).filter((obj): obj is KubeObject => obj !== undefined) };
+      }
+      const page = await this.collect(namespace, { ...o, limit: Math.min(pageSize, left) }, accept);
+      left -= page.items.length;
+      return page;
+    };
+    const first = await read(opts);
+    let token = first.continue;
     const pages = (async function* () {
-      yield first.items.map(accept).filter((o): o is KubeObject => o !== undefined);
-      let token = first.continue;
-      while (token) {
-        const next: { items: KeyValue[]; continue?: string } = await self.collect(namespace, { limit: pageSize, continue: token }, (kv) => kv);
+      yield first.items;
+      while (token && left > 0) {
+        const next = await read({ continue: token });
         token = next.continue;
-        yield next.items.map(accept).filter((o): o is KubeObject => o !== undefined);
+        yield next.items;
       }
     })();
-    return { revision: first.revision, more: first.continue !== undefined, pages };
+    return { revision: first.revision, more: token !== undefined && left > 0, pages, continue: () => token };
   }
 
   /**
@@ -448,7 +493,12 @@ export class Store {
   }
 
   /** Reads one page of a list: `accept` turns a stored value into an item, or undefined to skip it. */
-  private async collect<T>(namespace: string | undefined, opts: ListOptions, accept: (kv: KeyValue) => T | undefined): Promise<{ items: T[]; revision: number; continue?: string }> {
+  private async collect<T, K extends StoredKv = KeyValue>(
+    namespace: string | undefined,
+    opts: ListOptions,
+    accept: (kv: K) => T | undefined,
+    read?: (prefix: string, options: StorageListOptions) => Promise<{ items: K[]; revision: number; more: boolean }>,
+  ): Promise<{ items: T[]; revision: number; continue?: string }> {
     const { backend } = this.deps;
     let revision = 0;
     let startAfter: string | undefined;
@@ -472,8 +522,11 @@ export class Store {
     let lastKey: string | undefined;
     try {
       for (;;) {
-        const batch = limit ? Math.max(limit - items.length, 1) : 0;
-        const page = await backend.list(prefix, { revision: revision || undefined, limit: batch || undefined, startAfter });
+        // Later reads of a page whose first one fell short (a selector) read at least a few keys
+        // each, not one by one; the continue token names the last key looked at, wherever it is.
+        const batch = limit ? Math.max(limit - items.length, Math.min(limit, 100)) : 0;
+        const listOptions = { revision: revision || undefined, limit: batch || undefined, startAfter };
+        const page = read ? await read(prefix, listOptions) : ((await backend.list(prefix, listOptions)) as unknown as { items: K[]; revision: number; more: boolean });
         if (!revision) revision = page.revision;
         for (const kv of page.items) {
           lastKey = kv.key;

@@ -371,28 +371,18 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
             deliveries: options.watchDeliveries,
           });
         }
-        if (rep === 'object' && !t.customResource) {
-          // Stored JSON is served as it is, written to the client as storage is read.
-          const raw = await store.listJsonStream(ns, listOptions(q));
-          if (raw !== undefined) return 'body' in raw ? textJson(200, raw.body) : { status: 200, headers: { 'content-type': JSON_TYPE }, stream: raw.stream };
+        if ((rep === 'object' && !t.customResource) || rep === 'metadata') {
+          // Stored JSON is served as it is (objects, or their metadata), written to the client
+          // as storage is read.
+          const raw = await store.listJsonStream(ns, listOptions(q), undefined, rep);
+          return 'body' in raw ? textJson(200, raw.body) : { status: 200, headers: { 'content-type': JSON_TYPE }, stream: raw.stream };
         }
         const listOpts = listOptions(q);
-        if (rep === 'table' && !(listOpts.limit && listOpts.limit > 0)) {
-          // Rows written as storage is read (a client limit bounds the list: built whole below).
+        if (rep === 'table') {
+          // Rows written as storage is read.
           return streamTableList(store, ns, listOpts, { include: includeObject(q), now: options.now() });
         }
         const list = await store.list(ns, listOpts);
-        if (rep === 'table') {
-          return jsonResponse(200, toTable(t.strategy.table, list.items, list.metadata, { include: includeObject(q), now: options.now() }));
-        }
-        if (rep === 'metadata') {
-          return jsonResponse(200, {
-            kind: 'PartialObjectMetadataList',
-            apiVersion: 'meta.k8s.io/v1',
-            metadata: list.metadata,
-            items: list.items.map((o) => ({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: o.metadata })),
-          });
-        }
         return jsonResponse(200, t.customResource ? unstructuredList(list) : list);
       }
       if (method === 'POST') {

@@ -24,6 +24,7 @@ import {
   type KeyValue,
   type ListOptions,
   type ListResult,
+  type RawListResult,
   type StorageEvent,
   type WatchOptions,
   type WriteOptions,
@@ -33,6 +34,8 @@ import { classify, connect } from './client.js';
 import type { EtcdConnectionOptions } from './options.js';
 import { DEFAULT_PREFIX, KeySpace, rangeEnd } from './keys.js';
 import { toKeyValue, watchRange, type WatchHandle } from './watch.js';
+
+const EMPTY = Buffer.alloc(0);
 
 /** Options of the etcd driver. */
 export interface EtcdBackendOptions extends EtcdConnectionOptions {
@@ -122,6 +125,15 @@ export class EtcdBackend implements Backend {
   }
 
   async list(prefix: string, options: ListOptions = {}): Promise<ListResult> {
+    return this.listWith(prefix, options, (kv) => toKeyValue(this.space, kv));
+  }
+
+  /** list with the values as etcd's bytes (no UTF-8 decode). */
+  async listRaw(prefix: string, options: ListOptions = {}): Promise<RawListResult> {
+    return this.listWith(prefix, options, (kv) => ({ ...toKeyValue(this.space, { ...kv, value: EMPTY }), value: kv.value }));
+  }
+
+  private async listWith<T>(prefix: string, options: ListOptions, convert: (kv: IKeyValue) => T): Promise<{ items: T[]; revision: number; more: boolean; remaining?: number }> {
     this.assertOpen();
     const { start, end } = this.space.range(prefix);
     let from = start;
@@ -137,7 +149,7 @@ export class EtcdBackend implements Backend {
         return { items: [], revision: rev, more: false, remaining: 0 };
       }
     }
-    const items: KeyValue[] = [];
+    const items: T[] = [];
     let more = false;
     let count = 0;
     let hidden = 0;
@@ -151,13 +163,13 @@ export class EtcdBackend implements Backend {
       for (const kv of res.kvs) {
         const etcdKey = kv.key.toString('utf8');
         if (this.space.isFinalValueKey(etcdKey)) hidden++;
-        else items.push(toKeyValue(this.space, kv));
+        else items.push(convert(kv));
       }
       more = res.more;
       if (!more || !limit || items.length >= limit || res.kvs.length === 0) break;
       from = Buffer.concat([res.kvs[res.kvs.length - 1].key, Buffer.from([0])]);
     }
-    const result: ListResult = { items, revision, more };
+    const result: { items: T[]; revision: number; more: boolean; remaining?: number } = { items, revision, more };
     if (!more) result.remaining = 0;
     else if (options.countRemaining) result.remaining = Math.max(0, count - items.length - hidden - (await this.hiddenAfter(from, end, revision)));
     return result;

@@ -269,6 +269,27 @@ function defineReadTests(it: BackendTest): void {
     assert.deepEqual((await b.list('/b/', { startAfter: '/c/' })).items, []);
   });
 
+  it('listRaw, where the driver has it, is list with the values as their UTF-8 bytes', async (b) => {
+    if (!b.listRaw) return;
+    const k1 = await b.create('/r/1', 'one é ✓');
+    await b.create('/r/2', '{"two":2}');
+    await b.create('/r/3', 'three');
+    await b.update('/r/1', 'one again ✓', k1.modRevision);
+    const snapshot = await b.currentRevision();
+    await b.delete('/r/3');
+    await b.create('/r/4', '');
+    const asText = (r: { items: Array<{ key: string; value: string | Uint8Array; createRevision: number; modRevision: number }>; revision: number; more: boolean; remaining?: number }) => ({
+      ...r,
+      items: r.items.map((kv) => ({ ...kv, value: typeof kv.value === 'string' ? kv.value : Buffer.from(kv.value).toString('utf8') })),
+    });
+    for (const options of [{}, { revision: snapshot }, { limit: 1 }, { limit: 1, startAfter: '/r/1', countRemaining: true }, { startAfter: '/r/3' }]) {
+      const raw = await b.listRaw('/r/', options);
+      for (const kv of raw.items) assert.ok(kv.value instanceof Uint8Array, 'a value is bytes');
+      assert.deepEqual(asText(raw), asText(await b.list('/r/', options)), JSON.stringify(options));
+    }
+    await assert.rejects(b.listRaw('/r/', { revision: 999 }), FutureRevisionError);
+  });
+
   it('count sees only live keys at the current revision', async (b) => {
     await b.create('/n/a', '1');
     await b.create('/n/b', '1');

@@ -119,13 +119,17 @@ export async function startNodeGraphFeed(registry: Registry, graph: NodeGraph): 
   if (!store) return { stop: () => stop.abort() };
   const known = new Set<string>();
   const relist = async (): Promise<number> => {
-    const list = await store.list(undefined);
+    // Page by page (one consistent snapshot): a start on 150,000 stored pods never holds them
+    // all as strings and objects at once.
+    const { revision, pages } = await store.listPages(undefined, {});
     const now = new Set<string>();
-    for (const p of list.items) {
-      const id = `${p.metadata?.namespace ?? ''}/${p.metadata?.name ?? ''}`;
-      now.add(id);
-      known.add(id);
-      graph.setPod(p);
+    for await (const items of pages) {
+      for (const p of items) {
+        const id = `${p.metadata?.namespace ?? ''}/${p.metadata?.name ?? ''}`;
+        now.add(id);
+        known.add(id);
+        graph.setPod(p);
+      }
     }
     for (const id of known) {
       if (now.has(id)) continue;
@@ -133,7 +137,7 @@ export async function startNodeGraphFeed(registry: Registry, graph: NodeGraph): 
       const [ns, name] = id.split('/') as [string, string];
       graph.deletePod(ns, name);
     }
-    return Number(list.metadata.resourceVersion);
+    return revision;
   };
   let rv = await relist();
   void (async () => {
