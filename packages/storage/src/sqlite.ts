@@ -465,12 +465,7 @@ function walSyncer(path: string): { sync(): Promise<void>; close(): Promise<void
         // removed, while the database is open).
         wal = await open(`${path}-wal`, 'r+');
         await wal.datasync();
-        const dir = await open(dirname(path), 'r');
-        try {
-          await dir.sync();
-        } finally {
-          await dir.close();
-        }
+        await syncDirectory(dirname(path));
         return;
       }
       await wal.datasync();
@@ -481,6 +476,25 @@ function walSyncer(path: string): { sync(): Promise<void>; close(): Promise<void
     },
   };
 }
+
+/** fsyncs a directory; where the platform or file system cannot (Windows, some network file systems), it does nothing, as SQLite. */
+async function syncDirectory(dir: string): Promise<void> {
+  let handle: FileHandle;
+  try {
+    handle = await open(dir, 'r');
+  } catch (err) {
+    if (UNSYNCABLE_DIR.has((err as NodeJS.ErrnoException).code ?? '')) return;
+    throw err;
+  }
+  try {
+    await handle.sync();
+  } catch (err) {
+    if (!UNSYNCABLE_DIR.has((err as NodeJS.ErrnoException).code ?? '')) throw err;
+  } finally {
+    await handle.close();
+  }
+}
+const UNSYNCABLE_DIR = new Set(['EISDIR', 'EINVAL', 'EPERM', 'EACCES', 'ENOTSUP']);
 
 function toLogRowOrUndefined(r: DbRow | undefined): LogRow | undefined {
   return r ? toLogRow(r) : undefined;
