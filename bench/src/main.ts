@@ -253,7 +253,7 @@ function toRow(c: Case): ThroughputRow {
 }
 
 /** Forks a kplane child, connects with its admin kubeconfig and creates the ConfigMap that GET reads. */
-async function startKplane(storage: 'sqlite' | 'memory', dataDir: string): Promise<Target & { info: KplaneInfo; getBody: Uint8Array }> {
+async function startKplane(storage: 'sqlite' | 'memory' | `sqlite://${string}`, dataDir: string): Promise<Target & { info: KplaneInfo; getBody: Uint8Array }> {
   const child = await startChild<KplaneInfo>(new URL('./server-kplane.js', import.meta.url), [storage, dataDir]);
   const t = createHttpsTransport({ ...loadKubeconfig(child.info.kubeconfigPath).transportOptions, maxSockets: concurrency });
   await expectStatus(t({ method: 'POST', path: collectionPath('default'), headers: JSON_HEADERS, body: encode(configMap(GET_NAME, 'default')) }), 201);
@@ -314,6 +314,9 @@ async function main(): Promise<void> {
     targets.push(sqlite);
     const memory = await startKplane('memory', join(tmp, 'memory'));
     targets.push(memory);
+    // For information: the same SQLite store answering at its COMMIT, before the fsync (not durable on power loss).
+    const sqliteNormal = await startKplane(`sqlite://${join(tmp, 'sqlite-normal', 'state.db')}?synchronous=normal`, join(tmp, 'sqlite-normal'));
+    targets.push(sqliteNormal);
     const getBodyFile = join(tmp, 'get-body.json');
     await writeFile(getBodyFile, sqlite.getBody);
     const ca = await readFile(join(sqlite.info.pkiDir, 'ca.crt'), 'utf8');
@@ -336,7 +339,8 @@ async function main(): Promise<void> {
       mk('bare node:http GET (no TLS, info)', bareHttp, 'get', bareGet),
       mk('bare node:http POST (no TLS, info)', bareHttp, 'create', barePost),
       mk('kplane GET (sqlite)', sqlite, 'get', bareGet, 0.5),
-      mk('kplane CREATE (sqlite)', sqlite, 'create', barePost, 0.3),
+      mk('kplane CREATE (sqlite)', sqlite, 'create', barePost, 0.5),
+      mk('kplane CREATE (sqlite, no fsync, info)', sqliteNormal, 'create', barePost),
       mk('kplane GET (memory, info)', memory, 'get', bareGet),
       mk('kplane CREATE (memory, info)', memory, 'create', barePost),
     ];

@@ -25,6 +25,12 @@ test('sqlite: synchronous=FULL unless asked otherwise', async () => {
   const normal = createSqliteBackend({ path: freshPath(), synchronous: 'normal' });
   assert.equal(full.stats().synchronous, 'full');
   assert.equal(normal.stats().synchronous, 'normal');
+  // 'full': the WAL is fsynced before writes resolve, one fsync for the commits made during the
+  // previous one; 'normal' never fsyncs a commit.
+  await Promise.all([full.create('/a', '1'), normal.create('/a', '1')]);
+  await Promise.all(Array.from({ length: 50 }, (_, i) => [full.create(`/k${i}`, 'v'), normal.create(`/k${i}`, 'v')]).flat());
+  assert.equal(full.stats().syncs, 2);
+  assert.equal(normal.stats().syncs, 0);
   await full.close();
   await normal.close();
 });

@@ -6,11 +6,13 @@
  *
  * Guarantees:
  * - Group commit: the writes that arrive in one turn of the event loop are committed in one
- *   IMMEDIATE transaction (one fsync), each in a savepoint of its own, so one write's error
- *   leaves the others alone; each promise resolves (or rejects) after that COMMIT.
- * - With the default synchronous=FULL a resolved write survives power loss and OS crashes;
- *   synchronous=NORMAL survives a crash or SIGKILL of the process but may lose the last commits
- *   on power loss.
+ *   IMMEDIATE transaction, each in a savepoint of its own, so one write's error leaves the
+ *   others alone; each promise resolves (or rejects) after that COMMIT.
+ * - Durable (the default, 'full'): after a COMMIT the WAL is fsynced off the event loop
+ *   (fdatasync on libuv's thread pool) and the batch's writes resolve once it is done; batches
+ *   committed during one fsync share the next. A resolved write survives power loss and OS
+ *   crashes. synchronous='normal' resolves at the COMMIT: it survives a crash or SIGKILL of the
+ *   process but may lose the last commits on power loss.
  * - Reads (get/list/count) run in one read transaction: a consistent snapshot.
  * - Compaction gives the freed pages back to the file system (incremental vacuum).
  *
@@ -42,6 +44,8 @@ import {
   rowToKeyValue,
   type LogRow,
 } from './log.js';
+import { open, type FileHandle } from 'node:fs/promises';
+import { dirname, resolve as resolvePath } from 'node:path';
 import { createGroupCommit, type Outcome } from './group-commit.js';
 import { openDatabase, reclaimFreePages } from './sqlite-schema.js';
 import { createWatchHub, runWatch, type WatchSource } from './watch-hub.js';
@@ -51,9 +55,10 @@ export interface SqliteBackendOptions {
   /** Database file; its directory is created when missing. ':memory:' for a throwaway store. */
   path: string;
   /**
-   * SQLite `synchronous` setting in WAL mode. 'full' (default): every commit is fsynced, a
-   * resolved write survives power loss. 'normal': a resolved write survives a process crash,
-   * the last commits may be lost on power loss or an OS crash.
+   * Durability. 'full' (default): a write resolves once its commit is fsynced (the driver's own
+   * fsync of the WAL, off the event loop), so a resolved write survives power loss. 'normal'
+   * (SQLite's synchronous=NORMAL in WAL mode): a resolved write survives a process crash, the
+   * last commits may be lost on power loss or an OS crash.
    */
   synchronous?: 'normal' | 'full';
   /** Clock for TTLs, in ms since the epoch (default Date.now). */
@@ -64,12 +69,14 @@ export interface SqliteBackendOptions {
 
 /** Counters and settings of the sqlite driver's write path. */
 export interface SqliteStats {
-  /** The `synchronous` setting in force. */
+  /** The durability in force: 'full' when every commit is fsynced before its writes resolve. */
   synchronous: 'normal' | 'full' | 'other';
   /** Writes committed (create, update, delete, deleteWithFinalValue). */
   writes: number;
   /** Write transactions committed: fewer than writes when group commit batched them. */
   commits: number;
+  /** fsyncs of the WAL made for 'full' durability: fewer than commits when commits shared one. */
+  syncs: number;
 }
 
 /** The sqlite driver's Backend, with its counters. */
@@ -160,7 +167,12 @@ export function createSqliteBackend(options: SqliteBackendOptions): SqliteBacken
   if (!path) throw new StorageError('sqlite storage needs a database path');
   const now = options.now ?? Date.now;
   const maxValueBytes = options.maxValueBytes ?? MAX_VALUE_BYTES;
-  const db = openDatabase(path, options.synchronous ?? 'full');
+  const durability = options.synchronous ?? 'full';
+  const memory = path === ':memory:';
+  // 'full' is SQLite's NORMAL (no fsync inside COMMIT, which would block the event loop) plus
+  // the driver's fsync of the WAL after each commit, off the event loop, before writes resolve.
+  const db = openDatabase(path, durability === 'full' && memory ? 'full' : 'normal');
+  const syncWal = durability === 'full' && !memory ? walSyncer(resolvePath(path)) : undefined;
 
   const q = {
     latest: db.prepare<[string], DbRow>(`SELECT ${COLUMNS} FROM kv WHERE name = ? ORDER BY id DESC LIMIT 1`),
@@ -239,12 +251,16 @@ export function createSqliteBackend(options: SqliteBackendOptions): SqliteBacken
       }
     }),
   );
-  const group = createGroupCommit<Written>((writes) => {
-    const outcomes = batchTx.immediate(writes);
-    stats.commits++;
-    for (const o of outcomes) if (o.ok) stats.writes++;
-    return outcomes;
-  }, publish);
+  const group = createGroupCommit<Written>({
+    transaction: (writes) => {
+      const outcomes = batchTx.immediate(writes);
+      stats.commits++;
+      for (const o of outcomes) if (o.ok) stats.writes++;
+      return outcomes;
+    },
+    committed: publish,
+    ...(syncWal ? { sync: syncWal.sync } : {}),
+  });
   const write = async (key: string, build: Build): Promise<KeyValue> => rowToKeyValue((await group.submit(() => writeOne(key, build))).row);
 
   const live = (row: LogRow | undefined): LogRow | undefined => (row && !row.deleted ? row : undefined);
@@ -404,7 +420,8 @@ export function createSqliteBackend(options: SqliteBackendOptions): SqliteBacken
       let total = 0;
       for (;;) {
         const written = expireTx.immediate(now());
-        for (const w of written) publish(w);
+        // Published in commit order with the group's writes, after the same fsync.
+        await group.committedOutside(written);
         total += written.length;
         if (written.length < EXPIRY_BATCH) return total;
         // A large backlog goes a batch per turn, letting requests through in between.
@@ -436,18 +453,67 @@ export function createSqliteBackend(options: SqliteBackendOptions): SqliteBacken
 
     stats() {
       const level = db.pragma('synchronous', { simple: true });
-      return { ...stats, synchronous: level === 2 ? 'full' : level === 1 ? 'normal' : 'other' };
+      const synchronous = syncWal || level === 2 ? 'full' : level === 1 ? 'normal' : 'other';
+      return { ...stats, synchronous, syncs: group.syncs() };
     },
 
     async close() {
       if (closed) return;
       closed = true;
-      group.flush();
-      hub.closeAll();
-      db.close();
+      try {
+        await group.drain();
+      } finally {
+        await syncWal?.close();
+        hub.closeAll();
+        db.close();
+      }
     },
   };
 }
+
+/**
+ * fsyncs the WAL of the database at `path` (fdatasync, on libuv's thread pool); the first sync
+ * also fsyncs the directory, so a new WAL (or database) file's entry is durable too.
+ */
+function walSyncer(path: string): { sync(): Promise<void>; close(): Promise<void> } {
+  let wal: FileHandle | undefined;
+  return {
+    async sync() {
+      if (!wal) {
+        // Opened after the first commit: the WAL exists by then (it is truncated, never
+        // removed, while the database is open).
+        wal = await open(`${path}-wal`, 'r+');
+        await wal.datasync();
+        await syncDirectory(dirname(path));
+        return;
+      }
+      await wal.datasync();
+    },
+    async close() {
+      await wal?.close();
+      wal = undefined;
+    },
+  };
+}
+
+/** fsyncs a directory; where the platform or file system cannot (Windows, some network file systems), it does nothing, as SQLite. */
+async function syncDirectory(dir: string): Promise<void> {
+  let handle: FileHandle;
+  try {
+    handle = await open(dir, 'r');
+  } catch (err) {
+    if (UNSYNCABLE_DIR.has((err as NodeJS.ErrnoException).code ?? '')) return;
+    throw err;
+  }
+  try {
+    await handle.sync();
+  } catch (err) {
+    if (!UNSYNCABLE_DIR.has((err as NodeJS.ErrnoException).code ?? '')) throw err;
+  } finally {
+    await handle.close();
+  }
+}
+const UNSYNCABLE_DIR = new Set(['EISDIR', 'EINVAL', 'EPERM', 'EACCES', 'ENOTSUP']);
 
 function toLogRowOrUndefined(r: DbRow | undefined): LogRow | undefined {
   return r ? toLogRow(r) : undefined;
