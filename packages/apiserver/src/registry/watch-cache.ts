@@ -188,9 +188,49 @@ export class CacheWatcher {
     }
   }
 
+  /** Is the watcher still replaying changes from storage (read them with `read()`, not `poll()`)? */
+  get replaying(): boolean {
+    return this.replay !== undefined;
+  }
+
+  /** Has the watcher ended (closed by its signal, or the cache stopped)? A failure is thrown by `poll()` and `read()` instead. */
+  get ended(): boolean {
+    return this.abort.signal.aborted || this.stopped;
+  }
+
+  /**
+   * The next window event at hand, without waiting: undefined when none is (or while the
+   * watcher replays from storage, or once it ended). Throws WatchClosedError when the cache
+   * closed it. `onWake` is told when more may be at hand.
+   */
+  poll(): CachedEvent | undefined {
+    if (this.failure) throw this.failure;
+    if (this.replay || this.abort.signal.aborted || this.stopped) return undefined;
+    const end = this.cache.endSeq;
+    while (this.cursor < end) {
+      const e = this.cache.at(this.cursor++);
+      if (e.revision > this.after) return e;
+    }
+    return undefined;
+  }
+
+  /** The next change of the watcher's replay from storage, or undefined once it is over (or the watcher ended): `poll()` reads on from there. */
+  async replayed(): Promise<CachedEvent | undefined> {
+    if (this.failure) throw this.failure;
+    if (!this.replay || this.abort.signal.aborted || this.stopped) return undefined;
+    const r = await this.replay.next();
+    if (!r.done) return r.value;
+    this.replay = undefined;
+    return undefined;
+  }
+
+  /** Called (synchronously, from the cache's dispatch) whenever the watcher may have more to read or has ended. */
+  onWake?: () => void;
+
   /** Wakes a pending read. */
   wake(): void {
     this.wakeUp?.();
+    this.onWake?.();
   }
 
   /** Closes the watcher (idempotent); a pending read returns undefined. */
