@@ -51,6 +51,8 @@ export interface FanoutBenchResult {
   deliveries: number;
   /** Server CPU (user + system) from the first write to the end of the drain, per event delivered to one watcher, µs; undefined off Linux. */
   serverCpuUsPerDelivery?: number;
+  /** This process's CPU (the watchers and the writer, on the same cores) over the same span, per delivery, µs. */
+  clientCpuUsPerDelivery: number;
   /** Delivery latency over every (event, watcher), ms. */
   p50Ms: number;
   p99Ms: number;
@@ -175,6 +177,7 @@ export async function benchFanout(dataDir: string, options: FanoutBenchOptions =
     const writeMs: number[] = [];
     const start = performance.now();
     const cpuStart = child.cpuMs();
+    const clientCpuStart = process.cpuUsage();
     const windowEnd = start + seconds * 1000;
     await new Promise<void>((resolve) => {
       const tick = setInterval(() => {
@@ -201,6 +204,7 @@ export async function benchFanout(dataDir: string, options: FanoutBenchOptions =
     const drainEnd = performance.now() + drainMs;
     while (deliveries < expected && performance.now() < drainEnd) await new Promise((r) => setTimeout(r, 20));
     const cpuEnd = child.cpuMs();
+    const clientCpu = process.cpuUsage(clientCpuStart);
     return {
       protocol,
       watchers,
@@ -214,6 +218,7 @@ export async function benchFanout(dataDir: string, options: FanoutBenchOptions =
       deliveriesExpected: expected,
       deliveries,
       serverCpuUsPerDelivery: cpuStart === undefined || cpuEnd === undefined || deliveries === 0 ? undefined : ((cpuEnd - cpuStart) * 1000) / deliveries,
+      clientCpuUsPerDelivery: deliveries === 0 ? NaN : (clientCpu.user + clientCpu.system) / deliveries,
       p50Ms: histogramQuantile(histogram, deliveries, 0.5),
       p99Ms: histogramQuantile(histogram, deliveries, 0.99),
     };
@@ -227,7 +232,7 @@ export async function benchFanout(dataDir: string, options: FanoutBenchOptions =
 
 /** The fan-out table: each run's figures, read against the targets (p99 ≤ 100 ms, every write acknowledged at the rate asked). */
 export function formatFanout(results: readonly FanoutBenchResult[], targetP99Ms = 100): string {
-  const rows = [['case', 'open watches', 'writes/s acked', 'vs asked', 'write p50/p99', 'delivered', 'server CPU/delivery', 'p50', 'p99', 'p99 vs target']];
+  const rows = [['case', 'open watches', 'writes/s acked', 'vs asked', 'write p50/p99', 'delivered', 'server CPU/delivery', 'client CPU/delivery', 'p50', 'p99', 'p99 vs target']];
   for (const r of results) {
     rows.push([
       `${r.watchers} watchers, ${r.protocol}`,
@@ -237,10 +242,11 @@ export function formatFanout(results: readonly FanoutBenchResult[], targetP99Ms 
       `${r.writeP50Ms.toFixed(1)}/${r.writeP99Ms.toFixed(1)} ms`,
       `${((100 * r.deliveries) / Math.max(1, r.deliveriesExpected)).toFixed(1)}%`,
       r.serverCpuUsPerDelivery === undefined ? '-' : `${r.serverCpuUsPerDelivery.toFixed(1)} µs`,
+      `${r.clientCpuUsPerDelivery.toFixed(1)} µs`,
       `${r.p50Ms.toFixed(1)} ms`,
       `${r.p99Ms.toFixed(1)} ms`,
       `${(r.p99Ms / targetP99Ms).toFixed(2)}x (≤ 1.00x)`,
     ]);
   }
-  return formatTable(rows, [1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  return formatTable(rows, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
 }
