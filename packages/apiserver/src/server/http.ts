@@ -28,6 +28,9 @@ export type HttpRequest = IncomingMessage | Http2ServerRequest;
 /** A response over HTTP/1.1 or HTTP/2 (node's compatibility API). */
 type HttpResponse = ServerResponse | Http2ServerResponse;
 
+/** The reason of the abort of a long-running request whose client went away, made once (a DOMException per abort costs its stack). */
+const CLIENT_GONE = new DOMException('The client went away', 'AbortError');
+
 /** Streams one HTTP/2 connection may carry at once (kube-apiserver's --http2-max-streams-per-connection default). */
 export const HTTP2_MAX_STREAMS_PER_CONNECTION = 1000;
 
@@ -239,7 +242,7 @@ async function serve(options: HttpsServerOptions, limits: ServerLimits, limiter:
     if (requestClass === 'long-running') {
       // Only streams need to learn that the client went away.
       const abort = new AbortController();
-      res.on('close', () => abort.abort());
+      res.on('close', () => abort.abort(CLIENT_GONE));
       raw.signal = abort.signal;
     }
     const r = await options.handler(raw);

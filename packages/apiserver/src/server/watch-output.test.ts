@@ -1,9 +1,9 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { isPushable, PUSH_TO, WatchOutbox, withStreamEnd, type PushableStream } from './watch-output.js';
+import { afterFlush, isPushable, PUSH_TO, WatchOutbox, withStreamEnd, type PushableStream } from './watch-output.js';
 
-/** The end of the flush pass scheduled now (passes run on setImmediate). */
-const pass = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+/** The end of the flush pass scheduled now. */
+const pass = afterFlush;
 
 /** A target that records what it is given and answers `write` with `room()`. */
 function recorder(room: () => boolean = () => true) {

@@ -85,6 +85,9 @@ export const WATCH_BUFFER_BYTES = 1024 * 1024;
 /** Most bytes of queued events joined into one chunk for the client. */
 export const WATCH_BATCH_BYTES = 64 * 1024;
 
+/** Chunks of this many bytes or more are written as they are, never joined with others (a copy costs more than a write). */
+export const JOIN_BELOW = 8 * 1024;
+
 /** The tasks of the next flush pass (a Set: a task scheduled twice runs once). */
 let due = new Set<() => void>();
 let scheduled = false;
@@ -97,16 +100,42 @@ let joins = new Map<Uint8Array, { parts: Uint8Array[]; joined: Uint8Array }[]>()
 /** What watches computed in this pass for others to reuse (see `passMemo`). */
 let memos = new Map<object, Map<string, unknown>>();
 
+/**
+ * A pass is followed by a pause of up to this many times its own duration (capped at
+ * MAX_PASS_GAP_MS) before the next: a big fan-out (thousands of watches, each a write per pass)
+ * then takes at most a third of the loop, the rest going to requests and to clients reading,
+ * and each pass brings more events per write. A pass of a few watches is followed at once.
+ */
+export const PASS_GAP_FACTOR = 2;
+/** Longest pause between two flush passes (ms): what the pause adds to a watch event's latency at most. */
+export const MAX_PASS_GAP_MS = 20;
+/** When the next pass may run (performance.now()). */
+let nextPassAt = 0;
+
 function runFlush(): void {
   const tasks = due;
   due = new Set();
   scheduled = false;
+  const started = performance.now();
   try {
     for (const task of tasks) task();
   } finally {
     joins = new Map();
     memos = new Map();
+    const ended = performance.now();
+    nextPassAt = ended + Math.min(MAX_PASS_GAP_MS, PASS_GAP_FACTOR * (ended - started));
+    const told = passDone;
+    passDone = [];
+    for (const resolve of told) resolve();
   }
+}
+
+/** Told when the pending pass has run. */
+let passDone: (() => void)[] = [];
+
+/** Resolves once the flush pass scheduled now has run (at the next loop turn when none is). */
+export function afterFlush(): Promise<void> {
+  return new Promise((resolve) => (scheduled ? passDone.push(resolve) : setImmediate(resolve)));
 }
 
 /**
@@ -120,12 +149,14 @@ export function passMemo<T>(owner: object): Map<string, T> {
   return m as Map<string, T>;
 }
 
-/** Runs `task` in the next flush pass (one `setImmediate` for every watch). */
+/** Runs `task` in the next flush pass (one `setImmediate`, or a timer after a long pass, for every watch). */
 export function scheduleFlush(task: () => void): void {
   due.add(task);
   if (!scheduled) {
     scheduled = true;
-    setImmediate(runFlush);
+    const wait = nextPassAt - performance.now();
+    if (wait >= 1) setTimeout(runFlush, wait);
+    else setImmediate(runFlush);
   }
 }
 
@@ -156,6 +187,8 @@ export class WatchOutbox {
   /** The target asked to wait for `ready()`. */
   private blocked = false;
   private ended = false;
+  /** In the flush: what is pushed now is written by it. */
+  private flushing = false;
   /** Told when the outbox has room again (after being full), for a producer that does not await. */
   onRoom?: () => void;
   /** Told, in the flush pass, before the outbox is written: the producer adds what it has at hand. */
@@ -171,8 +204,8 @@ export class WatchOutbox {
     this.items.push(item);
     this.deliveries.queued++;
     this.bytes += item.byteLength;
-    if (this.target) this.schedule();
-    else this.wake?.();
+    if (!this.target) this.wake?.();
+    else if (!this.flushing) this.schedule();
   }
 
   /** Does the outbox hold a full buffer (WATCH_BUFFER_CHUNKS chunks or WATCH_BUFFER_BYTES)? */
@@ -222,11 +255,16 @@ export class WatchOutbox {
     if (this.target) this.schedule();
   }
 
-  /** Takes the next chunk: one as it is (the very bytes other watchers got), several joined up to WATCH_BATCH_BYTES. */
+  /**
+   * Takes the next chunk: one as it is (the very bytes other watchers got), or small ones
+   * joined up to WATCH_BATCH_BYTES (a chunk of JOIN_BELOW bytes or more is never copied).
+   */
   private take(): Uint8Array {
     let n = 1;
     let size = this.items[0]!.byteLength;
-    while (n < this.items.length && size + this.items[n]!.byteLength <= WATCH_BATCH_BYTES) size += this.items[n++]!.byteLength;
+    if (size < JOIN_BELOW) {
+      for (let next = this.items[n]; next && next.byteLength < JOIN_BELOW && size + next.byteLength <= WATCH_BATCH_BYTES; next = this.items[++n]) size += next.byteLength;
+    }
     const taken = this.items.splice(0, n);
     this.deliveries.queued -= n;
     this.bytes -= size;
@@ -245,7 +283,14 @@ export class WatchOutbox {
   /** Writes what is queued to the target until it asks to wait; ends it once closed and empty. */
   private flush(): void {
     if (!this.target || this.ended) return;
-    if (!this.blocked) this.onFlush?.();
+    if (!this.blocked) {
+      this.flushing = true;
+      try {
+        this.onFlush?.();
+      } finally {
+        this.flushing = false;
+      }
+    }
     while (!this.blocked && this.items.length) {
       if (!this.target.write(this.take())) this.blocked = true;
     }

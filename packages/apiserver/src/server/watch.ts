@@ -175,14 +175,14 @@ export function serveWatch(
    */
   const shareable = filter.everything && rep !== 'table';
   const shareKey = `${rep}|${namespace ?? ''}|`;
-  /** Takes the changes at hand as the chunk watches at the same position share. */
-  const takeShared = (w: CacheWatcher): void => {
+  /** Takes changes at hand as the chunk watches at the same position share; false when it took none. */
+  const takeShared = (w: CacheWatcher): boolean => {
     const from = w.cursor;
     const cache = store.cache;
-    if (w.failure || from >= cache.endSeq) return;
+    if (w.failure || from >= cache.endSeq) return false;
     // (Events at or before the watcher's start revision, or gone from the window: read one by one.)
     const first = cache.at(from) as CachedEvent | undefined;
-    if (!first || first.revision <= w.after) return;
+    if (!first || first.revision <= w.after) return false;
     const memo = passMemo<SharedChanges>(cache);
     const key = shareKey + from;
     let shared = memo.get(key);
@@ -207,6 +207,7 @@ export function serveWatch(
     w.cursor = shared.to;
     lastRevision = shared.revision;
     if (shared.chunk) outbox.push(shared.chunk);
+    return true;
   };
   /** Reading the watch cache's window (after the replay from storage). */
   let live = false;
@@ -220,7 +221,7 @@ export function serveWatch(
     if (!live || finished) return;
     const w = watcher!;
     try {
-      if (shareable && outbox.pushed) takeShared(w);
+      if (shareable && outbox.pushed) while (!outbox.full && takeShared(w));
       for (;;) {
         if (outbox.full) {
           starved = true;
