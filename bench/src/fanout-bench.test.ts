@@ -16,6 +16,7 @@ test('benchFanout, small: every create reaches every watcher, over HTTP/2 and HT
       assert.equal(r.deliveriesExpected, 50);
       assert.equal(r.deliveries, 50);
       assert.ok(r.p99Ms >= r.p50Ms && r.p50Ms > 0);
+      assert.ok(r.clientCpuUsPerDelivery > 0, "the client's CPU is measured");
       assert.match(formatFanout([r]), /5 watchers/);
     }
   } finally {

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { chmod, open, type FileHandle } from 'node:fs/promises';
 import type { RawRequest, RawResponse, UserInfo } from '@kplane/api';
 import { classifyRequest, parsePath } from '../server/request-info.js';
+import { withStreamEnd } from '../server/watch-output.js';
 import { requestUser } from './identity.js';
 
 /** authentication.k8s.io/v1 UserInfo as the audit Event writes it. */
@@ -224,14 +225,7 @@ export function withAudit(handler: (req: RawRequest) => Promise<RawResponse>, op
     // Only long-running requests (watches, logs) have a ResponseStarted stage; a streamed LIST
     // is audited once, when complete.
     if (classifyRequest(req.method, req.path, req.query) === 'long-running') options.sink.write(event('ResponseStarted', r));
-    const inner = r.stream;
-    const stream = (async function* () {
-      try {
-        yield* inner;
-      } finally {
-        options.sink.write(event('ResponseComplete', r));
-      }
-    })();
+    const stream = withStreamEnd(r.stream, () => options.sink.write(event('ResponseComplete', r)));
     return { ...r, headers, stream };
   };
 }

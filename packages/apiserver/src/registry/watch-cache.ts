@@ -183,14 +183,56 @@ export class CacheWatcher {
         if (e.revision > this.after) return e;
         continue;
       }
+      this.cache.park(this);
       await new Promise<void>((r) => (this.wakeUp = r));
       this.wakeUp = undefined;
     }
   }
 
+  /** Is the watcher still replaying changes from storage (read them with `read()`, not `poll()`)? */
+  get replaying(): boolean {
+    return this.replay !== undefined;
+  }
+
+  /** Has the watcher ended (closed by its signal, or the cache stopped)? A failure is thrown by `poll()` and `read()` instead. */
+  get ended(): boolean {
+    return this.abort.signal.aborted || this.stopped;
+  }
+
+  /**
+   * The next window event at hand, without waiting: undefined when none is (or while the
+   * watcher replays from storage, or once it ended). Throws WatchClosedError when the cache
+   * closed it. `onWake` is told when more may be at hand.
+   */
+  poll(): CachedEvent | undefined {
+    if (this.failure) throw this.failure;
+    if (this.replay || this.abort.signal.aborted || this.stopped) return undefined;
+    const end = this.cache.endSeq;
+    while (this.cursor < end) {
+      const e = this.cache.at(this.cursor++);
+      if (e.revision > this.after) return e;
+    }
+    this.cache.park(this);
+    return undefined;
+  }
+
+  /** The next change of the watcher's replay from storage, or undefined once it is over (or the watcher ended): `poll()` reads on from there. */
+  async replayed(): Promise<CachedEvent | undefined> {
+    if (this.failure) throw this.failure;
+    if (!this.replay || this.abort.signal.aborted || this.stopped) return undefined;
+    const r = await this.replay.next();
+    if (!r.done) return r.value;
+    this.replay = undefined;
+    return undefined;
+  }
+
+  /** Called (synchronously, from the cache's dispatch) whenever the watcher may have more to read or has ended. */
+  onWake?: () => void;
+
   /** Wakes a pending read. */
   wake(): void {
     this.wakeUp?.();
+    this.onWake?.();
   }
 
   /** Closes the watcher (idempotent); a pending read returns undefined. */
@@ -224,6 +266,16 @@ export class WatchCache {
   /** Stored-JSON bytes ever pushed (offsets of events are taken from it). */
   private pushed = 0;
   private readonly watchers = new Set<CacheWatcher>();
+  /** Watchers that read everything and wait for the next event: the only ones a new event wakes. */
+  private waiting = new Set<CacheWatcher>();
+  /**
+   * Lower bounds, over the watchers, of their cursors and of where their unread changes count
+   * from (see `unread`): cursors only move on and new watchers start at the end, so while the
+   * window still holds `lowCursor` and a watcher at `lowFrom` is within its bounds, no watcher
+   * needs to be looked at when an event comes.
+   */
+  private lowCursor = 0;
+  private lowFrom = 0;
   private readonly freshWaiters = new Set<() => void>();
   private readonly capacity: number;
   private readonly maxBytes: number;
@@ -307,6 +359,7 @@ export class WatchCache {
     for (const w of this.watchers) w.failure = new WatchClosedError('reset');
     this.wakeAll();
     this.watchers.clear();
+    this.waiting = new Set();
     this.base += this.events.length;
     this.events = [];
     this.head = 0;
@@ -333,15 +386,38 @@ export class WatchCache {
     }
     this.latest = e.revision;
     const first = this.base + this.head;
+    if (this.lowCursor < first || this.over(this.lowFrom) > 0) this.closeLagging(first);
+    if (this.waiting.size) {
+      const waiting = this.waiting;
+      this.waiting = new Set();
+      for (const w of waiting) w.wake();
+    }
+    for (const waiter of this.freshWaiters) waiter();
+  }
+
+  /** Closes the watchers whose unread changes left the window or are over their bounds, and takes the lower bounds again. */
+  private closeLagging(first: number): void {
+    let lowCursor = this.endSeq;
+    let lowFrom = this.endSeq;
     for (const w of this.watchers) {
       if (w.failure) continue;
       if (w.cursor < first || (w.lagBounded && this.unread(w) > 0)) {
         w.failure = new WatchClosedError('lagging');
         this.watchers.delete(w);
+        this.waiting.delete(w);
+        w.wake();
+        continue;
       }
-      w.wake();
+      lowCursor = Math.min(lowCursor, w.cursor);
+      if (w.lagBounded) lowFrom = Math.min(lowFrom, Math.max(w.cursor, w.startSeq));
     }
-    for (const waiter of this.freshWaiters) waiter();
+    this.lowCursor = lowCursor;
+    this.lowFrom = lowFrom;
+  }
+
+  /** Marks a watcher that read everything as waiting for the next event. */
+  park(w: CacheWatcher): void {
+    if (this.watchers.has(w)) this.waiting.add(w);
   }
 
   /**
@@ -349,7 +425,11 @@ export class WatchCache {
    * changes, counted from its start: > 0 when it is.
    */
   private unread(w: CacheWatcher): number {
-    const from = Math.max(w.cursor, w.startSeq);
+    return this.over(Math.max(w.cursor, w.startSeq));
+  }
+
+  /** By how much changes unread from sequence number `from` (in the window, or its end) are over a watcher's bounds: > 0 when they are. */
+  private over(from: number): number {
     const events = this.endSeq - from;
     const bytes = this.pushed - (from < this.endSeq ? this.at(from).offset : this.pushed);
     return Math.max(events - this.watcherMaxEvents, bytes - this.watcherMaxBytes);
@@ -363,6 +443,7 @@ export class WatchCache {
     for (const w of this.watchers) w.stopped = true;
     this.wakeAll();
     this.watchers.clear();
+    this.waiting = new Set();
   }
 
   /** The sequence number the next event will get. */
@@ -403,6 +484,7 @@ export class WatchCache {
   /** Removes a watcher (CacheWatcher.close calls it). */
   forget(w: CacheWatcher): void {
     this.watchers.delete(w);
+    this.waiting.delete(w);
   }
 
   /**
@@ -426,6 +508,8 @@ export class WatchCache {
       w = new CacheWatcher(this, this.base + this.head, fromRevision, (s) => this.replay(fromRevision, target, s), signal, lagBounded);
     }
     this.watchers.add(w);
+    // (A watcher from a revision in the window starts before the others may be.)
+    this.lowCursor = Math.min(this.lowCursor, w.cursor);
     return w;
   }
 

@@ -12,6 +12,7 @@ import { ANONYMOUS, isAnonymous } from '../auth/identity.js';
 import { errorResponse } from './handler.js';
 import { DEFAULT_LIMITS, InFlightLimiter, resolveLimits, type ServerLimits } from './limits.js';
 import { classifyRequest } from './request-info.js';
+import { isPushable, PUSH_TO, type PushableStream } from './watch-output.js';
 
 /** Largest request body accepted (kube-apiserver's limit for JSON bodies). */
 export const MAX_BODY_BYTES = DEFAULT_LIMITS.maxBodyBytes;
@@ -26,6 +27,9 @@ const PUBLIC_PATHS = /^\/(healthz|livez|readyz|version)(\/.*)?$/;
 export type HttpRequest = IncomingMessage | Http2ServerRequest;
 /** A response over HTTP/1.1 or HTTP/2 (node's compatibility API). */
 type HttpResponse = ServerResponse | Http2ServerResponse;
+
+/** The reason of the abort of a long-running request whose client went away, made once (a DOMException per abort costs its stack). */
+const CLIENT_GONE = new DOMException('The client went away', 'AbortError');
 
 /** Streams one HTTP/2 connection may carry at once (kube-apiserver's --http2-max-streams-per-connection default). */
 export const HTTP2_MAX_STREAMS_PER_CONNECTION = 1000;
@@ -238,7 +242,7 @@ async function serve(options: HttpsServerOptions, limits: ServerLimits, limiter:
     if (requestClass === 'long-running') {
       // Only streams need to learn that the client went away.
       const abort = new AbortController();
-      res.on('close', () => abort.abort());
+      res.on('close', () => abort.abort(CLIENT_GONE));
       raw.signal = abort.signal;
     }
     const r = await options.handler(raw);
@@ -258,6 +262,10 @@ async function serve(options: HttpsServerOptions, limits: ServerLimits, limiter:
       timer.unref();
       return () => clearTimeout(timer);
     };
+    if (isPushable(r.stream)) {
+      await pushResponse(res, r.stream, limits);
+      return;
+    }
     try {
       for await (const chunk of r.stream) {
         if (gone(res)) break;
@@ -286,6 +294,47 @@ async function serve(options: HttpsServerOptions, limits: ServerLimits, limiter:
   } finally {
     release();
   }
+}
+
+/**
+ * Writes a pushed stream (a watch) to its response: the stream writes when it has something
+ * (in its flush pass), waits for 'drain' when the response's buffer is full, and is cancelled
+ * when the client goes away. A client that takes no data for maxWriteStallMs loses its
+ * connection. Resolves once the response is over.
+ */
+function pushResponse(res: HttpResponse, stream: PushableStream, limits: ServerLimits): Promise<void> {
+  const out = res as ServerResponse;
+  return new Promise<void>((resolve) => {
+    let stall: NodeJS.Timeout | undefined;
+    const unstall = () => {
+      if (stall !== undefined) clearTimeout(stall);
+      stall = undefined;
+    };
+    const control = stream[PUSH_TO]({
+      write(chunk) {
+        if (gone(res)) return true;
+        if (out.write(chunk)) return true;
+        stall ??= setTimeout(() => res.destroy(), limits.maxWriteStallMs).unref();
+        return false;
+      },
+      end() {
+        res.off('drain', onDrain);
+        unstall();
+        if (!gone(res)) {
+          stall = setTimeout(() => res.destroy(), limits.maxWriteStallMs).unref();
+          res.once('close', unstall);
+          res.end(unstall);
+        }
+        resolve();
+      },
+    });
+    const onDrain = () => {
+      unstall();
+      control.ready();
+    };
+    res.on('drain', onDrain);
+    res.once('close', () => control.cancel());
+  });
 }
 
 /** Adds the Retry-After header a Status asks for (429 TooManyRequests). */

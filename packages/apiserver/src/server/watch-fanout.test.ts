@@ -1,6 +1,14 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { RawResponse } from '@kplane/api';
+import { connect, type ClientHttp2Session } from 'node:http2';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { eventually } from '@kplane/api/testing';
+import { createMemoryBackend } from '@kplane/storage';
+import { ensurePki } from '../auth/pki.js';
+import { createApiServer } from './server.js';
 import { startTestServer, type TestServer } from '../testing.js';
 
 const CM = '/api/v1/namespaces/default/configmaps';
@@ -77,3 +85,83 @@ describe('watch fan-out', () => {
     });
   });
 });
+
+describe('watch fan-out over HTTP/2', () => {
+  /** Reads a watch stream's events as they come, and how many DATA chunks brought them. */
+  function follow(session: ClientHttp2Session, token: string, path: string, accept = 'application/json') {
+    const stream = session.request({ ':path': path, authorization: `Bearer ${token}`, accept });
+    const events: { type: string; object: { kind: string; metadata: { name: string; labels?: Record<string, string> } } }[] = [];
+    let text = '';
+    let chunks = 0;
+    stream.setEncoding('utf8');
+    stream.on('data', (c: string) => {
+      chunks++;
+      text += c;
+      for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n')) {
+        events.push(JSON.parse(text.slice(0, nl)));
+        text = text.slice(nl + 1);
+      }
+    });
+    stream.on('error', () => {});
+    const opened = new Promise<void>((resolve) => stream.once('response', () => resolve()));
+    return { stream, events, opened, chunks: () => chunks };
+  }
+
+  it('gives watchers with and without selectors, plain and metadata, every change in order; a burst reaches each in few chunks', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'kplane-fanout-'));
+    const backend = createMemoryBackend();
+    const server = createApiServer({ backend });
+    try {
+      await server.start();
+      const pki = await ensurePki(dir);
+      const port = await server.listen({ port: 0, cert: pki.serving.cert, key: pki.serving.key, clientCa: pki.ca.cert, tokens: new Map([[pki.adminToken, { username: 'admin', groups: ['system:masters'] }]]) });
+      const session = connect(`https://127.0.0.1:${port}`, { ca: pki.ca.cert });
+      try {
+        const rv = await backend.currentRevision();
+        const watch = `${CM}?watch=1&resourceVersion=${rv}`;
+        const plain = Array.from({ length: 30 }, () => follow(session, pki.adminToken, watch));
+        const metadata = Array.from({ length: 5 }, () => follow(session, pki.adminToken, watch, METADATA));
+        const odd = follow(session, pki.adminToken, `${watch}&labelSelector=odd%3Dtrue`);
+        const elsewhere = follow(session, pki.adminToken, `/api/v1/namespaces/other/configmaps?watch=1&resourceVersion=${rv}`);
+        const all = [...plain, ...metadata, odd, elsewhere];
+        await Promise.all(all.map((w) => w.opened));
+        const names = Array.from({ length: 40 }, (_, i) => `c${String(i).padStart(2, '0')}`);
+        await Promise.all(
+          names.map((name, i) =>
+            server.handle({
+              method: 'POST',
+              path: CM,
+              query: {},
+              headers: { 'content-type': 'application/json' },
+              body: Buffer.from(JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { odd: String(i % 2 === 1) } } })),
+            }),
+          ),
+        );
+        const created = (await t(server.handle({ method: 'GET', path: CM, query: {}, headers: {} }))).items.map((o) => o.metadata.name);
+        assert.equal(created.length, 40);
+        await eventually('every watcher has its events', () => [...plain, ...metadata].every((w) => w.events.length === 40) && odd.events.length === 20, { timeoutMs: 20_000 });
+        // Every watcher sees the creates in the order storage took them.
+        const order = plain[0]!.events.map((e) => e.object.metadata.name);
+        assert.deepEqual([...order].sort(), names);
+        for (const w of plain) assert.deepEqual(w.events.map((e) => [e.type, e.object.kind, e.object.metadata.name]), order.map((n) => ['ADDED', 'ConfigMap', n]));
+        for (const w of metadata) assert.deepEqual(w.events.map((e) => [e.object.kind, e.object.metadata.name]), order.map((n) => ['PartialObjectMetadata', n]));
+        assert.deepEqual(odd.events.map((e) => e.object.metadata.name), order.filter((n) => Number(n.slice(1)) % 2 === 1));
+        assert.equal(elsewhere.events.length, 0);
+        assert.ok(plain.every((w) => w.chunks() < 40), `chunks per watcher: ${plain.map((w) => w.chunks()).join(',')}`);
+        for (const w of all) w.stream.close();
+      } finally {
+        session.close();
+      }
+    } finally {
+      await server.close();
+      await backend.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+/** The JSON body of an answer. */
+async function t(r: Promise<RawResponse>): Promise<{ items: { metadata: { name: string } }[] }> {
+  const res = await r;
+  return JSON.parse(Buffer.from(res.body ?? []).toString('utf8'));
+}

@@ -6,6 +6,9 @@ import { parseResourceVersion, validateWatchOptions } from '../registry/read-opt
 import { WatchClosedError, type CachedEvent, type CacheWatcher } from '../registry/watch-cache.js';
 import { realTimers, type Timers } from '../registry/timers.js';
 import { toTable, type IncludeObject } from './table.js';
+import { passMemo, PUSH_TO, WATCH_BATCH_BYTES, WATCH_BUFFER_CHUNKS, WatchOutbox, type PushableStream, type WatchDeliveries } from './watch-output.js';
+
+export { WATCH_BATCH_BYTES, WATCH_BUFFER_BYTES, WATCH_BUFFER_CHUNKS, type WatchDeliveries } from './watch-output.js';
 
 /** The reason of this module's aborts, made once: a DOMException per abort (its stack captured each time) costs more than the abort. */
 const ABORTED = new DOMException('This operation was aborted', 'AbortError');
@@ -22,25 +25,20 @@ export interface WatchServeOptions {
   deliveries?: WatchDeliveries;
 }
 
-/** The chunks of watch events encoded for clients and not yet read by them, over many watches. */
-export interface WatchDeliveries {
-  queued: number;
-}
-
 /** Objects per page of initial events. */
 const INITIAL_EVENTS_PAGE = 500;
-/**
- * A watcher's output buffer: the producer stops reading (initial events, or changes from the
- * watch cache, where the watcher's lag is bounded) while this many chunks or bytes wait for
- * the client. Chunks are up to 64 KiB for initial events, one event for changes.
- */
-export const WATCH_BUFFER_CHUNKS = 64;
-export const WATCH_BUFFER_BYTES = 1024 * 1024;
-
-/** Most bytes of queued events joined into one chunk for the client. */
-export const WATCH_BATCH_BYTES = 64 * 1024;
 
 type EventType = WatchEvent['type'];
+
+/** The changes of a watch cache's window from one position, as the watches there see them. */
+interface SharedChanges {
+  /** The position after them. */
+  to: number;
+  /** The revision of the last of them. */
+  revision: number;
+  /** Their events, in one chunk (none: the watches see none of them). */
+  chunk: Uint8Array | undefined;
+}
 
 /**
  * The encodings of each watch-cache event, by representation and type (`object:MODIFIED`,
@@ -57,74 +55,6 @@ function sharedEncoding(cached: CachedEvent, rep: string, type: EventType, make:
   let bytes = byKind.get(key);
   if (!bytes) byKind.set(key, (bytes = make()));
   return bytes;
-}
-
-/** A single-consumer channel of byte chunks that knows how much it holds. */
-class Channel {
-  private readonly items: Uint8Array[] = [];
-  private bytes = 0;
-  private wake?: () => void;
-  private drained?: () => void;
-  private closed = false;
-
-  constructor(private readonly deliveries: WatchDeliveries = { queued: 0 }) {}
-
-  push(item: Uint8Array): void {
-    if (this.closed) return;
-    this.items.push(item);
-    this.deliveries.queued++;
-    this.bytes += item.byteLength;
-    this.wake?.();
-  }
-
-  /** Does the channel hold a full buffer (WATCH_BUFFER_CHUNKS chunks or WATCH_BUFFER_BYTES)? */
-  get full(): boolean {
-    return this.items.length >= WATCH_BUFFER_CHUNKS || this.bytes >= WATCH_BUFFER_BYTES;
-  }
-
-  /** Resolves once the channel is not full (or is closed). */
-  async below(): Promise<void> {
-    while (!this.closed && this.full) await new Promise<void>((r) => (this.drained = r));
-  }
-
-  /** Drops what the client left unread when it stopped reading. */
-  discard(): void {
-    this.closed = true;
-    this.deliveries.queued -= this.items.length;
-    this.items.length = 0;
-    this.bytes = 0;
-  }
-
-  close(): void {
-    this.closed = true;
-    this.wake?.();
-    this.drained?.();
-  }
-
-  /**
-   * Yields what waits for the client: one chunk as it is (the very bytes other watchers got:
-   * never written to), several in one chunk of their copies (up to WATCH_BATCH_BYTES), so a
-   * client that fell behind catches up in few writes instead of one per event.
-   */
-  async *[Symbol.asyncIterator](): AsyncGenerator<Uint8Array> {
-    for (;;) {
-      if (this.items.length) {
-        let n = 1;
-        let size = this.items[0]!.byteLength;
-        while (n < this.items.length && size + this.items[n]!.byteLength <= WATCH_BATCH_BYTES) size += this.items[n++]!.byteLength;
-        const taken = this.items.splice(0, n);
-        this.deliveries.queued -= n;
-        this.bytes -= size;
-        this.drained?.();
-        this.drained = undefined;
-        yield n === 1 ? taken[0]! : Buffer.concat(taken, size);
-        continue;
-      }
-      if (this.closed) return;
-      await new Promise<void>((r) => (this.wake = r));
-      this.wake = undefined;
-    }
-  }
 }
 
 /**
@@ -161,9 +91,7 @@ export function serveWatch(
   const stop = () => abort.abort(ABORTED);
   clientSignal?.addEventListener('abort', stop, { once: true });
   const timer = timers.setTimeout(stop, timeoutSeconds * 1000);
-  const channel = new Channel(options.deliveries);
-  // A producer waiting for the client to read must not wait for a client that went away.
-  abort.signal.addEventListener('abort', () => channel.close(), { once: true });
+  const outbox = new WatchOutbox(options.deliveries);
   const inNamespace = (o: KubeObject) => namespace === undefined || o.metadata?.namespace === namespace;
   const selected = (o: KubeObject | undefined) => !!o && inNamespace(o) && filter.matches(o);
 
@@ -208,9 +136,115 @@ export function serveWatch(
     return undefined;
   };
 
+  let watcher: CacheWatcher | undefined;
+  let interval: unknown;
+  let finished = false;
+  /** Ends the watch once: an error other than the cache closing the watcher is sent as an ERROR event. */
+  const finish = (err?: unknown): void => {
+    if (finished) return;
+    finished = true;
+    if (err !== undefined && !(err instanceof WatchClosedError)) {
+      outbox.push(Buffer.from(JSON.stringify({ type: 'ERROR', object: toApiError(err).toStatus() }) + '\n'));
+    }
+    watcher?.close();
+    if (interval !== undefined) timers.clearInterval(interval);
+    timers.clearTimeout(timer);
+    clientSignal?.removeEventListener('abort', stop);
+    outbox.close();
+  };
+  // Timeout, client gone: the watch ends.
+  abort.signal.addEventListener('abort', () => finish(), { once: true });
+
+  let lastRevision = 0;
+  let bookmarkDue = false;
+  // A bookmark never claims a revision the watcher has not read up to: when it lags, the
+  // bookmark waits until it has caught up. A full buffer skips it (bookmarks are best effort).
+  const sendBookmark = () => {
+    bookmarkDue = false;
+    if (!outbox.full) outbox.push(bookmark(Math.max(lastRevision, store.cache.revision)));
+  };
+  const deliver = (e: CachedEvent): void => {
+    lastRevision = e.revision;
+    const type = translate(e);
+    if (type) outbox.push(encode(type, () => e.object, e));
+  };
+  /**
+   * Do other watches of the resource see the same bytes as this one for the same changes (no
+   * selectors, the same namespace and representation)? Then, in a flush pass, the chunk of the
+   * changes from a position of the window is made by the first of them and reused by the others.
+   */
+  const shareable = filter.everything && rep !== 'table';
+  const shareKey = `${rep}|${namespace ?? ''}|`;
+  /** Takes changes at hand as the chunk watches at the same position share; false when it took none. */
+  const takeShared = (w: CacheWatcher): boolean => {
+    const from = w.cursor;
+    const cache = store.cache;
+    if (w.failure || from >= cache.endSeq) return false;
+    // (Events at or before the watcher's start revision, or gone from the window: read one by one.)
+    const first = cache.at(from) as CachedEvent | undefined;
+    if (!first || first.revision <= w.after) return false;
+    const memo = passMemo<SharedChanges>(cache);
+    const key = shareKey + from;
+    let shared = memo.get(key);
+    if (!shared) {
+      const parts: Uint8Array[] = [];
+      let size = 0;
+      let seq = from;
+      let revision = lastRevision;
+      const end = Math.min(cache.endSeq, from + WATCH_BUFFER_CHUNKS);
+      for (; seq < end && size < WATCH_BATCH_BYTES; seq++) {
+        const e = cache.at(seq);
+        revision = e.revision;
+        const type = translate(e);
+        if (!type) continue;
+        const bytes = encode(type, () => e.object, e);
+        parts.push(bytes);
+        size += bytes.byteLength;
+      }
+      shared = { to: seq, revision, chunk: parts.length === 0 ? undefined : parts.length === 1 ? parts[0] : Buffer.concat(parts, size) };
+      memo.set(key, shared);
+    }
+    w.cursor = shared.to;
+    lastRevision = shared.revision;
+    if (shared.chunk) outbox.push(shared.chunk);
+    return true;
+  };
+  /** Reading the watch cache's window (after the replay from storage). */
+  let live = false;
+  /** The pump stopped at a full outbox. */
+  let starved = false;
+  /**
+   * Moves the changes at hand from the watch cache's window into the outbox, synchronously,
+   * until it is full: run in the flush pass of a pushed watch, at once for a pulled one.
+   */
+  const pump = (): void => {
+    if (!live || finished) return;
+    const w = watcher!;
+    try {
+      if (shareable && outbox.pushed) while (!outbox.full && takeShared(w));
+      for (;;) {
+        if (outbox.full) {
+          starved = true;
+          return;
+        }
+        const e = w.poll();
+        if (!e) break;
+        deliver(e);
+      }
+      if (bookmarkDue && w.caughtUp) sendBookmark();
+      if (w.ended) finish();
+    } catch (err) {
+      finish(err);
+    }
+  };
+  outbox.onFlush = pump;
+  outbox.onRoom = () => {
+    if (!starved) return;
+    starved = false;
+    outbox.schedule();
+  };
+
   void (async () => {
-    let interval: unknown;
-    let watcher: CacheWatcher | undefined;
     try {
       let start = fromRevision ?? 0;
       if (sendInitial && fromRevision !== undefined) {
@@ -222,69 +256,72 @@ export function serveWatch(
         // page at a time, never far ahead of what the client has read.
         const snapshot = { revision: 0 };
         for await (const lines of store.initialEventLines(namespace, INITIAL_EVENTS_PAGE, snapshot, rep)) {
-          channel.push(lines);
-          if (channel.full) await channel.below();
-          if (abort.signal.aborted) return;
+          outbox.push(lines);
+          if (outbox.full) await outbox.below();
+          if (finished) return;
         }
         start = snapshot.revision;
       } else if (sendInitial) {
         let token: string | undefined;
         do {
           const list = await store.list(namespace, { labelSelector: q.labelSelector, fieldSelector: q.fieldSelector, limit: INITIAL_EVENTS_PAGE, continue: token });
-          for (const item of list.items) channel.push(encode('ADDED', () => item));
+          for (const item of list.items) outbox.push(encode('ADDED', () => item));
           if (!token) start = Number(list.metadata.resourceVersion);
           token = list.metadata.continue;
-          if (channel.full) await channel.below();
-          if (abort.signal.aborted) return;
+          if (outbox.full) await outbox.below();
+          if (finished) return;
         } while (token);
       }
       if (!sendInitial && fromRevision === undefined) start = await store.cache.currentRevision();
-      if (sendInitial && q.sendInitialEvents === 'true' && bookmarks) channel.push(bookmark(start, { 'k8s.io/initial-events-end': 'true' }));
-      watcher = await store.cache.subscribe(start, abort.signal);
-      const w = watcher;
-      let lastRevision = start;
-      let bookmarkDue = false;
-      // A bookmark never claims a revision the watcher has not read up to: when it lags, the
-      // bookmark waits until it has caught up. A full buffer skips it (bookmarks are best effort).
-      const sendBookmark = () => {
-        bookmarkDue = false;
-        if (!channel.full) channel.push(bookmark(Math.max(lastRevision, store.cache.revision)));
-      };
+      if (sendInitial && q.sendInitialEvents === 'true' && bookmarks) outbox.push(bookmark(start, { 'k8s.io/initial-events-end': 'true' }));
+      if (finished) return;
+      const w = (watcher = await store.cache.subscribe(start, abort.signal));
+      if (finished) {
+        w.close();
+        return;
+      }
+      lastRevision = start;
       if (bookmarks) {
         interval = timers.setInterval(() => (w.caughtUp ? sendBookmark() : (bookmarkDue = true)), options.bookmarkIntervalMs);
       }
+      // Changes older than the window, replayed from storage.
       for (;;) {
-        const e = await w.read();
-        if (!e) break;
-        lastRevision = e.revision;
-        const type = translate(e);
-        if (type) channel.push(encode(type, () => e.object, e));
-        if (bookmarkDue && w.caughtUp) sendBookmark();
-        if (channel.full) await channel.below();
+        const e = await w.replayed();
+        if (!e || finished) break;
+        deliver(e);
+        if (outbox.full) await outbox.below();
       }
+      if (finished) return;
+      // From now on the cache's dispatch wakes the watch, which takes what is at hand.
+      live = true;
+      w.onWake = () => outbox.schedule();
+      outbox.schedule();
     } catch (err) {
-      // A watcher closed by the cache ends its stream; the client watches again.
-      if (!(err instanceof WatchClosedError)) {
-        const status = toApiError(err).toStatus();
-        channel.push(Buffer.from(JSON.stringify({ type: 'ERROR', object: status }) + '\n'));
-      }
-    } finally {
-      watcher?.close();
-      if (interval !== undefined) timers.clearInterval(interval);
-      timers.clearTimeout(timer);
-      clientSignal?.removeEventListener('abort', stop);
-      channel.close();
+      finish(err);
     }
   })();
 
-  async function* stream(): AsyncGenerator<Uint8Array> {
+  const pulled = (async function* (): AsyncGenerator<Uint8Array> {
     try {
-      yield* channel;
+      yield* outbox;
     } finally {
-      channel.discard();
+      outbox.discard();
       abort.abort(ABORTED);
     }
-  }
+  })();
+  const stream: PushableStream = {
+    [Symbol.asyncIterator]: () => pulled,
+    [PUSH_TO]: (target) => {
+      const control = outbox.pushTo(target);
+      return {
+        ready: control.ready,
+        cancel: () => {
+          control.cancel();
+          abort.abort(ABORTED);
+        },
+      };
+    },
+  };
 
-  return { status: 200, headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' }, stream: stream() };
+  return { status: 200, headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' }, stream };
 }
