@@ -10,7 +10,7 @@ import { registerReview } from './reviews.js';
 import { ApiError, transportAs } from '@kplane/api';
 import { BackendClosedError, DEFAULT_COMPACTION_INTERVAL_MS, runPeriodically, startCompactor, startExpirySweeper, systemClock, type Backend, type Clock, type Periodic } from '@kplane/storage';
 import { createCrdController } from '../crd/controller.js';
-import { builtinKinds } from '../kinds/index.js';
+import { builtinKinds, copyDefinitions } from '../kinds/index.js';
 import { systemPriorityClasses } from '../kinds/priorityclass.js';
 import { buildOpenAPIV3Document, buildSwaggerV2, openAPIV3Root, servedDocument, swaggerSpec, type ServedDocument, type SwaggerSpec } from '../openapi/index.js';
 import { Registry } from '../registry/registry.js';
@@ -254,7 +254,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   let rbacFeed: RbacFeed | undefined;
   const resourceMetrics = createResourceMetrics();
   const bundles = [builtinKinds(), metricsKinds(resourceMetrics.read), ...(options.kinds ?? [])];
-  const definitions = Object.assign({}, ...bundles.map((b) => b.definitions));
+  const definitions = copyDefinitions(...bundles.map((b) => b.definitions));
   let registry!: Registry;
   const allocator = createServiceAllocator({ cidr: options.serviceCIDR, portRange: options.serviceNodePortRange });
   const context: StrategyContext = {
