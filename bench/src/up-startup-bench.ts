@@ -1,8 +1,11 @@
 /**
- * `kplane up` startup as a user measures it: a fresh `kplane up --storage memory` process, from
- * its spawn to its GET /readyz answering 200 over HTTPS (the data dir's PKI made beforehand by
- * one unmeasured start, as any start after the first), each after a bare `node -e 0` whose time
- * is the unit of the ratio column.
+ * `kplane up` startup as a user measures it: fresh `kplane up` processes, each timed from its
+ * spawn to its GET /readyz answering 200 over HTTPS, each round after a bare `node -e 0` whose
+ * time is the unit of the ratio column. Three starts per round: `--storage memory` on a data
+ * dir whose PKI an unmeasured start made (as any start after the first), the first start of
+ * the default (SQLite) on a new data dir (PKI, keys and database made), and its restart on that
+ * data dir; and, in process, `startControlPlane({ storage: 'memory', listen: false })` of
+ * `kplane` from a fresh process (`probe-startup.js`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -11,7 +14,9 @@ import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { runInChild } from './child.js';
 import { median } from './load.js';
+import type { StartupSample } from './startup-bench.js';
 import { formatTable } from './report.js';
 import { nodeStartMs } from './testing-startup-bench.js';
 
@@ -52,13 +57,14 @@ async function stop(proc: ChildProcess): Promise<void> {
 }
 
 /**
- * Spawns `kplane up --storage memory` on `dataDir` with `args` and returns the time from the
- * spawn to /readyz answering 200 (polled every 5 ms), in ms; the process is stopped before.
+ * Spawns `kplane up --storage memory` (or `storage`) on `dataDir` with `args` and returns the
+ * time from the spawn to /readyz answering 200 (polled every 5 ms), in ms; the process is
+ * stopped before.
  */
-export async function timeUpToReady(dataDir: string, args: readonly string[] = [], timeoutMs = 60_000): Promise<number> {
+export async function timeUpToReady(dataDir: string, args: readonly string[] = [], timeoutMs = 60_000, storage = 'memory'): Promise<number> {
   const port = await freePort();
   const t0 = performance.now();
-  const proc = spawn(process.execPath, [kplaneBin(), 'up', '--storage', 'memory', '--data-dir', dataDir, '--port', String(port), '--controller-manager-port', '0', ...args], {
+  const proc = spawn(process.execPath, [kplaneBin(), 'up', '--storage', storage, '--data-dir', dataDir, '--port', String(port), '--controller-manager-port', '0', ...args], {
     stdio: ['ignore', 'ignore', 'ignore'],
   });
   let exitCode: number | null = null;
@@ -77,29 +83,43 @@ export async function timeUpToReady(dataDir: string, args: readonly string[] = [
   }
 }
 
-/** The samples of one run: the time of each `kplane up` to ready, and of the `node -e 0` before each. */
+/** The samples of one run: the time of each start to ready, and of the `node -e 0` before each round. */
 export interface UpStartupRun {
+  /** `kplane up --storage memory`, its data dir's PKI made before. */
   upMs: number[];
   nodeStartMs: number[];
+  /** `kplane up` (SQLite) on a new data dir. */
+  firstMs?: number[];
+  /** `kplane up` (SQLite) again on the data dir of the first start. */
+  restartMs?: number[];
+  /** `startControlPlane({ storage: 'memory', listen: false })`: from a fresh process's start to the call resolved. */
+  inProcessMs?: number[];
 }
 
 /**
- * Runs `processes` fresh `kplane up --storage memory` processes, one after another, each after
- * a `node -e 0`, on one data dir whose PKI an unmeasured first start made; `args` are added to
- * each (e.g. `--controllers-in-worker`).
+ * Runs `processes` rounds, one after another: a `node -e 0`, then a fresh `kplane up --storage
+ * memory` on one data dir whose PKI an unmeasured first start made (`args` added to it, e.g.
+ * `--controllers-in-worker`); unless `onlyMemory`, then `kplane up` on a new data dir, `kplane
+ * up` again on it, and a fresh process running `startControlPlane()` in process.
  */
-export async function benchUpStartup(processes: number, args: readonly string[] = []): Promise<UpStartupRun> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'kplane-up-startup-'));
+export async function benchUpStartup(processes: number, args: readonly string[] = [], onlyMemory = false): Promise<UpStartupRun> {
+  const root = await mkdtemp(join(tmpdir(), 'kplane-up-startup-'));
   try {
-    await timeUpToReady(dataDir, args);
-    const run: UpStartupRun = { upMs: [], nodeStartMs: [] };
+    const memoryDir = join(root, 'memory');
+    await timeUpToReady(memoryDir, args);
+    const run: UpStartupRun = { upMs: [], nodeStartMs: [], ...(onlyMemory ? {} : { firstMs: [], restartMs: [], inProcessMs: [] }) };
     for (let i = 0; i < processes; i++) {
       run.nodeStartMs.push(await nodeStartMs());
-      run.upMs.push(await timeUpToReady(dataDir, args));
+      run.upMs.push(await timeUpToReady(memoryDir, args));
+      if (onlyMemory) continue;
+      const dir = join(root, `sqlite-${i}`);
+      run.firstMs!.push(await timeUpToReady(dir, args, undefined, 'sqlite'));
+      run.restartMs!.push(await timeUpToReady(dir, args, undefined, 'sqlite'));
+      run.inProcessMs!.push((await runInChild<StartupSample>(new URL('./probe-startup.js', import.meta.url), ['0'])).readyAtMs);
     }
     return run;
   } finally {
-    await rm(dataDir, { recursive: true, force: true });
+    await rm(root, { recursive: true, force: true });
   }
 }
 
@@ -107,12 +127,19 @@ export async function benchUpStartup(processes: number, args: readonly string[] 
 export function formatUpStartup(run: UpStartupRun, target = 5): string {
   const list = (xs: readonly number[]): string => xs.map((x) => x.toFixed(1)).join(', ');
   const unit = median([...run.nodeStartMs]);
-  const up = median([...run.upMs]);
+  const row = (name: string, xs: readonly number[] | undefined, note: string): string[][] => {
+    if (!xs?.length) return [];
+    const m = median([...xs]);
+    return [[name, m.toFixed(1), `${(m / unit).toFixed(2)}x`, `${note} (target <= ${target}x): ${list(xs)}`]];
+  };
   return formatTable(
     [
       ['case', 'median ms', 'vs node -e 0', 'note'],
-      ['kplane up to /readyz', up.toFixed(1), `${(up / unit).toFixed(2)}x`, `${run.upMs.length} fresh processes (target <= ${target}x): ${list(run.upMs)}`],
-      ['node -e 0', unit.toFixed(1), '1.00x', `a bare Node process, before each: ${list(run.nodeStartMs)}`],
+      ...row('kplane up to /readyz', run.upMs, `${run.upMs.length} fresh processes, --storage memory`),
+      ...row('first kplane up', run.firstMs, 'SQLite, a new data dir each (PKI, keys, database made)'),
+      ...row('kplane up, restart', run.restartMs, 'SQLite, on the data dir of the first start'),
+      ...row('startControlPlane()', run.inProcessMs, "in process, memory, no listener: process start to resolved, as 'probe-startup.js 0'"),
+      ['node -e 0', unit.toFixed(1), '1.00x', `a bare Node process, before each round: ${list(run.nodeStartMs)}`],
     ],
     [1, 2],
   );
