@@ -1,0 +1,41 @@
+// Bundles the built kplane command (dist/main.js and the components worker, with every module of
+// the workspace packages and libraries they import) into dist/bundle/: a few files load much
+// faster than the ~300 modules they come from, most of a fresh `kplane up`'s time to ready being
+// Node's loading of modules. Run after `tsc -b` (the root `build` and `prepare` do). bin/kplane.js
+// runs the bundle while every package it was made from is as it was then (the stamp below), and
+// dist/main.js otherwise. Modules loaded through createRequire (optional and CommonJS libraries)
+// stay outside the bundle, loaded from node_modules on first use as before.
+import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const cli = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const out = join(cli, 'dist', 'bundle');
+rmSync(out, { recursive: true, force: true });
+const result = await build({
+  absWorkingDir: cli,
+  entryPoints: { main: 'dist/main.js', 'components-worker': 'dist/worker/components-worker.js' },
+  outdir: out,
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  // The CommonJS libraries bundled call require(): the ES module's own.
+  banner: { js: "import { createRequire as __kplaneCreateRequire } from 'node:module'; const require = __kplaneCreateRequire(import.meta.url);" },
+  metafile: true,
+  logLevel: 'warning',
+});
+
+// The stamp: the build info file of each workspace package bundled, with its time then.
+const built = {};
+for (const input of Object.keys(result.metafile.inputs)) {
+  const abs = resolve(cli, input);
+  const m = /^(.*)[\\/]dist[\\/]/.exec(abs);
+  if (!m || abs.split(sep).includes('node_modules')) continue;
+  const info = join(m[1], 'tsconfig.tsbuildinfo');
+  if (existsSync(info)) built[relative(cli, info).split(sep).join('/')] = statSync(info).mtimeMs;
+}
+mkdirSync(out, { recursive: true });
+writeFileSync(join(out, 'stamp.json'), JSON.stringify({ built }, null, 2) + '\n');
