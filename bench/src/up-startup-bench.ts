@@ -70,10 +70,10 @@ export async function timeUpToReady(dataDir: string, args: readonly string[] = [
   let exitCode: number | null = null;
   proc.once('exit', (code) => (exitCode = code ?? -1));
   try {
-    let ca: string | undefined;
     while (performance.now() - t0 < timeoutMs) {
       if (exitCode !== null) throw new Error(`kplane up exited (${exitCode}) before it was ready`);
-      ca ??= await readFile(join(dataDir, 'pki', 'ca.crt'), 'utf8').catch(() => undefined);
+      // Read again at each try: a first start may still be writing it.
+      const ca = await readFile(join(dataDir, 'pki', 'ca.crt'), 'utf8').catch(() => undefined);
       if (ca && (await readyz(port, ca))) return performance.now() - t0;
       await new Promise((r) => setTimeout(r, 5));
     }
