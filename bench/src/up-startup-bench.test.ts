@@ -15,3 +15,9 @@ test('formatUpStartup adds the first start, the restart and the in-process start
   assert.match(lines[5]!, /^startControlPlane\(\)\s+200\.0\s+4\.00x/);
   assert.match(lines[6]!, /^node -e 0\s+50\.0\s+1\.00x/);
 });
+
+test('formatUpStartup adds the CPU times, as a ratio to the bare process', () => {
+  const lines = formatUpStartup({ upMs: [400], nodeStartMs: [50], cpu: { up: [300, 500, 400], node: [100] } }).split('\n');
+  assert.match(lines[4]!, /^CPU: kplane up\s+400\.0\s+4\.00x/);
+  assert.match(lines[5]!, /^CPU: node -e 0\s+100\.0\s+1\.00x/);
+});

@@ -7,7 +7,7 @@
  * data dir; and, in process, `startControlPlane({ storage: 'memory', listen: false })` of
  * `kplane` from a fresh process (`probe-startup.js`).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { request } from 'node:https';
 import { createRequire } from 'node:module';
@@ -46,6 +46,20 @@ function readyz(port: number, ca: string): Promise<boolean> {
   });
 }
 
+/** The CPU time (user and system) process `pid` has used so far, in ms, where /proc tells (Linux). */
+async function cpuMsOf(pid: number): Promise<number | undefined> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
+  // Fields after the command's name: state is 3rd, utime the 14th and stime the 15th, in clock ticks (100 a second).
+  const fields = stat?.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return fields ? (Number(fields[11]) + Number(fields[12])) * 10 : undefined;
+}
+
+/** The CPU time of a bare Node process, in ms: `node -e 0` with a handler that reports it as the process exits. */
+export function nodeCpuMs(): Promise<number> {
+  const script = "process.on('exit', () => { const u = process.cpuUsage(); process.stdout.write(String((u.user + u.system) / 1000)); })";
+  return new Promise((resolve, reject) => execFile(process.execPath, ['-e', script], (err, out) => (err ? reject(err) : resolve(Number(out)))));
+}
+
 /** Stops a `kplane up` process (SIGTERM, SIGKILL after 10 s) and waits for its exit. */
 async function stop(proc: ChildProcess): Promise<void> {
   if (proc.exitCode !== null || proc.signalCode !== null) return;
@@ -61,7 +75,7 @@ async function stop(proc: ChildProcess): Promise<void> {
  * time from the spawn to /readyz answering 200 (polled every 5 ms), in ms; the process is
  * stopped before.
  */
-export async function timeUpToReady(dataDir: string, args: readonly string[] = [], timeoutMs = 60_000, storage = 'memory'): Promise<number> {
+export async function timeUpToReady(dataDir: string, args: readonly string[] = [], timeoutMs = 60_000, storage = 'memory', cpu?: number[]): Promise<number> {
   const port = await freePort();
   const t0 = performance.now();
   const proc = spawn(process.execPath, [kplaneBin(), 'up', '--storage', storage, '--data-dir', dataDir, '--port', String(port), '--controller-manager-port', '0', ...args], {
@@ -74,7 +88,12 @@ export async function timeUpToReady(dataDir: string, args: readonly string[] = [
       if (exitCode !== null) throw new Error(`kplane up exited (${exitCode}) before it was ready`);
       // Read again at each try: a first start may still be writing it.
       const ca = await readFile(join(dataDir, 'pki', 'ca.crt'), 'utf8').catch(() => undefined);
-      if (ca && (await readyz(port, ca))) return performance.now() - t0;
+      if (ca && (await readyz(port, ca))) {
+        const ms = performance.now() - t0;
+        const used = proc.pid === undefined ? undefined : await cpuMsOf(proc.pid);
+        if (cpu && used !== undefined) cpu.push(used);
+        return ms;
+      }
       await new Promise((r) => setTimeout(r, 5));
     }
     throw new Error(`kplane up was not ready within ${timeoutMs} ms`);
@@ -94,6 +113,8 @@ export interface UpStartupRun {
   restartMs?: number[];
   /** `startControlPlane({ storage: 'memory', listen: false })`: from a fresh process's start to the call resolved. */
   inProcessMs?: number[];
+  /** CPU time (user and system) of each `kplane up --storage memory` when ready, and of each bare Node process, in ms (Linux only). */
+  cpu?: { up: number[]; node: number[] };
 }
 
 /**
@@ -107,16 +128,19 @@ export async function benchUpStartup(processes: number, args: readonly string[] 
   try {
     const memoryDir = join(root, 'memory');
     await timeUpToReady(memoryDir, args);
+    const cpu = { up: [] as number[], node: [] as number[] };
     const run: UpStartupRun = { upMs: [], nodeStartMs: [], ...(onlyMemory ? {} : { firstMs: [], restartMs: [], inProcessMs: [] }) };
     for (let i = 0; i < processes; i++) {
       run.nodeStartMs.push(await nodeStartMs());
-      run.upMs.push(await timeUpToReady(memoryDir, args));
+      run.upMs.push(await timeUpToReady(memoryDir, args, undefined, 'memory', cpu.up));
+      cpu.node.push(await nodeCpuMs());
       if (onlyMemory) continue;
       const dir = join(root, `sqlite-${i}`);
       run.firstMs!.push(await timeUpToReady(dir, args, undefined, 'sqlite'));
       run.restartMs!.push(await timeUpToReady(dir, args, undefined, 'sqlite'));
       run.inProcessMs!.push((await runInChild<StartupSample>(new URL('./probe-startup.js', import.meta.url), ['0'])).readyAtMs);
     }
+    if (cpu.up.length === processes) run.cpu = cpu;
     return run;
   } finally {
     await rm(root, { recursive: true, force: true });
@@ -140,6 +164,12 @@ export function formatUpStartup(run: UpStartupRun, target = 5): string {
       ...row('kplane up, restart', run.restartMs, 'SQLite, on the data dir of the first start'),
       ...row('startControlPlane()', run.inProcessMs, "in process, memory, no listener: process start to resolved, as 'probe-startup.js 0'"),
       ['node -e 0', unit.toFixed(1), '1.00x', `a bare Node process, before each round: ${list(run.nodeStartMs)}`],
+      ...(run.cpu
+        ? [
+            ['CPU: kplane up', median([...run.cpu.up]).toFixed(1), `${(median([...run.cpu.up]) / median([...run.cpu.node])).toFixed(2)}x`, `CPU time (user + system) of each --storage memory process when ready: ${list(run.cpu.up)}`],
+            ['CPU: node -e 0', median([...run.cpu.node]).toFixed(1), '1.00x', `CPU time of a bare Node process, as it exits: ${list(run.cpu.node)}`],
+          ]
+        : []),
     ],
     [1, 2],
   );

@@ -295,7 +295,12 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     await mkdir(dataDir, { recursive: true, mode: 0o700 });
     await chmod(dataDir, 0o700);
   }
-  const authentication = await authenticationOptions(options.authentication ?? {}, onDisk ? join(dataDir, 'pki') : undefined);
+  // A first start makes its keys and certificates while storage opens and the API server starts.
+  const authenticating = authenticationOptions(options.authentication ?? {}, onDisk ? join(dataDir, 'pki') : undefined);
+  authenticating.catch(() => undefined);
+  const pkiMade = listen ? ensurePki(join(dataDir, 'pki')) : undefined;
+  pkiMade?.catch(() => undefined);
+  const authentication = await authenticating;
   // The sqlite driver keeps the database and its WAL files owner-only (0600).
   const storageUrl = storage.includes('://') ? storage : storage === 'memory' ? 'memory://' : `sqlite://${join(dataDir, 'state.db')}`;
   const backend = options.backend ?? (await createBackend(storageUrl));
@@ -425,7 +430,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     await startAll();
     return controlPlane({});
   }
-  const pki = await ensurePki(join(dataDir, 'pki'));
+  const pki = await pkiMade!;
   await ownerOnly(join(dataDir, 'pki'));
   const host = options.host ?? '127.0.0.1';
   listenOptions = {
