@@ -8,11 +8,17 @@
 import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 
 const cli = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const out = join(cli, 'dist', 'bundle');
 rmSync(out, { recursive: true, force: true });
+// esbuild is a development dependency: without it (npm ci --omit=dev) the command runs unbundled.
+const esbuild = await import('esbuild').catch(() => undefined);
+if (!esbuild) {
+  console.warn('kplane: esbuild is not installed; the kplane command runs unbundled (dist/main.js)');
+  process.exit(0);
+}
+const { build } = esbuild;
 const result = await build({
   absWorkingDir: cli,
   entryPoints: { main: 'dist/main.js', 'components-worker': 'dist/worker/components-worker.js' },
