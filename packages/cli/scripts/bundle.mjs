@@ -6,6 +6,7 @@
 // dist/main.js otherwise. Modules loaded through createRequire (optional and CommonJS libraries)
 // stay outside the bundle, loaded from node_modules on first use as before.
 import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -19,7 +20,41 @@ if (!esbuild) {
   process.exit(0);
 }
 const { build } = esbuild;
+// The X.509 and ASN.1 libraries (about 225 CommonJS modules, which a first start loads to make
+// its PKI) bundled into one CommonJS file beside the chunks, loaded on first use as before.
+const PECULIAR = ['reflect-metadata', '@peculiar/x509', '@peculiar/asn1-schema', '@peculiar/asn1-csr', '@peculiar/asn1-x509'];
+await build({
+  absWorkingDir: cli,
+  stdin: {
+    contents: PECULIAR.map((name) => `Object.defineProperty(exports, ${JSON.stringify(name)}, { enumerable: true, get: () => require(${JSON.stringify(name)}) });`).join('\n'),
+    resolveDir: cli,
+    loader: 'js',
+  },
+  outfile: join(out, 'peculiar-libs.cjs'),
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  logLevel: 'warning',
+});
+// apiserver's loader of those libraries (auth/peculiar.js) reads them from that file.
+const LOADER = 'const load = createRequire(import.meta.url);';
+const peculiarLoader = {
+  name: 'peculiar-loader',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]auth[\\/]peculiar\.js$/ }, async (args) => {
+      const source = await readFile(args.path, 'utf8');
+      if (!source.includes(LOADER)) {
+        console.warn(`kplane bundle: ${args.path} has no "${LOADER}"; its libraries load from node_modules`);
+        return undefined;
+      }
+      const bundled = `const fromNodeModules = createRequire(import.meta.url); let bundledLibs; const load = (name) => (bundledLibs ??= fromNodeModules('./peculiar-libs.cjs'))[name] ?? fromNodeModules(name);`;
+      return { contents: source.replace(LOADER, bundled), loader: 'js' };
+    });
+  },
+};
 const result = await build({
+  plugins: [peculiarLoader],
   absWorkingDir: cli,
   entryPoints: { main: 'dist/main.js', 'components-worker': 'dist/worker/components-worker.js' },
   outdir: out,
