@@ -517,7 +517,7 @@ async function main(): Promise<void> {
       console.log(formatStartup(startup));
     }
     if (upStartup) {
-      console.log(`\nkplane up startup: a fresh \`kplane up --storage memory\` (every controller, 3 nodes; its data dir's PKI made by an earlier start), from spawn to GET /readyz answering 200 over HTTPS\n`);
+      console.log(`\nkplane up startup: fresh \`kplane up\` processes (every controller, 3 nodes), from spawn to GET /readyz answering 200 over HTTPS: --storage memory (its data dir's PKI made by an earlier start), SQLite on a new data dir and its restart; and startControlPlane() in a fresh process\n`);
       console.log(formatUpStartup(upStartup));
     }
     if (testStartup) {

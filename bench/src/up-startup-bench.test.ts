@@ -4,6 +4,20 @@ import { formatUpStartup } from './up-startup-bench.js';
 
 test('formatUpStartup reports the median start against the median node -e 0', () => {
   const lines = formatUpStartup({ upMs: [400, 300, 500], nodeStartMs: [50, 60, 40] }).split('\n');
-  assert.match(lines[2]!, /^kplane up to \/readyz\s+400\.0\s+8\.00x\s+3 fresh processes \(target <= 5x\): 400\.0, 300\.0, 500\.0$/);
+  assert.match(lines[2]!, /^kplane up to \/readyz\s+400\.0\s+8\.00x\s+3 fresh processes, --storage memory \(target <= 5x\): 400\.0, 300\.0, 500\.0$/);
   assert.match(lines[3]!, /^node -e 0\s+50\.0\s+1\.00x/);
+});
+
+test('formatUpStartup adds the first start, the restart and the in-process start when measured', () => {
+  const lines = formatUpStartup({ upMs: [400], nodeStartMs: [50], firstMs: [900], restartMs: [300], inProcessMs: [200] }).split('\n');
+  assert.match(lines[3]!, /^first kplane up\s+900\.0\s+18\.00x\s+SQLite, a new data dir/);
+  assert.match(lines[4]!, /^kplane up, restart\s+300\.0\s+6\.00x/);
+  assert.match(lines[5]!, /^startControlPlane\(\)\s+200\.0\s+4\.00x/);
+  assert.match(lines[6]!, /^node -e 0\s+50\.0\s+1\.00x/);
+});
+
+test('formatUpStartup adds the CPU times, as a ratio to the bare process', () => {
+  const lines = formatUpStartup({ upMs: [400], nodeStartMs: [50], cpu: { up: [300, 500, 400], node: [100] } }).split('\n');
+  assert.match(lines[4]!, /^CPU: kplane up\s+400\.0\s+4\.00x/);
+  assert.match(lines[5]!, /^CPU: node -e 0\s+100\.0\s+1\.00x/);
 });

@@ -12,8 +12,11 @@ import type { AuditEvent } from '@kplane/apiserver';
 
 const require = createRequire(import.meta.url);
 
-/** Path of the kplane CLI entry point (compiled). */
-export const KPLANE_MAIN = join(dirname(require.resolve('kplane')), 'main.js');
+/**
+ * Path of the kplane command as npm links it (bin/kplane.js): it runs the bundled command of the
+ * build when that is current, the compiled dist/main.js otherwise.
+ */
+export const KPLANE_MAIN = join(dirname(require.resolve('kplane')), '..', 'bin', 'kplane.js');
 
 /** A kplane process started with `kplane up`. */
 export interface KplaneProcess {

@@ -1,7 +1,8 @@
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { until } from '@kplane/api/testing';
-import { startControlPlane } from './control-plane.js';
+import { parse } from 'yaml';
+import { kubeconfigYaml, startControlPlane } from './control-plane.js';
 
 it('starts in-process on memory storage, without disk or network, and serves a client', async () => {
   const cp = await startControlPlane({ storage: 'memory', listen: false });
@@ -173,5 +174,20 @@ it('writes the audit log asked for, in-process requests included, owner-only', a
     assert.equal((await stat(path)).mode & 0o777, 0o600);
   } finally {
     await rm(dir, { recursive: true, force: true });
+  }
+});
+
+it('writes a kubeconfig that YAML reads back as the admin config, IPv6 server included', () => {
+  const b64 = (s: string) => Buffer.from(s).toString('base64');
+  for (const server of ['https://127.0.0.1:6443', 'https://[::1]:6443']) {
+    assert.deepEqual(parse(kubeconfigYaml(server, 'CA\n', 'CERT "x"\n', 'KEY\n')), {
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: 'kplane', cluster: { server, 'certificate-authority-data': b64('CA\n') } }],
+      users: [{ name: 'kplane-admin', user: { 'client-certificate-data': b64('CERT "x"\n'), 'client-key-data': b64('KEY\n') } }],
+      contexts: [{ name: 'kplane', context: { cluster: 'kplane', user: 'kplane-admin' } }],
+      'current-context': 'kplane',
+      preferences: {},
+    });
   }
 });

@@ -1,7 +1,6 @@
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { request } from 'node:https';
-import { createRequire } from 'node:module';
 import { transportAs, type KubeObject, type RawRequest, type RawResponse, type Transport, type UserInfo } from '@kplane/api';
 import { createBackend, type Backend } from '@kplane/storage';
 import {
@@ -231,20 +230,34 @@ export async function frontProxyClient(caCert: string, caKey: string): Promise<{
   return issueClientCertificate(await loadSigningCa(caCert, caKey), { commonName: 'front-proxy-client', organizations: [], durationMs: 365 * 24 * 3600 * 1000, now: new Date() });
 }
 
-/** Builds the admin kubeconfig for a server URL. */
+/**
+ * Builds the admin kubeconfig for a server URL. The YAML is written directly (every scalar a
+ * double-quoted string, which YAML reads as JSON does): a start loads no YAML library for it.
+ */
 export function kubeconfigYaml(server: string, caPem: string, certPem: string, keyPem: string): string {
-  const b64 = (s: string) => Buffer.from(s).toString('base64');
-  // The YAML library loads here, when a kubeconfig is written: an in-process control plane writes none.
-  const { stringify } = createRequire(import.meta.url)('yaml') as typeof import('yaml');
-  return stringify({
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: [{ name: 'kplane', cluster: { server, 'certificate-authority-data': b64(caPem) } }],
-    users: [{ name: 'kplane-admin', user: { 'client-certificate-data': b64(certPem), 'client-key-data': b64(keyPem) } }],
-    contexts: [{ name: 'kplane', context: { cluster: 'kplane', user: 'kplane-admin' } }],
-    'current-context': 'kplane',
-    preferences: {},
-  });
+  const b64 = (s: string) => JSON.stringify(Buffer.from(s).toString('base64'));
+  return [
+    'apiVersion: v1',
+    'kind: Config',
+    'clusters:',
+    '  - name: kplane',
+    '    cluster:',
+    `      server: ${JSON.stringify(server)}`,
+    `      certificate-authority-data: ${b64(caPem)}`,
+    'users:',
+    '  - name: kplane-admin',
+    '    user:',
+    `      client-certificate-data: ${b64(certPem)}`,
+    `      client-key-data: ${b64(keyPem)}`,
+    'contexts:',
+    '  - name: kplane',
+    '    context:',
+    '      cluster: kplane',
+    '      user: kplane-admin',
+    'current-context: kplane',
+    'preferences: {}',
+    '',
+  ].join('\n');
 }
 
 /** Waits until GET /readyz answers 200 "ok". */
@@ -282,7 +295,12 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     await mkdir(dataDir, { recursive: true, mode: 0o700 });
     await chmod(dataDir, 0o700);
   }
-  const authentication = await authenticationOptions(options.authentication ?? {}, onDisk ? join(dataDir, 'pki') : undefined);
+  // A first start makes its keys and certificates while storage opens and the API server starts.
+  const authenticating = authenticationOptions(options.authentication ?? {}, onDisk ? join(dataDir, 'pki') : undefined);
+  authenticating.catch(() => undefined);
+  const pkiMade = listen ? ensurePki(join(dataDir, 'pki')) : undefined;
+  pkiMade?.catch(() => undefined);
+  const authentication = await authenticating;
   // The sqlite driver keeps the database and its WAL files owner-only (0600).
   const storageUrl = storage.includes('://') ? storage : storage === 'memory' ? 'memory://' : `sqlite://${join(dataDir, 'state.db')}`;
   const backend = options.backend ?? (await createBackend(storageUrl));
@@ -412,7 +430,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     await startAll();
     return controlPlane({});
   }
-  const pki = await ensurePki(join(dataDir, 'pki'));
+  const pki = await pkiMade!;
   await ownerOnly(join(dataDir, 'pki'));
   const host = options.host ?? '127.0.0.1';
   listenOptions = {

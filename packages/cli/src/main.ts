@@ -43,7 +43,8 @@ function usage(): string {
 
 /** The version in kplane's package.json. */
 function version(): string {
-  return (createRequire(import.meta.url)('../package.json') as { version: string }).version;
+  // By the package's own name: the same file from dist/ and from the bundle in dist/bundle/.
+  return (createRequire(import.meta.url)('kplane/package.json') as { version: string }).version;
 }
 
 async function main(argv: string[]): Promise<void> {

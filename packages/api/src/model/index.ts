@@ -88,6 +88,6 @@ export function modelKind(
   return indexOf(packages).byKind.get(kindKey(apiVersion, kind));
 }
 
-export { toOpenApiV3 } from './openapi.js';
+export { openApiV3Builders, toOpenApiV3 } from './openapi.js';
 export { DESCRIPTIONS, fieldDescription, typeDescription, type Descriptions, type TypeDescriptions } from './descriptions.js';
 export * from './render-types.js';

@@ -143,3 +143,23 @@ export function toOpenApiV3(
   }
   return out;
 }
+
+/**
+ * The names of the definitions toOpenApiV3 makes, each with the function that builds its
+ * schema (the same value toOpenApiV3 holds under that name): a server that reads few of them
+ * builds only those.
+ */
+export function openApiV3Builders(
+  packages: readonly ApiPackageModel[] = MODEL_PACKAGES,
+  descriptions: Descriptions = DESCRIPTIONS,
+): Map<string, () => SchemaObject> {
+  const out = new Map<string, () => SchemaObject>();
+  for (const pkg of packages) {
+    for (const [shortName, type] of Object.entries(pkg.types)) {
+      if (type.protoOnly) continue;
+      const name = pkg.schemaPrefix + shortName;
+      out.set(name, () => typeSchema(name, type, descriptions));
+    }
+  }
+  return out;
+}

@@ -4,7 +4,7 @@
  * (`--service-account-key-file`), as kube-apiserver reads them, and the JWKS that
  * /openid/v1/jwks serves.
  */
-import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, X509Certificate, type KeyObject } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, generateKeyPair, generateKeyPairSync, X509Certificate, type KeyObject } from 'node:crypto';
 import { access, mkdir, readFile, writeFile, chmod } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -99,7 +99,10 @@ export async function ensureServiceAccountKeyFiles(dir: string): Promise<{ keyFi
   const publicKeyFile = join(dir, 'sa.pub');
   const exists = async (p: string) => access(p).then(() => true, () => false);
   if (!(await exists(keyFile)) || !(await exists(publicKeyFile))) {
-    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    // On libuv's thread pool: a first start does its other work meanwhile (an RSA key takes long).
+    const { privateKey, publicKey } = await new Promise<{ privateKey: KeyObject; publicKey: KeyObject }>((resolve, reject) =>
+      generateKeyPair('rsa', { modulusLength: 2048 }, (err, publicKey, privateKey) => (err ? reject(err) : resolve({ privateKey, publicKey }))),
+    );
     await writeFile(keyFile, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
     await writeFile(publicKeyFile, publicKey.export({ type: 'spki', format: 'pem' }), { mode: 0o644 });
   }

@@ -3,8 +3,8 @@
  * prefix, strategy) plus the OpenAPI v3 schemas of everything they reference, built from the
  * model of the built-in API (`@kplane/api/model`).
  */
-import type { SchemaDefinitions } from '@kplane/api';
-import { toOpenApiV3 } from '@kplane/api/model';
+import type { SchemaDefinitions, SchemaObject } from '@kplane/api';
+import { openApiV3Builders } from '@kplane/api/model';
 import type { KindBundle, ResourceType } from '../registry/resource.js';
 import { validatingAdmissionPolicyBindingResource, validatingAdmissionPolicyResource } from './admissionpolicy.js';
 import { mutatingAdmissionPolicyBindingResource, mutatingAdmissionPolicyResource } from './mutatingadmissionpolicy.js';
@@ -83,7 +83,9 @@ export function builtinResources(): ResourceType[] {
   ];
 }
 
-let definitions: SchemaDefinitions | undefined;
+/** Each built-in schema once built (frozen, shared by every copy of the definitions). */
+const built = new Map<string, SchemaObject>();
+let builders: Map<string, () => SchemaObject> | undefined;
 
 function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
@@ -93,14 +95,50 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
+/** The built schema named `name`. */
+function builtSchema(name: string): SchemaObject {
+  let schema = built.get(name);
+  if (!schema) built.set(name, (schema = deepFreeze(builders!.get(name)!())));
+  return schema;
+}
+
+/** Turns the property `name` of `target` into a plain data property holding `value`. */
+function settle(target: object, name: string, value: unknown): void {
+  Object.defineProperty(target, name, { value, writable: true, enumerable: true, configurable: true });
+}
+
 /**
  * The schemas of every type of the model (the built-in kinds and all they reference), keyed by
- * Kubernetes' names. Built once, on first use; each call returns a new map of the shared,
- * frozen schemas.
+ * Kubernetes' names. Each call returns a new map; each schema in it is built on its first read
+ * (a start reads those of the objects it writes, a few dozen of the model's several hundred),
+ * once for all maps, and frozen. Copy such a map with copyDefinitions, not a spread (which
+ * reads, and so builds, every schema).
  */
 export function builtinDefinitions(): KindBundle['definitions'] {
-  definitions ??= deepFreeze(toOpenApiV3());
-  return { ...definitions };
+  builders ??= openApiV3Builders();
+  const out: SchemaDefinitions = {};
+  for (const name of builders.keys()) {
+    Object.defineProperty(out, name, {
+      enumerable: true,
+      configurable: true,
+      get(this: object) {
+        const schema = builtSchema(name);
+        settle(this, name, schema);
+        return schema;
+      },
+      set(this: object, value: unknown) {
+        settle(this, name, value);
+      },
+    });
+  }
+  return out;
+}
+
+/** One map of the definitions of every map given (the later wins a name), schemas not yet built left so. */
+export function copyDefinitions(...all: SchemaDefinitions[]): SchemaDefinitions {
+  const out: SchemaDefinitions = {};
+  for (const defs of all) Object.defineProperties(out, Object.getOwnPropertyDescriptors(defs));
+  return out;
 }
 
 /** The built-in kinds with their schemas. */

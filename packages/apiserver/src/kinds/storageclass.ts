@@ -40,8 +40,16 @@ export function defaultStorageClass(): KubeObject {
 export async function ensureDefaultStorageClass(registry: Registry): Promise<void> {
   const store = registry.get('storage.k8s.io', 'v1', 'storageclasses');
   if (!store) return;
+  const wanted = defaultStorageClass();
   try {
-    await store.create(undefined, defaultStorageClass());
+    // A read first: a restart finds it and writes nothing.
+    await store.get(undefined, wanted.metadata!.name!);
+    return;
+  } catch (err) {
+    if (!(err instanceof ApiError && err.code === 404)) throw err;
+  }
+  try {
+    await store.create(undefined, wanted);
   } catch (err) {
     if (!(err instanceof ApiError && err.code === 409)) throw err;
   }

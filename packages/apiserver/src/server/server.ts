@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:https';
-import type { RawRequest, RawResponse, UserInfo } from '@kplane/api';
+import type { KubeObject, RawRequest, RawResponse, UserInfo } from '@kplane/api';
 import { createRequestAuthenticator, type RequestAuthenticator } from '../auth/authenticator.js';
 import { generateServiceAccountKeys, type ServiceAccountKeys } from '../auth/keys.js';
 import { serviceAccountTokenAuthenticator, type ObjectLookup } from '../auth/serviceaccount.js';
@@ -10,12 +10,12 @@ import { registerReview } from './reviews.js';
 import { ApiError, transportAs } from '@kplane/api';
 import { BackendClosedError, DEFAULT_COMPACTION_INTERVAL_MS, runPeriodically, startCompactor, startExpirySweeper, systemClock, type Backend, type Clock, type Periodic } from '@kplane/storage';
 import { createCrdController } from '../crd/controller.js';
-import { builtinKinds } from '../kinds/index.js';
+import { builtinKinds, copyDefinitions } from '../kinds/index.js';
 import { systemPriorityClasses } from '../kinds/priorityclass.js';
 import { buildOpenAPIV3Document, buildSwaggerV2, openAPIV3Root, servedDocument, swaggerSpec, type ServedDocument, type SwaggerSpec } from '../openapi/index.js';
 import { Registry } from '../registry/registry.js';
 import type { KindBundle, StrategyContext } from '../registry/resource.js';
-import type { StoreDeps } from '../registry/store.js';
+import type { Store, StoreDeps } from '../registry/store.js';
 import type { Timers } from '../registry/timers.js';
 import { auditRefusal, withAudit, type AuditSink } from '../auth/audit.js';
 import { createHandler, type OpenAPIProvider } from './handler.js';
@@ -240,6 +240,24 @@ export function parseAuthorizationModes(value: string): (typeof AUTHORIZATION_MO
   return modes as (typeof AUTHORIZATION_MODES)[number][];
 }
 
+/**
+ * Creates the cluster-scoped `obj` unless it exists (a read first, as kube-apiserver's post-start
+ * hooks do: a restart finds them all and writes nothing); a concurrent create is no error.
+ */
+async function createIfMissing(store: Store, obj: KubeObject): Promise<void> {
+  try {
+    await store.get(undefined, obj.metadata!.name!);
+    return;
+  } catch (err) {
+    if (!(err instanceof ApiError && err.code === 404)) throw err;
+  }
+  try {
+    await store.create(undefined, obj);
+  } catch (err) {
+    if (!(err instanceof ApiError && err.code === 409)) throw err;
+  }
+}
+
 /** Creates an API server over a storage backend. */
 export function createApiServer(options: ApiServerOptions): ApiServer {
   const now = options.now ?? (() => new Date());
@@ -254,7 +272,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   let rbacFeed: RbacFeed | undefined;
   const resourceMetrics = createResourceMetrics();
   const bundles = [builtinKinds(), metricsKinds(resourceMetrics.read), ...(options.kinds ?? [])];
-  const definitions = Object.assign({}, ...bundles.map((b) => b.definitions));
+  const definitions = copyDefinitions(...bundles.map((b) => b.definitions));
   let registry!: Registry;
   // The bitmaps live in storage, shared with every API server over it.
   const allocator = createServiceAllocator({ cidr: options.serviceCIDR, portRange: options.serviceNodePortRange, backend: options.backend });
@@ -460,23 +478,11 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       await registry.start();
       const namespaces = registry.get('', 'v1', 'namespaces')!;
       const bootstrap = !options.bootstrapped;
-      for (const name of bootstrap ? SYSTEM_NAMESPACES : []) {
-        try {
-          await namespaces.create(undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-        } catch (err) {
-          if (!(err instanceof ApiError && err.code === 409)) throw err;
-        }
-      }
+      for (const name of bootstrap ? SYSTEM_NAMESPACES : []) await createIfMissing(namespaces, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
       await dynamic.start();
       // kube-apiserver's scheduling/bootstrap-system-priority-classes post-start hook.
       const priorityClasses = registry.get('scheduling.k8s.io', 'v1', 'priorityclasses');
-      for (const pc of priorityClasses && bootstrap ? systemPriorityClasses() : []) {
-        try {
-          await priorityClasses!.create(undefined, pc);
-        } catch (err) {
-          if (!(err instanceof ApiError && err.code === 409)) throw err;
-        }
-      }
+      for (const pc of priorityClasses && bootstrap ? systemPriorityClasses() : []) await createIfMissing(priorityClasses!, pc);
       if (bootstrap) await ensureDefaultStorageClass(registry);
       // The allocators' repair, then the `kubernetes` Service (kube-apiserver's post-start hooks).
       await repairServiceAllocations(registry, allocator, now);
