@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { after, before } from 'node:test';
 import { request } from 'node:https';
 import { eventuallyWith } from '@kplane/api/testing';
-import { loadKubeconfig } from '@kplane/client';
+import { clientFromKubeconfig, loadKubeconfig, type Client } from '@kplane/client';
 import type { AuditEvent } from '@kplane/apiserver';
 
 const require = createRequire(import.meta.url);
@@ -232,6 +232,10 @@ export async function tokenKubeconfig(kp: KplaneProcess, token: string, name = '
 export interface SuiteKplane {
   readonly kp: KplaneProcess;
   readonly dir: string;
+  /** An admin client of the process (made on first use, its sockets closed after the suite). */
+  readonly client: Client;
+  /** SIGTERM, then `kplane up` again on the same data dir and flags; resolves with the exit code. */
+  restart(): Promise<number | null>;
 }
 
 /**
@@ -241,11 +245,13 @@ export interface SuiteKplane {
 export function useKplane(extraArgs: string[] = ['--nodes', '0']): SuiteKplane {
   let kp: KplaneProcess | undefined;
   let dir: string | undefined;
+  let client: Client | undefined;
   before(async () => {
     dir = await tempDir();
     kp = await startKplane(dir, extraArgs);
   });
   after(async () => {
+    (client?.transport as { close?: () => void } | undefined)?.close?.();
     await kp?.stop();
     if (dir) await removeDir(dir);
   });
@@ -253,6 +259,15 @@ export function useKplane(extraArgs: string[] = ['--nodes', '0']): SuiteKplane {
     get kp() {
       if (!kp) throw new Error('kplane is not started yet (use it inside a test)');
       return kp;
+    },
+    get client() {
+      client ??= clientFromKubeconfig(this.kp.kubeconfig);
+      return client;
+    },
+    async restart() {
+      const code = await this.kp.stop();
+      kp = await startKplane(this.dir, extraArgs);
+      return code;
     },
     get dir() {
       if (!dir) throw new Error('kplane is not started yet (use it inside a test)');
