@@ -60,9 +60,13 @@ describe('failover: kill the etcd leader, the active controller manager, then an
     }
     kubeconfig = join(dir, 'admin-ha.kubeconfig');
     await promisify(execFile)(process.execPath, [KPLANE_MAIN, 'kubeconfig', '--data-dir', dir, '--user', 'kplane-admin', '--group', 'system:masters', ...urls.flatMap((u) => ['--server', u]), '--out', kubeconfig]);
-    for (let i = 0; i < 2; i++) managers.push(await startControllerManager(kubeconfig, /serving securely/, FAST_ELECTION));
-    others.push(await startKplaneCommand(['scheduler', '--kubeconfig', kubeconfig, '--secure-port', '0', ...FAST_ELECTION], /serving securely on https:\S+/));
-    others.push(await startKplaneCommand(['kubelet', '--kubeconfig', kubeconfig, '--nodes', '1', '--no-scheduler', '--shared-credentials'], /node\(s\) ready/));
+    // The components start together; each is kept for after() as soon as it is up.
+    const started = await Promise.allSettled([
+      ...[0, 1].map(() => startControllerManager(kubeconfig, /serving securely/, FAST_ELECTION).then((m) => managers.push(m))),
+      startKplaneCommand(['scheduler', '--kubeconfig', kubeconfig, '--secure-port', '0', ...FAST_ELECTION], /serving securely on https:\S+/).then((p) => others.push(p)),
+      startKplaneCommand(['kubelet', '--kubeconfig', kubeconfig, '--nodes', '1', '--no-scheduler', '--shared-credentials'], /node\(s\) ready/).then((p) => others.push(p)),
+    ]);
+    for (const r of started) if (r.status === 'rejected') throw r.reason;
   });
   after(async () => {
     for (const c of clients) c.transport.close();
@@ -82,6 +86,11 @@ describe('failover: kill the etcd leader, the active controller manager, then an
     // The watcher: through its own client's failover, from now on.
     const stop = new AbortController();
     const stopWatching = new AbortController();
+    // Should an assertion fail, the loops stop too (or the process would never exit).
+    t.after(() => {
+      stop.abort();
+      stopWatching.abort();
+    });
     const seen: Array<{ type: string; name: string; rv: number; by?: string }> = [];
     let relists = 0;
     let listed = false;
