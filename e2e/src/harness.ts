@@ -47,7 +47,11 @@ export async function startKplane(dataDir: string, extraArgs: string[] = []): Pr
   child.stderr!.on('data', (c) => (out += c));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const { kubeconfig, url } = await new Promise<{ kubeconfig: string; url: string }>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`kplane did not start in time:\n${out}`)), 30_000);
+    // One that does not start is killed: left running, it would keep the test process alive.
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`kplane did not start in time:\n${out}`));
+    }, 30_000);
     const check = () => {
       const k = /^kubeconfig: (.+)$/m.exec(out);
       const r = /^ready: (https:\/\/\S+)$/m.exec(out);
