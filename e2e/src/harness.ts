@@ -281,6 +281,28 @@ export function useKplane(extraArgs: string[] = ['--nodes', '0']): SuiteKplane {
 }
 
 /**
+ * YAML of a selectorless Service `name` (port 443, named https) and its hand-made EndpointSlice
+ * pointing at 127.0.0.1:`port`: how a server running in the test is reached as a Service (a
+ * webhook's, an APIService's); ends with a `---` separator.
+ */
+export function localServiceYaml(name: string, port: number, namespace = 'default'): string {
+  return `apiVersion: v1
+kind: Service
+metadata: {name: ${name}, namespace: ${namespace}}
+spec:
+  ports: [{name: https, port: 443}]
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: ${name}-1, namespace: ${namespace}, labels: {kubernetes.io/service-name: ${name}}}
+addressType: IPv4
+ports: [{name: https, port: ${port}, protocol: TCP}]
+endpoints: [{addresses: [127.0.0.1], conditions: {ready: true}}]
+---
+`;
+}
+
+/**
  * A namespaced CustomResourceDefinition of kind Widget (widgets.`group`), served and stored at
  * v1, as YAML; `spec` is the schema of a Widget's spec, written as JSON (which YAML reads).
  */
