@@ -37,7 +37,7 @@ describe('examples/greeting-operator', () => {
 
   /** Starts the operator as its ServiceAccount, in the data dir (records and certificates there). */
   async function start(): Promise<Operator> {
-    const args = [join(EXAMPLE, 'main.js'), '--kubeconfig', operatorKubeconfig, '--webhook-port', '0', '--metrics-bind-address', '127.0.0.1:0', '--dns-latency', '1000', '--leader-elect'];
+    const args = [join(EXAMPLE, 'main.js'), '--kubeconfig', operatorKubeconfig, '--webhook-port', '0', '--metrics-bind-address', '127.0.0.1:0', '--dns-latency', '250', '--leader-elect'];
     const child = spawn(process.execPath, args, { cwd: suite.dir, stdio: ['ignore', 'pipe', 'pipe'] });
     running.add(child);
     let out = '';
