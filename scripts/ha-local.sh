@@ -77,25 +77,43 @@ healthy() {
   node -e 'fetch(process.argv[1]).then((r) => r.json()).then((b) => process.exit(b.health === "true" ? 0 : 1), () => process.exit(1))' "http://127.0.0.1:$1/health"
 }
 
-stop_all() {
-  [ -d "$pids" ] || return 0
-  # The components first, etcd last, each with SIGTERM (they release their Leases and leave the
-  # kubernetes endpoints), then whatever did not exit within 10 s gets SIGKILL.
-  local order=(kubelet scheduler controller-manager-2 controller-manager-1)
-  for i in $(seq "$apiservers" -1 1); do order+=("apiserver-$i"); done
-  order+=(etcd-3 etcd-2 etcd-1)
-  for name in "${order[@]}" $(ls "$pids" 2>/dev/null | sed 's/\.pid$//'); do
+# SIGTERM to each named process at once, then SIGKILL to whatever did not exit within 10 s.
+stop_group() {
+  local stopping=() name
+  for name in "$@"; do
     local f="$pids/$name.pid"
     [ -f "$f" ] || continue
     local pid; pid="$(cat "$f")"
     if kill -0 "$pid" 2>/dev/null; then
       kill "$pid" 2>/dev/null || true
-      for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-      kill -0 "$pid" 2>/dev/null && kill -9 "$pid" 2>/dev/null || true
-      log "stopped $name ($pid)"
+      stopping+=("$name=$pid")
     fi
     rm -f "$f"
   done
+  [ ${#stopping[@]} -gt 0 ] || return 0
+  for _ in $(seq 1 100); do
+    local left=0 entry
+    for entry in "${stopping[@]}"; do kill -0 "${entry#*=}" 2>/dev/null && left=1; done
+    [ "$left" = 0 ] && break
+    sleep 0.1
+  done
+  for entry in "${stopping[@]}"; do
+    kill -0 "${entry#*=}" 2>/dev/null && kill -9 "${entry#*=}" 2>/dev/null || true
+    log "stopped ${entry%%=*} (${entry#*=})"
+  done
+}
+
+stop_all() {
+  [ -d "$pids" ] || return 0
+  # The components first, the API servers next, each group with SIGTERM at once (they release
+  # their Leases and leave the kubernetes endpoints), then SIGKILL after 10 s; etcd last, one
+  # member after the other (stopped together, they wait on each other longer).
+  stop_group kubelet scheduler controller-manager-2 controller-manager-1
+  stop_group $(seq -f 'apiserver-%g' "$apiservers" -1 1)
+  local member
+  for member in etcd-3 etcd-2 etcd-1; do stop_group "$member"; done
+  # Anything else still listed.
+  stop_group $(ls "$pids" 2>/dev/null | sed 's/\.pid$//')
 }
 
 start() {
@@ -127,23 +145,28 @@ start() {
   fi
 
   # The API servers share the data dir's PKI (made by the first), so every certificate and
-  # ServiceAccount token is valid on all of them.
+  # ServiceAccount token is valid on all of them: the first starts alone, the others together.
   local servers=()
   for i in $(seq 1 "$apiservers"); do
     local port=$((6442 + i + offset))
     run "apiserver-$i" "${kplane[@]}" apiserver --storage "$storage" --data-dir "$dir" --secure-port "$port"
-    wait_for "apiserver-$i" '^ready: '
+    if [ "$i" = 1 ]; then wait_for apiserver-1 '^ready: '; fi
     servers+=(--server "https://127.0.0.1:$port")
-    log "apiserver-$i: https://127.0.0.1:$port"
+  done
+  for i in $(seq 1 "$apiservers"); do
+    wait_for "apiserver-$i" '^ready: '
+    log "apiserver-$i: https://127.0.0.1:$((6442 + i + offset))"
   done
 
   # Kubeconfigs listing every API server (kubectl uses the first; kplane's components fail over).
-  "${kplane[@]}" kubeconfig --data-dir "$dir" --user kplane-admin --group system:masters "${servers[@]}" --out "$dir/admin.kubeconfig" 2>/dev/null
+  "${kplane[@]}" kubeconfig --data-dir "$dir" --user kplane-admin --group system:masters "${servers[@]}" --out "$dir/admin.kubeconfig" 2>/dev/null &
+  local admin_kubeconfig=$!
   # The controller manager's and the scheduler's own identities (certificates signed by the CA),
   # bound by the API servers' bootstrap policy to system:kube-controller-manager and
   # system:kube-scheduler.
   "${kplane[@]}" kubeconfig --data-dir "$dir" --user system:kube-controller-manager "${servers[@]}" --out "$dir/controller-manager.kubeconfig" 2>/dev/null
   "${kplane[@]}" kubeconfig --data-dir "$dir" --user system:kube-scheduler "${servers[@]}" --out "$dir/scheduler.kubeconfig" 2>/dev/null
+  wait "$admin_kubeconfig"
 
   # Two controller managers as system:kube-controller-manager, one leads (Lease
   # kube-system/kube-controller-manager); each controller acts as its own ServiceAccount.
@@ -153,14 +176,15 @@ start() {
       --cluster-signing-cert-file "$dir/pki/ca.crt" --cluster-signing-key-file "$dir/pki/ca.key" \
       --service-account-private-key-file "$dir/pki/sa.key"
   done
-  wait_for controller-manager-1 'serving securely'
-  wait_for controller-manager-2 'serving securely'
 
   # The scheduler as system:kube-scheduler (Lease kube-system/kube-scheduler).
   run scheduler "${kplane[@]}" scheduler --kubeconfig "$dir/scheduler.kubeconfig" --secure-port $((10259 + offset))
   # The simulated nodes (each with its own certificate, through a CSR the admin approves and
   # the controller manager signs), serving logs and exec on 10250.
   run kubelet "${kplane[@]}" kubelet --kubeconfig "$dir/admin.kubeconfig" --nodes "$nodes" --no-scheduler --data-dir "$dir" --port $((10250 + offset))
+  # All of them start together.
+  wait_for controller-manager-1 'serving securely'
+  wait_for controller-manager-2 'serving securely'
   wait_for kubelet 'node\(s\) ready|nothing to run'
 
   trap - ERR

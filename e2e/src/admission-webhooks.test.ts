@@ -2,7 +2,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:https';
 import { createCa, issueCertificate } from '@kplane/apiserver';
-import { eventually, kubectl, kubectlOk, useKplane } from './harness.js';
+import { eventually, kubectl, kubectlOk, localServiceYaml, useKplane } from './harness.js';
 
 interface Review {
   request: {
@@ -61,20 +61,7 @@ describe('admission webhooks reached through a Service and its EndpointSlice', (
     stoppedPort = (stopped.address() as { port: number }).port;
     await new Promise<void>((r) => stopped.close(() => r()));
 
-    const service = (name: string, target: number) => `apiVersion: v1
-kind: Service
-metadata: {name: ${name}, namespace: default}
-spec:
-  ports: [{name: https, port: 443}]
----
-apiVersion: discovery.k8s.io/v1
-kind: EndpointSlice
-metadata: {name: ${name}-1, namespace: default, labels: {kubernetes.io/service-name: ${name}}}
-addressType: IPv4
-ports: [{name: https, port: ${target}, protocol: TCP}]
-endpoints: [{addresses: [127.0.0.1], conditions: {ready: true}}]
----
-`;
+    const service = (name: string, target: number) => localServiceYaml(name, target);
     const hook = (name: string, svc: string, path: string, extra: string) => `- name: ${name}
   admissionReviewVersions: [v1]
   sideEffects: None

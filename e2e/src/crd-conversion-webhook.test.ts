@@ -2,7 +2,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { conversionWebhook, createWebhookServer, generateWebhookCertificates, type WebhookServer } from '@kplane/runtime';
 import type { KubeObject } from '@kplane/api';
-import { eventually, kubectl, kubectlOk, useKplane } from './harness.js';
+import { eventually, kubectl, kubectlOk, localServiceYaml, useKplane } from './harness.js';
 
 const GROUP = 'demo.example.com';
 const SERVICE = 'greeting-conversion';
@@ -61,21 +61,7 @@ describe('a CRD conversion webhook reached by service reference', () => {
       },
     };
     // A selectorless Service whose hand-made EndpointSlice points at the local webhook server.
-    const manifest = `apiVersion: v1
-kind: Service
-metadata: {name: ${SERVICE}, namespace: default}
-spec:
-  ports: [{name: https, port: 443}]
----
-apiVersion: discovery.k8s.io/v1
-kind: EndpointSlice
-metadata: {name: ${SERVICE}-1, namespace: default, labels: {kubernetes.io/service-name: ${SERVICE}}}
-addressType: IPv4
-ports: [{name: https, port: ${port}, protocol: TCP}]
-endpoints: [{addresses: [127.0.0.1], conditions: {ready: true}}]
----
-${JSON.stringify(crd)}
-`;
+    const manifest = `${localServiceYaml(SERVICE, port)}${JSON.stringify(crd)}\n`;
     await kubectlOk(suite.kp.kubeconfig, ['apply', '-f', '-'], manifest);
     await k('wait', '--for', 'condition=Established', `crd/greetings.${GROUP}`, '--timeout', '20s');
   });

@@ -1,9 +1,9 @@
-import { describe, it, before, after } from 'node:test';
+import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiError, type KubeObject } from '@kplane/api';
-import { clientFromKubeconfig, type Client, type ResourceDescriptor } from '@kplane/client';
+import type { Client, ResourceDescriptor } from '@kplane/client';
 import { ConfigMaps, Deployments, Pods, ReplicaSets } from '@kplane/runtime';
-import { eventually, kubectl, kubectlOk, removeDir, startControllerManager, startKplane, tempDir, type ControllerManagerProcess, type KplaneProcess } from './harness.js';
+import { eventually, kubectl, kubectlOk, startControllerManager, useKplane, type ControllerManagerProcess } from './harness.js';
 
 // The garbage collector seen from the real kubectl: the seed's exercise 3 (an owner in another
 // namespace), kubectl --cascade=foreground|background|orphan over two levels of dependents, and
@@ -108,26 +108,10 @@ async function createChain(kubeconfig: string, namespace: string, options: { pre
 
 const CHAIN = ['racine', 'milieu', 'feuille'];
 
-/** Closes a client's keep-alive sockets. */
-const closeClient = (c: Client | undefined) => (c?.transport as { close?: () => void } | undefined)?.close?.();
-
 describe('garbage collector with the real kubectl', { concurrency: true }, () => {
   describe('controllers inside kplane up', { concurrency: 1 }, () => {
-    let kp: KplaneProcess;
-    let dir: string;
-    let c: Client;
-    const k = (...args: string[]) => kubectlOk(kp.kubeconfig, args);
-
-    before(async () => {
-      dir = await tempDir();
-      kp = await startKplane(dir);
-      c = clientFromKubeconfig(kp.kubeconfig);
-    });
-    after(async () => {
-      closeClient(c);
-      await kp?.stop();
-      await removeDir(dir);
-    });
+    const suite = useKplane([]);
+    const k = (...args: string[]) => kubectlOk(suite.kp.kubeconfig, args);
 
     it('exercise 3: an owner in another namespace → the dependent is deleted with an OwnerRefInvalidNamespace event', async () => {
       await k('create', 'namespace', 'ch36');
@@ -136,10 +120,10 @@ describe('garbage collector with the real kubectl', { concurrency: true }, () =>
       const u = await k('-n', 'ch36-autre', 'get', 'cm', 'proprio', '-o', 'jsonpath={.metadata.uid}');
       assert.match(u, /^[0-9a-f-]{36}$/);
       const started = Date.now();
-      assert.match(await kubectlOk(kp.kubeconfig, ['-n', 'ch36', 'apply', '-f', '-'], configMap('dependant', [{ name: 'proprio', uid: u }])), /configmap\/dependant created/);
-      await eventually('dependant to be deleted', async () => (await read(c, ConfigMaps, 'ch36', 'dependant')) === undefined);
+      assert.match(await kubectlOk(suite.kp.kubeconfig, ['-n', 'ch36', 'apply', '-f', '-'], configMap('dependant', [{ name: 'proprio', uid: u }])), /configmap\/dependant created/);
+      await eventually('dependant to be deleted', async () => (await read(suite.client, ConfigMaps, 'ch36', 'dependant')) === undefined);
       assert.ok(Date.now() - started < 8_000, `deleted within seconds (${Date.now() - started} ms)`);
-      const gone = await kubectl(kp.kubeconfig, ['-n', 'ch36', 'get', 'cm', 'dependant']);
+      const gone = await kubectl(suite.kp.kubeconfig, ['-n', 'ch36', 'get', 'cm', 'dependant']);
       assert.notEqual(gone.code, 0);
       assert.match(gone.stderr, /Error from server \(NotFound\): configmaps "dependant" not found/);
 
@@ -158,12 +142,12 @@ describe('garbage collector with the real kubectl', { concurrency: true }, () =>
     it('--cascade=foreground: the owner shows foregroundDeletion while a held grandchild remains, then all go', async () => {
       await k('create', 'namespace', 'premier-plan');
       const n = ['-n', 'premier-plan'];
-      await createChain(kp.kubeconfig, 'premier-plan', { holdLeaf: true });
+      await createChain(suite.kp.kubeconfig, 'premier-plan', { holdLeaf: true });
       assert.match(await k(...n, 'delete', 'cm', 'racine', '--cascade=foreground', '--wait=false'), /configmap "racine" deleted/);
 
       // The collector deletes milieu in the foreground too (it has a blocking dependent), then feuille.
-      await eventually('feuille to be deleted', async () => (await read(c, ConfigMaps, 'premier-plan', 'feuille'))?.metadata?.deletionTimestamp);
-      assert.deepEqual(await deletionStates(kp.kubeconfig, 'premier-plan', ['cm', ...CHAIN]), {
+      await eventually('feuille to be deleted', async () => (await read(suite.client, ConfigMaps, 'premier-plan', 'feuille'))?.metadata?.deletionTimestamp);
+      assert.deepEqual(await deletionStates(suite.kp.kubeconfig, 'premier-plan', ['cm', ...CHAIN]), {
         'ConfigMap/racine': 'deleting ["foregroundDeletion"]',
         'ConfigMap/milieu': 'deleting ["foregroundDeletion"]',
         'ConfigMap/feuille': `deleting ["${HOLD}"]`,
@@ -171,21 +155,21 @@ describe('garbage collector with the real kubectl', { concurrency: true }, () =>
       assert.match(await k(...n, 'get', 'cm', 'racine'), /^racine\s+1\s+\S+$/m, 'the owner stays visible');
 
       assert.match(await k(...n, 'patch', 'cm', 'feuille', '--type=json', '-p', REMOVE_FINALIZERS), /configmap\/feuille patched/);
-      await eventually('the whole chain to go', () => allGone(c, ConfigMaps, 'premier-plan', CHAIN), 10_000);
+      await eventually('the whole chain to go', () => allGone(suite.client, ConfigMaps, 'premier-plan', CHAIN), 10_000);
       assert.equal(await k(...n, 'get', 'cm', '--field-selector', 'metadata.name!=kube-root-ca.crt', '-o', 'name'), '');
     });
 
     it('--cascade=foreground on a Deployment: the ReplicaSet waits on its held pods, the Deployment on the ReplicaSet', async () => {
       await k('create', 'namespace', 'lent');
       const n = ['-n', 'lent'];
-      await kubectlOk(kp.kubeconfig, [...n, 'apply', '-f', '-'], heldDeployment('lent', 2));
+      await kubectlOk(suite.kp.kubeconfig, [...n, 'apply', '-f', '-'], heldDeployment('lent', 2));
       await k(...n, 'rollout', 'status', 'deploy/lent', '--timeout=30s');
       const rs = (await k(...n, 'get', 'rs', '-l', 'app=lent', '-o', 'name')).trim();
       assert.match(rs, /^replicaset\.apps\/lent-[a-z0-9]+$/);
 
       assert.match(await k(...n, 'delete', 'deploy', 'lent', '--cascade=foreground', '--wait=false'), /deployment\.apps "lent" deleted/);
       await eventually('both pods to be deleted', async () => {
-        const pods = (await c.resource(Pods).list({ namespace: 'lent', labelSelector: 'app=lent' })).items;
+        const pods = (await suite.client.resource(Pods).list({ namespace: 'lent', labelSelector: 'app=lent' })).items;
         return pods.length === 2 && pods.every((p) => p.metadata?.deletionTimestamp);
       });
       const pods = (await k(...n, 'get', 'pods', '-l', 'app=lent', '-o', 'name')).trim().split('\n');
@@ -195,19 +179,19 @@ describe('garbage collector with the real kubectl', { concurrency: true }, () =>
         [`ReplicaSet/${rs.slice('replicaset.apps/'.length)}`]: 'deleting ["foregroundDeletion"]',
       };
       for (const p of pods) expected[`Pod/${p.slice('pod/'.length)}`] = `deleting ["${HOLD}"]`;
-      assert.deepEqual(await deletionStates(kp.kubeconfig, 'lent', ['deploy,rs,pods']), expected);
+      assert.deepEqual(await deletionStates(suite.kp.kubeconfig, 'lent', ['deploy,rs,pods']), expected);
       for (const p of pods) await k(...n, 'patch', p, '--type=json', '-p', REMOVE_FINALIZERS);
-      await eventually('the Deployment to go', async () => (await read(c, Deployments, 'lent', 'lent')) === undefined, 15_000);
-      assert.match((await kubectl(kp.kubeconfig, [...n, 'get', 'deploy', 'lent'])).stderr, /deployments\.apps "lent" not found/);
+      await eventually('the Deployment to go', async () => (await read(suite.client, Deployments, 'lent', 'lent')) === undefined, 15_000);
+      assert.match((await kubectl(suite.kp.kubeconfig, [...n, 'get', 'deploy', 'lent'])).stderr, /deployments\.apps "lent" not found/);
       assert.equal(await k(...n, 'get', 'rs,pods', '-o', 'name'), '');
     });
 
     it('--cascade=background deletes the owner at once, then the collector deletes both levels of dependents', async () => {
       await k('create', 'namespace', 'arriere-plan');
       const n = ['-n', 'arriere-plan'];
-      await createChain(kp.kubeconfig, 'arriere-plan');
+      await createChain(suite.kp.kubeconfig, 'arriere-plan');
       assert.match(await k(...n, 'delete', 'cm', 'racine', '--cascade=background'), /configmap "racine" deleted/);
-      await eventually('milieu and feuille to go', () => allGone(c, ConfigMaps, 'arriere-plan', CHAIN), 10_000);
+      await eventually('milieu and feuille to go', () => allGone(suite.client, ConfigMaps, 'arriere-plan', CHAIN), 10_000);
       assert.equal(await k(...n, 'get', 'cm', '--field-selector', 'metadata.name!=kube-root-ca.crt', '-o', 'name'), '');
 
       await k(...n, 'create', 'deployment', 'vitrine', `--image=${AGNHOST}`, '--replicas=2', '--', '/agnhost', 'netexec');
@@ -215,20 +199,20 @@ describe('garbage collector with the real kubectl', { concurrency: true }, () =>
       assert.equal((await k(...n, 'get', 'rs,pods', '-o', 'name')).trim().split('\n').length, 3);
       assert.match(await k(...n, 'delete', 'deploy', 'vitrine', '--cascade=background'), /deployment\.apps "vitrine" deleted/);
       await eventually('the ReplicaSet and its pods to go', async () => {
-        const left = (await c.resource(ReplicaSets).list({ namespace: 'arriere-plan' })).items.length + (await c.resource(Pods).list({ namespace: 'arriere-plan' })).items.length;
+        const left = (await suite.client.resource(ReplicaSets).list({ namespace: 'arriere-plan' })).items.length + (await suite.client.resource(Pods).list({ namespace: 'arriere-plan' })).items.length;
         return left === 0;
       }, 15_000);
-      assert.match((await kubectl(kp.kubeconfig, [...n, 'get', 'deploy,rs,pods'])).stderr, /No resources found in arriere-plan namespace\./);
+      assert.match((await kubectl(suite.kp.kubeconfig, [...n, 'get', 'deploy,rs,pods'])).stderr, /No resources found in arriere-plan namespace\./);
     });
 
     it('--cascade=orphan leaves the dependents without their owner reference (one level only)', async () => {
       await k('create', 'namespace', 'orphelins');
       const n = ['-n', 'orphelins'];
-      const uids = await createChain(kp.kubeconfig, 'orphelins');
+      const uids = await createChain(suite.kp.kubeconfig, 'orphelins');
       // kubectl waits (--wait defaults to true) until the owner is gone, i.e. the orphan finalizer was handled.
       assert.match(await k(...n, 'delete', 'cm', 'racine', '--cascade=orphan'), /configmap "racine" deleted/);
-      assert.match((await kubectl(kp.kubeconfig, [...n, 'get', 'cm', 'racine'])).stderr, /configmaps "racine" not found/);
-      assert.deepEqual(await ownerRefsOf(kp.kubeconfig, 'orphelins', 'cm/milieu') ?? [], [], 'milieu has no owner left');
+      assert.match((await kubectl(suite.kp.kubeconfig, [...n, 'get', 'cm', 'racine'])).stderr, /configmaps "racine" not found/);
+      assert.deepEqual(await ownerRefsOf(suite.kp.kubeconfig, 'orphelins', 'cm/milieu') ?? [], [], 'milieu has no owner left');
       assert.equal(await k(...n, 'get', 'cm', 'milieu', '-o', 'jsonpath={.metadata.uid}|{.metadata.deletionTimestamp}'), `${uids.milieu}|`);
       assert.equal(await k(...n, 'get', 'cm', 'feuille', '-o', 'jsonpath={.metadata.ownerReferences[*].uid}'), uids.milieu);
 
@@ -239,7 +223,7 @@ describe('garbage collector with the real kubectl', { concurrency: true }, () =>
       const podsBefore = (await k(...n, 'get', 'pods', '-l', 'app=vitrine', '-o', 'name')).trim().split('\n').sort();
       assert.equal(podsBefore.length, 2);
       assert.match(await k(...n, 'delete', 'deploy', 'vitrine', '--cascade=orphan'), /deployment\.apps "vitrine" deleted/);
-      assert.deepEqual(await ownerRefsOf(kp.kubeconfig, 'orphelins', rs) ?? [], [], 'the ReplicaSet has no owner left');
+      assert.deepEqual(await ownerRefsOf(suite.kp.kubeconfig, 'orphelins', rs) ?? [], [], 'the ReplicaSet has no owner left');
       assert.equal(await k(...n, 'get', rs, '-o', 'jsonpath={.metadata.uid}|{.metadata.deletionTimestamp}|{.spec.replicas}'), `${rsUid}||2`);
       // The pods keep their ReplicaSet, which keeps running them.
       assert.deepEqual((await k(...n, 'get', 'pods', '-l', 'app=vitrine', '-o', 'name')).trim().split('\n').sort(), podsBefore);
@@ -256,35 +240,25 @@ describe('garbage collector with the real kubectl', { concurrency: true }, () =>
   });
 
   describe('level-driven: a separate kplane controller-manager, stopped and started again', { concurrency: 1 }, () => {
-    let kp: KplaneProcess;
-    let dir: string;
-    let c: Client;
     let cm: ControllerManagerProcess | undefined;
-    const k = (...args: string[]) => kubectlOk(kp.kubeconfig, args);
+    after(async () => {
+      await cm?.stop();
+    });
+    const suite = useKplane(['--no-controllers', '--nodes', '0']);
+    const k = (...args: string[]) => kubectlOk(suite.kp.kubeconfig, args);
     const n = ['-n', 'niveau'];
     const uids: Record<string, { racine: string; milieu: string; feuille: string }> = {};
 
-    before(async () => {
-      dir = await tempDir();
-      kp = await startKplane(dir, ['--no-controllers', '--nodes', '0']);
-      c = clientFromKubeconfig(kp.kubeconfig);
-    });
-    after(async () => {
-      await cm?.stop();
-      closeClient(c);
-      await kp?.stop();
-      await removeDir(dir);
-    });
 
     it('with the controller manager running, owned objects whose owners exist stay', async () => {
-      cm = await startControllerManager(kp.kubeconfig, /successfully acquired lease kube-system\/kube-controller-manager as \S+; started [^\n]*garbage-collector-controller/);
+      cm = await startControllerManager(suite.kp.kubeconfig, /successfully acquired lease kube-system\/kube-controller-manager as \S+; started [^\n]*garbage-collector-controller/);
       await k('create', 'namespace', 'niveau');
       // One chain per propagation policy: bg-racine ← bg-milieu ← bg-feuille, fg-…, or-….
-      await Promise.all(['bg', 'fg', 'or'].map(async (prefix) => (uids[prefix] = await createChain(kp.kubeconfig, 'niveau', { prefix: `${prefix}-` }))));
+      await Promise.all(['bg', 'fg', 'or'].map(async (prefix) => (uids[prefix] = await createChain(suite.kp.kubeconfig, 'niveau', { prefix: `${prefix}-` }))));
       // A barrier: a ConfigMap whose owner never existed, made after the chains, is collected.
       const missing = { apiVersion: 'v1', kind: 'ConfigMap', name: 'absent', uid: '00000000-0000-0000-0000-000000000000' };
-      await kubectlOk(kp.kubeconfig, [...n, 'create', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'temoin', ownerReferences: [missing] } }));
-      await eventually('the ConfigMap of a missing owner collected', async () => (await kubectl(kp.kubeconfig, [...n, 'get', 'cm', 'temoin'])).code !== 0);
+      await kubectlOk(suite.kp.kubeconfig, [...n, 'create', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'temoin', ownerReferences: [missing] } }));
+      await eventually('the ConfigMap of a missing owner collected', async () => (await kubectl(suite.kp.kubeconfig, [...n, 'get', 'cm', 'temoin'])).code !== 0);
       assert.equal((await k(...n, 'get', 'cm', '--field-selector', 'metadata.name!=kube-root-ca.crt', '-o', 'name')).trim().split('\n').length, 9);
     });
 
@@ -296,9 +270,9 @@ describe('garbage collector with the real kubectl', { concurrency: true }, () =>
       assert.match(await k(...n, 'delete', 'cm', 'or-racine', '--cascade=orphan', '--wait=false'), /configmap "or-racine" deleted/);
       // Nobody is running (the server has no controllers, the controller-manager exited): what
       // the deletes left is what the next test starts from.
-      assert.match((await kubectl(kp.kubeconfig, [...n, 'get', 'cm', 'bg-racine'])).stderr, /configmaps "bg-racine" not found/);
+      assert.match((await kubectl(suite.kp.kubeconfig, [...n, 'get', 'cm', 'bg-racine'])).stderr, /configmaps "bg-racine" not found/);
       assert.equal(await k(...n, 'get', 'cm', 'bg-milieu', '-o', 'jsonpath={.metadata.ownerReferences[*].uid}|{.metadata.deletionTimestamp}'), `${uids.bg!.racine}|`);
-      assert.deepEqual(await deletionStates(kp.kubeconfig, 'niveau', ['cm']), {
+      assert.deepEqual(await deletionStates(suite.kp.kubeconfig, 'niveau', ['cm']), {
         'ConfigMap/bg-milieu': 'live []',
         'ConfigMap/bg-feuille': 'live []',
         'ConfigMap/fg-racine': 'deleting ["foregroundDeletion"]',
@@ -312,12 +286,12 @@ describe('garbage collector with the real kubectl', { concurrency: true }, () =>
     });
 
     it('started again: the collector finishes the work from the state it finds', async () => {
-      cm = await startControllerManager(kp.kubeconfig, /successfully acquired lease kube-system\/kube-controller-manager as \S+; started [^\n]*garbage-collector-controller/);
+      cm = await startControllerManager(suite.kp.kubeconfig, /successfully acquired lease kube-system\/kube-controller-manager as \S+; started [^\n]*garbage-collector-controller/);
       await eventually('the background and foreground chains to go', async () =>
-        (await allGone(c, ConfigMaps, 'niveau', ['bg-milieu', 'bg-feuille'])) && (await allGone(c, ConfigMaps, 'niveau', ['fg-racine', 'fg-milieu', 'fg-feuille'])));
-      await eventually('the orphaning owner to go', async () => (await read(c, ConfigMaps, 'niveau', 'or-racine')) === undefined);
+        (await allGone(suite.client, ConfigMaps, 'niveau', ['bg-milieu', 'bg-feuille'])) && (await allGone(suite.client, ConfigMaps, 'niveau', ['fg-racine', 'fg-milieu', 'fg-feuille'])));
+      await eventually('the orphaning owner to go', async () => (await read(suite.client, ConfigMaps, 'niveau', 'or-racine')) === undefined);
       assert.equal(await k(...n, 'get', 'cm', '--field-selector', 'metadata.name!=kube-root-ca.crt', '-o', 'name'), 'configmap/or-feuille\nconfigmap/or-milieu\n');
-      assert.deepEqual(await ownerRefsOf(kp.kubeconfig, 'niveau', 'cm/or-milieu') ?? [], []);
+      assert.deepEqual(await ownerRefsOf(suite.kp.kubeconfig, 'niveau', 'cm/or-milieu') ?? [], []);
       assert.equal(await k(...n, 'get', 'cm', 'or-feuille', '-o', 'jsonpath={.metadata.ownerReferences[*].uid}'), uids.or!.milieu);
     });
   });

@@ -37,7 +37,7 @@ describe('examples/greeting-operator', () => {
 
   /** Starts the operator as its ServiceAccount, in the data dir (records and certificates there). */
   async function start(): Promise<Operator> {
-    const args = [join(EXAMPLE, 'main.js'), '--kubeconfig', operatorKubeconfig, '--webhook-port', '0', '--metrics-bind-address', '127.0.0.1:0', '--dns-latency', '1000', '--leader-elect'];
+    const args = [join(EXAMPLE, 'main.js'), '--kubeconfig', operatorKubeconfig, '--webhook-port', '0', '--metrics-bind-address', '127.0.0.1:0', '--dns-latency', '250', '--leader-elect'];
     const child = spawn(process.execPath, args, { cwd: suite.dir, stdio: ['ignore', 'pipe', 'pipe'] });
     running.add(child);
     let out = '';
@@ -148,8 +148,9 @@ describe('examples/greeting-operator', () => {
 
   it('follows kubectl scale on the Greeting, through its scale subresource', async () => {
     assert.equal(await k('-n', 'demo', 'scale', 'greeting', 'hello', '--replicas=3'), 'greeting.demo.example.com/hello scaled\n');
-    assert.equal(await k('-n', 'demo', 'wait', 'greeting/hello', '--for=condition=Ready', '--timeout=20s'), 'greeting.demo.example.com/hello condition met\n');
-    assert.equal(await k('-n', 'demo', 'get', 'greeting', 'hello', '-o', 'jsonpath={.metadata.generation} {.status.observedGeneration} {.status.conditions[0].message}'), '2 2 3/3 replicas ready');
+    // Ready was True at 2/2 already: wait for the status of generation 2, 3 replicas ready.
+    assert.equal(await k('-n', 'demo', 'wait', 'greeting/hello', '--for=jsonpath={.status.readyReplicas}=3', '--timeout=20s'), 'greeting.demo.example.com/hello condition met\n');
+    assert.equal(await k('-n', 'demo', 'get', 'greeting', 'hello', '-o', 'jsonpath={.metadata.generation} {.status.observedGeneration} {.status.conditions[0].status} {.status.conditions[0].message}'), '2 2 True 3/3 replicas ready');
     const scale = JSON.parse(await k('get', '--raw', '/apis/demo.example.com/v1/namespaces/demo/greetings/hello/scale')) as { kind: string; apiVersion: string; spec: unknown; status: unknown };
     assert.deepEqual([scale.kind, scale.apiVersion, scale.spec, scale.status], ['Scale', 'autoscaling/v1', { replicas: 3 }, { replicas: 3, selector: 'app.kubernetes.io/instance=hello' }]);
     assert.equal(await k('-n', 'demo', 'get', 'deploy', 'hello', '-o', 'jsonpath={.spec.replicas}'), '3');

@@ -3,7 +3,7 @@
  * a `kplane scheduler` and `kplane kubelet`, all as processes (the controller managers as
  * system:kube-controller-manager, each controller as its ServiceAccount, the scheduler as
  * system:kube-scheduler). While clients write (every
- * acknowledged create recorded), 16 clients increment one counter by resourceVersion
+ * acknowledged create recorded), 8 clients increment one counter by resourceVersion
  * read-modify-write, a watcher follows every write through the client's failover, and the
  * controllers reconcile a Deployment, the etcd leader is killed (SIGKILL), then the active
  * controller manager, then the API server every component talks to first. Then: no acknowledged
@@ -71,10 +71,15 @@ describe('failover: kill the etcd leader, the active controller manager, then an
       await promisify(execFile)(process.execPath, [KPLANE_MAIN, 'kubeconfig', '--data-dir', dir, '--user', user, ...urls.flatMap((u) => ['--server', u]), '--out', file]);
       return file;
     };
-    cmKubeconfig = await own('system:kube-controller-manager');
-    for (let i = 0; i < 2; i++) managers.push(await startControllerManager(cmKubeconfig, /serving securely/, CM_FLAGS));
-    others.push(await startKplaneCommand(['scheduler', '--kubeconfig', await own('system:kube-scheduler'), '--secure-port', '0', ...FAST_ELECTION], /serving securely on https:\S+/));
-    others.push(await startKplaneCommand(['kubelet', '--kubeconfig', kubeconfig, '--nodes', '1', '--no-scheduler', '--shared-credentials'], /node\(s\) ready/));
+    const [cm, scheduler] = await Promise.all([own('system:kube-controller-manager'), own('system:kube-scheduler')]);
+    cmKubeconfig = cm;
+    // The components start together; each is kept for after() as soon as it is up.
+    const started = await Promise.allSettled([
+      ...[0, 1].map(() => startControllerManager(cmKubeconfig, /serving securely/, CM_FLAGS).then((m) => managers.push(m))),
+      startKplaneCommand(['scheduler', '--kubeconfig', scheduler, '--secure-port', '0', ...FAST_ELECTION], /serving securely on https:\S+/).then((p) => others.push(p)),
+      startKplaneCommand(['kubelet', '--kubeconfig', kubeconfig, '--nodes', '1', '--no-scheduler', '--shared-credentials'], /node\(s\) ready/).then((p) => others.push(p)),
+    ]);
+    for (const r of started) if (r.status === 'rejected') throw r.reason;
   });
   after(async () => {
     for (const c of clients) c.transport.close();
@@ -94,6 +99,11 @@ describe('failover: kill the etcd leader, the active controller manager, then an
     // The watcher: through its own client's failover, from now on.
     const stop = new AbortController();
     const stopWatching = new AbortController();
+    // Should an assertion fail, the loops stop too (or the process would never exit).
+    t.after(() => {
+      stop.abort();
+      stopWatching.abort();
+    });
     const seen: Array<{ type: string; name: string; rv: number; by?: string }> = [];
     let relists = 0;
     let listed = false;
@@ -134,11 +144,12 @@ describe('failover: kill the etcd leader, the active controller manager, then an
       }
     })();
 
-    // 16 clients: read the counter, add one, write it back with its resourceVersion.
+    // 8 clients: read the counter, add one, write it back with its resourceVersion (enough for
+    // their writes to conflict all the time).
     let increments = 0;
     const incrementRvs: number[] = [];
     const unknown = new Set<string>();
-    const counting = Array.from({ length: 16 }, async (_, c) => {
+    const counting = Array.from({ length: 8 }, async (_, c) => {
       const api = resourceOf(client(), ConfigMaps);
       for (let seq = 0; !stop.signal.aborted; seq++) {
         const by = `${c}-${seq}`;

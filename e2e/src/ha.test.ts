@@ -50,8 +50,12 @@ describe('separate processes: kplane apiserver, two kplane schedulers, kplane ku
     const schedulerKubeconfig = join(dir, 'scheduler.kubeconfig');
     // A dead server first: the schedulers fail over to the live one.
     await promisify(execFile)(process.execPath, [KPLANE_MAIN, 'kubeconfig', '--data-dir', dir, '--user', 'system:kube-scheduler', '--server', 'https://127.0.0.1:1', '--server', url, '--out', schedulerKubeconfig]);
-    kubelet = await startKplaneCommand(['kubelet', '--kubeconfig', kubeconfig, '--nodes', '2', '--no-scheduler', '--shared-credentials'], /node\(s\) ready/);
-    for (let i = 0; i < 2; i++) schedulers.push(await startKplaneCommand(['scheduler', '--kubeconfig', schedulerKubeconfig, '--secure-port', '0', ...FAST_ELECTION], /serving securely on https:\S+/));
+    // The kubelet and both schedulers start together; each is kept for after() as soon as it is up.
+    const started = await Promise.allSettled([
+      startKplaneCommand(['kubelet', '--kubeconfig', kubeconfig, '--nodes', '2', '--no-scheduler', '--shared-credentials'], /node\(s\) ready/).then((p) => (kubelet = p)),
+      ...[0, 1].map(() => startKplaneCommand(['scheduler', '--kubeconfig', schedulerKubeconfig, '--secure-port', '0', ...FAST_ELECTION], /serving securely on https:\S+/).then((p) => schedulers.push(p))),
+    ]);
+    for (const r of started) if (r.status === 'rejected') throw r.reason;
     const leaderIndex = await eventually('a scheduler to lead', () => {
       const i = schedulers.findIndex((s) => ACQUIRED.test(s.output()));
       return i >= 0 && { i };

@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { after, before } from 'node:test';
 import { request } from 'node:https';
 import { eventuallyWith } from '@kplane/api/testing';
-import { loadKubeconfig } from '@kplane/client';
+import { clientFromKubeconfig, loadKubeconfig, type Client } from '@kplane/client';
 import type { AuditEvent } from '@kplane/apiserver';
 
 const require = createRequire(import.meta.url);
@@ -50,7 +50,11 @@ export async function startKplane(dataDir: string, extraArgs: string[] = []): Pr
   child.stderr!.on('data', (c) => (out += c));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const { kubeconfig, url } = await new Promise<{ kubeconfig: string; url: string }>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`kplane did not start in time:\n${out}`)), 30_000);
+    // One that does not start is killed: left running, it would keep the test process alive.
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`kplane did not start in time:\n${out}`));
+    }, 30_000);
     const check = () => {
       const k = /^kubeconfig: (.+)$/m.exec(out);
       const r = /^ready: (https:\/\/\S+)$/m.exec(out);
@@ -235,6 +239,10 @@ export async function tokenKubeconfig(kp: KplaneProcess, token: string, name = '
 export interface SuiteKplane {
   readonly kp: KplaneProcess;
   readonly dir: string;
+  /** An admin client of the process (made on first use, its sockets closed after the suite). */
+  readonly client: Client;
+  /** SIGTERM, then `kplane up` again on the same data dir and flags; resolves with the exit code. */
+  restart(): Promise<number | null>;
 }
 
 /**
@@ -244,11 +252,13 @@ export interface SuiteKplane {
 export function useKplane(extraArgs: string[] = ['--nodes', '0']): SuiteKplane {
   let kp: KplaneProcess | undefined;
   let dir: string | undefined;
+  let client: Client | undefined;
   before(async () => {
     dir = await tempDir();
     kp = await startKplane(dir, extraArgs);
   });
   after(async () => {
+    (client?.transport as { close?: () => void } | undefined)?.close?.();
     await kp?.stop();
     if (dir) await removeDir(dir);
   });
@@ -257,11 +267,42 @@ export function useKplane(extraArgs: string[] = ['--nodes', '0']): SuiteKplane {
       if (!kp) throw new Error('kplane is not started yet (use it inside a test)');
       return kp;
     },
+    get client() {
+      client ??= clientFromKubeconfig(this.kp.kubeconfig);
+      return client;
+    },
+    async restart() {
+      const code = await this.kp.stop();
+      kp = await startKplane(this.dir, extraArgs);
+      return code;
+    },
     get dir() {
       if (!dir) throw new Error('kplane is not started yet (use it inside a test)');
       return dir;
     },
   };
+}
+
+/**
+ * YAML of a selectorless Service `name` (port 443, named https) and its hand-made EndpointSlice
+ * pointing at 127.0.0.1:`port`: how a server running in the test is reached as a Service (a
+ * webhook's, an APIService's); ends with a `---` separator.
+ */
+export function localServiceYaml(name: string, port: number, namespace = 'default'): string {
+  return `apiVersion: v1
+kind: Service
+metadata: {name: ${name}, namespace: ${namespace}}
+spec:
+  ports: [{name: https, port: 443}]
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: ${name}-1, namespace: ${namespace}, labels: {kubernetes.io/service-name: ${name}}}
+addressType: IPv4
+ports: [{name: https, port: ${port}, protocol: TCP}]
+endpoints: [{addresses: [127.0.0.1], conditions: {ready: true}}]
+---
+`;
 }
 
 /**

@@ -1,31 +1,20 @@
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { request } from 'node:https';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { until } from '@kplane/api/testing';
-import { kubectl, kubectlOk, removeDir, startKplane, tempDir, type KplaneProcess } from './harness.js';
+import { kubectl, kubectlOk, useKplane } from './harness.js';
 import { GARDE_CONFIGMAP } from './harness.js';
 
 const GARDE = GARDE_CONFIGMAP;
 
 describe('kubectl against kplane up', () => {
-  let kp: KplaneProcess;
-  let dir: string;
-  const k = (...args: string[]) => kubectlOk(kp.kubeconfig, args);
-  const kIn = (input: string, ...args: string[]) => kubectlOk(kp.kubeconfig, args, input);
-
-  before(async () => {
-    dir = await tempDir();
-    // The API server's own behaviour: no simulated nodes, so pods stay Pending as they were created.
-    kp = await startKplane(dir, ['--nodes', '0']);
-  });
-
-  after(async () => {
-    await kp?.stop();
-    await removeDir(dir);
-  });
+  // The API server's own behaviour: no simulated nodes, so pods stay Pending as they were created.
+  const suite = useKplane(['--nodes', '0']);
+  const k = (...args: string[]) => kubectlOk(suite.kp.kubeconfig, args);
+  const kIn = (input: string, ...args: string[]) => kubectlOk(suite.kp.kubeconfig, args, input);
 
   it('creates a namespace and lists the system ones', async () => {
     assert.match(await k('create', 'namespace', 'ch36'), /namespace\/ch36 created/);
@@ -86,7 +75,7 @@ describe('kubectl against kplane up', () => {
     assert.match(term, /topologyKey\s+<string> -required-/);
     const pod = (extra: string) =>
       `apiVersion: v1\nkind: Pod\nmetadata: {name: placed}\nspec:\n  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: zone, operator: In, values: [a]${extra}}]}]}}}\n  containers: [{name: c, image: registry.k8s.io/pause:3.10}]\n`;
-    const unknown = await kubectl(kp.kubeconfig, ['-n', 'ch36', 'apply', '--validate=strict', '-f', '-'], pod(', weight: 1'));
+    const unknown = await kubectl(suite.kp.kubeconfig, ['-n', 'ch36', 'apply', '--validate=strict', '-f', '-'], pod(', weight: 1'));
     assert.notEqual(unknown.code, 0);
     assert.match(unknown.stderr, /unknown field "spec\.affinity\.nodeAffinity\.requiredDuringSchedulingIgnoredDuringExecution\.nodeSelectorTerms\[0\]\.matchExpressions\[0\]\.weight"/);
     assert.match(await kIn(pod(''), '-n', 'ch36', 'apply', '--validate=strict', '-f', '-'), /pod\/placed created/);
@@ -130,7 +119,7 @@ describe('kubectl against kplane up', () => {
     assert.deepEqual(obj.data, { repliques: '5', b: '2', c: '3', d: '4' });
     assert.equal(obj.metadata.labels.niveau, 'haut');
     assert.equal(obj.metadata.annotations.note, 'ok');
-    const bad = await kubectl(kp.kubeconfig, ['-n', 'ch36', 'patch', 'cm', 'vitrine', '--type', 'json', '-p', '[{"op":"remove","path":"/data/nope"}]']);
+    const bad = await kubectl(suite.kp.kubeconfig, ['-n', 'ch36', 'patch', 'cm', 'vitrine', '--type', 'json', '-p', '[{"op":"remove","path":"/data/nope"}]']);
     assert.notEqual(bad.code, 0);
   });
 
@@ -178,7 +167,7 @@ describe('kubectl against kplane up', () => {
 
   it('get -w shows later changes', async () => {
     const child = spawn('kubectl', ['-n', 'ch36', 'get', 'cm', '-w', '-o', 'custom-columns=N:.metadata.name,V:.data.v', '--no-headers'], {
-      env: { ...process.env, KUBECONFIG: kp.kubeconfig },
+      env: { ...process.env, KUBECONFIG: suite.kp.kubeconfig },
     });
     let out = '';
     child.stdout.on('data', (c) => (out += c));
@@ -202,33 +191,33 @@ describe('kubectl against kplane up', () => {
     assert.match(marked, /^deletionTimestamp=\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ finalizers=\["cours.exemple\/archivage"\]$/);
     assert.match(await k('-n', 'ch36', 'get', 'cm', 'garde'), /^garde\s+1\s+/m);
     // No new finalizer once deleting.
-    const add = await kubectl(kp.kubeconfig, ['-n', 'ch36', 'patch', 'cm', 'garde', '--type', 'json', '-p', '[{"op":"add","path":"/metadata/finalizers/-","value":"cours.exemple/autre"}]']);
+    const add = await kubectl(suite.kp.kubeconfig, ['-n', 'ch36', 'patch', 'cm', 'garde', '--type', 'json', '-p', '[{"op":"add","path":"/metadata/finalizers/-","value":"cours.exemple/autre"}]']);
     assert.notEqual(add.code, 0);
     assert.match(add.stderr, /no new finalizers can be added if the object is being deleted/);
     assert.match(await k('-n', 'ch36', 'patch', 'cm', 'garde', '--type=json', '-p', '[{"op":"remove","path":"/metadata/finalizers"}]'), /configmap\/garde patched/);
-    const gone = await kubectl(kp.kubeconfig, ['-n', 'ch36', 'get', 'cm', 'garde']);
+    const gone = await kubectl(suite.kp.kubeconfig, ['-n', 'ch36', 'get', 'cm', 'garde']);
     assert.equal(gone.code, 1);
     assert.match(gone.stderr, /Error from server \(NotFound\): configmaps "garde" not found/);
   });
 
   it('reports errors as Kubernetes does', async () => {
-    const dup = await kubectl(kp.kubeconfig, ['create', 'namespace', 'ch36']);
+    const dup = await kubectl(suite.kp.kubeconfig, ['create', 'namespace', 'ch36']);
     assert.match(dup.stderr, /Error from server \(AlreadyExists\): namespaces "ch36" already exists/);
-    const nons = await kubectl(kp.kubeconfig, ['-n', 'nope', 'create', 'cm', 'x', '--from-literal=a=b']);
+    const nons = await kubectl(suite.kp.kubeconfig, ['-n', 'nope', 'create', 'cm', 'x', '--from-literal=a=b']);
     // kubectl create <kind> words it as its own error; the Status message is Kubernetes'.
     assert.match(nons.stderr, /^error: failed to create configmap: namespaces "nope" not found$/m);
-    const invalid = await kubectl(kp.kubeconfig, ['-n', 'ch36', 'create', 'cm', 'Bad_Name']);
+    const invalid = await kubectl(suite.kp.kubeconfig, ['-n', 'ch36', 'create', 'cm', 'Bad_Name']);
     assert.match(invalid.stderr, /is invalid: metadata.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain/);
-    const strict = await kubectl(kp.kubeconfig, ['-n', 'ch36', 'apply', '-f', '-'], 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: s\ndatta: {}\n');
+    const strict = await kubectl(suite.kp.kubeconfig, ['-n', 'ch36', 'apply', '-f', '-'], 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: s\ndatta: {}\n');
     assert.notEqual(strict.code, 0);
     assert.match(strict.stderr, /unknown field "datta"/);
   });
 
   it('refuses requests without credentials, but serves /healthz and /version', async () => {
-    const ca = await readFile(join(kp.dataDir, 'pki', 'ca.crt'), 'utf8');
+    const ca = await readFile(join(suite.kp.dataDir, 'pki', 'ca.crt'), 'utf8');
     const get = (path: string) =>
       new Promise<{ status: number; body: string }>((resolve, reject) => {
-        const req = request(`${kp.url}${path}`, { ca }, (res) => {
+        const req = request(`${suite.kp.url}${path}`, { ca }, (res) => {
           let body = '';
           res.on('data', (c) => (body += c));
           res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
@@ -246,8 +235,7 @@ describe('kubectl against kplane up', () => {
 
   it('keeps every object across a restart on the same data dir', async () => {
     const before = JSON.parse(await k('-n', 'ch36', 'get', 'cm', 'vitrine', '-o', 'json'));
-    assert.equal(await kp.stop(), 0);
-    kp = await startKplane(dir, ['--nodes', '0']);
+    assert.equal(await suite.restart(), 0);
     const after = JSON.parse(await k('-n', 'ch36', 'get', 'cm', 'vitrine', '-o', 'json'));
     assert.deepEqual(after.data, before.data);
     assert.equal(after.metadata.uid, before.metadata.uid);

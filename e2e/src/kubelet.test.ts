@@ -1,7 +1,7 @@
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { eventually, KPLANE_MAIN, kubectl, kubectlOk, removeDir, startKplane, tempDir, useKplane, type KplaneProcess } from './harness.js';
+import { eventually, KPLANE_MAIN, kubectl, kubectlOk, useKplane } from './harness.js';
 
 const LENT = `apiVersion: v1
 kind: Pod
@@ -20,18 +20,8 @@ spec:
 `;
 
 describe('scheduler and simulated kubelet with kubectl', () => {
-  let kp: KplaneProcess;
-  let dir: string;
-  const k = (...args: string[]) => kubectlOk(kp.kubeconfig, args);
-
-  before(async () => {
-    dir = await tempDir();
-    kp = await startKplane(dir, ['--nodes', '3']);
-  });
-  after(async () => {
-    await kp?.stop();
-    await removeDir(dir);
-  });
+  const suite = useKplane(['--nodes', '3']);
+  const k = (...args: string[]) => kubectlOk(suite.kp.kubeconfig, args);
 
   it('shows three Ready nodes with their version and internal IPs', async () => {
     const out = await k('get', 'nodes', '-o', 'wide');
@@ -53,13 +43,13 @@ describe('scheduler and simulated kubelet with kubectl', () => {
   });
 
   it('deletes a pod with a 2 s preStop sleep in about 2 s', async () => {
-    await kubectlOk(kp.kubeconfig, ['apply', '-f', '-'], LENT);
+    await kubectlOk(suite.kp.kubeconfig, ['apply', '-f', '-'], LENT);
     await k('wait', '--for=condition=Ready', 'pod/lent', '--timeout=20s');
     const t0 = Date.now();
     assert.match(await k('delete', 'pod', 'lent'), /pod "lent" deleted/);
     const took = Date.now() - t0;
     assert.ok(took >= 1_900 && took < 6_000, `kubectl delete took ${took} ms`);
-    const gone = await kubectl(kp.kubeconfig, ['get', 'pod', 'lent']);
+    const gone = await kubectl(suite.kp.kubeconfig, ['get', 'pod', 'lent']);
     assert.match(gone.stderr, /pods "lent" not found/);
     const killing = await k('get', 'events', '--field-selector', 'reason=Killing', '-o', 'jsonpath={.items[*].message}');
     assert.match(killing, /Stopping container app/);
@@ -74,25 +64,16 @@ describe('scheduler and simulated kubelet with kubectl', () => {
 });
 
 describe('kplane up --nodes 0 and a separate kplane kubelet', () => {
-  let kp: KplaneProcess;
-  let dir: string;
-  before(async () => {
-    dir = await tempDir();
-    kp = await startKplane(dir, ['--nodes', '0']);
-  });
-  after(async () => {
-    await kp?.stop();
-    await removeDir(dir);
-  });
+  const suite = useKplane(['--nodes', '0']);
 
   it('keeps pods Pending until the kubelet process brings nodes', async () => {
-    const k = (...args: string[]) => kubectlOk(kp.kubeconfig, args);
-    assert.match((await kubectl(kp.kubeconfig, ['get', 'nodes'])).stderr, /No resources found/);
+    const k = (...args: string[]) => kubectlOk(suite.kp.kubeconfig, args);
+    assert.match((await kubectl(suite.kp.kubeconfig, ['get', 'nodes'])).stderr, /No resources found/);
     await k('run', 'waiting', '--image=nginx');
     // With --nodes 0 the server runs no scheduler: nothing can bind the pod before the kubelet
     // process (and its scheduler) starts.
     assert.equal(await k('get', 'pod', 'waiting', '-o', 'jsonpath={.status.phase}/{.spec.nodeName}'), 'Pending/');
-    const child = spawn(process.execPath, [KPLANE_MAIN, 'kubelet', '--kubeconfig', kp.kubeconfig, '--nodes', '2'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [KPLANE_MAIN, 'kubelet', '--kubeconfig', suite.kp.kubeconfig, '--nodes', '2'], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stderr.on('data', (c) => (out += c));
     const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
-import { eventually, HERE, kubectl, kubectlOk, removeDir, startKplane, tempDir, type KplaneProcess } from './harness.js';
+import { eventually, HERE, kubectl, kubectlOk, removeDir, startKplane, tempDir, useKplane, type KplaneProcess } from './harness.js';
 
 const SCRIPT = join(HERE, '..', 'python', 'watch_configmaps.py');
 const STREAM_SCRIPT = join(HERE, '..', 'python', 'stream_pod.py');
@@ -33,21 +33,10 @@ async function pythonWithClient(): Promise<string> {
 }
 
 describe('the Kubernetes Python client against kplane up', () => {
-  let kp: KplaneProcess;
-  let dir: string;
-
-  before(async () => {
-    dir = await tempDir();
-    kp = await startKplane(dir, ['--storage', 'memory']);
-  });
-
-  after(async () => {
-    await kp?.stop();
-    await removeDir(dir);
-  });
+  const suite = useKplane(['--storage', 'memory']);
 
   it('lists, then watches with Watch().stream (watch=True) and sees ADDED, MODIFIED and DELETED', async () => {
-    const lines = (await run(await pythonWithClient(), [SCRIPT, kp.kubeconfig, 'py-watch'])).trim().split('\n').map((l) => JSON.parse(l));
+    const lines = (await run(await pythonWithClient(), [SCRIPT, suite.kp.kubeconfig, 'py-watch'])).trim().split('\n').map((l) => JSON.parse(l));
     assert.ok(!lines[0].list.includes('py'));
     assert.match(lines[0].resourceVersion, /^\d+$/);
     assert.deepEqual(

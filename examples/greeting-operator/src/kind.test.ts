@@ -1,102 +1,87 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Greetings } from './kind.js';
+import { greetingCRD } from '@kplane/apiserver/testing';
+import { structuralSchemaErrors, type CustomResourceDefinition, type ObjectOf } from '@kplane/runtime';
+import { Greetings, type Greeting } from './kind.js';
 
 /**
- * What the chapter's Greeting CRD specifies, field by field: names, scope, one served and
- * stored version, its subresources, columns, selectable field, and the schema of spec and
- * status with their defaults, bounds and CEL rules.
+ * The chapter's Greeting CRD as written by hand (names, scope, one served and stored version,
+ * its subresources, columns, selectable field, and the schema of spec and status with their
+ * defaults, bounds and CEL rules): the reference the TypeScript declaration must reproduce.
  */
-const chapter = {
-  name: 'greetings.demo.example.com',
-  group: 'demo.example.com',
-  scope: 'Namespaced',
-  names: { kind: 'Greeting', listKind: 'GreetingList', plural: 'greetings', singular: 'greeting', shortNames: ['gr'], categories: ['demo'] },
-  version: {
-    name: 'v1',
-    served: true,
-    storage: true,
-    subresources: { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.readyReplicas', labelSelectorPath: '.status.selector' } },
-    additionalPrinterColumns: [
-      { name: 'Version', type: 'string', jsonPath: '.spec.version' },
-      { name: 'Replicas', type: 'integer', jsonPath: '.spec.replicas' },
-      { name: 'Ready', type: 'integer', jsonPath: '.status.readyReplicas' },
-      { name: 'URL', type: 'string', jsonPath: '.status.url', priority: 1 },
-      { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
-    ],
-    selectableFields: [{ jsonPath: '.spec.version' }],
-  },
-  spec: {
-    type: 'object',
-    required: ['version'],
-    properties: {
-      version: { type: 'string', pattern: '^[0-9]+\\.[0-9]+(\\.[0-9]+)?$', description: 'Tag of the ghcr.io/example/hello image' },
-      message: { type: 'string', maxLength: 200, default: 'hello' },
-      replicas: { type: 'integer', minimum: 1, maximum: 10, default: 2 },
-      host: {
-        type: 'string',
-        maxLength: 253,
-        'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'host cannot be changed, create a new Greeting' }],
-      },
-    },
-    'x-kubernetes-validations': [
-      { rule: "!has(self.host) || self.host.endsWith('.apps.example.com')", message: 'host must be in the apps.example.com zone', fieldPath: '.host' },
-      {
-        rule: '!has(self.host) || self.replicas >= 2',
-        messageExpression: "'a public application needs at least 2 replicas, got %d'.format([self.replicas])",
-        reason: 'FieldValueForbidden',
-      },
-    ],
-  },
-  status: {
-    type: 'object',
-    properties: {
-      readyReplicas: { type: 'integer' },
-      selector: { type: 'string' },
-      url: { type: 'string' },
-      observedGeneration: { type: 'integer', format: 'int64' },
-      conditions: {
-        type: 'array',
-        'x-kubernetes-list-type': 'map',
-        'x-kubernetes-list-map-keys': ['type'],
-        items: {
-          type: 'object',
-          required: ['type', 'status'],
-          properties: {
-            type: { type: 'string' },
-            status: { type: 'string', enum: ['True', 'False', 'Unknown'] },
-            reason: { type: 'string' },
-            message: { type: 'string' },
-            lastTransitionTime: { type: 'string', format: 'date-time' },
-            observedGeneration: { type: 'integer', format: 'int64' },
-          },
-        },
-      },
-    },
-  },
-};
+const chapter = greetingCRD() as unknown as CustomResourceDefinition;
 
-test('the CRD generated from the TypeScript schema is the chapter\'s', () => {
+test('the CRD generated from the TypeScript schema is the chapter\'s, field by field', () => {
   const crd = Greetings.crd();
   assert.equal(crd.apiVersion, 'apiextensions.k8s.io/v1');
   assert.equal(crd.kind, 'CustomResourceDefinition');
-  assert.equal(crd.metadata?.name, chapter.name);
-  assert.equal(crd.spec.group, chapter.group);
-  assert.equal(crd.spec.scope, chapter.scope);
-  assert.deepEqual(crd.spec.names, chapter.names);
+  assert.equal(crd.metadata?.name, 'greetings.demo.example.com');
+  assert.deepEqual(crd.metadata, chapter.metadata);
+  assert.equal(crd.spec.group, chapter.spec.group);
+  assert.equal(crd.spec.scope, chapter.spec.scope);
+  assert.deepEqual(crd.spec.names, chapter.spec.names);
   assert.equal(crd.spec.versions.length, 1);
   const { schema, ...version } = crd.spec.versions[0]!;
-  assert.deepEqual(version, chapter.version);
+  const { schema: chapterSchema, ...chapterVersion } = chapter.spec.versions[0]!;
+  assert.deepEqual(version, chapterVersion);
   const root = schema!.openAPIV3Schema!;
+  const want = chapterSchema!.openAPIV3Schema!;
   assert.equal(root.type, 'object');
   assert.deepEqual(root.required, ['spec']);
+  const spec = root.properties!.spec!;
+  const wantSpec = want.properties!.spec!;
+  assert.deepEqual(spec.required, wantSpec.required);
+  assert.deepEqual(spec['x-kubernetes-validations'], wantSpec['x-kubernetes-validations']);
+  for (const field of Object.keys(wantSpec.properties!)) assert.deepEqual(spec.properties![field], wantSpec.properties![field], `spec.${field}`);
+  assert.deepEqual(spec, wantSpec);
+  assert.deepEqual(root.properties!.status, want.properties!.status);
+  // What defineKind adds, as Kubernetes expects of every top-level schema.
   assert.deepEqual(Object.keys(root.properties!).sort(), ['apiVersion', 'kind', 'metadata', 'spec', 'status']);
-  assert.deepEqual(root.properties!.metadata, { type: 'object' });
-  assert.deepEqual(root.properties!.spec, chapter.spec);
-  assert.deepEqual(root.properties!.status, chapter.status);
+  assert.equal(root.properties!.apiVersion!.type, 'string');
+  assert.equal(root.properties!.kind!.type, 'string');
+  assert.deepEqual(root.properties!.metadata, { type: 'object' }, 'Kubernetes allows nothing else on metadata');
+  // And nothing else differs: the whole CRD minus those three is the hand-written one.
+  const { apiVersion: _a, kind: _k, metadata: _m, ...rest } = root.properties!;
+  assert.deepEqual({ ...crd, spec: { ...crd.spec, versions: [{ ...version, schema: { openAPIV3Schema: { ...root, properties: rest } } }] } }, chapter);
+});
+
+test('the generated schema is structural', () => {
+  assert.deepEqual(structuralSchemaErrors(Greetings.schema()), []);
 });
 
 test('the descriptor addresses greetings.demo.example.com/v1, namespaced', () => {
   assert.equal(Greetings.crdName, 'greetings.demo.example.com');
   assert.deepEqual([Greetings.group, Greetings.version, Greetings.resource, Greetings.kind, Greetings.namespaced], ['demo.example.com', 'v1', 'greetings', 'Greeting', true]);
+  assert.deepEqual({ ...Greetings.descriptor }, {
+    group: 'demo.example.com', version: 'v1', resource: 'greetings', namespaced: true, kind: 'Greeting', apiVersion: 'demo.example.com/v1',
+  });
+});
+
+test('Greeting type: spec fields are typed from the TypeBox schema', () => {
+  const g: Greeting = {
+    apiVersion: 'demo.example.com/v1',
+    kind: 'Greeting',
+    metadata: { name: 'hello', namespace: 'demo' },
+    spec: { version: '1.0', message: 'hi', host: 'hello.apps.example.com' },
+  };
+  const viaDescriptor: ObjectOf<typeof Greetings> = g;
+  const viaKind: ObjectOf<typeof Greetings.descriptor> = viaDescriptor;
+  const replicas: number | undefined = viaKind.spec.replicas;
+  const cond = g.status?.conditions?.[0];
+  const status: 'True' | 'False' | 'Unknown' | undefined = cond?.status;
+  assert.equal(replicas, undefined);
+  assert.equal(status, undefined);
+  if (false as boolean) {
+    // @ts-expect-error spec.version is required
+    const noVersion: Greeting = { spec: { message: 'x' } };
+    // @ts-expect-error spec itself is required
+    const noSpec: Greeting = { metadata: { name: 'x' } };
+    // @ts-expect-error replicas is a number
+    const badReplicas: Greeting = { spec: { version: '1', replicas: 'two' } };
+    // @ts-expect-error unknown spec field
+    const typo: Greeting = { spec: { version: '1', replica: 2 } };
+    // @ts-expect-error condition status is a literal union
+    g.status = { conditions: [{ type: 'Ready', status: 'Yes' }] };
+    void [noVersion, noSpec, badReplicas, typo];
+  }
 });

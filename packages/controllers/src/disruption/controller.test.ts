@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
-import { PodDisruptionBudgets, Pods, ReplicaSets, createFakeClock, createManager, formatTime, type FakeClock, type Pod, type PodDisruptionBudget, type ReplicaSet } from '@kplane/runtime';
+import { PodDisruptionBudgets, Pods, ReplicaSets, formatTime, type FakeClock, type Pod, type PodDisruptionBudget, type ReplicaSet } from '@kplane/runtime';
 import { settle } from '@kplane/runtime/testing';
 import { eventually } from '@kplane/api/testing';
-import { startTestKplane, type TestKplane } from '../namespace/testing.js';
+import { startControllerBed, type TestKplane } from '../namespace/testing.js';
 import { createDisruptionController } from './controller.js';
 import { DELETION_TIMEOUT_MS } from './status.js';
 
@@ -13,21 +13,11 @@ let clock: FakeClock;
 let stop: () => Promise<void>;
 
 before(async () => {
-  kp = await startTestKplane();
-  clock = createFakeClock(T0);
-  const mgr = createManager({ client: kp.client, clock });
-  createDisruptionController(mgr, { recorder: false });
-  const abort = new AbortController();
-  const done = mgr.start(abort.signal);
-  stop = async () => {
-    abort.abort();
-    await done;
-  };
+  ({ kp, clock, stop } = await startControllerBed(async (mgr) => {
+    createDisruptionController(mgr, { recorder: false });
+  }, T0));
 });
-after(async () => {
-  await stop();
-  await kp.close();
-});
+after(() => stop());
 
 const ns = { namespace: 'default' };
 const pdbs = () => kp.client.resource<PodDisruptionBudget>(PodDisruptionBudgets);

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import {
-  EndpointSlices, Endpoints, Nodes, Pods, Services, createFakeClock, createManager, formatTime,
+  EndpointSlices, Endpoints, Nodes, Pods, Services, formatTime,
   type EndpointSlice, type Endpoints as EndpointsObject, type FakeClock, type Pod, type Service,
 } from '@kplane/runtime';
 import { eventually } from '@kplane/api/testing';
-import { startTestKplane, type TestKplane } from '../namespace/testing.js';
+import { startControllerBed, type TestKplane } from '../namespace/testing.js';
 import { createEndpointsController } from '../endpoints/index.js';
 import { createEndpointSliceController } from './index.js';
 
@@ -16,22 +16,12 @@ let stop: () => Promise<void>;
 const ns = { namespace: 'default' };
 
 before(async () => {
-  kp = await startTestKplane();
-  clock = createFakeClock(T0);
-  const mgr = createManager({ client: kp.client, clock });
-  createEndpointSliceController(mgr);
-  createEndpointsController(mgr);
-  const abort = new AbortController();
-  const done = mgr.start(abort.signal);
-  stop = async () => {
-    abort.abort();
-    await done;
-  };
+  ({ kp, clock, stop } = await startControllerBed(async (mgr) => {
+    createEndpointSliceController(mgr);
+    createEndpointsController(mgr);
+  }, T0));
 });
-after(async () => {
-  await stop();
-  await kp.close();
-});
+after(() => stop());
 
 const slicesOf = async (svc: string) => (await kp.client.resource<EndpointSlice>(EndpointSlices).list({ ...ns, labelSelector: `kubernetes.io/service-name=${svc}` })).items;
 const endpointsOf = (svc: string) => kp.client.resource<EndpointsObject>(Endpoints).get(svc, ns);

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Jobs, Pods, createEventRecorder, createFakeClock, createManager, type FakeClock, type Job, type Pod } from '@kplane/runtime';
+import { Jobs, Pods, createEventRecorder, type FakeClock, type Job, type Pod } from '@kplane/runtime';
 import { settle } from '@kplane/runtime/testing';
 import { eventually } from '@kplane/api/testing';
-import { startTestKplane, type TestKplane } from '../namespace/testing.js';
+import { startControllerBed, type TestKplane } from '../namespace/testing.js';
 import { createNamespace } from '../replicaset/test-support.js';
 import { createJobController } from './job-controller.js';
 import { eventsAbout, finishPod, getJob, jobPods, newJob, runPod, running, trueCondition } from './test-support.js';
@@ -16,23 +16,13 @@ describe('Job controller', () => {
   let stop: () => Promise<void>;
   const ns = 'jobs';
   before(async () => {
-    kp = await startTestKplane();
-    await createNamespace(kp.client, ns);
-    clock = createFakeClock(T0);
-    const mgr = createManager({ client: kp.client, clock });
-    const recorder = createEventRecorder({ client: kp.client, component: 'job-controller', clock });
-    createJobController(mgr, { recorder, batchWindowMs: 0 });
-    const abort = new AbortController();
-    const done = mgr.start(abort.signal);
-    stop = async () => {
-      abort.abort();
-      await done;
-    };
+    ({ kp, clock, stop } = await startControllerBed(async (mgr, kp, clock) => {
+      await createNamespace(kp.client, ns);
+      const recorder = createEventRecorder({ client: kp.client, component: 'job-controller', clock });
+      createJobController(mgr, { recorder, batchWindowMs: 0 });
+    }, T0));
   });
-  after(async () => {
-    await stop();
-    await kp.close();
-  });
+  after(() => stop());
 
   const create = (job: Job) => kp.client.resource<Job>(Jobs).create(job, { namespace: ns });
   const pods = (name: string) => jobPods(kp.client, ns, name);

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
-import { Leases, Nodes, Pods, createFakeClock, createManager, type FakeClock, type Lease, type Node, type Pod } from '@kplane/runtime';
+import { Leases, Nodes, Pods, type FakeClock, type Lease, type Node, type Pod } from '@kplane/runtime';
 import { settle } from '@kplane/runtime/testing';
 import { eventually } from '@kplane/api/testing';
-import { startTestKplane, type TestKplane } from '../namespace/testing.js';
+import { startControllerBed, type TestKplane } from '../namespace/testing.js';
 import { createNodeLifecycleController } from './controller.js';
 import { createTaintEvictionController } from './taint-eviction.js';
 
@@ -13,22 +13,12 @@ let clock: FakeClock;
 let stop: () => Promise<void>;
 
 before(async () => {
-  kp = await startTestKplane();
-  clock = createFakeClock(T0);
-  const mgr = createManager({ client: kp.client, clock });
-  createNodeLifecycleController(mgr, { gracePeriodMs: 40_000 });
-  createTaintEvictionController(mgr);
-  const abort = new AbortController();
-  const done = mgr.start(abort.signal);
-  stop = async () => {
-    abort.abort();
-    await done;
-  };
+  ({ kp, clock, stop } = await startControllerBed(async (mgr) => {
+    createNodeLifecycleController(mgr, { gracePeriodMs: 40_000 });
+    createTaintEvictionController(mgr);
+  }, T0));
 });
-after(async () => {
-  await stop();
-  await kp.close();
-});
+after(() => stop());
 
 const nodes = () => kp.client.resource<Node>(Nodes);
 const pods = () => kp.client.resource<Pod>(Pods);

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
-import { ConfigMaps, Jobs, Namespaces, Pods, ResourceQuotas, Services, createFakeClock, createManager, type FakeClock, type ResourceQuota } from '@kplane/runtime';
+import { ConfigMaps, Jobs, Namespaces, Pods, ResourceQuotas, Services, type FakeClock, type ResourceQuota } from '@kplane/runtime';
 import { eventually } from '@kplane/api/testing';
-import { startTestKplane, type TestKplane } from '../namespace/testing.js';
+import { startControllerBed, type TestKplane } from '../namespace/testing.js';
 import { newJob } from '../job/test-support.js';
 import { createResourceQuotaController, quotaUsage } from './controller.js';
 
@@ -13,22 +13,12 @@ let clock: FakeClock;
 let stop: () => Promise<void>;
 
 before(async () => {
-  kp = await startTestKplane();
-  await kp.client.resource(Namespaces).create({ metadata: { name: NS } });
-  clock = createFakeClock(Date.parse('2026-03-01T10:00:00Z'));
-  const mgr = createManager({ client: kp.client, clock });
-  createResourceQuotaController(mgr);
-  const abort = new AbortController();
-  const done = mgr.start(abort.signal);
-  stop = async () => {
-    abort.abort();
-    await done;
-  };
+  ({ kp, clock, stop } = await startControllerBed(async (mgr, kp) => {
+    await kp.client.resource(Namespaces).create({ metadata: { name: NS } });
+    createResourceQuotaController(mgr);
+  }));
 });
-after(async () => {
-  await stop();
-  await kp.close();
-});
+after(() => stop());
 
 const quotas = () => kp.client.resource<ResourceQuota>(ResourceQuotas);
 const status = async (name: string) => (await quotas().get(name, { namespace: NS })).status;

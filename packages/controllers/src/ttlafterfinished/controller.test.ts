@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
-import { Jobs, createFakeClock, createManager, formatTime, type FakeClock, type Job } from '@kplane/runtime';
+import { Jobs, formatTime, type FakeClock, type Job } from '@kplane/runtime';
 import { settle } from '@kplane/runtime/testing';
 import { eventually } from '@kplane/api/testing';
-import { startTestKplane, type TestKplane } from '../namespace/testing.js';
+import { startControllerBed, type TestKplane } from '../namespace/testing.js';
 import { newJob } from '../job/test-support.js';
 import { createTtlAfterFinishedController, jobExpiresAt } from './controller.js';
 
@@ -13,21 +13,11 @@ let clock: FakeClock;
 let stop: () => Promise<void>;
 
 before(async () => {
-  kp = await startTestKplane();
-  clock = createFakeClock(T0);
-  const mgr = createManager({ client: kp.client, clock });
-  createTtlAfterFinishedController(mgr);
-  const abort = new AbortController();
-  const done = mgr.start(abort.signal);
-  stop = async () => {
-    abort.abort();
-    await done;
-  };
+  ({ kp, clock, stop } = await startControllerBed(async (mgr) => {
+    createTtlAfterFinishedController(mgr);
+  }, T0));
 });
-after(async () => {
-  await stop();
-  await kp.close();
-});
+after(() => stop());
 
 const api = () => kp.client.resource<Job>(Jobs);
 

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import {
-  PersistentVolumeClaims, PersistentVolumes, Pods, StorageClasses, createFakeClock, createManager,
+  PersistentVolumeClaims, PersistentVolumes, Pods, StorageClasses,
   type PersistentVolume, type PersistentVolumeClaim, type Pod,
 } from '@kplane/runtime';
 import { eventually } from '@kplane/api/testing';
-import { startTestKplane, type TestKplane } from '../namespace/testing.js';
+import { startControllerBed, type TestKplane } from '../namespace/testing.js';
 import { createPersistentVolumeBinderController } from './binder.js';
 import { createPvProtectionController, createPvcProtectionController } from './protection.js';
 import { PVC_PROTECTION_FINALIZER, PV_PROTECTION_FINALIZER, bestMatch, storageBytes } from './util.js';
@@ -14,22 +14,13 @@ let kp: TestKplane;
 let stop: () => Promise<void>;
 
 before(async () => {
-  kp = await startTestKplane();
-  const mgr = createManager({ client: kp.client, clock: createFakeClock(Date.parse('2026-03-01T10:00:00Z')) });
-  createPersistentVolumeBinderController(mgr, { recorder: false });
-  createPvcProtectionController(mgr);
-  createPvProtectionController(mgr);
-  const abort = new AbortController();
-  const done = mgr.start(abort.signal);
-  stop = async () => {
-    abort.abort();
-    await done;
-  };
+  ({ kp, stop } = await startControllerBed(async (mgr) => {
+    createPersistentVolumeBinderController(mgr, { recorder: false });
+    createPvcProtectionController(mgr);
+    createPvProtectionController(mgr);
+  }));
 });
-after(async () => {
-  await stop();
-  await kp.close();
-});
+after(() => stop());
 
 const claims = () => kp.client.resource<PersistentVolumeClaim>(PersistentVolumeClaims);
 const volumes = () => kp.client.resource<PersistentVolume>(PersistentVolumes);

@@ -15,7 +15,7 @@ import { createManager } from '../manager/manager.js';
 import type { Informer } from '../informer/informer.js';
 import type { CustomResourceDefinition, Deployment, DeploymentList, ObjectMeta } from './builtin/index.js';
 import { CustomResourceDefinitions, Deployments, newObject, type KindDescriptor, type ListOf, type ObjectOf } from './descriptors.js';
-import { GreetingKind, type Greeting } from './greeting-example.js';
+import { BookKind, type Book } from './book-example.js';
 import { defineKind } from './custom.js';
 import { KubeType } from './schema.js';
 import { isStatusConditionTrue, setStatusCondition } from '../helpers/conditions.js';
@@ -27,49 +27,49 @@ function expectType<T extends true>(): T | void {}
 
 // Objects: a KubeObject with literal apiVersion and kind, the same ObjectMeta, spec and status.
 expectType<Equal<ObjectOf<typeof Deployments>, Deployment>>();
-expectType<Equal<ObjectOf<typeof GreetingKind>, Greeting>>();
+expectType<Equal<ObjectOf<typeof BookKind>, Book>>();
 expectType<Equal<Deployment['apiVersion'], 'apps/v1' | undefined>>();
-expectType<Equal<Greeting['apiVersion'], 'demo.example.com/v1' | undefined>>();
+expectType<Equal<Book['apiVersion'], 'library.example.com/v1' | undefined>>();
 expectType<Equal<Deployment['kind'], 'Deployment' | undefined>>();
-expectType<Equal<Greeting['kind'], 'Greeting' | undefined>>();
+expectType<Equal<Book['kind'], 'Book' | undefined>>();
 expectType<Equal<Deployment['metadata'], ObjectMeta | undefined>>();
-expectType<Equal<Greeting['metadata'], ObjectMeta | undefined>>();
+expectType<Equal<Book['metadata'], ObjectMeta | undefined>>();
 expectType<Deployment extends KubeObject ? true : false>();
-expectType<Greeting extends KubeObject ? true : false>();
+expectType<Book extends KubeObject ? true : false>();
 // @ts-expect-error -- a wrong apiVersion does not compile for a built-in kind…
 const badDeployment: Deployment = { apiVersion: 'apps/v2' };
 // @ts-expect-error -- …nor for a custom kind.
-const badGreeting: Greeting = { apiVersion: 'demo.example.com/v2', spec: { version: '1.0' } };
+const badBook: Book = { apiVersion: 'library.example.com/v2', spec: { title: 'Dune' } };
 void badDeployment;
-void badGreeting;
+void badBook;
 
 // Descriptors: a custom kind is a KindDescriptor, as the built-in kinds are.
 expectType<typeof Deployments extends KindDescriptor<Deployment> ? true : false>();
-expectType<typeof GreetingKind extends KindDescriptor<Greeting> ? true : false>();
+expectType<typeof BookKind extends KindDescriptor<Book> ? true : false>();
 
 // The client: the same ResourceClient, the same list type.
 declare const client: Client;
 expectType<Equal<ReturnType<typeof client.resource<Deployment>>, ResourceClient<Deployment>>>();
 const typedDeployments = (c: Client) => c.resource(Deployments);
-const typedGreetings = (c: Client) => c.resource(GreetingKind);
+const typedBooks = (c: Client) => c.resource(BookKind);
 expectType<Equal<ReturnType<typeof typedDeployments>, ResourceClient<Deployment>>>();
-expectType<Equal<ReturnType<typeof typedGreetings>, ResourceClient<Greeting>>>();
+expectType<Equal<ReturnType<typeof typedBooks>, ResourceClient<Book>>>();
 expectType<Equal<Awaited<ReturnType<ResourceClient<Deployment>['list']>>, ListOf<typeof Deployments>>>();
-expectType<Equal<Awaited<ReturnType<ResourceClient<Greeting>['list']>>, ListOf<typeof GreetingKind>>>();
-expectType<Equal<ListOf<typeof GreetingKind>, KubeList<Greeting>>>();
+expectType<Equal<Awaited<ReturnType<ResourceClient<Book>['list']>>, ListOf<typeof BookKind>>>();
+expectType<Equal<ListOf<typeof BookKind>, KubeList<Book>>>();
 // The model's DeploymentList (literal apiVersion and kind) is what a list holds, read back.
 expectType<KubeList<Deployment>['items'] extends DeploymentList['items'] ? true : false>();
 
 // Informers and the builder infer the object type from either descriptor.
 type ManagerOf = ReturnType<typeof createManager>;
 const deploymentInformer = (m: ManagerOf) => m.factory.informerFor(Deployments);
-const greetingInformer = (m: ManagerOf) => m.factory.informerFor(GreetingKind);
+const bookInformer = (m: ManagerOf) => m.factory.informerFor(BookKind);
 expectType<Equal<ReturnType<typeof deploymentInformer>, Informer<Deployment>>>();
-expectType<Equal<ReturnType<typeof greetingInformer>, Informer<Greeting>>>();
+expectType<Equal<ReturnType<typeof bookInformer>, Informer<Book>>>();
 const registerBoth = (m: ManagerOf) => {
   m.controller()
     .named('both')
-    .for(GreetingKind, { predicates: [(c) => c.object.spec.version !== ''] })
+    .for(BookKind, { predicates: [(c) => c.object.spec.title !== ''] })
     .owns(Deployments, { predicates: [(c) => (c.object.spec?.replicas ?? 0) >= 0] })
     .watches(Deployments, (d) => [{ namespace: d.metadata?.namespace ?? '', name: d.metadata?.name ?? '' }])
     .complete(() => undefined);
@@ -112,33 +112,33 @@ async function establish(c: Client, kind: { crd(): CustomResourceDefinition; crd
 test('a built-in and a custom kind go through the same generic code: client, informer, list', async () => {
   const k = await startTestKplane();
   try {
-    await establish(k.client, GreetingKind);
+    await establish(k.client, BookKind);
 
     const d = await createThenCache(k.client, Deployments, {
       metadata: { name: 'web', namespace: 'default' },
       spec: { selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx' }] } } },
     });
-    const g = await createThenCache(k.client, GreetingKind, {
-      metadata: { name: 'hello', namespace: 'default' },
-      spec: { version: '1.0' },
+    const g = await createThenCache(k.client, BookKind, {
+      metadata: { name: 'dune', namespace: 'default' },
+      spec: { title: 'Dune' },
     });
     assert.equal(d.created.apiVersion, 'apps/v1');
-    assert.equal(g.created.apiVersion, 'demo.example.com/v1');
+    assert.equal(g.created.apiVersion, 'library.example.com/v1');
     assert.equal(d.cached?.spec?.template.spec?.containers[0]?.image, 'nginx');
-    assert.equal(g.cached?.spec.version, '1.0');
+    assert.equal(g.cached?.spec.title, 'Dune');
     assert.deepEqual(d.list.items.map((x) => x.metadata?.name), ['web']);
-    assert.deepEqual(g.list.items.map((x) => x.metadata?.name), ['hello']);
-    assert.equal(g.list.items[0]?.spec.replicas, 2, 'the schema default reached the server');
+    assert.deepEqual(g.list.items.map((x) => x.metadata?.name), ['dune']);
+    assert.equal(g.list.items[0]?.spec.copies, 2, 'the schema default reached the server');
   } finally {
     await k.close();
   }
 });
 
 test('a custom kind is its own descriptor: the same fields as the plain descriptor, and its CRD', () => {
-  const { group, version, resource, namespaced, kind, apiVersion } = GreetingKind;
-  assert.deepEqual({ group, version, resource, namespaced, kind, apiVersion }, { ...GreetingKind.descriptor });
-  assert.ok(Object.isFrozen(GreetingKind));
-  assert.equal(GreetingKind.crd().metadata?.name, GreetingKind.crdName);
+  const { group, version, resource, namespaced, kind, apiVersion } = BookKind;
+  assert.deepEqual({ group, version, resource, namespaced, kind, apiVersion }, { ...BookKind.descriptor });
+  assert.ok(Object.isFrozen(BookKind));
+  assert.equal(BookKind.crd().metadata?.name, BookKind.crdName);
 });
 
 const Widget = defineKind({

@@ -5,7 +5,7 @@ import { createClient, type Client } from '@kplane/client';
 import { createMemoryBackend, type Backend } from '@kplane/storage';
 import type { CustomResourceDefinition, Deployment } from './builtin/index.js';
 import { CustomResourceDefinitions, Deployments, builtinDescriptors } from './descriptors.js';
-import { GreetingKind, type Greeting } from './greeting-example.js';
+import { BookKind, type Book } from './book-example.js';
 
 let backend: Backend;
 let server: ApiServer;
@@ -78,15 +78,15 @@ test('a typed Deployment round-trips through client.resource(Deployments)', asyn
   assert.deepEqual(list.items.map((d) => d.metadata?.name), ['web']);
 });
 
-test('the Greeting CRD from defineKind is accepted by the server', async () => {
+test('a CRD from defineKind is accepted by the server', async () => {
   const crds = client.resource(CustomResourceDefinitions);
-  const created: CustomResourceDefinition = await crds.create(GreetingKind.crd());
-  assert.equal(created.metadata?.name, 'greetings.demo.example.com');
-  assert.equal(created.spec.names.kind, 'Greeting');
+  const created: CustomResourceDefinition = await crds.create(BookKind.crd());
+  assert.equal(created.metadata?.name, 'books.library.example.com');
+  assert.equal(created.spec.names.kind, 'Book');
   assert.deepEqual(created.status?.storedVersions, ['v1']);
-  const got = await crds.get(GreetingKind.crdName);
-  assert.deepEqual(got.spec.versions[0]!.schema, GreetingKind.crd().spec.versions[0]!.schema);
-  assert.deepEqual(got.spec.versions[0]!.additionalPrinterColumns, GreetingKind.crd().spec.versions[0]!.additionalPrinterColumns);
+  const got = await crds.get(BookKind.crdName);
+  assert.deepEqual(got.spec.versions[0]!.schema, BookKind.crd().spec.versions[0]!.schema);
+  assert.deepEqual(got.spec.versions[0]!.additionalPrinterColumns, BookKind.crd().spec.versions[0]!.additionalPrinterColumns);
 });
 
 /** Waits, by watching, until the CRD reports Established=True (the server serves it then). */
@@ -103,21 +103,20 @@ async function established(name: string): Promise<void> {
   throw new Error(`${name} was not established within 5 s`);
 }
 
-test('a typed Greeting round-trips through client.resource(GreetingKind.descriptor)', async () => {
-  await established(GreetingKind.crdName);
-  const greetings = client.resource(GreetingKind.descriptor);
-  const hello: Greeting = { metadata: { name: 'hello', namespace: 'default' }, spec: { version: '1.0', message: 'hi', host: 'hello.apps.example.com' } };
-  const created = await greetings.create(hello);
-  assert.equal(created.apiVersion, 'demo.example.com/v1');
-  assert.equal(created.kind, 'Greeting');
-  const got = await greetings.get('hello');
-  const version: string = got.spec.version;
-  const replicas: number | undefined = got.spec.replicas;
-  assert.equal(version, '1.0');
-  assert.equal(got.spec.message, 'hi');
-  assert.equal(replicas, 2, 'the schema default reached the server');
-  got.status = { readyReplicas: 2, conditions: [{ type: 'Ready', status: 'True', reason: 'DeploymentStatus', message: '2/2 replicas ready' }] };
-  const updated = await greetings.updateStatus(got);
+test('a typed custom object round-trips through client.resource(BookKind.descriptor)', async () => {
+  await established(BookKind.crdName);
+  const books = client.resource(BookKind.descriptor);
+  const dune: Book = { metadata: { name: 'dune', namespace: 'default' }, spec: { title: 'Dune' } };
+  const created = await books.create(dune);
+  assert.equal(created.apiVersion, 'library.example.com/v1');
+  assert.equal(created.kind, 'Book');
+  const got = await books.get('dune');
+  const title: string = got.spec.title;
+  const copies: number | undefined = got.spec.copies;
+  assert.equal(title, 'Dune');
+  assert.equal(copies, 2, 'the schema default reached the server');
+  got.status = { available: 2, conditions: [{ type: 'Ready', status: 'True', reason: 'Shelved' }] };
+  const updated = await books.updateStatus(got);
   assert.equal(updated.status?.conditions?.[0]?.status, 'True');
-  assert.deepEqual((await greetings.list()).items.map((g) => g.spec.version), ['1.0']);
+  assert.deepEqual((await books.list()).items.map((b) => b.spec.title), ['Dune']);
 });
