@@ -155,10 +155,11 @@ export async function crdChapter(page: Page, k: K): Promise<void> {
   assert.match((await run('kubectl -n demo get greetings --field-selector spec.version=1.0')).stdout, /^hello\s/m);
   await run('kubectl get demo -n demo');
   page.heading(3, 'A finalizer name without a domain, on a custom resource');
-  page.say(`On a custom resource kube-apiserver accepts the name with a warning (metadata.finalizers:
-    "archivage": prefer a domain-qualified finalizer name…); kplane accepts it without the warning.`);
+  page.say(`On a custom resource the API server accepts the name, with a warning that kubectl
+    prints; it warns only about the finalizers a write adds.`);
   const warned = await run(`kubectl -n demo patch gr hello --type=merge -p '{"metadata":{"finalizers":["archivage"]}}'`);
   assert.match(warned.stdout, /greeting\.demo\.example\.com\/hello patched/);
+  assert.match(warned.stderr, /^Warning: metadata\.finalizers: "archivage": prefer a domain-qualified finalizer name including a path \(\/\) to avoid accidental conflicts with other finalizer writers$/m);
   await run(`kubectl -n demo patch gr hello --type=merge -p '{"metadata":{"finalizers":null}}'`);
 }
 

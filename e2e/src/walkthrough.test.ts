@@ -30,8 +30,8 @@ const DIFFERENCES = [
   namespace\`. The ReplicaSet's pod-template-hash differs from the course's.`,
   `The foreground experiment's preStop sleeps 3 s, not 8 s, to keep the run short.`,
   `The finalizers page says a DELETE of an object with finalizers answers 202 Accepted; kube-apiserver
-  and kplane answer 200 OK. A finalizer name without a domain is refused on a built-in kind, as by
-  kube-apiserver; on a custom resource kube-apiserver accepts it with a Warning, kplane without.`,
+  and kplane answer 200 OK. A finalizer name without a domain is refused on a built-in kind and
+  accepted with a Warning on a custom resource, as by kube-apiserver.`,
   `Not replayed: the pv-protection example of the finalizers page; the CRD chapter's etcdctl look at
   the stored object (kplane keeps objects in SQLite or memory, not etcd), its CloudNativePG and RabbitMQ operators and the list of CRDs of its lab; its
   controller-runtime Go code is replaced by examples/greeting-operator on kplane's runtime SDK.`,
