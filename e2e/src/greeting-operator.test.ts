@@ -87,6 +87,7 @@ describe('examples/greeting-operator', () => {
     const rows = list.split('\n').filter((l) => /^\S/.test(l) && !l.startsWith('Resources') && !/^self\w+reviews/.test(l)).map((l) => l.replace(/\s+/g, ' ').trim()).sort();
     assert.deepEqual(rows, [
       'deployments.apps [] [] [get list watch create patch]',
+      'events [] [] [create patch]',
       'greetings.demo.example.com [] [] [get list watch patch]',
       'greetings.demo.example.com/finalizers [] [] [update]',
       'greetings.demo.example.com/status [] [] [patch]',

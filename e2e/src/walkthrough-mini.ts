@@ -33,6 +33,7 @@ export async function miniReplicaSet(page: Page, kubeconfig: string): Promise<vo
     const proxyUrl = `http://127.0.0.1:${port}`;
 
     const start = async (file: 'bare' | 'sdk', ...flags: string[]): Promise<Copy> => {
+      const fr = flags.includes('fr');
       const env: NodeJS.ProcessEnv = { ...process.env, KUBECONFIG: kubeconfig, LANG: 'C.UTF-8' };
       delete env.LC_ALL;
       const args = [join(EXAMPLE, `${file}.js`), 'ch36', ...(file === 'bare' ? ['--proxy', proxyUrl] : []), ...flags];
@@ -42,33 +43,80 @@ export async function miniReplicaSet(page: Page, kubeconfig: string): Promise<vo
       let e = '';
       child.stdout!.on('data', (c) => (o += c));
       child.stderr!.on('data', (c) => (e += c));
-      const exited = new Promise<void>((resolve) => child.once('exit', () => (running.delete(child), resolve())));
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => (running.delete(child), resolve(code))));
       await eventually(`${file} to start`, () => {
         if (child.exitCode !== null) throw new Error(`${file} exited:\n${o}${e}`);
-        return /^controller started in /m.test(o) || undefined;
+        return (fr ? /^contrôleur démarré dans /m : /^controller started in /m).test(o) || undefined;
       });
       return {
         lines: () => o.split('\n').filter(Boolean),
         output: () => o,
         async stop() {
           if (child.exitCode === null) child.kill('SIGTERM');
-          await exited;
+          const code = await exited;
+          // The bare version dies of the signal; the SDK's manager stops gracefully, exits 0 and
+          // prints nothing about the stop.
+          if (file === 'sdk') {
+            assert.equal(code, 0, `${file} exited with ${code}:\n${e}`);
+            assert.doesNotMatch(e, /AbortError|This operation was aborted/, `${file} printed the stop:\n${e}`);
+          }
         },
       };
     };
     const pods = async () =>
       (JSON.parse(await k('get', 'pods', '-l', 'cours/proprietaire=vitrine', '-o', 'json')) as { items: { metadata: { name: string; deletionTimestamp?: string } }[] }).items;
     const live = async () => (await pods()).filter((p) => !p.metadata.deletionTimestamp).map((p) => p.metadata.name);
+    /** Whether `c` logged the creation of `pod` (in English or French). */
+    const madeBy = (c: Copy, pod: string) => c.lines().some((l) => l.endsWith(` creating ${pod}`) || l.endsWith(` je crée ${pod}`));
     /** Waits until `n` pods are live and each one's creation is in `c`'s log (on a loaded machine a copy may create one too many, then delete it). */
     const settled = (n: number, c?: Copy) =>
       eventually(`${n} live pods`, async () => {
         const names = await live();
-        return names.length === n && (!c || names.every((name) => c.lines().some((l) => l.endsWith(` creating ${name}`)))) ? names : undefined;
+        return names.length === n && (!c || names.every((name) => madeBy(c, name))) ? names : undefined;
       });
     const logged = (c: Copy, re: RegExp, n: number) =>
       eventually(`${n} lines ${re}`, () => c.lines().filter((l) => re.test(l)).length >= n || undefined).catch((err: Error) => {
         throw new Error(`${err.message}:\n${c.output()}`);
       });
+
+    /** The course's five steps with one version of the example: 3 wanted, a pod deleted by hand, 1 wanted, 4 wanted while stopped, the wish deleted. */
+    const fiveSteps = async (file: 'bare' | 'sdk', ...flags: string[]): Promise<void> => {
+      const fr = flags.includes('fr');
+      const re = (n: number, verb: 'creating' | 'deleting') =>
+        new RegExp(fr ? `pour ${n} voulus, je ${verb === 'creating' ? 'crée' : 'supprime'} ` : `for ${n} wanted, ${verb} `);
+      const shown = `node examples/mini-replicaset/dist/${file}.js ch36${file === 'bare' ? ` --proxy ${proxyUrl}` : ''}${flags.length ? ` ${flags.join(' ')}` : ''}`;
+      const log = file === 'bare' ? 'log' : 'log-sdk';
+      let ctl = await start(file, ...flags);
+      page.record(`${shown} > ${log}1.txt &`, '');
+      await run('kubectl apply -f -', { input: WISH(3) });
+      const first = (await settled(3, ctl))[0]!;
+      await run(`kubectl delete pod/${first} --wait=false`);
+      await eventually('the replacement', async () => {
+        const names = await live();
+        return names.length === 3 && !names.includes(first) && names.every((name) => madeBy(ctl, name)) ? true : undefined;
+      });
+      await run(`kubectl patch cm vitrine --type=merge -p '{"data":{"repliques":"1"}}'`);
+      await settled(1);
+      await logged(ctl, re(1, 'deleting'), 2);
+      await ctl.stop();
+      page.record(`kill %2; cat ${log}1.txt`, ctl.output());
+      assert.match(ctl.output(), fr ? /vitrine : 3 Pod\(s\) pour 1 voulus, je supprime / : /vitrine: 3 pod\(s\) for 1 wanted, deleting /);
+
+      page.say('The controller is stopped; the wish changes to 4, then it starts again:');
+      await run(`kubectl patch cm vitrine --type=merge -p '{"data":{"repliques":"4"}}'`);
+      ctl = await start(file, ...flags);
+      await settled(4);
+      await logged(ctl, re(4, 'creating'), 3);
+      await ctl.stop();
+      page.record(`${shown} > ${log}2.txt & ... kill %2; cat ${log}2.txt`, ctl.output());
+      assert.match(ctl.lines()[1]!, fr ? /vitrine : 1 Pod\(s\) pour 4 voulus, je crée / : /vitrine: 1 pod\(s\) for 4 wanted, creating /);
+
+      page.say('Still stopped, the wish itself is deleted: the garbage collector follows the ownerReferences.');
+      await run(`kubectl get pod -l cours/proprietaire=vitrine -o jsonpath='{.items[0].metadata.ownerReferences}{"\\n"}'`);
+      await run('kubectl delete cm vitrine');
+      await eventually('the pods collected', async () => ((await pods()).length === 0 ? true : undefined));
+      assert.match((await run('kubectl get pods -l cours/proprietaire=vitrine')).stderr, /No resources found in ch36 namespace\./);
+    };
 
     page.heading(3, 'Writing a controller: mini-replicaset');
     page.say(`examples/mini-replicaset/dist/bare.js is the course's hand-made ReplicaSet in
@@ -77,36 +125,15 @@ export async function miniReplicaSet(page: Page, kubeconfig: string): Promise<vo
       prints the course's lines in English (\`--lang fr\` for the French ones). Here the proxy
       listens on a free port, given with --proxy.`);
     page.record(`kubectl proxy --port=0 &   # Starting to serve on 127.0.0.1:${port}`, '');
-    let ctl = await start('bare');
-    page.record(`node examples/mini-replicaset/dist/bare.js ch36 --proxy ${proxyUrl} > log1.txt &`, '');
-    await run('kubectl apply -f -', { input: WISH(3) });
-    const first = (await settled(3, ctl))[0]!;
-    await run(`kubectl delete pod/${first} --wait=false`);
-    await eventually('the replacement', async () => {
-      const names = await live();
-      return names.length === 3 && !names.includes(first) && names.every((name) => ctl.lines().some((l) => l.endsWith(` creating ${name}`))) ? true : undefined;
-    });
-    await run(`kubectl patch cm vitrine --type=merge -p '{"data":{"repliques":"1"}}'`);
-    await settled(1);
-    await logged(ctl, /for 1 wanted, deleting/, 2);
-    await ctl.stop();
-    page.record('kill %2; cat log1.txt', ctl.output());
-    assert.match(ctl.output(), /vitrine: 3 pod\(s\) for 1 wanted, deleting /);
+    await fiveSteps('bare');
 
-    page.say('The controller is stopped; the wish changes to 4, then it starts again:');
-    await run(`kubectl patch cm vitrine --type=merge -p '{"data":{"repliques":"4"}}'`);
-    ctl = await start('bare');
-    await settled(4);
-    await logged(ctl, /for 4 wanted, creating/, 3);
-    await ctl.stop();
-    page.record(`node examples/mini-replicaset/dist/bare.js ch36 --proxy ${proxyUrl} > log2.txt & ... kill %2; cat log2.txt`, ctl.output());
-    assert.match(ctl.lines()[1]!, /vitrine: 1 pod\(s\) for 4 wanted, creating /);
-
-    page.say('Still stopped, the wish itself is deleted: the garbage collector follows the ownerReferences.');
-    await run(`kubectl get pod -l cours/proprietaire=vitrine -o jsonpath='{.items[0].metadata.ownerReferences}{"\\n"}'`);
-    await run('kubectl delete cm vitrine');
-    await eventually('the pods collected', async () => ((await pods()).length === 0 ? true : undefined));
-    assert.match((await run('kubectl get pods -l cours/proprietaire=vitrine')).stderr, /No resources found in ch36 namespace\./);
+    page.heading(3, 'The same controller on the runtime SDK');
+    page.say(`examples/mini-replicaset/dist/sdk.js is the same controller on kplane's runtime SDK
+      (shared informers, a workqueue that collapses duplicate keys and retries with backoff, the
+      controller builder, a manager that stops gracefully on SIGTERM). It reads $KUBECONFIG, so
+      it needs no proxy. The same five steps, this time with \`--lang fr\`: the course's French
+      lines.`);
+    await fiveSteps('sdk', '--lang', 'fr');
 
     page.heading(3, 'Exercise 1: two controllers for one wish');
     const [a, b] = await Promise.all([start('bare'), start('bare')]);
@@ -148,7 +175,7 @@ export async function miniReplicaSet(page: Page, kubeconfig: string): Promise<vo
 
     page.heading(3, 'Exercise 4: a controller that writes its status');
     page.say('With --status, the controller annotates the wish with cours/pods = ready/wanted, only when the value changes.');
-    ctl = await start('bare', '--status');
+    const ctl = await start('bare', '--status');
     page.record(`node examples/mini-replicaset/dist/bare.js ch36 --proxy ${proxyUrl} --status > log3.txt &`, '');
     await run('kubectl apply -f -', { input: WISH(3) });
     const rv = await eventually('the status 3/3', async () => {

@@ -115,6 +115,19 @@ export class Page {
     return r;
   }
 
+  /**
+   * A page of its own for a part run at the same time as others (its blocks kept apart), to be
+   * put back in its place with {@link Page.append} once it is done.
+   */
+  fork(): Page {
+    return new Page(this.kubeconfig);
+  }
+
+  /** Appends the blocks of a forked page, in their order. */
+  append(part: Page): void {
+    this.blocks.push(...part.blocks);
+  }
+
   /** The page in Markdown. */
   markdown(): string {
     const parts: string[] = [];

@@ -18,6 +18,35 @@ import type { Page } from './walkthrough-page.js';
 type K = (...args: string[]) => Promise<string>;
 
 const GARDE = GARDE_CONFIGMAP;
+/** A claim of the default class, and a pod that uses it. */
+const VOLUME_USER = `apiVersion: v1
+kind: PersistentVolumeClaim
+metadata:
+  name: donnees
+spec:
+  accessModes: [ReadWriteOnce]
+  resources:
+    requests:
+      storage: 1Gi
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: utilisateur
+spec:
+  terminationGracePeriodSeconds: 0
+  containers:
+  - name: main
+    image: registry.k8s.io/e2e-test-images/agnhost:2.61
+    args: [pause]
+    volumeMounts:
+    - name: data
+      mountPath: /data
+  volumes:
+  - name: data
+    persistentVolumeClaim:
+      claimName: donnees
+`;
 const HELLO = 'apiVersion: demo.example.com/v1\nkind: Greeting\nmetadata:\n  name: hello\n  namespace: demo\nspec:\n  version: "1.0"\n  message: hi\n  host: hello.apps.example.com\n';
 const TRUE_CONDITIONS = `-o jsonpath='{range .status.conditions[?(@.status=="True")]}{.type}: {.message}{"\\n"}{end}'`;
 
@@ -100,6 +129,23 @@ export async function finalizersPage(page: Page, k: K): Promise<void> {
   assert.match(add.stderr, /no new finalizers can be added if the object is being deleted/);
   await run(`kubectl patch cm garde --type=merge -p '{"metadata":{"finalizers":null}}'`);
   await run('kubectl get cm garde', { fails: true });
+  page.heading(3, 'kubernetes.io/pv-protection');
+  page.say(`The page's example: a PersistentVolume in use carries kubernetes.io/pv-protection. Deleted,
+    it stays Terminating while it is Bound; once its pod and claim are gone, the volume is Released
+    and the finalizer removed, and it goes. Here the volume is provisioned for a claim that a pod
+    uses.`);
+  await run('kubectl apply -f -', { input: VOLUME_USER });
+  await eventually('the claim bound', async () => (await k('-n', 'ch36', 'get', 'pvc', 'donnees', '-o', 'jsonpath={.status.phase}')) === 'Bound' || undefined);
+  const pv = (await k('-n', 'ch36', 'get', 'pvc', 'donnees', '-o', 'jsonpath={.spec.volumeName}')).trim();
+  await eventually('the pv-protection finalizer', async () => (await k('get', 'pv', pv, '-o', 'jsonpath={.metadata.finalizers}')).includes('kubernetes.io/pv-protection') || undefined);
+  assert.equal((await run(`kubectl get pv ${pv} -o jsonpath='{.metadata.finalizers}{"\\n"}'`)).stdout, '["kubernetes.io/pv-protection"]\n');
+  await run(`kubectl delete pv ${pv} --wait=false`);
+  assert.match((await run(`kubectl get pv ${pv}`)).stdout, /\sTerminating\s+ch36\/donnees\s/);
+  await run('kubectl delete pod utilisateur');
+  await run('kubectl delete pvc donnees');
+  await eventually('the volume gone', async () => !(await k('get', 'pv', '-o', 'name')).includes(pv) || undefined);
+  assert.match((await run(`kubectl get pv ${pv}`, { fails: true })).stderr, /persistentvolumes "pvc-[0-9a-f-]+" not found/);
+
   page.heading(3, 'Finalizer names must be domain-qualified');
   page.say(`On a built-in kind the API server refuses a finalizer name without a domain (other than
     the standard ones such as kubernetes), as kube-apiserver does.`);
@@ -155,10 +201,11 @@ export async function crdChapter(page: Page, k: K): Promise<void> {
   assert.match((await run('kubectl -n demo get greetings --field-selector spec.version=1.0')).stdout, /^hello\s/m);
   await run('kubectl get demo -n demo');
   page.heading(3, 'A finalizer name without a domain, on a custom resource');
-  page.say(`On a custom resource kube-apiserver accepts the name with a warning (metadata.finalizers:
-    "archivage": prefer a domain-qualified finalizer name…); kplane accepts it without the warning.`);
+  page.say(`On a custom resource the API server accepts the name, with a warning that kubectl
+    prints; it warns only about the finalizers a write adds.`);
   const warned = await run(`kubectl -n demo patch gr hello --type=merge -p '{"metadata":{"finalizers":["archivage"]}}'`);
   assert.match(warned.stdout, /greeting\.demo\.example\.com\/hello patched/);
+  assert.match(warned.stderr, /^Warning: metadata\.finalizers: "archivage": prefer a domain-qualified finalizer name including a path \(\/\) to avoid accidental conflicts with other finalizer writers$/m);
   await run(`kubectl -n demo patch gr hello --type=merge -p '{"metadata":{"finalizers":null}}'`);
 }
 
@@ -172,20 +219,23 @@ export async function greetingOperator(page: Page, k: K, kp: KplaneProcess): Pro
   const can = await run('kubectl auth can-i --list --as=system:serviceaccount:greeting-system:greeting-operator', { show: (o) => o.split('\n').filter((l) => !/^ *\[/.test(l)).join('\n') });
   assert.match(can.stdout, /^greetings\.demo\.example\.com\/status\s+\[\]\s+\[\]\s+\[patch\]$/m);
   assert.doesNotMatch(can.stdout, /delete/);
+  page.say('As the chapter checks of an operator before installing it: no access to Secrets.');
+  const secrets = await run('kubectl auth can-i get secrets -n kube-system --as=system:serviceaccount:greeting-system:greeting-operator', { fails: true });
+  assert.equal(secrets.stdout, 'no\n');
   const token = (await k('-n', 'greeting-system', 'create', 'token', 'greeting-operator')).trim();
   const kubeconfig = await tokenKubeconfig(kp, token, 'greeting-operator');
-  const child = spawn(process.execPath, [join(EXAMPLE, 'main.js'), '--kubeconfig', kubeconfig, '--webhook-port', '0', '--metrics-bind-address', '0', '--dns-latency', '1000'], { cwd: kp.dataDir, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(EXAMPLE, 'main.js'), '--kubeconfig', kubeconfig, '--webhook-port', '0', '--metrics-bind-address', '0', '--dns-latency', '3000'], { cwd: kp.dataDir, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (c) => (out += c));
   child.stderr!.on('data', (c) => (out += c));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const records = () => readFile(join(kp.dataDir, 'greeting-records.txt'), 'utf8').catch(() => '');
   try {
     await eventually('the operator to start', () => {
       if (child.exitCode !== null) throw new Error(`the operator exited:\n${out}`);
       return /^greeting-operator started: /m.test(out) || undefined;
     });
-    page.record('node examples/greeting-operator/dist/main.js --kubeconfig operator.kubeconfig --webhook-port 0 --metrics-bind-address 0 --dns-latency 1000 &', out.split('\n').filter((l) => /^greeting-operator started/.test(l)).join('\n'));
+    page.record('node examples/greeting-operator/dist/main.js --kubeconfig operator.kubeconfig --webhook-port 0 --metrics-bind-address 0 --dns-latency 3000 &', out.split('\n').filter((l) => /^greeting-operator started/.test(l)).join('\n'));
     page.say('(operator.kubeconfig holds a token of that ServiceAccount, from kubectl create token.)');
     assert.match((await run('kubectl -n demo wait greeting/hello --for=condition=Ready --timeout=60s')).stdout, /condition met/);
     await run('kubectl -n demo get gr -o wide');
@@ -194,19 +244,34 @@ export async function greetingOperator(page: Page, k: K, kp: KplaneProcess): Pro
     assert.match(refs.stdout, /"kind":"Greeting","name":"hello"/);
     const conds = await run(`kubectl -n demo get greeting hello -o jsonpath='{range .status.conditions[*]}{.type}={.status} {.reason}: {.message}{"\\n"}{end}'`);
     assert.match(conds.stdout, /^Ready=True \S+: 2\/2 replicas ready$/m);
+    page.say(`The operator records its transitions as Events about the Greeting, through the SDK's
+      event recorder (source greeting-controller):`);
+    const evs = await eventually('the Ready event', async () => ((await k('-n', 'demo', 'events', '--for', 'greeting/hello')).includes('2/2 replicas ready') || undefined));
+    assert.ok(evs);
+    const listed = await run('kubectl -n demo events --for greeting/hello');
+    for (const line of [/Normal\s+Created\s+Greeting\/hello\s+Created Deployment hello$/m, /Normal\s+DNSRecordWritten\s+Greeting\/hello\s+DNS record hello\.apps\.example\.com written$/m, /Normal\s+Ready\s+Greeting\/hello\s+2\/2 replicas ready$/m]) {
+      assert.match(listed.stdout, line);
+    }
 
     page.heading(3, 'A manual scale is undone; a scale of the Greeting is followed');
     await run('kubectl -n demo scale deploy hello --replicas=5');
     await eventually('the Deployment back at 2', async () => (await k('-n', 'demo', 'get', 'deploy', 'hello', '-o', 'jsonpath={.spec.replicas}')) === '2' || undefined);
     assert.match((await run(`kubectl -n demo get deploy hello -o jsonpath='{.spec.replicas}{"\\n"}'`)).stdout, /^2$/m);
+    await eventually('the Updated event', async () => ((await k('-n', 'demo', 'events', '--for', 'greeting/hello')).includes('Updated Deployment hello') || undefined));
+    const described = await run('kubectl -n demo describe greeting hello', { show: (o) => o.slice(o.indexOf('Events:')) });
+    assert.match(described.stdout, /^Events:\n\s+Type\s+Reason\s+Age\s+From\s+Message$/m);
+    assert.match(described.stdout, /Normal\s+Updated\s+\S+\s+greeting-controller\s+Updated Deployment hello to match the Greeting$/m);
+    page.say("(kubectl describe's output from its Events section on.)");
     await run('kubectl -n demo scale greeting hello --replicas=3');
     await eventually('the Greeting Ready again at 3', async () => (await k('-n', 'demo', 'get', 'greeting', 'hello', '-o', 'jsonpath={.status.readyReplicas}')) === '3' || undefined);
     assert.match((await run('kubectl -n demo wait greeting/hello --for=condition=Ready --timeout=60s')).stdout, /condition met/);
     await run(`kubectl -n demo get greeting hello -o jsonpath='{.metadata.generation} {.status.observedGeneration} {.status.readyReplicas}{"\\n"}'`);
+    const scale = JSON.parse((await run('kubectl get --raw /apis/demo.example.com/v1/namespaces/demo/greetings/hello/scale')).stdout) as { kind: string; spec: { replicas: number }; status: { replicas: number; selector: string } };
+    assert.deepEqual([scale.kind, scale.spec.replicas, scale.status.replicas, scale.status.selector], ['Scale', 3, 3, 'app.kubernetes.io/instance=hello']);
 
     page.heading(3, 'Deletion through the finalizer');
     page.say(`The operator keeps a record per Greeting in a file (greeting-records.txt) standing for a
-      DNS entry the collector cannot see; its finalizer removes the record (1 s of simulated DNS
+      DNS entry the collector cannot see; its finalizer removes the record (3 s of simulated DNS
       latency here) before the Greeting goes, then the collector removes the children.`);
     page.record('cat greeting-records.txt', await records());
     assert.match(await records(), /hello/);
@@ -218,24 +283,36 @@ export async function greetingOperator(page: Page, k: K, kp: KplaneProcess): Pro
     assert.doesNotMatch(await records(), /hello/);
     await eventually('the children collected', async () => (await k('-n', 'demo', 'get', 'deploy,svc,ingress', '-o', 'name')).trim() === '' || undefined);
     assert.match((await run('kubectl -n demo get deploy,svc,ingress -l app.kubernetes.io/instance=hello')).stderr, /No resources found in demo namespace\./);
+    page.say('The finalizer\'s work is in the Events, which outlive the Greeting:');
+    const cleanup = await run('kubectl -n demo events --for greeting/hello --types=Normal', { show: (o) => o.split('\n').filter((l, i) => i === 0 || /Deleting|DNSRecordRemoved/.test(l)).join('\n') + '\n' });
+    assert.match(cleanup.stdout, /Normal\s+Deleting\s+Greeting\/hello\s+Removing DNS record hello\.apps\.example\.com before the Greeting goes$/m);
+    assert.match(cleanup.stdout, /Normal\s+DNSRecordRemoved\s+Greeting\/hello\s+DNS record hello\.apps\.example\.com removed, removing finalizer demo\.example\.com\/cleanup$/m);
+    page.say('(The lines of the deletion only, under the header.)');
 
     page.heading(3, 'With the operator stopped, the Greeting stays Terminating');
     await run('kubectl apply -f -', { input: HELLO });
     await eventually('the record written', async () => /demo\/hello/.test(await records()) || undefined);
     assert.match((await run('kubectl -n demo wait greeting/hello --for=condition=Ready --timeout=60s')).stdout, /condition met/);
     child.kill('SIGTERM');
-    await exited;
+    assert.equal(await exited, 0, out);
+    assert.doesNotMatch(out, /AbortError|Reconciler error/, 'a quiet stop');
     page.record('kill %1   # the operator stops', '');
     await run('kubectl -n demo delete greeting hello --wait=false');
     const stuck = await run(`kubectl -n demo get greeting hello -o jsonpath='{.metadata.deletionTimestamp} {.metadata.finalizers}{"\\n"}'`);
     assert.match(stuck.stdout, /Z \["demo\.example\.com\/cleanup"\]/);
+    assert.match((await run('kubectl -n demo get deploy -l app.kubernetes.io/instance=hello')).stdout, /^hello\s+\d\/\d/m, 'the child keeps running');
     page.say(`Nobody removes the finalizer: the Greeting stays. Removing it by hand lets the Greeting
       and its children go, and leaves the external record behind, as the course warns:`);
     await run(`kubectl -n demo patch greeting hello --type=merge -p '{"metadata":{"finalizers":null}}'`);
     await eventually('the Greeting gone', async () => !(await k('-n', 'demo', 'get', 'greetings', '-o', 'name')).includes('hello') || undefined);
     assert.match((await run('kubectl -n demo get greeting hello', { fails: true })).stderr, /NotFound/);
+    await eventually('the children collected', async () => (await k('-n', 'demo', 'get', 'deploy,svc,ingress', '-o', 'name')).trim() === '' || undefined);
+    assert.match((await run('kubectl -n demo get deploy,svc,ingress -l app.kubernetes.io/instance=hello')).stderr, /No resources found in demo namespace\./);
     page.record('cat greeting-records.txt', await records());
     assert.match(await records(), /demo\/hello/);
+    page.say(`The chapter ends on the CRDs its lab has gathered; a fresh kplane has only the one
+      installed here (the refused demo2 group was never stored):`);
+    assert.equal((await run('kubectl get crd -o custom-columns=GROUP:.spec.group --no-headers')).stdout, 'demo.example.com\n');
   } finally {
     if (child.exitCode === null) child.kill('SIGTERM');
     await exited;

@@ -4,10 +4,10 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from '@kplane/client';
-import { CustomResourceDefinitions, Deployments, Ingresses, Namespaces, Services, createManager, type Manager } from '@kplane/runtime';
+import { CustomResourceDefinitions, Deployments, Events, Ingresses, Namespaces, Services, createManager, type Manager } from '@kplane/runtime';
 import { createRecorder, startControlPlane, type Recorder, type TestControlPlane } from '@kplane/testing';
 import { FIELD_MANAGER } from './children.js';
-import { FINALIZER, addGreetingController } from './controller.js';
+import { EVENT_SOURCE, FINALIZER, addGreetingController } from './controller.js';
 import { Greetings, type Greeting } from './kind.js';
 import { fileRecords, type RecordStore } from './records.js';
 
@@ -91,6 +91,11 @@ describe('the Greeting operator', () => {
   const settle = (maxVirtualMs = 10_000) => cp.settle({ advance: true, maxVirtualMs });
   const greetings = () => cp.client.resource(Greetings);
   const records = () => readFile(recordsFile, 'utf8').catch(() => '');
+  /** The Events about the Greeting `name`, oldest first, as `type reason: message`. */
+  const events = async (name: string) =>
+    (await cp.client.resource(Events).list({ namespace: 'demo', fieldSelector: `involvedObject.kind=Greeting,involvedObject.name=${name}` })).items
+      .sort((a, b) => a.metadata!.name!.localeCompare(b.metadata!.name!))
+      .map((e) => `${e.type} ${e.reason}: ${e.message}`);
 
   it('makes a Deployment, a Service and an Ingress owned by the Greeting, a DNS record, and reports 2/2 replicas ready', async () => {
     startOperator();
@@ -126,6 +131,16 @@ describe('the Greeting operator', () => {
     const ready = g.status?.conditions?.find((c) => c.type === 'Ready');
     assert.deepEqual({ ...ready, lastTransitionTime: undefined }, { type: 'Ready', status: 'True', reason: 'DeploymentStatus', message: '2/2 replicas ready', observedGeneration: 1, lastTransitionTime: undefined });
     assert.equal(await records(), 'hello.apps.example.com demo/hello\n');
+    assert.deepEqual(await events('hello'), [
+      'Normal Created: Created Deployment hello',
+      'Normal Created: Created Service hello',
+      'Normal Created: Created Ingress hello',
+      'Normal DNSRecordWritten: DNS record hello.apps.example.com written',
+      'Normal Ready: 2/2 replicas ready',
+    ]);
+    const [first] = (await cp.client.resource(Events).list({ namespace: 'demo', fieldSelector: 'involvedObject.name=hello' })).items;
+    assert.deepEqual(first!.involvedObject, { kind: 'Greeting', namespace: 'demo', name: 'hello', uid: created.metadata!.uid!, apiVersion: 'demo.example.com/v1', resourceVersion: first!.involvedObject.resourceVersion });
+    assert.equal(first!.reportingComponent, EVENT_SOURCE);
 
     // Settled: woken again (a pod's change, time), it writes nothing.
     const mark = recorder.mark();
@@ -137,6 +152,7 @@ describe('the Greeting operator', () => {
     await cp.client.resource(Deployments).patch('hello', { spec: { replicas: 5 } }, 'merge', { namespace: 'demo' });
     await settle();
     assert.equal((await cp.client.resource(Deployments).get('hello', { namespace: 'demo' })).spec?.replicas, 2);
+    assert.ok((await events('hello')).includes('Normal Updated: Updated Deployment hello to match the Greeting'));
 
     const scale = await greetings().getSubresource('hello', 'scale', { namespace: 'demo' }) as { spec?: { replicas?: number }; status?: { replicas?: number; selector?: string } };
     assert.deepEqual(scale.status, { replicas: 2, selector: 'app.kubernetes.io/instance=hello' });
@@ -178,6 +194,11 @@ describe('the Greeting operator', () => {
     await settle();
     await assert.rejects(greetings().get('hello', { namespace: 'demo' }), { code: 404 });
     assert.equal(await records(), '');
+    const last = (await events('hello')).slice(-2);
+    assert.deepEqual(last, [
+      'Normal Deleting: Removing DNS record hello.apps.example.com before the Greeting goes',
+      'Normal DNSRecordRemoved: DNS record hello.apps.example.com removed, removing finalizer demo.example.com/cleanup',
+    ]);
     for (const kind of [Deployments, Services, Ingresses]) {
       await assert.rejects(cp.client.resource(kind).get('hello', { namespace: 'demo' }), { code: 404 }, `${kind.resource} collected`);
     }

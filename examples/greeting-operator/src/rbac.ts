@@ -18,7 +18,8 @@ export const OPERATOR_NAME = 'greeting-operator';
  *   update (needed to set `blockOwnerDeletion` on the children's owner references);
  * - deployments, services, ingresses: read and watch them (the caches), create and patch them
  *   (server-side apply creates a child that is missing). No delete: the garbage collector
- *   removes them through their owner references.
+ *   removes them through their owner references;
+ * - events: create them, and patch them (the recorder counts a repeated Event on the one it wrote).
  */
 export function operatorClusterRole(name = OPERATOR_NAME): ClusterRole {
   const write = ['get', 'list', 'watch', 'create', 'patch'];
@@ -33,6 +34,7 @@ export function operatorClusterRole(name = OPERATOR_NAME): ClusterRole {
       { apiGroups: ['apps'], resources: ['deployments'], verbs: write },
       { apiGroups: [''], resources: ['services'], verbs: write },
       { apiGroups: ['networking.k8s.io'], resources: ['ingresses'], verbs: write },
+      { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
     ],
   };
 }

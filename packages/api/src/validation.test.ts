@@ -125,9 +125,15 @@ test('validateObjectMeta: finalizers', () => {
   ]);
   // Custom resources only get a warning.
   assert.deepEqual(validateObjectMeta({ name: 'a', finalizers: ['custom'] }, { ...opts, customResource: true }), []);
-  assert.deepEqual(finalizerWarnings(['custom', 'a.io/b']), [
-    'metadata.finalizers: "custom": prefer a domain-qualified finalizer name to avoid accidental conflicts with other finalizer writers',
+  assert.deepEqual(finalizerWarnings(['custom', 'a.io/b', 'orphan']), [
+    'metadata.finalizers: "custom": prefer a domain-qualified finalizer name including a path (/) to avoid accidental conflicts with other finalizer writers',
   ]);
+  // Only the finalizers a write adds, sorted, once each.
+  assert.deepEqual(finalizerWarnings(['zz', 'custom', 'zz', 'b.example.com'], ['custom']), [
+    'metadata.finalizers: "b.example.com": prefer a domain-qualified finalizer name including a path (/) to avoid accidental conflicts with other finalizer writers',
+    'metadata.finalizers: "zz": prefer a domain-qualified finalizer name including a path (/) to avoid accidental conflicts with other finalizer writers',
+  ]);
+  assert.deepEqual(finalizerWarnings(['custom'], ['custom']), []);
   // Duplicates are allowed; orphan + foregroundDeletion are not.
   assert.deepEqual(validateObjectMeta({ name: 'a', finalizers: ['a.io/x', 'a.io/x'] }, opts), []);
   assert.deepEqual(validateObjectMeta({ name: 'a', finalizers: ['orphan', 'foregroundDeletion'] }, opts), [

@@ -259,16 +259,18 @@ export function validateFinalizers(finalizers: string[] | undefined, customResou
 }
 
 /**
- * Warnings Kubernetes returns (not errors) for a custom resource's finalizers that are not
- * domain-qualified: `metadata.finalizers: "x": prefer a domain-qualified finalizer name ...`.
+ * Warnings kube-apiserver (1.32) returns, not errors, for the finalizers a write adds to a custom
+ * resource (those not in `old`, sorted, once each) that are not domain-qualified:
+ * `metadata.finalizers: "x": prefer a domain-qualified finalizer name including a path (/) ...`.
  */
-export function finalizerWarnings(finalizers: string[] | undefined, path = 'metadata.finalizers'): string[] {
+export function finalizerWarnings(finalizers: string[] | undefined, old?: string[], path = 'metadata.finalizers'): string[] {
   const out: string[] = [];
-  for (const f of list(finalizers)) {
-    const s = str(f);
+  const before = new Set(list(old).map(str));
+  const added = [...new Set(list(finalizers).map(str))].filter((f) => !before.has(f)).sort();
+  for (const s of added) {
     for (const m of isQualifiedName(s)) out.push(`${path}: ${goQuote(s)}: ${m}`);
     if (!s.includes('/') && !STANDARD_FINALIZERS.includes(s)) {
-      out.push(`${path}: ${goQuote(s)}: prefer a domain-qualified finalizer name to avoid accidental conflicts with other finalizer writers`);
+      out.push(`${path}: ${goQuote(s)}: prefer a domain-qualified finalizer name including a path (/) to avoid accidental conflicts with other finalizer writers`);
     }
   }
   return out;

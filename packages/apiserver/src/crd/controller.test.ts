@@ -200,6 +200,32 @@ test('finalizers on custom objects hold their deletion', async () => {
   assert.equal((await call('GET', `${G}/hello`)).status, 404);
 });
 
+test('a finalizer added without a domain is accepted on a custom object with a Warning, refused on a built-in kind', async () => {
+  const prefer = (f: string) => `299 - "metadata.finalizers: \\"${f}\\": prefer a domain-qualified finalizer name including a path (/) to avoid accidental conflicts with other finalizer writers"`;
+  const obj = greeting({ version: '1.0' }, 'warned');
+  obj.metadata!.finalizers = ['cleanup', 'demo.example.com/cleanup'];
+  const created = await call('POST', G, obj);
+  assert.equal(created.status, 201);
+  assert.equal(created.headers.warning, prefer('cleanup'));
+  // Only the finalizers a write adds are warned about.
+  const kept = await call('PATCH', `${G}/warned`, { metadata: { labels: { a: 'b' } } }, MERGE);
+  assert.equal(kept.status, 200);
+  assert.equal(kept.headers.warning, undefined);
+  const added = await call('PATCH', `${G}/warned`, { metadata: { finalizers: ['cleanup', 'archive.example.com', 'orphan'] } }, MERGE);
+  assert.equal(added.status, 200);
+  assert.equal(added.headers.warning, prefer('archive.example.com'));
+  await call('PATCH', `${G}/warned`, { metadata: { finalizers: null } }, MERGE);
+  assert.equal((await call('DELETE', `${G}/warned`)).status, 200);
+  // An invalid object gets its errors, not the warning.
+  const invalid = await call('POST', G, { ...greeting({ version: 'latest' }, 'warned2'), metadata: { name: 'warned2', namespace: 'demo', finalizers: ['cleanup'] } });
+  assert.equal(invalid.status, 422);
+  assert.equal(invalid.headers.warning, undefined);
+  const builtin = await call('POST', '/api/v1/namespaces/demo/configmaps', { metadata: { name: 'garde', finalizers: ['cleanup'] } });
+  assert.equal(builtin.status, 422);
+  assert.deepEqual(causes(builtin), ['metadata.finalizers[0]: Invalid value: "cleanup": name is neither a standard finalizer name nor is it fully qualified']);
+  assert.equal(builtin.headers.warning, undefined);
+});
+
 test('versions: served flags, storedVersions, conversion None, cluster scope', async () => {
   const crd = greetingCRD();
   crd.metadata!.name = 'widgets.demo.example.com';

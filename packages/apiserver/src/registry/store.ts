@@ -11,6 +11,7 @@ import {
   invalid,
   notFound,
   resolveSchema,
+  finalizerWarnings,
   validateObjectMeta,
   validateObjectMetaUpdate,
   qualifiedResource,
@@ -594,6 +595,8 @@ export class Store {
       : validateObjectMeta(m, { namespaced: this.type.namespaced, isCreate: true, nameValidator, customResource });
     causes.push(...(this.type.strategy.validate?.(obj, old, warnings, req) ?? []));
     if (causes.length) throw invalid(this.type.group, this.type.kind, m.name ?? m.generateName ?? '', causes);
+    // A valid custom resource: kube-apiserver warns about the finalizers it adds without a domain.
+    if (customResource && warnings) warnings.push(...finalizerWarnings(m.finalizers, old ? meta(old).finalizers : undefined));
   }
 
   /**

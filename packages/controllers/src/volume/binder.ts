@@ -207,7 +207,9 @@ export function createPersistentVolumeBinderController(manager: Manager, options
   /** syncVolume: Available when free, Released when its claim is gone, then reclaimed. */
   const syncVolume = async (req: Request): Promise<void> => {
     const pv = volumes.store.get(req.key);
-    if (!pv || pv.metadata?.deletionTimestamp) return;
+    // A volume being deleted is still released when its claim goes (as kube's PV controller
+    // does): pv-protection keeps it only while it is Bound.
+    if (!pv) return;
     try {
       const ref = pv.spec?.claimRef;
       if (!ref) {
@@ -245,6 +247,7 @@ export function createPersistentVolumeBinderController(manager: Manager, options
     if (v.status?.phase !== 'Released' && v.status?.phase !== 'Failed') v = await volumeApi.updateStatus({ ...v, status: { ...v.status, phase: 'Released' } });
     const policy = v.spec?.persistentVolumeReclaimPolicy ?? 'Retain';
     if (policy === 'Delete') {
+      if (v.metadata?.deletionTimestamp) return; // already going: pv-protection lets it go once Released
       await volumeApi.delete(v.metadata!.name!, { preconditions: { uid: v.metadata!.uid } });
     } else if (policy === 'Recycle') {
       // The simulated recycler: the volume is scrubbed at once and offered again.

@@ -124,3 +124,16 @@ it('pvc-protection holds a used claim until its pod finishes', async () => {
   await pods.updateStatus({ ...pod, status: { phase: 'Succeeded' } }, ns);
   await eventually('claim gone', () => gone(() => claims().get('held', ns)));
 });
+
+it('pv-protection holds a deleted Bound volume; once its claim goes it is Released and goes too', async () => {
+  const c = await claims().create(claim('kept', '1Gi'), ns);
+  const name = `pvc-${c.metadata!.uid}`;
+  await eventually('bound', async () => (await phaseOf('kept')) === 'Bound');
+  await eventually('pv-protection', async () => (await volumes().get(name)).metadata?.finalizers?.includes(PV_PROTECTION_FINALIZER));
+  await volumes().delete(name);
+  const held = await volumes().get(name);
+  assert.ok(held.metadata?.deletionTimestamp, 'Terminating');
+  assert.equal(held.status?.phase, 'Bound');
+  await claims().delete('kept', ns);
+  await eventually('the volume gone', () => gone(() => volumes().get(name)));
+});

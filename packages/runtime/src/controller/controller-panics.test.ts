@@ -244,4 +244,42 @@ describe('controller exception isolation', () => {
     rig.stop.abort();
     await done;
   });
+
+  it('a reconcile cut short by the stop is neither logged nor counted as an error: the manager stops quietly', async () => {
+    let inFlight = 0;
+    rig.manager
+      .controller()
+      .named('slow')
+      .for(CMS)
+      .complete(async (_req, { signal }) => {
+        inFlight++;
+        // A request in flight when the stop comes: the client rejects with an AbortError.
+        await new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(new DOMException('This operation was aborted', 'AbortError')), { once: true }));
+      });
+    const done = rig.manager.start(rig.stop.signal);
+    await settle();
+    assert.equal(inFlight, 1, 'one worker, one reconcile in flight');
+    rig.stop.abort();
+    await done;
+    assert.deepEqual(rig.logged, [], 'no Reconciler error');
+    assert.deepEqual(rig.panics, []);
+    assert.equal(await metric(rig.metrics, 'controller_runtime_reconcile_errors_total{controller="slow"}'), 0);
+    assert.equal(await metric(rig.metrics, 'controller_runtime_reconcile_total{controller="slow",result="error"}'), 0);
+  });
+
+  it('an error that is not an abort is still logged when the stop comes during the reconcile', async () => {
+    rig.manager
+      .controller()
+      .named('broken')
+      .for(CMS)
+      .complete(async (req, { signal }) => {
+        await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+        throw new Error(`cannot finish ${req.name}`);
+      });
+    const done = rig.manager.start(rig.stop.signal);
+    await settle();
+    rig.stop.abort();
+    await done;
+    assert.ok(rig.logged.some((l) => l.startsWith('Reconciler error: controller="broken" key="default/a":') && l.includes('cannot finish a')), rig.logged.join('\n'));
+  });
 });

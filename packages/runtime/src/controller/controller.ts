@@ -66,6 +66,16 @@ export interface ControllerOptions {
   onPanic?: PanicHandler;
 }
 
+/**
+ * Whether `err` is the stop itself: `signal` has aborted and the reconcile ended with its reason
+ * or an AbortError (what the client, a clock's sleep or fetch throw on an aborted signal).
+ */
+export function stoppedBy(signal: AbortSignal, err: unknown): boolean {
+  if (!signal.aborted) return false;
+  if (err === signal.reason) return true;
+  return typeof err === 'object' && err !== null && (err as { name?: unknown }).name === 'AbortError';
+}
+
 /** A running (or runnable) controller. */
 export interface Controller extends Runnable {
   readonly name: string;
@@ -89,6 +99,8 @@ export interface Controller extends Runnable {
  * - A source's change with a batch window wakes its key at once when the key's last reconcile
  *   started at least that long ago, else at the end of the window (never later); a failed
  *   reconcile during which such changes were held back is retried at once.
+ * - A reconcile that ends with an AbortError (or the signal's reason) after the signal aborted
+ *   is the stop, not an error: it is neither logged, counted as an error nor requeued.
  * - Nothing a reconciler, a source or an `onError` callback throws escapes: the workers keep
  *   going and `start` resolves when the signal aborts. A source that throws when it is started
  *   is reported and counted, and the controller runs with the others.
@@ -164,6 +176,12 @@ export function createController(options: ControllerOptions): Controller {
     try {
       action = await options.reconcile(request, { signal });
     } catch (thrown) {
+      if (stoppedBy(signal, thrown)) {
+        // The stop aborted this reconcile's requests: not a failure (controller-runtime's
+        // manager exits quietly on SIGTERM too); the queue is shutting down, nothing to retry.
+        record((m) => m.observeReconcileTime(name, (clock.now() - started) / 1000));
+        return;
+      }
       const panic = isPanic(thrown);
       const err = panic ? new RecoveredPanic('reconciler', thrown, { controller: name, key }) : thrown;
       record((m) => {

@@ -135,3 +135,39 @@ test('event recorder: an onError that throws is logged; event() still resolves a
   assert.equal(logged.length, 1);
   assert.match(String(logged[0]![0]), /^panic: onError broken \[recovered\] in event-recorder \(key="\.[0-9a-f]{16}" name="onError"\)$/);
 });
+
+test('event recorder: ten different messages of one reason are combined into one Event, as client-go does', async (t) => {
+  const kp = await startKplane();
+  t.after(() => kp.close());
+  const clock = createFakeClock(START);
+  const rec = createEventRecorder({ client: kp.client, component: 'c', clock });
+  for (let i = 1; i <= 12; i++) void rec.event(pod, 'Normal', 'Scaled', `scaled to ${i}`);
+  await rec.flush();
+  const evs = (await eventsFor(kp, 'web-1')).filter((e) => e.reason === 'Scaled');
+  // Nine on their own; the tenth and later ones counted on one combined Event.
+  assert.equal(evs.length, 10);
+  const combined = evs.filter((e) => e.message.startsWith('(combined from similar events): '));
+  assert.equal(combined.length, 1);
+  assert.equal(combined[0]!.message, '(combined from similar events): scaled to 12');
+  assert.equal(combined[0]!.count, 3);
+  // After the window the messages are counted afresh.
+  clock.advance(10 * 60_000 + 1);
+  const fresh = await rec.event(pod, 'Normal', 'Scaled', 'scaled to 13');
+  assert.equal(fresh!.message, 'scaled to 13');
+});
+
+test('event recorder: a flood about one object is bounded by a token bucket per object and reason', async (t) => {
+  const kp = await startKplane();
+  t.after(() => kp.close());
+  const clock = createFakeClock(START);
+  const rec = createEventRecorder({ client: kp.client, component: 'c', clock, spamBurst: 3, spamRefillMs: 60_000 });
+  const other: KubeObject = { ...pod, metadata: { ...pod.metadata, name: 'web-2', uid: 'u-2' } };
+  const results = [];
+  for (let i = 0; i < 5; i++) results.push(await rec.event(pod, 'Warning', 'Failed', 'no luck'));
+  assert.deepEqual(results.map((r) => r?.count), [1, 2, 3, undefined, undefined], 'the burst, then dropped');
+  assert.ok(await rec.event(other, 'Warning', 'Failed', 'no luck'), 'another object has its own bucket');
+  assert.ok(await rec.event(pod, 'Normal', 'Other', 'another reason too'));
+  clock.advance(60_000);
+  assert.equal((await rec.event(pod, 'Warning', 'Failed', 'no luck'))?.count, 4, 'one more token a minute');
+  assert.equal(await rec.event(pod, 'Warning', 'Failed', 'no luck'), undefined);
+});

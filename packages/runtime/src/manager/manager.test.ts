@@ -334,3 +334,17 @@ test('manager: maxConcurrentReconciles runs keys side by side, never one key twi
   stop.abort();
   await done;
 });
+
+test('manager: eventRecorderFor gives one recorder per component, writing with the manager client and clock', async (t) => {
+  const kp = await startTestKplane();
+  t.after(() => kp.close());
+  const mgr = createManager({ client: kp.client, clock: createFakeClock(START) });
+  const recorder = mgr.eventRecorderFor('demo-controller');
+  assert.equal(mgr.eventRecorderFor('demo-controller'), recorder);
+  assert.notEqual(mgr.eventRecorderFor('other-controller'), recorder);
+  await kp.client.resource(CM).create(configMap('wish'), { namespace: 'default' });
+  const ev = await recorder.event(configMap('wish'), 'Normal', 'Noticed', 'seen by the demo');
+  assert.equal(ev?.reportingComponent, 'demo-controller');
+  assert.deepEqual(ev?.source, { component: 'demo-controller' });
+  assert.equal(ev?.firstTimestamp, '2026-01-01T00:00:00Z');
+});

@@ -12,6 +12,7 @@ import type { Controller, Runnable } from '../controller/controller.js';
 import { CacheSyncTimeoutError, GracefulShutdownTimeoutError, LeaderElectionLostError } from '../controller/errors.js';
 import { createInformerFactory, type InformerFactory } from '../informer/index.js';
 import { createLeaderElector } from '../leader/index.js';
+import { createEventRecorder, type EventRecorder } from '../helpers/event-recorder.js';
 import { createMetrics, type RuntimeMetrics } from '../metrics.js';
 import { reportPanic, type PanicHandler } from '../recover.js';
 import { parseBindAddress, serveHealthProbes, serveMetricsHttp, type BoundServer, type HealthCheck, type HealthChecks } from './probes.js';
@@ -86,6 +87,12 @@ export interface Manager {
   controller(): ControllerBuilder;
   /** Adds a runnable (started now if the manager is running). */
   add(runnable: Runnable): void;
+  /**
+   * The event recorder of the component `name` (its Events' source.component and
+   * reportingComponent), on this manager's client and clock; one per name, as
+   * controller-runtime's GetEventRecorderFor.
+   */
+  eventRecorderFor(name: string): EventRecorder;
   /** The controllers registered so far. */
   controllers(): readonly Controller[];
   /**
@@ -230,6 +237,7 @@ export function createManager(options: ManagerOptions): Manager {
     }
   };
 
+  const recorders = new Map<string, EventRecorder>();
   const manager: Manager = {
     client: options.client,
     factory,
@@ -252,6 +260,11 @@ export function createManager(options: ManagerOptions): Manager {
     add(runnable) {
       runnables.push(runnable);
       launch(runnable);
+    },
+    eventRecorderFor(name) {
+      let recorder = recorders.get(name);
+      if (!recorder) recorders.set(name, (recorder = createEventRecorder({ client: options.client, component: name, clock })));
+      return recorder;
     },
     controllers: () => controllers,
     serving: () => servingPromise,
