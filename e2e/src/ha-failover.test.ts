@@ -3,7 +3,7 @@
  * a `kplane scheduler` and `kplane kubelet`, all as processes (the controller managers as
  * system:kube-controller-manager, each controller as its ServiceAccount, the scheduler as
  * system:kube-scheduler). While clients write (every
- * acknowledged create recorded), 8 clients increment one counter by resourceVersion
+ * acknowledged create recorded), 16 clients increment one counter by resourceVersion
  * read-modify-write, a watcher follows every write through the client's failover, and the
  * controllers reconcile a Deployment, the etcd leader is killed (SIGKILL), then the active
  * controller manager, then the API server every component talks to first. Then: no acknowledged
@@ -144,12 +144,12 @@ describe('failover: kill the etcd leader, the active controller manager, then an
       }
     })();
 
-    // 8 clients: read the counter, add one, write it back with its resourceVersion (enough for
-    // their writes to conflict all the time).
+    // 16 clients (the issue's figure): read the counter, add one, write it back with its
+    // resourceVersion, their writes conflicting all the time.
     let increments = 0;
     const incrementRvs: number[] = [];
     const unknown = new Set<string>();
-    const counting = Array.from({ length: 8 }, async (_, c) => {
+    const counting = Array.from({ length: 16 }, async (_, c) => {
       const api = resourceOf(client(), ConfigMaps);
       for (let seq = 0; !stop.signal.aborted; seq++) {
         const by = `${c}-${seq}`;
