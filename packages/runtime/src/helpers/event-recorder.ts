@@ -1,7 +1,10 @@
 /**
  * An event recorder writing core/v1 Events like client-go's tools/record: events are named
  * `<object name>.<time in hex>`, and an event identical to a recent one bumps that Event's
- * count and lastTimestamp (a PATCH) instead of creating another object.
+ * count and lastTimestamp (a PATCH) instead of creating another object. Like client-go's
+ * EventCorrelator, events of one reason about one object that differ only by message are
+ * combined once 10 distinct messages were seen within 10 minutes, and a source may write at
+ * most 25 events about one object in a burst, then one per 5 minutes (the rest are dropped).
  */
 import { ApiError, type KubeObject } from '@kplane/api';
 import type { Client, ResourceClient } from '@kplane/client';
@@ -44,14 +47,26 @@ export interface EventRecorderOptions {
   cacheSize?: number;
   /** Called when an event could not be written (events are best effort and never throw). */
   onError?(error: unknown, event: CoreEvent): void;
+  /**
+   * Distinct messages of one reason about one object, within 10 minutes of the last, from
+   * which on they are combined into one Event `(combined from similar events): <message>`
+   * (client-go's default 10).
+   */
+  similarMaxEvents?: number;
+  /**
+   * Events a source may write about one object at once (client-go's spam filter, default 25);
+   * the bucket refills by one every `spamRefillMs` (5 minutes). Events over it are dropped.
+   */
+  spamBurst?: number;
+  spamRefillMs?: number;
 }
 
 /** Records events about objects. */
 export interface EventRecorder {
   /**
    * Records an event about `object` and resolves with the Event as written, or undefined when
-   * it was dropped (no reference could be made, an unsupported type, or the write failed —
-   * see `onError`). Never rejects. Writes happen one at a time, in call order.
+   * it was dropped (no reference could be made, an unsupported type, the write failed —
+   * see `onError` — or the spam filter held it back). Never rejects. Writes happen one at a time, in call order.
    */
   event(object: KubeObject, type: EventType, reason: string, message: string): Promise<CoreEvent | undefined>;
   /** Resolves once every event recorded so far has been written or dropped. */
@@ -64,6 +79,37 @@ interface CacheEntry {
   count: number;
   firstTimestamp: string;
   lastSeen: number;
+}
+
+/** client-go's similar-event aggregation: distinct messages seen per aggregate key. */
+interface SimilarRecord {
+  messages: Set<string>;
+  last: number;
+}
+
+/** client-go's spam filter: a token bucket per source and object. */
+interface SpamRecord {
+  tokens: number;
+  last: number;
+}
+
+const SIMILAR_WINDOW_MS = 600_000;
+const COMBINED_PREFIX = '(combined from similar events): ';
+
+/** Reads `key` of an LRU map (insertion order = least recently used first), marking it used. */
+function touch<V>(lru: Map<string, V>, key: string): V | undefined {
+  const v = lru.get(key);
+  if (v !== undefined) {
+    lru.delete(key);
+    lru.set(key, v);
+  }
+  return v;
+}
+
+function remember<V>(lru: Map<string, V>, key: string, value: V, size: number): void {
+  lru.delete(key);
+  lru.set(key, value);
+  while (lru.size > size) lru.delete(lru.keys().next().value!);
 }
 
 const eventsResource = { group: '', version: 'v1', resource: 'events', namespaced: true, kind: 'Event' } as const;
@@ -89,6 +135,11 @@ export function createEventRecorder(options: EventRecorderOptions): EventRecorde
   const events: ResourceClient<CoreEvent> = options.client.resource<CoreEvent>(eventsResource);
   const source = options.host ? { component: options.component, host: options.host } : { component: options.component };
   const cache = new Map<string, CacheEntry>(); // insertion order = least recently used first
+  const similar = new Map<string, SimilarRecord>();
+  const spam = new Map<string, SpamRecord>();
+  const similarMax = Math.max(1, options.similarMaxEvents ?? 10);
+  const spamBurst = Math.max(1, options.spamBurst ?? 25);
+  const spamRefillMs = Math.max(1, options.spamRefillMs ?? 300_000);
   let tail: Promise<unknown> = Promise.resolve();
   let lastNameMs = -1;
   let sameMs = 0;
@@ -132,7 +183,21 @@ export function createEventRecorder(options: EventRecorderOptions): EventRecorde
     if (ref === undefined) return report(new Error(`Could not construct reference to object without kind and name, will not report event: '${type}' '${reason}' '${message}'`), event);
     if (type !== 'Normal' && type !== 'Warning') return report(new Error(`Unsupported event type: '${String(type)}'`), event);
 
-    const key = JSON.stringify([source.component, source.host ?? '', ref.kind, ref.namespace ?? '', ref.name, ref.fieldPath ?? '', ref.uid ?? '', ref.apiVersion ?? '', type, reason, message]);
+    const about = [source.component, source.host ?? '', ref.kind, ref.namespace ?? '', ref.name, ref.uid ?? '', ref.apiVersion ?? ''];
+    // Similar events (same reason about the same object, other messages): from the
+    // similarMax-th distinct message within the window on, one combined Event counts them.
+    let key = JSON.stringify([...about, ref.fieldPath ?? '', type, reason, message]);
+    const aggregateKey = JSON.stringify([...about, type, reason]);
+    let record = touch(similar, aggregateKey);
+    if (record === undefined || now - record.last > SIMILAR_WINDOW_MS) record = { messages: new Set(), last: now };
+    record.messages.add(message);
+    record.last = now;
+    remember(similar, aggregateKey, record, cacheSize);
+    if (record.messages.size >= similarMax) {
+      record.messages.delete(record.messages.values().next().value!);
+      key = aggregateKey;
+      event.message = COMBINED_PREFIX + message;
+    }
     const seen = cache.get(key);
     cache.delete(key);
     if (seen !== undefined && now - seen.lastSeen <= windowMs) {
@@ -141,6 +206,17 @@ export function createEventRecorder(options: EventRecorderOptions): EventRecorde
       event.count = seen.count + 1;
       event.firstTimestamp = seen.firstTimestamp;
     }
+    // The spam filter: a token bucket per source and object. A dropped event is still counted.
+    const spamKey = JSON.stringify(about);
+    const bucket = touch(spam, spamKey) ?? { tokens: spamBurst, last: now };
+    bucket.tokens = Math.min(spamBurst, bucket.tokens + (now - bucket.last) / spamRefillMs);
+    bucket.last = now;
+    remember(spam, spamKey, bucket, cacheSize);
+    if (bucket.tokens < 1) {
+      remember(cache, key, { name: event.metadata!.name!, namespace: event.metadata!.namespace!, count: event.count, firstTimestamp: event.firstTimestamp, lastSeen: now }, cacheSize);
+      return undefined;
+    }
+    bucket.tokens -= 1;
 
     let written: CoreEvent | undefined;
     try {
