@@ -55,9 +55,10 @@ export interface EventRecorderOptions {
   similarMaxEvents?: number;
   /**
    * Events a source may write about one object at once (client-go's spam filter, default 25);
-   * the bucket refills by one every `spamRefillMs` (5 minutes). Events over it are dropped.
+   * the bucket refills by one every `spamRefillMs`. Events over it are dropped.
    */
   spamBurst?: number;
+  /** Time for the spam filter's bucket to gain one event (default 5 minutes, client-go's 1/300 per second). */
   spamRefillMs?: number;
 }
 
