@@ -9,7 +9,7 @@
  * describe are deduced: objects as granular maps, lists as atomic, the rest as scalars.
  */
 import { getOwn, hasOwn } from '../own.js';
-import { resolveSchema, type SchemaDefinitions, type SchemaObject } from '../schema.js';
+import { resolveSchema, schemaRefName, type SchemaDefinitions, type SchemaObject } from '../schema.js';
 import { fieldElement, FieldSet, keyElement, valueElement, type PathElement } from './fieldpath.js';
 import { modelKind, modelType, parseTypeRef } from '../model/index.js';
 
@@ -160,11 +160,7 @@ export interface Comparison {
   removed: FieldSet;
 }
 
-/** The type name a schema refers to (`{ $ref }`, or `{ allOf: [{ $ref }] }`). */
-function refName(s: SchemaObject | undefined): string | undefined {
-  const ref = s?.$ref ?? (s?.allOf?.length === 1 ? s.allOf[0]!.$ref : undefined);
-  return ref?.replace(/^#\/(components\/schemas|definitions)\//, '');
-}
+const refName = schemaRefName;
 
 /**
  * Does Go's zero value of built-in type `typeName` hold field `key` (a struct that is not a
