@@ -6,7 +6,7 @@
  */
 import { ApiError, badRequest } from './errors.js';
 import { getOwn } from './own.js';
-import { resolveSchema } from './schema.js';
+import { resolveSchema, schemaRefName } from './schema.js';
 import type { SchemaDefinitions, SchemaObject } from './schema.js';
 
 function isMap(v: unknown): v is Record<string, unknown> {
@@ -31,14 +31,20 @@ function objectMetaSchema(defs: SchemaDefinitions): SchemaObject | undefined {
  */
 const FREE_FORM_TYPES = /(^|\.)(FieldsV1|RawExtension|JSON|JSONSchemaPropsOrArray|JSONSchemaPropsOrBool|JSONSchemaPropsOrStringArray)$/;
 
-function refName(schema: SchemaObject | undefined): string | undefined {
-  const ref = schema?.$ref ?? (schema?.allOf?.length === 1 ? schema.allOf[0]!.$ref : undefined);
-  return ref?.replace(/^#\/(components\/schemas|definitions)\//, '');
+const refName = schemaRefName;
+
+const freeForm = new Map<string, boolean>();
+
+/** Is the named type free-form (FREE_FORM_TYPES), remembered per name. */
+function isFreeForm(name: string): boolean {
+  let free = freeForm.get(name);
+  if (free === undefined) freeForm.set(name, (free = FREE_FORM_TYPES.test(name)));
+  return free;
 }
 
 function walk(value: unknown, schema: SchemaObject | undefined, defs: SchemaDefinitions, path: string, out: string[], meta: SchemaObject | undefined): void {
   const ref = refName(schema);
-  if (ref && FREE_FORM_TYPES.test(ref)) return;
+  if (ref && isFreeForm(ref)) return;
   const s = resolveSchema(schema, defs);
   if (!s) return;
   if (Array.isArray(value)) {

@@ -68,6 +68,23 @@ export function resolveSchema(schema: SchemaObject | undefined, defs: SchemaDefi
 
 const resolved = new WeakMap<SchemaDefinitions, WeakMap<SchemaObject, SchemaObject | null>>();
 
+const refNames = new WeakMap<SchemaObject, string | null>();
+
+/**
+ * The definition a schema refers to (`{ $ref }`, or `{ allOf: [{ $ref }] }`), without the
+ * `#/components/schemas/` or `#/definitions/` prefix; cached per schema object.
+ */
+export function schemaRefName(schema: SchemaObject | undefined): string | undefined {
+  if (!schema || (!schema.$ref && !schema.allOf)) return undefined;
+  let name = refNames.get(schema);
+  if (name === undefined) {
+    const ref = schema.$ref ?? (schema.allOf?.length === 1 ? schema.allOf[0]!.$ref : undefined);
+    name = ref === undefined ? null : ref.replace(/^#\/(components\/schemas|definitions)\//, '');
+    refNames.set(schema, name);
+  }
+  return name ?? undefined;
+}
+
 /** Forgets what resolveSchema cached for `defs`: call it after adding, replacing or removing definitions. */
 export function definitionsChanged(defs: SchemaDefinitions): void {
   resolved.delete(defs);

@@ -9,7 +9,7 @@
  * item becomes the zero value of its type. Fields the schema does not describe are left to
  * pruning.
  */
-import { resolveSchema } from './schema.js';
+import { resolveSchema, schemaRefName } from './schema.js';
 import type { SchemaDefinitions, SchemaObject } from './schema.js';
 import { depthExceeded, MAX_NESTING_DEPTH } from './json-scan.js';
 import { getOwn } from './own.js';
@@ -44,10 +44,7 @@ function isMap(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
-function refName(schema: SchemaObject | undefined): string | undefined {
-  const ref = schema?.$ref ?? (schema?.allOf?.length === 1 ? schema.allOf[0]!.$ref : undefined);
-  return ref?.replace(/^#\/(components\/schemas|definitions)\//, '');
-}
+const refName = schemaRefName;
 
 /** `io.k8s.api.apps.v1.DeploymentSpec` → `v1.DeploymentSpec`, as Go prints a named type. */
 function goName(schemaName: string): string {
@@ -112,40 +109,74 @@ function goKindJson(v: unknown): string {
   return typeof v;
 }
 
+/** What the checks need to know of a named type, worked out once per name. */
+interface NameInfo {
+  /** The CRD schema's union types: the JSONSchemaProps name and `Array` or `Bool`. */
+  union?: [string, 'Array' | 'Bool'];
+  freeForm: boolean;
+  time: boolean;
+  intOrString: boolean;
+  quantity: boolean;
+}
+
+const nameInfos = new Map<string, NameInfo>();
+
+function nameInfo(name: string): NameInfo {
+  let info = nameInfos.get(name);
+  if (!info) {
+    const m = /^(.*JSONSchemaProps)Or(Array|Bool)$/.exec(name);
+    info = {
+      ...(m ? { union: [m[1]!, m[2] as 'Array' | 'Bool'] as [string, 'Array' | 'Bool'] } : {}),
+      freeForm: FREE_FORM.test(name),
+      time: /(^|\.)(Time|MicroTime)$/.test(name),
+      intOrString: INT_OR_STRING_TYPES.test(name),
+      quantity: /(^|\.)Quantity$/.test(name),
+    };
+    nameInfos.set(name, info);
+  }
+  return info;
+}
+
 class Checker {
   constructor(private readonly defs: SchemaDefinitions) {}
+
+  /** The error of `v` at `field`; its Go type (`goType`, or the schema's) is worked out only now. */
+  private fail(v: unknown, raw: SchemaObject | undefined, s: SchemaObject | undefined, field: string, struct: string, key: string, goType?: string, custom?: string): TypeCheckError {
+    return { field, struct, goType: goType ?? this.goType(raw, s, key), value: v, custom };
+  }
 
   /** Checks `v` (not null) against `raw`; returns the first error. */
   check(v: unknown, raw: SchemaObject | undefined, field: string, struct: string, depth: number, key: string): TypeCheckError | undefined {
     if (depth > MAX_NESTING_DEPTH && v !== null && typeof v === 'object') throw depthExceeded();
     const name = refName(raw);
-    const union = name ? this.union(v, name, field, struct, depth, key) : null;
-    if (union !== null) return union;
-    if (name && FREE_FORM.test(name)) return checkDepth(v, depth), undefined;
+    const info = name !== undefined ? nameInfo(name) : undefined;
+    if (info?.union) {
+      const union = this.union(v, name!, info.union, field, struct, depth, key);
+      if (union !== null) return union;
+    }
+    if (info?.freeForm) return checkDepth(v, depth), undefined;
     const s = resolveSchema(raw, this.defs);
     if (!s) return checkDepth(v, depth), undefined;
-    const err = (goType: string, custom?: string): TypeCheckError => ({ field, struct, goType, value: v, custom });
-    if (name && /(^|\.)(Time|MicroTime)$/.test(name)) {
-      return typeof v === 'string' ? undefined : err(goName(name), `json: cannot unmarshal ${goKindJson(v)} into Go value of type string`);
+    if (info?.time) {
+      return typeof v === 'string' ? undefined : this.fail(v, raw, s, field, struct, key, goName(name!), `json: cannot unmarshal ${goKindJson(v)} into Go value of type string`);
     }
-    if (s['x-kubernetes-int-or-string'] || (name && INT_OR_STRING_TYPES.test(name))) {
-      if (name && /(^|\.)Quantity$/.test(name)) {
+    if (s['x-kubernetes-int-or-string'] || info?.intOrString) {
+      if (info?.quantity) {
         const text = typeof v === 'string' ? v.trim() : typeof v === 'number' ? String(v) : undefined;
-        if (text === undefined || !QUANTITY.test(text)) return err(goName(name), QUANTITY_MESSAGE);
-        if (!QUANTITY_SUFFIX.test(text)) return err(goName(name), "unable to parse quantity's suffix");
+        if (text === undefined || !QUANTITY.test(text)) return this.fail(v, raw, s, field, struct, key, goName(name!), QUANTITY_MESSAGE);
+        if (!QUANTITY_SUFFIX.test(text)) return this.fail(v, raw, s, field, struct, key, goName(name!), "unable to parse quantity's suffix");
         return undefined;
       }
       if (typeof v === 'string') return undefined;
       if (typeof v === 'number' && Number.isInteger(v) && v >= -(2 ** 31) && v < 2 ** 31) return undefined;
       const what = typeof v === 'number' ? `number ${v}` : goKindJson(v);
-      return err(name ? goName(name) : 'intstr.IntOrString', `json: cannot unmarshal ${what} into Go value of type int32`);
+      return this.fail(v, raw, s, field, struct, key, name ? goName(name) : 'intstr.IntOrString', `json: cannot unmarshal ${what} into Go value of type int32`);
     }
-    const goType = this.goType(raw, s, key);
     switch (s.type) {
       case 'object':
-        return this.object(v, s, field, struct, depth, key, name, goType, err);
+        return this.object(v, raw, s, field, struct, depth, key, name);
       case 'array': {
-        if (!Array.isArray(v)) return err(goType);
+        if (!Array.isArray(v)) return this.fail(v, raw, s, field, struct, key);
         for (let i = 0; i < v.length; i++) {
           if (v[i] === null) {
             v[i] = this.zero(s.items);
@@ -157,39 +188,29 @@ class Checker {
         return undefined;
       }
       case 'string':
-        if (typeof v !== 'string') return err(goType);
+        if (typeof v !== 'string') return this.fail(v, raw, s, field, struct, key);
         if (s.format === 'byte') {
           const at = base64ErrorAt(v);
-          if (at >= 0) return err(goType, `illegal base64 data at input byte ${at}`);
+          if (at >= 0) return this.fail(v, raw, s, field, struct, key, undefined, `illegal base64 data at input byte ${at}`);
         }
         return undefined;
       case 'integer': {
-        if (typeof v !== 'number' || !Number.isInteger(v)) return err(goType);
+        if (typeof v !== 'number' || !Number.isInteger(v)) return this.fail(v, raw, s, field, struct, key);
         const [min, max] = s.format === 'int32' ? [-(2 ** 31), 2 ** 31] : [-(2 ** 63), 2 ** 63];
-        return v >= min && v < max ? undefined : err(goType);
+        return v >= min && v < max ? undefined : this.fail(v, raw, s, field, struct, key);
       }
       case 'number':
-        return typeof v === 'number' ? undefined : err(goType);
+        return typeof v === 'number' ? undefined : this.fail(v, raw, s, field, struct, key);
       case 'boolean':
-        return typeof v === 'boolean' ? undefined : err(goType);
+        return typeof v === 'boolean' ? undefined : this.fail(v, raw, s, field, struct, key);
       default:
         checkDepth(v, depth);
         return undefined;
     }
   }
 
-  private object(
-    v: unknown,
-    s: SchemaObject,
-    field: string,
-    struct: string,
-    depth: number,
-    key: string,
-    name: string | undefined,
-    goType: string,
-    err: (goType: string) => TypeCheckError,
-  ): TypeCheckError | undefined {
-    if (!isMap(v)) return err(goType);
+  private object(v: unknown, raw: SchemaObject | undefined, s: SchemaObject, field: string, struct: string, depth: number, key: string, name: string | undefined): TypeCheckError | undefined {
+    if (!isMap(v)) return this.fail(v, raw, s, field, struct, key);
     const additional = s.additionalProperties;
     if (!s.properties && isMap(additional)) {
       for (const k of Object.keys(v)) {
@@ -223,18 +244,17 @@ class Checker {
    * The CRD schema's union types: JSONSchemaPropsOrArray (a schema or a list of schemas) and
    * JSONSchemaPropsOrBool (a schema or a boolean). Null when `name` is neither.
    */
-  private union(v: unknown, name: string, field: string, struct: string, depth: number, key: string): TypeCheckError | undefined | null {
-    const m = /^(.*JSONSchemaProps)Or(Array|Bool)$/.exec(name);
-    if (!m || !this.defs[m[1]!]) return null;
-    const props: SchemaObject = { $ref: `#/components/schemas/${m[1]}` };
+  private union(v: unknown, name: string, m: [string, 'Array' | 'Bool'], field: string, struct: string, depth: number, key: string): TypeCheckError | undefined | null {
+    if (!this.defs[m[0]]) return null;
+    const props: SchemaObject = { $ref: `#/components/schemas/${m[0]}` };
     if (isMap(v)) return this.check(v, props, field, struct, depth, key);
-    if (m[2] === 'Bool') {
+    if (m[1] === 'Bool') {
       return typeof v === 'boolean' ? undefined : { field, struct, goType: goName(name), value: v, custom: 'boolean or JSON schema expected' };
     }
-    if (!Array.isArray(v)) return { field, struct, goType: goName(name), value: v, custom: `json: cannot unmarshal ${goKindJson(v)} into Go value of type ${goName(m[1]!)}` };
+    if (!Array.isArray(v)) return { field, struct, goType: goName(name), value: v, custom: `json: cannot unmarshal ${goKindJson(v)} into Go value of type ${goName(m[0])}` };
     for (const item of v) {
       if (item === null) continue;
-      if (!isMap(item)) return { field, struct, goType: goName(name), value: v, custom: `json: cannot unmarshal ${goKindJson(item)} into Go value of type ${goName(m[1]!)}` };
+      if (!isMap(item)) return { field, struct, goType: goName(name), value: v, custom: `json: cannot unmarshal ${goKindJson(item)} into Go value of type ${goName(m[0])}` };
       const e = this.check(item, props, field, struct, depth + 1, key);
       if (e) return e;
     }
@@ -246,10 +266,11 @@ class Checker {
     const s = resolveSchema(raw, this.defs);
     if (!s) return null;
     const name = refName(raw);
-    if (s['x-kubernetes-int-or-string'] || (name && INT_OR_STRING_TYPES.test(name))) return name && /(^|\.)Quantity$/.test(name) ? '0' : 0;
+    const info = name !== undefined ? nameInfo(name) : undefined;
+    if (s['x-kubernetes-int-or-string'] || info?.intOrString) return info?.quantity ? '0' : 0;
     switch (s.type) {
       case 'string':
-        return /(^|\.)(Time|MicroTime)$/.test(name ?? '') ? null : '';
+        return info?.time ? null : '';
       case 'integer':
       case 'number':
         return 0;

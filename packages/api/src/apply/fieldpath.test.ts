@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FieldSet, keyElement, pathString, valueElement } from './fieldpath.js';
+import { jsonEqual } from './typed.js';
 
 const labelsApp = ['f:metadata', 'f:labels', 'f:app'];
 
@@ -45,4 +46,41 @@ test('paths print as in conflict messages', () => {
   assert.equal(pathString(['f:spec', 'f:ports', keyElement({ protocol: 'TCP', containerPort: 80 })]), '.spec.ports[containerPort=80,protocol="TCP"]');
   assert.equal(pathString(['f:metadata', 'f:finalizers', valueElement('a')]), '.metadata.finalizers[="a"]');
   assert.equal(pathString(['f:args', 'i:1']), '.args[1]');
+});
+
+test('set operations that change nothing give the set itself; its encoding is made once, frozen', () => {
+  const a = FieldSet.of(labelsApp, ['f:spec', 'f:replicas'], ['f:status', 'f:phase']);
+  const other = FieldSet.of(['f:metadata', 'f:annotations'], ['f:spec', 'f:paused']);
+  assert.equal(a.difference(other), a);
+  assert.equal(a.recursiveDifference(FieldSet.of(['f:metadata', 'f:annotations'])), a);
+  assert.equal(a.union(FieldSet.of(['f:spec', 'f:replicas'])), a);
+  assert.equal(FieldSet.empty().union(a), a);
+  // Below a member of the other set: removed by the recursive difference only.
+  const below = FieldSet.of(['f:metadata']);
+  assert.equal(a.difference(below), a);
+  assert.deepEqual(a.recursiveDifference(below).paths(), [['f:spec', 'f:replicas'], ['f:status', 'f:phase']]);
+  assert.deepEqual(a.difference(FieldSet.of(['f:spec', 'f:replicas'])).paths(), [labelsApp, ['f:status', 'f:phase']]);
+  assert.deepEqual(a.union(other).paths().length, 5);
+  const encoded = a.toFieldsV1();
+  assert.equal(a.toFieldsV1(), encoded);
+  assert.ok(Object.isFrozen(encoded) && Object.isFrozen(encoded['f:spec']));
+  assert.deepEqual(a.under(['f:status', 'f:metadata']).paths(), [labelsApp, ['f:status', 'f:phase']]);
+});
+
+test('stored FieldsV1 read again give the same set', () => {
+  const v = { 'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } } };
+  const s = FieldSet.fromStoredFieldsV1(v);
+  assert.equal(FieldSet.fromStoredFieldsV1(JSON.parse(JSON.stringify(v))), s);
+  assert.deepEqual(s.paths(), [['f:metadata', 'f:labels'], labelsApp]);
+  assert.throws(() => FieldSet.fromStoredFieldsV1({ 'x:bad': {} }), /unknown path element kind/);
+});
+
+test('jsonEqual: JSON values by content, object keys in any order', () => {
+  assert.ok(jsonEqual({ a: [1, { b: null }], c: 'x' }, { c: 'x', a: [1, { b: null }] }));
+  assert.ok(!jsonEqual({ a: 1 }, { a: 1, b: undefined }));
+  assert.ok(!jsonEqual({ a: undefined }, { b: undefined }));
+  assert.ok(!jsonEqual([1, 2], { 0: 1, 1: 2 }));
+  assert.ok(!jsonEqual([1, 2], [1, 2, 3]));
+  assert.ok(!jsonEqual(null, {}));
+  assert.ok(!jsonEqual(1, '1'));
 });

@@ -131,6 +131,9 @@ function newNode(): Node {
  * field itself is owned; its ancestors are only children, as in Kubernetes' fieldpath.Set.
  */
 export class FieldSet {
+  /** The FieldsV1 encoding, made once (frozen: shared by every entry that writes this set). */
+  private encoded?: Record<string, unknown>;
+
   private constructor(private readonly root: Node) {}
 
   /** An empty set. */
@@ -148,6 +151,7 @@ export class FieldSet {
   /** Adds a path (in place; for building a set). */
   insert(path: FieldPath): this {
     if (path.length === 0) return this;
+    this.encoded = undefined;
     let n = this.root;
     for (const pe of path) {
       let c = n.children.get(pe);
@@ -205,8 +209,10 @@ export class FieldSet {
     return out;
   }
 
-  /** Members of either set. */
+  /** Members of either set (this set itself when other adds none). */
   union(other: FieldSet): FieldSet {
+    if (other === this || !addsMembers(this.root, other.root)) return this;
+    if (!hasMembers(this.root)) return other;
     return new FieldSet(unionNodes(this.root, other.root));
   }
 
@@ -215,14 +221,26 @@ export class FieldSet {
     return new FieldSet(prune(intersectNodes(this.root, other.root)));
   }
 
-  /** Members of this set that are not members of other (their children stay). */
+  /** Members of this set that are not members of other (their children stay); this set itself when none is. */
   difference(other: FieldSet): FieldSet {
+    if (!sharesMembers(this.root, other.root, false)) return this;
     return new FieldSet(prune(diffNodes(this.root, other.root, false)));
   }
 
   /** Members of this set that are neither members of other nor below one of its members. */
   recursiveDifference(other: FieldSet): FieldSet {
+    if (!sharesMembers(this.root, other.root, true)) return this;
     return new FieldSet(prune(diffNodes(this.root, other.root, true)));
+  }
+
+  /** The members whose path starts with one of `elements` (e.g. `f:status`, `f:metadata`). */
+  under(elements: readonly PathElement[]): FieldSet {
+    const root = newNode();
+    for (const pe of elements) {
+      const c = this.root.children.get(pe);
+      if (c) root.children.set(pe, cloneNode(c));
+    }
+    return new FieldSet(root);
   }
 
   /** Do both sets hold the same members? */
@@ -232,13 +250,68 @@ export class FieldSet {
 
   /** The FieldsV1 object (`{"f:metadata":{"f:labels":{".":{},"f:app":{}}}}`), keys in Kubernetes' order. */
   toFieldsV1(): Record<string, unknown> {
-    return encodeNode(this.root, false);
+    return (this.encoded ??= deepFreeze(encodeNode(this.root, false)));
   }
 
   /** Reads a FieldsV1 object; throws an Error naming what is malformed. */
   static fromFieldsV1(v: unknown): FieldSet {
     return new FieldSet(decodeNode(v, true));
   }
+
+  /**
+   * fromFieldsV1 for the sets stored objects carry: the same FieldsV1 (by its JSON) read
+   * recently gives the same set, whose encoding is then made no more. The sets are never
+   * changed (every operation but `insert`, which only builds new sets, makes a new one).
+   */
+  static fromStoredFieldsV1(v: unknown): FieldSet {
+    const json = JSON.stringify(v);
+    let set = decodedSets.get(json);
+    if (set) {
+      decodedSets.delete(json);
+    } else {
+      set = FieldSet.fromFieldsV1(v);
+      if (decodedSets.size >= DECODED_SETS) decodedSets.delete(decodedSets.keys().next().value!);
+    }
+    decodedSets.set(json, set);
+    return set;
+  }
+}
+
+/** Field sets read recently, by the JSON of their FieldsV1 (least recently used first). */
+const decodedSets = new Map<string, FieldSet>();
+const DECODED_SETS = 4096;
+
+function deepFreeze<T>(v: T): T {
+  if (v !== null && typeof v === 'object' && !Object.isFrozen(v)) {
+    for (const c of Object.values(v)) deepFreeze(c);
+    Object.freeze(v);
+  }
+  return v;
+}
+
+/** Does b hold a member a does not? */
+function addsMembers(a: Node, b: Node): boolean {
+  if (b.member && !a.member) return true;
+  for (const [pe, d] of b.children) {
+    const c = a.children.get(pe);
+    if (c ? addsMembers(c, d) : hasMembers(d)) return true;
+  }
+  return false;
+}
+
+/** Is a member of a also a member of b (or, recursive, below one of b's members)? */
+function sharesMembers(a: Node, b: Node, recursive: boolean): boolean {
+  if (a.member && b.member) return true;
+  for (const [pe, c] of a.children) {
+    const d = b.children.get(pe);
+    if (!d) continue;
+    if (recursive && d.member) {
+      if (hasMembers(c)) return true;
+      continue;
+    }
+    if (sharesMembers(c, d, recursive)) return true;
+  }
+  return false;
 }
 
 function hasMembers(n: Node): boolean {

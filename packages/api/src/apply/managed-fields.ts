@@ -77,7 +77,7 @@ export function decodeManagedFields(entries: unknown): Managed {
     if (e.fieldsType !== 'FieldsV1') throw new Error(`managedFields[${i}].fieldsType: unsupported value ${JSON.stringify(e.fieldsType)}`);
     let set: FieldSet;
     try {
-      set = FieldSet.fromFieldsV1(e.fieldsV1 ?? {});
+      set = FieldSet.fromStoredFieldsV1(e.fieldsV1 ?? {});
     } catch (err) {
       throw new Error(`managedFields[${i}].fieldsV1: ${(err as Error).message}`);
     }

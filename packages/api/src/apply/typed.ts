@@ -8,9 +8,8 @@
  * of scalars without a key; any other list is atomic) and scalars. Values a schema does not
  * describe are deduced: objects as granular maps, lists as atomic, the rest as scalars.
  */
-import { isDeepStrictEqual } from 'node:util';
 import { getOwn, hasOwn } from '../own.js';
-import { resolveSchema, type SchemaDefinitions, type SchemaObject } from '../schema.js';
+import { resolveSchema, schemaRefName, type SchemaDefinitions, type SchemaObject } from '../schema.js';
 import { fieldElement, FieldSet, keyElement, valueElement, type PathElement } from './fieldpath.js';
 import { modelKind, modelType, parseTypeRef } from '../model/index.js';
 
@@ -33,6 +32,27 @@ const DEDUCED: SchemaObject = {};
 
 function isMap(v: Json): v is JsonMap {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/**
+ * Are two JSON values equal (objects by their own keys, in any order)? What isDeepStrictEqual
+ * answers for decoded JSON, without its checks of prototypes, symbols and cycles.
+ */
+export function jsonEqual(a: Json, b: Json): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const am = a as JsonMap;
+  const bm = b as JsonMap;
+  const keys = Object.keys(am);
+  if (keys.length !== Object.keys(bm).length) return false;
+  for (const k of keys) if (!hasOwn(bm, k) || !jsonEqual(am[k], bm[k])) return false;
+  return true;
 }
 
 /** The shape of `value` under `schema` (undefined: deduced from the value). */
@@ -140,11 +160,7 @@ export interface Comparison {
   removed: FieldSet;
 }
 
-/** The type name a schema refers to (`{ $ref }`, or `{ allOf: [{ $ref }] }`). */
-function refName(s: SchemaObject | undefined): string | undefined {
-  const ref = s?.$ref ?? (s?.allOf?.length === 1 ? s.allOf[0]!.$ref : undefined);
-  return ref?.replace(/^#\/(components\/schemas|definitions)\//, '');
-}
+const refName = schemaRefName;
 
 /**
  * Does Go's zero value of built-in type `typeName` hold field `key` (a struct that is not a
@@ -176,11 +192,11 @@ export function compare(lhs: Json, rhs: Json, schema: SchemaObject | undefined, 
     if (l === undefined && r === undefined) return;
     if (l !== undefined && r !== undefined) {
       // Equal subtrees hold no change (most of an update).
-      if (l === r || isDeepStrictEqual(l, r)) return;
+      if (l === r || jsonEqual(l, r)) return;
       const ls = shapeOf(s, l, ctx);
       const rs = shapeOf(s, r, ctx);
       if (ls.t !== rs.t || isLeaf(rs) || isLeaf(ls)) {
-        if (!isDeepStrictEqual(l, r)) c.modified.insert(path);
+        c.modified.insert(path);
         return;
       }
     }

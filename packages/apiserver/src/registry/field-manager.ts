@@ -7,6 +7,7 @@ import type { KubeObject, ObjectMeta, SchemaDefinitions, SchemaObject } from '@k
 import { FieldSet, managedForUpdate, recordUpdate, type FieldManagerContext } from '@kplane/api';
 
 const STATUS = FieldSet.of(['f:status']);
+const STATUS_AND_METADATA = ['f:status', 'f:metadata'];
 
 /** What a store tells its field manager about itself. */
 export interface FieldManagerScope {
@@ -44,7 +45,7 @@ export function fieldManagerContext(scope: FieldManagerScope, manager: string, s
     time: scope.time,
     ignored:
       subresource === 'status'
-        ? (set) => FieldSet.of(...set.paths().filter((p) => p[0] === 'f:status' || p[0] === 'f:metadata'))
+        ? (set) => set.under(STATUS_AND_METADATA)
         : scope.hasStatus
           ? (set) => set.recursiveDifference(STATUS)
           : undefined,

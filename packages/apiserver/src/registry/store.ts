@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { isDeepStrictEqual } from 'node:util';
 import type { KubeList, KubeObject, ObjectMeta, SchemaDefinitions, StatusCause, UserInfo } from '@kplane/api';
 import {
   ApiError,
@@ -19,6 +18,7 @@ import {
   admitObject,
   cloneBody,
   CauseType,
+  jsonEqual,
 } from '@kplane/api';
 import type { FieldManagerContext } from '@kplane/api';
 import type { Backend, KeyValue, RawKeyValue, ListOptions as StorageListOptions, WriteOptions as StorageWriteOptions } from '@kplane/storage';
@@ -861,7 +861,7 @@ export class Store {
       if (cm.generation !== undefined) m.generation = cm.generation;
       else delete m.generation;
       this.type.strategy.defaults?.(obj);
-      if (cm.generation !== undefined && !isDeepStrictEqual(withoutMetaAndStatus(obj), withoutMetaAndStatus(current))) {
+      if (cm.generation !== undefined && !jsonEqual(withoutMetaAndStatus(obj), withoutMetaAndStatus(current))) {
         m.generation = cm.generation + 1;
       }
     }
@@ -878,7 +878,7 @@ export class Store {
     this.type.strategy.admitUpdate?.(obj, current, req);
     this.validate(obj, current, opts.warnings, req);
     await this.deps.admission?.validate(this.admissionAttributes('UPDATE', sub, obj, current, opts));
-    if (isDeepStrictEqual(obj, current)) return current;
+    if (jsonEqual(obj, current)) return current;
     this.type.strategy.admit?.(obj, current, opts.user, this.deps.context);
     await this.type.strategy.prepareForUpdate?.(obj, current, opts.dryRun ? { ...this.deps.context, dryRun: true } : this.deps.context);
     return obj;

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MessageChannel } from 'node:worker_threads';
+import { MessageChannel, type MessagePort, type Transferable } from 'node:worker_threads';
 import type { RawRequest, Transport } from '@kplane/api';
 import { clientOverPort, serveOverPort } from './bridge.js';
 
@@ -54,6 +54,32 @@ test('a bridged transport carries requests, whole and streamed responses, aborts
     await new Promise((r) => setImmediate(r));
     await new Promise((r) => setImmediate(r));
     assert.ok(streamEnded, 'aborting on the client side ends the served stream');
+  } finally {
+    client.close();
+    unserve();
+    port1.close();
+  }
+});
+
+test('the requests of one event-loop turn cross as one message, and so do their answers', async () => {
+  const { port1, port2 } = new MessageChannel();
+  const posted = { toServer: 0, toClient: 0 };
+  const count = (port: MessagePort, side: keyof typeof posted) => {
+    const post = port.postMessage.bind(port);
+    port.postMessage = (m: unknown, transfer?: readonly Transferable[]) => {
+      posted[side]++;
+      post(m, transfer as Transferable[]);
+    };
+  };
+  count(port1, 'toClient');
+  count(port2, 'toServer');
+  const unserve = serveOverPort(port1, async (req) => ({ status: 200, headers: {}, body: Buffer.from(`ok ${req.path}`) }));
+  const client = clientOverPort(port2);
+  try {
+    const answers = await Promise.all([1, 2, 3, 4, 5].map((i) => client.transport({ method: 'GET', path: `/p${i}` })));
+    assert.deepEqual(answers.map((r) => Buffer.from(r.body!).toString()), ['ok /p1', 'ok /p2', 'ok /p3', 'ok /p4', 'ok /p5']);
+    assert.equal(posted.toServer, 1, 'five requests, one message');
+    assert.equal(posted.toClient, 1, 'five answers, one message');
   } finally {
     client.close();
     unserve();

@@ -2,7 +2,7 @@
  * A Transport carried over a MessagePort: the API server's in-process handler serves on one
  * side (the main thread), clients on the other (a worker thread) send RawRequests as they would
  * in-process. A whole response crosses as one message; a streamed one (watch) as a head, its
- * chunks and an end; aborting the request's signal ends the stream on the serving side. Named
+ * chunks and an end; the messages of one event-loop turn cross together, as one array; aborting the request's signal ends the stream on the serving side. Named
  * calls (`call`) reach functions the serving side offers (e.g. signing a token with its keys).
  */
 import type { MessagePort } from 'node:worker_threads';
@@ -27,7 +27,8 @@ function own(data: Uint8Array): Uint8Array;
 function own(data: Uint8Array | undefined): Uint8Array | undefined;
 function own(data: Uint8Array | undefined): Uint8Array | undefined {
   if (!data || (data.byteOffset === 0 && data.byteLength === data.buffer.byteLength)) return data;
-  return data.slice();
+  // Uint8Array's slice copies (Buffer's own `slice` would be a view of the same memory).
+  return Uint8Array.prototype.slice.call(data);
 }
 
 /** A received Uint8Array as a Buffer (no copy), as the in-process handler and clients see them. */
@@ -35,6 +36,40 @@ function asBuffer(data: Uint8Array): Buffer;
 function asBuffer(data: Uint8Array | undefined): Buffer | undefined;
 function asBuffer(data: Uint8Array | undefined): Buffer | undefined {
   return data && Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+}
+
+/**
+ * Posts messages on `port` in batches: the messages of one turn of the event loop cross as one
+ * array (one structured clone and one wake-up of the other thread instead of one per message),
+ * the buffers this side copied transferred rather than copied again.
+ */
+function batchedPost<M>(port: MessagePort): (m: M, transfer?: ArrayBuffer) => void {
+  let batch: M[] | undefined;
+  let transfers: ArrayBuffer[] = [];
+  const flush = () => {
+    const messages = batch!;
+    const list = transfers;
+    batch = undefined;
+    transfers = [];
+    port.postMessage(messages, list);
+  };
+  return (m, transfer) => {
+    if (transfer) transfers.push(transfer);
+    if (batch) {
+      batch.push(m);
+      return;
+    }
+    batch = [m];
+    setImmediate(flush);
+  };
+}
+
+/** `own(data)` and, when that made a copy, its buffer, which may be transferred. */
+function owned(data: Uint8Array): [Uint8Array, ArrayBuffer | undefined];
+function owned(data: Uint8Array | undefined): [Uint8Array | undefined, ArrayBuffer | undefined];
+function owned(data: Uint8Array | undefined): [Uint8Array | undefined, ArrayBuffer | undefined] {
+  const out = own(data);
+  return [out, out !== data && out ? (out.buffer as ArrayBuffer) : undefined];
 }
 
 /** Functions the serving side offers to `call`. */
@@ -46,16 +81,20 @@ export type BridgeCalls = Record<string, (...args: never[]) => Promise<unknown>>
  */
 export function serveOverPort(port: MessagePort, serve: Transport, calls: BridgeCalls = {}): () => void {
   const streams = new Map<number, AbortController>();
-  const post = (m: ToClient) => port.postMessage(m);
+  const post = batchedPost<ToClient>(port);
   const fail = (id: number, err: unknown) => post({ t: 'fail', id, message: err instanceof Error ? err.message : String(err) });
   const onRequest = async (id: number, req: Omit<RawRequest, 'signal'>) => {
     const abort = new AbortController();
     streams.set(id, abort);
     try {
       const res = await serve({ ...req, body: asBuffer(req.body), signal: abort.signal });
-      post({ t: 'res', id, status: res.status, headers: res.headers, body: own(res.body), streamed: !!res.stream });
+      const [body, moved] = owned(res.body);
+      post({ t: 'res', id, status: res.status, headers: res.headers, body, streamed: !!res.stream }, moved);
       if (res.stream) {
-        for await (const data of res.stream) post({ t: 'chunk', id, data: own(data) });
+        for await (const chunk of res.stream) {
+          const [data, copy] = owned(chunk);
+          post({ t: 'chunk', id, data }, copy);
+        }
         post({ t: 'end', id });
       }
     } catch (err) {
@@ -73,9 +112,12 @@ export function serveOverPort(port: MessagePort, serve: Transport, calls: Bridge
       fn(...m.args).then((value) => post({ t: 'result', id: m.id, value }), (err) => fail(m.id, err));
     }
   };
-  port.on('message', onMessage);
+  const onBatch = (ms: ToServer[]) => {
+    for (const m of ms) onMessage(m);
+  };
+  port.on('message', onBatch);
   return () => {
-    port.off('message', onMessage);
+    port.off('message', onBatch);
     for (const abort of streams.values()) abort.abort();
     streams.clear();
   };
@@ -147,27 +189,32 @@ export function clientOverPort(port: MessagePort): PortClient {
     }
     if (!waiting) return;
     if (m.t === 'result') return waiting.resolve(m.value);
-    waiting.resolve(m);
+    // The stream is in place before the next message of the same batch (its first chunk) is read.
+    const stream = m.streamed ? new PortStream(() => abortStream(m.id)) : undefined;
+    if (stream) streams.set(m.id, stream);
+    waiting.resolve({ res: m, stream });
   };
-  port.on('message', onMessage);
-  const send = (m: ToServer) => port.postMessage(m);
+  const abortStream = (id: number) => {
+    send({ t: 'abort', id });
+    streams.get(id)?.finish();
+    streams.delete(id);
+  };
+  const onBatch = (ms: ToClient[]) => {
+    for (const m of ms) onMessage(m);
+  };
+  port.on('message', onBatch);
+  const send = batchedPost<ToServer>(port);
   const transport: Transport = async ({ signal, ...req }) => {
     const id = nextId++;
     if (signal?.aborted) throw signal.reason ?? new Error('aborted');
-    const res = (await new Promise<unknown>((resolve, reject) => {
+    const { res, stream } = (await new Promise<unknown>((resolve, reject) => {
       pending.set(id, { resolve, reject });
-      send({ t: 'req', id, req: { ...req, body: own(req.body) } });
-    })) as Extract<ToClient, { t: 'res' }>;
+      const [body, moved] = owned(req.body);
+      send({ t: 'req', id, req: { ...req, body } }, moved);
+    })) as { res: Extract<ToClient, { t: 'res' }>; stream?: PortStream };
     const out: RawResponse = { status: res.status, headers: res.headers, body: asBuffer(res.body) };
-    if (res.streamed) {
-      const abort = () => {
-        send({ t: 'abort', id });
-        stream.finish();
-        streams.delete(id);
-      };
-      const stream = new PortStream(abort);
-      streams.set(id, stream);
-      signal?.addEventListener('abort', abort, { once: true });
+    if (stream) {
+      signal?.addEventListener('abort', () => abortStream(id), { once: true });
       out.stream = stream;
     }
     return out;
@@ -181,7 +228,7 @@ export function clientOverPort(port: MessagePort): PortClient {
         send({ t: 'call', id, name, args });
       }),
     close() {
-      port.off('message', onMessage);
+      port.off('message', onBatch);
       for (const p of pending.values()) p.reject(new Error('the bridge is closed'));
       pending.clear();
       for (const s of streams.values()) s.finish();

@@ -136,38 +136,31 @@ test('event recorder: an onError that throws is logged; event() still resolves a
   assert.match(String(logged[0]![0]), /^panic: onError broken \[recovered\] in event-recorder \(key="\.[0-9a-f]{16}" name="onError"\)$/);
 });
 
-test('event recorder: ten different messages of one reason are combined into one Event, as client-go does', async (t) => {
+test('event recorder: similar events are combined from the 10th distinct message; 25 per object, then one per 5 minutes', async (t) => {
   const kp = await startKplane();
   t.after(() => kp.close());
   const clock = createFakeClock(START);
-  const rec = createEventRecorder({ client: kp.client, component: 'c', clock });
-  for (let i = 1; i <= 12; i++) void rec.event(pod, 'Normal', 'Scaled', `scaled to ${i}`);
-  await rec.flush();
-  const evs = (await eventsFor(kp, 'web-1')).filter((e) => e.reason === 'Scaled');
-  // Nine on their own; the tenth and later ones counted on one combined Event.
+  const rec = createEventRecorder({ client: kp.client, component: 'replicaset-controller', clock });
+  const rs: KubeObject = { apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'web', namespace: 'default', uid: 'u-rs' } };
+  const written: (CoreEvent | undefined)[] = [];
+  for (let i = 0; i < 40; i++) written.push(await rec.event(rs, 'Normal', 'SuccessfulCreate', `Created pod: web-${i}`));
+  // Nine Events of their own, then one combined Event counted by each later one, up to the
+  // burst of 25 writes; the other 15 are dropped.
+  assert.equal(written.filter(Boolean).length, 25);
+  assert.ok(written.slice(25).every((e) => e === undefined));
+  const evs = await eventsFor(kp, 'web');
   assert.equal(evs.length, 10);
-  const combined = evs.filter((e) => e.message.startsWith('(combined from similar events): '));
-  assert.equal(combined.length, 1);
-  assert.equal(combined[0]!.message, '(combined from similar events): scaled to 12');
-  assert.equal(combined[0]!.count, 3);
-  // After the window the messages are counted afresh.
-  clock.advance(10 * 60_000 + 1);
-  const fresh = await rec.event(pod, 'Normal', 'Scaled', 'scaled to 13');
-  assert.equal(fresh!.message, 'scaled to 13');
-});
+  const combined = evs.find((e) => e.message.startsWith('(combined from similar events): '))!;
+  assert.equal(combined.count, 16);
+  assert.equal(combined.message, '(combined from similar events): Created pod: web-24');
+  assert.deepEqual(evs.filter((e) => e !== combined).map((e) => e.message).sort(), Array.from({ length: 9 }, (_, i) => `Created pod: web-${i}`).sort());
 
-test('event recorder: a flood about one object is bounded by a token bucket per object and reason', async (t) => {
-  const kp = await startKplane();
-  t.after(() => kp.close());
-  const clock = createFakeClock(START);
-  const rec = createEventRecorder({ client: kp.client, component: 'c', clock, spamBurst: 3, spamRefillMs: 60_000 });
-  const other: KubeObject = { ...pod, metadata: { ...pod.metadata, name: 'web-2', uid: 'u-2' } };
-  const results = [];
-  for (let i = 0; i < 5; i++) results.push(await rec.event(pod, 'Warning', 'Failed', 'no luck'));
-  assert.deepEqual(results.map((r) => r?.count), [1, 2, 3, undefined, undefined], 'the burst, then dropped');
-  assert.ok(await rec.event(other, 'Warning', 'Failed', 'no luck'), 'another object has its own bucket');
-  assert.ok(await rec.event(pod, 'Normal', 'Other', 'another reason too'));
-  clock.advance(60_000);
-  assert.equal((await rec.event(pod, 'Warning', 'Failed', 'no luck'))?.count, 4, 'one more token a minute');
-  assert.equal(await rec.event(pod, 'Warning', 'Failed', 'no luck'), undefined);
+  // The bucket refills by one event every 5 minutes; the dropped events were still counted.
+  clock.advance(300_000);
+  const next = await rec.event(rs, 'Normal', 'SuccessfulCreate', 'Created pod: web-40');
+  assert.equal(next?.metadata?.name, combined.metadata!.name);
+  assert.equal(next?.count, 32);
+  assert.equal(await rec.event(rs, 'Normal', 'SuccessfulCreate', 'Created pod: web-41'), undefined);
+  // Other objects have buckets of their own.
+  assert.ok(await rec.event(pod, 'Normal', 'Scheduled', 'assigned'));
 });

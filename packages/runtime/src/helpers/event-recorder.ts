@@ -1,9 +1,10 @@
 /**
  * An event recorder writing core/v1 Events like client-go's tools/record: events are named
- * `<object name>.<time in hex>`; an event identical to a recent one bumps that Event's count and
- * lastTimestamp (a PATCH) instead of creating another object; similar events (same object, type
- * and reason, ten different messages) are combined into one; and a per-object token bucket
- * drops a flood of events about one object.
+ * `<object name>.<time in hex>`, and an event identical to a recent one bumps that Event's
+ * count and lastTimestamp (a PATCH) instead of creating another object. Like client-go's
+ * EventCorrelator, events of one reason about one object that differ only by message are
+ * combined once 10 distinct messages were seen within 10 minutes, and a source may write at
+ * most 25 events about one object in a burst, then one per 5 minutes (the rest are dropped).
  */
 import { ApiError, type KubeObject } from '@kplane/api';
 import type { Client, ResourceClient } from '@kplane/client';
@@ -44,27 +45,29 @@ export interface EventRecorderOptions {
   aggregationWindowMs?: number;
   /** Distinct events remembered for counting, least recently used dropped first (default 4096). */
   cacheSize?: number;
-  /**
-   * Similar events (same source, object, type and reason) with this many different messages
-   * within `aggregationWindowMs` are combined into one Event whose message starts with
-   * `(combined from similar events): ` (default 10, client-go's).
-   */
-  maxSimilarEvents?: number;
-  /** Events about one object (per source, type and reason) written in a burst before the bucket runs dry (default 25). */
-  spamBurst?: number;
-  /** One more event per object is allowed every this long once the burst is spent (default 5 min: client-go's 1/300 qps). */
-  spamRefillMs?: number;
   /** Called when an event could not be written (events are best effort and never throw). */
   onError?(error: unknown, event: CoreEvent): void;
+  /**
+   * Distinct messages of one reason about one object, within 10 minutes of the last, from
+   * which on they are combined into one Event `(combined from similar events): <message>`
+   * (client-go's default 10).
+   */
+  similarMaxEvents?: number;
+  /**
+   * Events a source may write about one object at once (client-go's spam filter, default 25);
+   * the bucket refills by one every `spamRefillMs`. Events over it are dropped.
+   */
+  spamBurst?: number;
+  /** Time for the spam filter's bucket to gain one event (default 5 minutes, client-go's 1/300 per second). */
+  spamRefillMs?: number;
 }
 
 /** Records events about objects. */
 export interface EventRecorder {
   /**
    * Records an event about `object` and resolves with the Event as written, or undefined when
-   * it was dropped (no reference could be made, an unsupported type, or the write failed —
-   * see `onError` —, or the object's spam bucket is empty). Never rejects. Writes happen one at
-   * a time, in call order.
+   * it was dropped (no reference could be made, an unsupported type, the write failed —
+   * see `onError` — or the spam filter held it back). Never rejects. Writes happen one at a time, in call order.
    */
   event(object: KubeObject, type: EventType, reason: string, message: string): Promise<CoreEvent | undefined>;
   /** Resolves once every event recorded so far has been written or dropped. */
@@ -77,6 +80,37 @@ interface CacheEntry {
   count: number;
   firstTimestamp: string;
   lastSeen: number;
+}
+
+/** client-go's similar-event aggregation: distinct messages seen per aggregate key. */
+interface SimilarRecord {
+  messages: Set<string>;
+  last: number;
+}
+
+/** client-go's spam filter: a token bucket per source and object. */
+interface SpamRecord {
+  tokens: number;
+  last: number;
+}
+
+const SIMILAR_WINDOW_MS = 600_000;
+const COMBINED_PREFIX = '(combined from similar events): ';
+
+/** Reads `key` of an LRU map (insertion order = least recently used first), marking it used. */
+function touch<V>(lru: Map<string, V>, key: string): V | undefined {
+  const v = lru.get(key);
+  if (v !== undefined) {
+    lru.delete(key);
+    lru.set(key, v);
+  }
+  return v;
+}
+
+function remember<V>(lru: Map<string, V>, key: string, value: V, size: number): void {
+  lru.delete(key);
+  lru.set(key, value);
+  while (lru.size > size) lru.delete(lru.keys().next().value!);
 }
 
 const eventsResource = { group: '', version: 'v1', resource: 'events', namespaced: true, kind: 'Event' } as const;
@@ -102,37 +136,11 @@ export function createEventRecorder(options: EventRecorderOptions): EventRecorde
   const events: ResourceClient<CoreEvent> = options.client.resource<CoreEvent>(eventsResource);
   const source = options.host ? { component: options.component, host: options.host } : { component: options.component };
   const cache = new Map<string, CacheEntry>(); // insertion order = least recently used first
-  const maxSimilar = Math.max(1, options.maxSimilarEvents ?? 10);
+  const similar = new Map<string, SimilarRecord>();
+  const spam = new Map<string, SpamRecord>();
+  const similarMax = Math.max(1, options.similarMaxEvents ?? 10);
   const spamBurst = Math.max(1, options.spamBurst ?? 25);
   const spamRefillMs = Math.max(1, options.spamRefillMs ?? 300_000);
-  const similar = new Map<string, { messages: Set<string>; lastSeen: number }>(); // LRU, like `cache`
-  const buckets = new Map<string, { tokens: number; at: number }>(); // LRU, like `cache`
-  const touch = <V>(lru: Map<string, V>, key: string, value: V): void => {
-    lru.delete(key);
-    lru.set(key, value);
-    while (lru.size > cacheSize) lru.delete(lru.keys().next().value!);
-  };
-  /** client-go's EventAggregator: the key to count the event under, and its message. */
-  const aggregate = (similarKey: string, message: string, now: number): { key: string; message: string } => {
-    let rec = similar.get(similarKey);
-    if (rec === undefined || now - rec.lastSeen > windowMs) rec = { messages: new Set(), lastSeen: now };
-    rec.messages.add(message);
-    rec.lastSeen = now;
-    touch(similar, similarKey, rec);
-    if (rec.messages.size < maxSimilar) return { key: JSON.stringify([similarKey, message]), message };
-    rec.messages.delete(rec.messages.values().next().value!); // never grow past the limit
-    return { key: similarKey, message: `(combined from similar events): ${message}` };
-  };
-  /** client-go's EventSourceObjectSpamFilter: a token bucket per source, object, type and reason. */
-  const allowed = (similarKey: string, now: number): boolean => {
-    const b = buckets.get(similarKey) ?? { tokens: spamBurst, at: now };
-    b.tokens = Math.min(spamBurst, b.tokens + (now - b.at) / spamRefillMs);
-    b.at = now;
-    const ok = b.tokens >= 1;
-    if (ok) b.tokens -= 1;
-    touch(buckets, similarKey, b);
-    return ok;
-  };
   let tail: Promise<unknown> = Promise.resolve();
   let lastNameMs = -1;
   let sameMs = 0;
@@ -176,11 +184,21 @@ export function createEventRecorder(options: EventRecorderOptions): EventRecorde
     if (ref === undefined) return report(new Error(`Could not construct reference to object without kind and name, will not report event: '${type}' '${reason}' '${message}'`), event);
     if (type !== 'Normal' && type !== 'Warning') return report(new Error(`Unsupported event type: '${String(type)}'`), event);
 
-    const similarKey = JSON.stringify([source.component, source.host ?? '', ref.kind, ref.namespace ?? '', ref.name, ref.fieldPath ?? '', ref.uid ?? '', ref.apiVersion ?? '', type, reason]);
-    const combined = aggregate(similarKey, message, now);
-    event.message = combined.message;
-    if (!allowed(similarKey, now)) return undefined;
-    const key = combined.key;
+    const about = [source.component, source.host ?? '', ref.kind, ref.namespace ?? '', ref.name, ref.uid ?? '', ref.apiVersion ?? ''];
+    // Similar events (same reason about the same object, other messages): from the
+    // similarMax-th distinct message within the window on, one combined Event counts them.
+    let key = JSON.stringify([...about, ref.fieldPath ?? '', type, reason, message]);
+    const aggregateKey = JSON.stringify([...about, type, reason]);
+    let record = touch(similar, aggregateKey);
+    if (record === undefined || now - record.last > SIMILAR_WINDOW_MS) record = { messages: new Set(), last: now };
+    record.messages.add(message);
+    record.last = now;
+    remember(similar, aggregateKey, record, cacheSize);
+    if (record.messages.size >= similarMax) {
+      record.messages.delete(record.messages.values().next().value!);
+      key = aggregateKey;
+      event.message = COMBINED_PREFIX + message;
+    }
     const seen = cache.get(key);
     cache.delete(key);
     if (seen !== undefined && now - seen.lastSeen <= windowMs) {
@@ -189,6 +207,17 @@ export function createEventRecorder(options: EventRecorderOptions): EventRecorde
       event.count = seen.count + 1;
       event.firstTimestamp = seen.firstTimestamp;
     }
+    // The spam filter: a token bucket per source and object. A dropped event is still counted.
+    const spamKey = JSON.stringify(about);
+    const bucket = touch(spam, spamKey) ?? { tokens: spamBurst, last: now };
+    bucket.tokens = Math.min(spamBurst, bucket.tokens + (now - bucket.last) / spamRefillMs);
+    bucket.last = now;
+    remember(spam, spamKey, bucket, cacheSize);
+    if (bucket.tokens < 1) {
+      remember(cache, key, { name: event.metadata!.name!, namespace: event.metadata!.namespace!, count: event.count, firstTimestamp: event.firstTimestamp, lastSeen: now }, cacheSize);
+      return undefined;
+    }
+    bucket.tokens -= 1;
 
     let written: CoreEvent | undefined;
     try {
