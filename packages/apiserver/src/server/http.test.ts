@@ -9,6 +9,7 @@ import { until } from '@kplane/api/testing';
 import { createMemoryBackend } from '@kplane/storage';
 import { ensurePki } from '../auth/pki.js';
 import { holdReadsOf } from './edge.fixture.js';
+import { withTlsServer } from './tls.fixture.js';
 import { splitTarget } from './http.js';
 import { createApiServer, type ApiServerOptions } from './server.js';
 
@@ -32,14 +33,7 @@ function send(port: number, ca: string, path: string, opts: { method?: string; b
 }
 
 it('authenticates by client certificate or bearer token, and refuses bodies over 3 MiB', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'kplane-http-'));
-  const backend = createMemoryBackend();
-  const server = createApiServer({ backend });
-  try {
-    await server.start();
-    const pki = await ensurePki(dir);
-    const port = await server.listen({ port: 0, cert: pki.serving.cert, key: pki.serving.key, clientCa: pki.ca.cert, tokens: new Map([[pki.adminToken, { username: 'admin', groups: ['system:masters'] }]]) });
-    const ca = pki.ca.cert;
+  await withTlsServer(async ({ port, ca, pki, dir }) => {
     assert.equal((await send(port, ca, '/api/v1/namespaces', {})).status, 401);
     assert.equal((await send(port, ca, '/api/v1/namespaces', { token: 'wrong' })).status, 401);
     assert.equal((await send(port, ca, '/api/v1/namespaces', { token: pki.adminToken })).status, 200);
@@ -54,10 +48,7 @@ it('authenticates by client certificate or bearer token, and refuses bodies over
     const again = await ensurePki(dir);
     assert.equal(again.ca.cert, pki.ca.cert);
     assert.equal(again.adminToken, pki.adminToken);
-  } finally {
-    await server.close();
-    await backend.close();
-  }
+  });
 });
 
 interface RawAnswer {

@@ -3,12 +3,7 @@ import assert from 'node:assert/strict';
 import { request as httpsRequest } from 'node:https';
 import { connect, type ClientHttp2Session } from 'node:http2';
 import { connect as tlsConnect } from 'node:tls';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createMemoryBackend } from '@kplane/storage';
-import { ensurePki } from '../auth/pki.js';
-import { createApiServer } from './server.js';
+import { withTlsServer } from './tls.fixture.js';
 
 interface Answer {
   status: number;
@@ -49,21 +44,7 @@ function h1(port: number, ca: string, token: string, path: string): Promise<Answ
   });
 }
 
-async function withServer(fn: (ctx: { port: number; ca: string; token: string }) => Promise<void>): Promise<void> {
-  const dir = await mkdtemp(join(tmpdir(), 'kplane-http2-'));
-  const backend = createMemoryBackend();
-  const server = createApiServer({ backend });
-  try {
-    await server.start();
-    const pki = await ensurePki(dir);
-    const port = await server.listen({ port: 0, cert: pki.serving.cert, key: pki.serving.key, clientCa: pki.ca.cert, tokens: new Map([[pki.adminToken, { username: 'admin', groups: ['system:masters'] }]]) });
-    await fn({ port, ca: pki.ca.cert, token: pki.adminToken });
-  } finally {
-    await server.close();
-    await backend.close();
-    await rm(dir, { recursive: true, force: true });
-  }
-}
+const withServer = withTlsServer;
 
 it('negotiates h2 or http/1.1 by ALPN, and HTTP/1.1 without ALPN', async () => {
   await withServer(async ({ port, ca }) => {

@@ -1,14 +1,9 @@
+import { withTlsServer } from './tls.fixture.js';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { RawResponse } from '@kplane/api';
 import { connect, type ClientHttp2Session } from 'node:http2';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { eventually } from '@kplane/api/testing';
-import { createMemoryBackend } from '@kplane/storage';
-import { ensurePki } from '../auth/pki.js';
-import { createApiServer } from './server.js';
 import { startTestServer, type TestServer } from '../testing.js';
 
 const CM = '/api/v1/namespaces/default/configmaps';
@@ -108,13 +103,7 @@ describe('watch fan-out over HTTP/2', () => {
   }
 
   it('gives watchers with and without selectors, plain and metadata, every change in order; a burst reaches each in few chunks', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'kplane-fanout-'));
-    const backend = createMemoryBackend();
-    const server = createApiServer({ backend });
-    try {
-      await server.start();
-      const pki = await ensurePki(dir);
-      const port = await server.listen({ port: 0, cert: pki.serving.cert, key: pki.serving.key, clientCa: pki.ca.cert, tokens: new Map([[pki.adminToken, { username: 'admin', groups: ['system:masters'] }]]) });
+    await withTlsServer(async ({ port, pki, backend, server }) => {
       const session = connect(`https://127.0.0.1:${port}`, { ca: pki.ca.cert });
       try {
         const rv = await backend.currentRevision();
@@ -152,11 +141,7 @@ describe('watch fan-out over HTTP/2', () => {
       } finally {
         session.close();
       }
-    } finally {
-      await server.close();
-      await backend.close();
-      await rm(dir, { recursive: true, force: true });
-    }
+    });
   });
 });
 
