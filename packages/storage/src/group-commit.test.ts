@@ -31,11 +31,17 @@ function log(): { rows: string[]; transaction: (writes: Array<() => string>) => 
 
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-test('group commit: writes settle only after the sync that follows their commit, in commit order', async () => {
+/** A group commit over a {@link log} with a {@link manualSync}, recording what it publishes. */
+function synced() {
   const { sync, pending } = manualSync();
   const db = log();
   const published: string[] = [];
   const g = createGroupCommit({ transaction: db.transaction, committed: (v) => published.push(v), sync });
+  return { pending, db, published, g };
+}
+
+test('group commit: writes settle only after the sync that follows their commit, in commit order', async () => {
+  const { pending, db, published, g } = synced();
   const settled: string[] = [];
   const a = g.submit(() => 'a').then((v) => settled.push(v));
   const b = g.submit((): string => {
@@ -69,10 +75,7 @@ test('group commit: writes settle only after the sync that follows their commit,
 });
 
 test('group commit: values committed outside the queue are published in commit order after the sync', async () => {
-  const { sync, pending } = manualSync();
-  const db = log();
-  const published: string[] = [];
-  const g = createGroupCommit({ transaction: db.transaction, committed: (v) => published.push(v), sync });
+  const { pending, published, g } = synced();
   const a = g.submit(() => 'a');
   await turn();
   const outside = g.committedOutside(['expired-1', 'expired-2']);
@@ -88,10 +91,7 @@ test('group commit: values committed outside the queue are published in commit o
 });
 
 test('group commit: a failed sync rejects the writes waiting for it and every later one', async () => {
-  const { sync, pending } = manualSync();
-  const db = log();
-  const published: string[] = [];
-  const g = createGroupCommit({ transaction: db.transaction, committed: (v) => published.push(v), sync });
+  const { pending, db, published, g } = synced();
   const a = g.submit(() => 'a');
   await turn();
   pending.shift()!.reject(new Error('EIO'));
