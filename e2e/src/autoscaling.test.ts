@@ -55,8 +55,10 @@ describe('autoscaling and resource metrics with kubectl', () => {
     // The pods of the next rollout use 250m: 250 % of the target, 3 replicas.
     await k('patch', 'deployment', 'web', '-p', '{"spec":{"template":{"metadata":{"annotations":{"kplane.io/cpu-usage":"250m"}}}}}');
     await eventually('3 replicas', async () => (await k('get', 'deployment', 'web', '-o', 'jsonpath={.spec.replicas}')) === '3', 45_000);
-    const events = await k('get', 'events', '--field-selector', 'reason=SuccessfulRescale', '-o', 'jsonpath={.items[*].message}');
-    assert.match(events, /New size: 3; reason: cpu resource utilization \(percentage of request\) above target/);
+    // The controller records its Event after the scale write, as kube's event recorder does: asynchronously.
+    await eventually('the SuccessfulRescale Event', async () =>
+      /New size: 3; reason: cpu resource utilization \(percentage of request\) above target/.test(await k('get', 'events', '--field-selector', 'reason=SuccessfulRescale', '-o', 'jsonpath={.items[*].message}')),
+    );
     const described = await k('describe', 'hpa', 'web');
     assert.match(described, /ScalingActive\s+True\s+ValidMetricFound\s+the HPA was able to successfully calculate a replica count from cpu resource utilization \(percentage of request\)/);
   });

@@ -161,6 +161,8 @@ test('event recorder: similar events are combined from the 10th distinct message
   assert.equal(next?.metadata?.name, combined.metadata!.name);
   assert.equal(next?.count, 32);
   assert.equal(await rec.event(rs, 'Normal', 'SuccessfulCreate', 'Created pod: web-41'), undefined);
-  // Other objects have buckets of their own.
+  // Other reasons about the same object, and other objects, have buckets of their own.
+  assert.ok(await rec.event(rs, 'Normal', 'SuccessfulDelete', 'Deleted pod: web-0'));
+  assert.ok(await rec.event(rs, 'Warning', 'SuccessfulCreate', 'quota exceeded'));
   assert.ok(await rec.event(pod, 'Normal', 'Scheduled', 'assigned'));
 });

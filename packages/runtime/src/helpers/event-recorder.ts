@@ -54,7 +54,7 @@ export interface EventRecorderOptions {
    */
   similarMaxEvents?: number;
   /**
-   * Events a source may write about one object at once (client-go's spam filter, default 25);
+   * Events of one type and reason a source may write about one object at once (client-go's spam filter, default 25);
    * the bucket refills by one every `spamRefillMs`. Events over it are dropped.
    */
   spamBurst?: number;
@@ -88,7 +88,7 @@ interface SimilarRecord {
   last: number;
 }
 
-/** client-go's spam filter: a token bucket per source and object. */
+/** client-go's spam filter: a token bucket per source, object, type and reason. */
 interface SpamRecord {
   tokens: number;
   last: number;
@@ -207,8 +207,9 @@ export function createEventRecorder(options: EventRecorderOptions): EventRecorde
       event.count = seen.count + 1;
       event.firstTimestamp = seen.firstTimestamp;
     }
-    // The spam filter: a token bucket per source and object. A dropped event is still counted.
-    const spamKey = JSON.stringify(about);
+    // The spam filter: a token bucket per source, object, type and reason (client-go's spam key),
+    // so a flood of one reason never silences another. A dropped event is still counted.
+    const spamKey = aggregateKey;
     const bucket = touch(spam, spamKey) ?? { tokens: spamBurst, last: now };
     bucket.tokens = Math.min(spamBurst, bucket.tokens + (now - bucket.last) / spamRefillMs);
     bucket.last = now;
