@@ -3,7 +3,8 @@
  * Immediate), validation (provisioner, parameters, reclaim policy and binding mode fixed after
  * creation), kubectl's columns, and the default class kplane creates at start.
  */
-import { ApiError, fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, fieldTooLong, isQualifiedName, type KubeObject, type StatusCause } from '@kplane/api';
+import { createIfMissing } from '../registry/create-if-missing.js';
+import { fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, fieldTooLong, isQualifiedName, type KubeObject, type StatusCause } from '@kplane/api';
 import type { Registry } from '../registry/registry.js';
 import type { ResourceType, TableSpec } from '../registry/resource.js';
 import { translateTimestampSince } from './age.js';
@@ -40,19 +41,7 @@ export function defaultStorageClass(): KubeObject {
 export async function ensureDefaultStorageClass(registry: Registry): Promise<void> {
   const store = registry.get('storage.k8s.io', 'v1', 'storageclasses');
   if (!store) return;
-  const wanted = defaultStorageClass();
-  try {
-    // A read first: a restart finds it and writes nothing.
-    await store.get(undefined, wanted.metadata!.name!);
-    return;
-  } catch (err) {
-    if (!(err instanceof ApiError && err.code === 404)) throw err;
-  }
-  try {
-    await store.create(undefined, wanted);
-  } catch (err) {
-    if (!(err instanceof ApiError && err.code === 409)) throw err;
-  }
+  await createIfMissing(store, defaultStorageClass());
 }
 
 const RECLAIM = ['Delete', 'Retain'];

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:https';
-import type { KubeObject, RawRequest, RawResponse, UserInfo } from '@kplane/api';
+import type { RawRequest, RawResponse, UserInfo } from '@kplane/api';
 import { createRequestAuthenticator, type RequestAuthenticator } from '../auth/authenticator.js';
 import { generateServiceAccountKeys, type ServiceAccountKeys } from '../auth/keys.js';
 import { serviceAccountTokenAuthenticator, type ObjectLookup } from '../auth/serviceaccount.js';
@@ -15,7 +15,8 @@ import { systemPriorityClasses } from '../kinds/priorityclass.js';
 import { buildOpenAPIV3Document, buildSwaggerV2, openAPIV3Root, servedDocument, swaggerSpec, type ServedDocument, type SwaggerSpec } from '../openapi/index.js';
 import { Registry } from '../registry/registry.js';
 import type { KindBundle, StrategyContext } from '../registry/resource.js';
-import type { Store, StoreDeps } from '../registry/store.js';
+import type { StoreDeps } from '../registry/store.js';
+import { createIfMissing } from '../registry/create-if-missing.js';
 import type { Timers } from '../registry/timers.js';
 import { auditRefusal, withAudit, type AuditSink } from '../auth/audit.js';
 import { createHandler, type OpenAPIProvider } from './handler.js';
@@ -238,24 +239,6 @@ export function parseAuthorizationModes(value: string): (typeof AUTHORIZATION_MO
   }
   if (new Set(modes).size !== modes.length) throw new Error(`authorization-mode "${value}" has mode specified more than once`);
   return modes as (typeof AUTHORIZATION_MODES)[number][];
-}
-
-/**
- * Creates the cluster-scoped `obj` unless it exists (a read first, as kube-apiserver's post-start
- * hooks do: a restart finds them all and writes nothing); a concurrent create is no error.
- */
-async function createIfMissing(store: Store, obj: KubeObject): Promise<void> {
-  try {
-    await store.get(undefined, obj.metadata!.name!);
-    return;
-  } catch (err) {
-    if (!(err instanceof ApiError && err.code === 404)) throw err;
-  }
-  try {
-    await store.create(undefined, obj);
-  } catch (err) {
-    if (!(err instanceof ApiError && err.code === 409)) throw err;
-  }
 }
 
 /** Creates an API server over a storage backend. */
