@@ -134,3 +134,31 @@ describe('endpointSubsets', () => {
     );
   });
 });
+
+describe('the lease endpoint reconciler: API servers starting together', () => {
+  it('all start, and the Endpoints list each of them, though they publish the same objects at once', async () => {
+    const clock = createVirtualClock();
+    const backend = createMemoryBackend({ now: () => clock.now() });
+    const dir = await mkdtemp(join(tmpdir(), 'kplane-endpoints-'));
+    const servers: ApiServer[] = [];
+    try {
+      const pki = await ensurePki(dir);
+      const ports = await Promise.all(
+        Array.from({ length: 4 }, async () => {
+          const server = createApiServer({ backend, clock, now: () => new Date(clock.now()), authorizationMode: 'AlwaysAllow', compactionIntervalMs: 0 });
+          servers.push(server);
+          await server.start();
+          return server.listen({ port: 0, cert: pki.serving.cert, key: pki.serving.key, clientCa: pki.ca.cert });
+        }),
+      );
+      await clock.advance(10_000);
+      const r = await servers[0]!.handle({ method: 'GET', path: '/api/v1/namespaces/default/endpoints/kubernetes', query: {}, headers: {} });
+      const ep = JSON.parse(Buffer.from(r.body!).toString('utf8')) as Obj;
+      assert.deepEqual(ep.subsets.map((s: Obj) => s.ports[0].port).sort(), [...ports].sort());
+    } finally {
+      for (const s of servers) await s.close();
+      await backend.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -171,6 +171,20 @@ export function createLeaseEndpointReconciler(options: LeaseEndpointReconcilerOp
     return servers;
   }
 
+  /**
+   * {@link publish}, again from a fresh read when another API server wrote the same objects in
+   * between (a 409 Conflict or AlreadyExists: servers starting together all publish).
+   */
+  async function publishRetrying(): Promise<ApiServerEndpoint[]> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await publish();
+      } catch (err) {
+        if (!(err instanceof ApiError && err.code === 409) || attempt >= 4) throw err;
+      }
+    }
+  }
+
   return {
     live,
     reconcile: (self) =>
@@ -178,7 +192,7 @@ export function createLeaseEndpointReconciler(options: LeaseEndpointReconcilerOp
         if (stopped) return [];
         // The record first, whatever happens next: some server will publish this one.
         await updateLease(self);
-        return publish();
+        return publishRetrying();
       }),
     remove: (self) =>
       serial(async () => {
@@ -188,7 +202,7 @@ export function createLeaseEndpointReconciler(options: LeaseEndpointReconcilerOp
         } catch (err) {
           if (!(err instanceof KeyNotFoundError)) throw err;
         }
-        await publish();
+        await publishRetrying();
       }),
   };
 }

@@ -13,6 +13,12 @@
 import { KeyExistsError, KeyNotFoundError, RevisionMismatchError, type Backend } from '@kplane/storage';
 
 /** A refused allocation; the message is kube-apiserver's. */
+
+/** A repair that lost a race with an allocation (or another server's repair): it must run again on a fresh read. */
+export class RepairRaceError extends Error {
+  override name = 'RepairRaceError';
+}
+
 export class AllocationError extends Error {}
 
 /** kube-apiserver's allocator messages. */
@@ -247,7 +253,7 @@ class Range {
       } catch (err) {
         if (err instanceof RevisionMismatchError || err instanceof KeyExistsError || err instanceof KeyNotFoundError) {
           this.revision = -1;
-          throw new Error(`${this.key} changed during the repair; it runs again at the next interval`);
+          throw new RepairRaceError(`${this.key} changed during the repair; it runs again at the next interval`);
         }
         throw err;
       }

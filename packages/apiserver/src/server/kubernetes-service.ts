@@ -9,7 +9,7 @@ import { networkInterfaces } from 'node:os';
 import { ApiError, type KubeObject } from '@kplane/api';
 import type { Registry } from '../registry/registry.js';
 import { serviceClusterIPs, serviceNodePorts } from '../kinds/service.js';
-import type { AllocatedService, RepairProblem, ServiceAllocator } from './ip-allocator.js';
+import { RepairRaceError, type AllocatedService, type RepairProblem, type ServiceAllocator } from './ip-allocator.js';
 
 /** The `kubernetes` Service's labels, as kube-apiserver sets them. */
 export const KUBERNETES_SERVICE_LABELS = { component: 'apiserver', provider: 'kubernetes' } as const;
@@ -24,15 +24,27 @@ function rfc3339(d: Date): string {
  * Rebuilds the allocations from the stored Services (oldest first, so the older of two
  * Services holding one value keeps it) and records a Warning Event per problem.
  */
-export async function repairServiceAllocations(registry: Registry, allocator: ServiceAllocator, now: () => Date): Promise<RepairProblem[]> {
+export async function repairServiceAllocations(registry: Registry, allocator: ServiceAllocator, now: () => Date, options: { retries?: number } = {}): Promise<RepairProblem[]> {
   const services = registry.get('', 'v1', 'services');
   if (!services) return [];
-  const problems = await allocator.repair(async () => {
-    // Read from storage (not the watch cache), after the allocator read its bitmaps.
-    const list = await services.list(undefined);
-    const items = [...list.items].sort((a, b) => String(a.metadata?.creationTimestamp ?? '').localeCompare(String(b.metadata?.creationTimestamp ?? '')));
-    return items.map(allocatedService);
-  });
+  const repair = () =>
+    allocator.repair(async () => {
+      // Read from storage (not the watch cache), after the allocator read its bitmaps.
+      const list = await services.list(undefined);
+      const items = [...list.items].sort((a, b) => String(a.metadata?.creationTimestamp ?? '').localeCompare(String(b.metadata?.creationTimestamp ?? '')));
+      return items.map(allocatedService);
+    });
+  let problems: RepairProblem[];
+  // At start kube-apiserver runs the repair until it succeeds: API servers starting together
+  // over one storage race each other's repairs.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      problems = await repair();
+      break;
+    } catch (err) {
+      if (!(err instanceof RepairRaceError) || attempt >= (options.retries ?? 0)) throw err;
+    }
+  }
   const events = registry.get('', 'v1', 'events');
   let seq = 0;
   for (const p of problems) {
@@ -88,22 +100,27 @@ export async function upsertDefault(registry: Registry, resource: string, group:
   const store = registry.get(group, version, resource);
   if (!store) return;
   const name = desired.metadata!.name!;
-  let current: KubeObject | undefined;
-  try {
-    current = await store.get('default', name);
-  } catch (err) {
-    if (!(err instanceof ApiError && err.code === 404)) throw err;
-  }
-  if (!current) {
+  // Again from a fresh read when another API server wrote it in between (servers starting
+  // together all write it; a create can also lose the Service's ClusterIP to the other's).
+  for (let attempt = 0; ; attempt++) {
     try {
-      await store.create('default', desired);
+      let current: KubeObject | undefined;
+      try {
+        current = await store.get('default', name);
+      } catch (err) {
+        if (!(err instanceof ApiError && err.code === 404)) throw err;
+      }
+      if (!current) {
+        await store.create('default', desired);
+        return;
+      }
+      if (same(current)) return;
+      await store.guaranteedUpdate('default', name, (cur) => ({ ...cur, ...desired, metadata: { ...cur.metadata, labels: { ...cur.metadata?.labels, ...desired.metadata?.labels } } }));
+      return;
     } catch (err) {
-      if (!(err instanceof ApiError && err.code === 409)) throw err;
+      if (!(err instanceof ApiError && (err.code === 409 || err.code === 422)) || attempt >= 10) throw err;
     }
-    return;
   }
-  if (same(current)) return;
-  await store.guaranteedUpdate('default', name, (cur) => ({ ...cur, ...desired, metadata: { ...cur.metadata, labels: { ...cur.metadata?.labels, ...desired.metadata?.labels } } }));
 }
 
 /**

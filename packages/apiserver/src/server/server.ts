@@ -468,7 +468,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       for (const pc of priorityClasses && bootstrap ? systemPriorityClasses() : []) await createIfMissing(priorityClasses!, pc);
       if (bootstrap) await ensureDefaultStorageClass(registry);
       // The allocators' repair, then the `kubernetes` Service (kube-apiserver's post-start hooks).
-      await repairServiceAllocations(registry, allocator, now);
+      await repairServiceAllocations(registry, allocator, now, { retries: 20 });
       // Another API server over this storage may serve already: its target port stays.
       const live = endpointReconciler ? await endpointReconciler.live() : [];
       await reconcileKubernetesService(registry, allocator, kubernetesEndpoint.port, live.map((e) => e.port));
