@@ -39,7 +39,8 @@
  * Deployment 0 -> N on etcd and on sqlite, default 1000; 0 skips them), --scale N (pods of the scale case, default
  * 150000; 0 skips it), --scale-nodes N (its nodes, default 5000), --up N (replicas of the
  * Deployment scaled through a separate `kplane up` process over HTTPS, default 10000; 0 skips it),
- * --up-storage memory|sqlite (default memory), --up-cpu-prof DIR (writes that server's V8 CPU profile to DIR), --fanout-watchers N (watchers of the
+ * --up-storage memory|sqlite (default memory), --up-cpu-prof DIR (writes that server's V8 CPU profile to DIR),
+ * --up-worker 0 (skips the second `kplane up` run, with --controllers-in-worker), --fanout-watchers N (watchers of the
  * fan-out case, default 2000; 0 skips it), --fanout-rate N (creates per second, default 500), --fanout-seconds N
  * (default 5), --deployment-storage etcd (runs only the Deployment 0 -> N case, N = --deployment,
  * on a local etcd and then on SQLite, and prints etcd's ratio to SQLite; deadline
@@ -105,6 +106,7 @@ const { values: flags } = parseArgs({
     up: { type: 'string', default: '10000' },
     'up-storage': { type: 'string', default: 'memory' },
     'up-cpu-prof': { type: 'string', default: '' },
+    'up-worker': { type: 'string', default: '1' },
     daemonset: { type: 'string', default: '1000' },
     'daemonset-timeout': { type: 'string', default: '240' },
     'safety-patches': { type: 'string', default: '400' },
@@ -394,6 +396,7 @@ async function main(): Promise<void> {
           await deploymentInChild(deploymentReplicas, { storage: podsStorage, timeoutMs: deploymentTimeoutMs, controllersInWorker: true }))
         : undefined;
     let up: UpBenchResult | undefined;
+    let upWorker: UpBenchResult | undefined;
     let upBaseline: DeploymentBenchResult | undefined;
     if (upReplicas > 0) {
       // The baseline is the in-process Deployment case of this run, with as many replicas (run here when the pods case used another count).
@@ -404,6 +407,10 @@ async function main(): Promise<void> {
       }
       console.log(`kplane up --storage ${upStorage}: Deployment 0 -> ${upReplicas} replicas over HTTPS (at most ${deploymentTimeoutMs / 1000} s) ...`);
       up = await benchUpDeployment({ replicas: upReplicas, storage: upStorage, timeoutMs: deploymentTimeoutMs, ...(flags['up-cpu-prof'] ? { cpuProfDir: flags['up-cpu-prof'] } : {}) });
+      if (flags['up-worker'] !== '0') {
+        console.log(`kplane up --storage ${upStorage} --controllers-in-worker: Deployment 0 -> ${upReplicas} replicas over HTTPS ...`);
+        upWorker = await benchUpDeployment({ replicas: upReplicas, storage: upStorage, timeoutMs: deploymentTimeoutMs, controllersInWorker: true });
+      }
     }
     const daemonSet =
       daemonSetNodes > 0
@@ -530,7 +537,7 @@ async function main(): Promise<void> {
     }
     if (up) {
       console.log(`\nkplane up: a separate \`kplane up --storage ${upStorage} --port 0 --nodes 3\` process, the client in the bench process over HTTPS; against the in-process Deployment case (containers start at once there, after 100 ms in kplane up)\n`);
-      console.log(formatUp(up, upBaseline, UP_TARGETS));
+      console.log(formatUp(up, upBaseline, UP_TARGETS, upWorker));
     }
     if (pods.rate || pods.ramp || pods.deployment) {
       console.log(`\nPods Ready: each run in a fresh process on startControlPlane({ storage: '${podsStorage}', listen: false }), 3 simulated nodes, containers start at once\n`);

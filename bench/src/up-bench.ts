@@ -26,6 +26,8 @@ export interface UpBenchOptions {
   nodes?: number;
   /** A folder for the server's V8 CPU profile (`node --cpu-prof --cpu-prof-dir DIR`); none by default. */
   cpuProfDir?: string;
+  /** `kplane up --controllers-in-worker`: the controllers and simulated nodes on a second thread (default false). */
+  controllersInWorker?: boolean;
   /** Called as readyReplicas changes. */
   onProgress?: (progress: DeploymentBenchResult) => void;
 }
@@ -33,6 +35,8 @@ export interface UpBenchOptions {
 /** What benchUpDeployment measured. */
 export interface UpBenchResult extends DeploymentBenchResult {
   storage: 'memory' | 'sqlite';
+  /** Whether the server ran with `--controllers-in-worker`. */
+  controllersInWorker: boolean;
   /** From spawning `kplane up` until it printed `ready:`, in ms. */
   startMs: number;
   /** CPU time (user + system) of the `kplane up` process from the scale request to the end, in ms. */
@@ -58,7 +62,7 @@ export async function benchUpDeployment(options: UpBenchOptions): Promise<UpBenc
   const storage = options.storage ?? 'memory';
   const dataDir = await mkdtemp(join(tmpdir(), 'kplane-bench-up-'));
   const execArgv = options.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', options.cpuProfDir] : [];
-  const args = [...execArgv, kplaneBin(), 'up', '--storage', storage, '--port', '0', '--data-dir', dataDir, '--nodes', String(options.nodes ?? 3)];
+  const args = [...execArgv, kplaneBin(), 'up', '--storage', storage, '--port', '0', '--data-dir', dataDir, '--nodes', String(options.nodes ?? 3), ...(options.controllersInWorker ? ['--controllers-in-worker'] : [])];
   const t0 = performance.now();
   const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderrLines = 0;
@@ -103,6 +107,7 @@ export async function benchUpDeployment(options: UpBenchOptions): Promise<UpBenc
     return {
       ...result,
       storage,
+      controllersInWorker: options.controllersInWorker === true,
       startMs,
       ...(cpuAtScale !== undefined && cpuEnd !== undefined ? { serverCpuMs: cpuEnd - cpuAtScale } : {}),
       stderrLines,
@@ -128,28 +133,34 @@ export interface UpTargets {
 }
 
 /**
- * The `kplane up` table: its run, and the in-process Deployment case of the same run (when it
- * ran with as many replicas) with the ratio of their pods Ready per second.
+ * The `kplane up` table: its run, the same with `--controllers-in-worker` when it ran, and the
+ * in-process Deployment case of the same run (when it ran with as many replicas), with the
+ * ratios of their pods Ready per second.
  */
-export function formatUp(up: UpBenchResult, inProcess: DeploymentBenchResult | undefined, targets: UpTargets): string {
+export function formatUp(up: UpBenchResult, inProcess: DeploymentBenchResult | undefined, targets: UpTargets, worker?: UpBenchResult): string {
   const rate = (d: DeploymentBenchResult): number => d.readyReplicas / d.seconds;
   const steps = (d: DeploymentBenchResult): string => d.milestones.map((m) => `${m.ready} at ${m.seconds.toFixed(1)} s`).join(', ') || 'nothing';
-  const ok = up.reached && up.seconds <= targets.maxSeconds && rate(up) >= targets.minPodsPerSecond;
-  const rows: string[][] = [
-    ['case', 'seconds', 'Ready/s', 'target', 'note'],
-    [
-      `kplane up --storage ${up.storage}, HTTPS (0 -> ${up.replicas})`,
-      up.seconds.toFixed(2),
-      rate(up).toFixed(0),
-      `<=${targets.maxSeconds}s, >=${targets.minPodsPerSecond}/s ${ok ? 'met' : 'MISSED'}` + (up.reached ? '' : ` (${up.readyReplicas}/${up.replicas} Ready at the deadline)`),
-      `readyReplicas first reached ${steps(up)}`,
-    ],
-  ];
+  const row = (run: UpBenchResult): string[] => {
+    const ok = run.reached && run.seconds <= targets.maxSeconds && rate(run) >= targets.minPodsPerSecond;
+    return [
+      `kplane up --storage ${run.storage}${run.controllersInWorker ? ' --controllers-in-worker' : ''}, HTTPS (0 -> ${run.replicas})`,
+      run.seconds.toFixed(2),
+      rate(run).toFixed(0),
+      `<=${targets.maxSeconds}s, >=${targets.minPodsPerSecond}/s ${ok ? 'met' : 'MISSED'}` + (run.reached ? '' : ` (${run.readyReplicas}/${run.replicas} Ready at the deadline)`),
+      `readyReplicas first reached ${steps(run)}`,
+    ];
+  };
+  const rows: string[][] = [['case', 'seconds', 'Ready/s', 'target', 'note'], row(up)];
+  if (worker) rows.push(row(worker));
   if (inProcess) rows.push([`in-process (listen: false, 0 -> ${inProcess.replicas})`, inProcess.seconds.toFixed(2), rate(inProcess).toFixed(0), '', `readyReplicas first reached ${steps(inProcess)}`]);
   const lines = [formatTable(rows, [1, 2])];
-  const cpu = up.serverCpuMs !== undefined ? `; server CPU ${(up.serverCpuMs / 1000).toFixed(1)} s (${(up.serverCpuMs / Math.max(1, up.readyReplicas)).toFixed(2)} ms per pod Ready)` : '';
-  lines.push(`kplane up ready ${up.startMs.toFixed(0)} ms after spawn${cpu}`);
+  for (const run of worker ? [up, worker] : [up]) {
+    const name = run.controllersInWorker ? 'kplane up --controllers-in-worker' : 'kplane up';
+    const cpu = run.serverCpuMs !== undefined ? `; server CPU ${(run.serverCpuMs / 1000).toFixed(1)} s (${(run.serverCpuMs / Math.max(1, run.readyReplicas)).toFixed(2)} ms per pod Ready, all threads)` : '';
+    lines.push(`${name} ready ${run.startMs.toFixed(0)} ms after spawn${cpu}`);
+    if (run.stderrLines > 0) lines.push(`${name} wrote ${run.stderrLines} stderr lines${run.firstError ? `; first failure: ${run.firstError}` : ''}`);
+  }
   if (inProcess && inProcess.replicas === up.replicas) lines.push(`speed: kplane up / in-process pods Ready per second = ${(rate(up) / rate(inProcess)).toFixed(2)}x`);
-  if (up.stderrLines > 0) lines.push(`kplane up wrote ${up.stderrLines} stderr lines${up.firstError ? `; first failure: ${up.firstError}` : ''}`);
+  if (worker && worker.replicas === up.replicas) lines.push(`both cores: kplane up --controllers-in-worker / kplane up pods Ready per second = ${(rate(worker) / rate(up)).toFixed(2)}x`);
   return lines.join('\n');
 }
