@@ -1,27 +1,20 @@
-import { NODES_GROUP, nodeUsername, type KubeObject, type RawRequest, type RawResponse, type SchemaObject, type Status, type UserInfo } from '@kplane/api';
+import { NODES_GROUP, nodeUsername, type KubeObject, type RawRequest, type RawResponse, type Status, type UserInfo } from '@kplane/api';
 import type { AuthorizationAttributes, Authorizer } from '../auth/types.js';
 import { decideRequest, impersonate, wantsImpersonation } from './authorize.js';
 import { forbiddenError } from '../auth/rbac/rules.js';
 import { addAuditAnnotation, recordAuthorizationDecision, recordImpersonatedUser } from '../auth/audit.js';
 import {
-  admitObject,
   ApiError,
-  applyJsonPatch,
-  applyMergePatch,
-  applyStrategicMergePatch,
   badRequest,
   decodeBody,
-  notAcceptable,
   resolveSchema,
   routeMethodNotAllowed,
   timeoutError,
-  toApiError,
-  unsupportedMediaType,
 } from '@kplane/api';
 import { decodeKubernetesProtobuf, KUBERNETES_PROTOBUF_MEDIA_TYPE } from '@kplane/api/protobuf';
 import { unstructuredList, unstructuredObject } from '../crd/unstructured.js';
 import type { Registry } from '../registry/registry.js';
-import type { Store, WriteOptions } from '../registry/store.js';
+import type { Store } from '../registry/store.js';
 import { bindPod } from './binding.js';
 import { evictPod } from './eviction.js';
 import { fieldManager, isApplyPatch } from './field-manager.js';
@@ -31,7 +24,7 @@ import { checkStreamTarget, STREAM_SUBRESOURCES } from './pod-stream.js';
 import { serveReview } from './reviews.js';
 import { readObjects } from './resource-metrics.js';
 import { requestUser } from '../auth/identity.js';
-import { DEFAULT_LIMITS, parseBoolParam, parseGoDuration, type ServerLimits } from './limits.js';
+import { DEFAULT_LIMITS, parseBoolParam, type ServerLimits } from './limits.js';
 import { deleteOptions, listOptions, typedListQuery, writeOptions } from './options.js';
 import { checkPathSegmentName, classifyRequest, isNamespaceSubresource, parsePath, type ResourceRequestInfo } from './request-info.js';
 import { AGGREGATED_V2, AGGREGATED_V2BETA1, aggregatedDiscovery, apiGroup, apiGroupList, apiResourceList, apiVersions } from './discovery.js';
@@ -40,6 +33,12 @@ import { streamTableList } from './list-table.js';
 import { serveWatch, type WatchDeliveries } from './watch.js';
 import { realTimers, type Timers } from '../registry/timers.js';
 import { serveOpenAPIV2, serveOpenAPIV3Document, serveOpenAPIV3Root, type ServedDocument, type SwaggerSpec } from '../openapi/serve.js';
+import { JSON_TYPE, errorResponse, jsonResponse, negotiate, parseAccept, statusResponse, text, textJson, warningHeaders, type Representation } from './responses.js';
+import { requestTimeoutMs, routeVerb } from './route.js';
+import { admitEvictionBody, admitSubresourceBody, asObject, finalizeNamespace, patchCurrent } from './write-bodies.js';
+
+export { errorResponse, jsonResponse, statusResponse } from './responses.js';
+export { requestTimeoutMs, routeVerb } from './route.js';
 
 /** A sink for the audit annotations admission adds to the request's event. */
 function auditAnnotator(req: RawRequest): (key: string, value: string) => void {
@@ -102,169 +101,8 @@ export interface HandlerOptions {
   paths?: Record<string, (method: string) => RawResponse | Promise<RawResponse>>;
 }
 
-const JSON_TYPE = 'application/json';
 /** The user names of node identities start with it (`system:node:`). */
 const NODE_USER_PREFIX = nodeUsername('');
-
-/** A JSON response. */
-export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}, contentType = JSON_TYPE): RawResponse {
-  return { status, headers: { 'content-type': contentType, ...headers }, body: Buffer.from(JSON.stringify(body)) };
-}
-
-/** A response whose body is JSON text already. */
-function textJson(status: number, json: string | Uint8Array): RawResponse {
-  return { status, headers: { 'content-type': JSON_TYPE }, body: typeof json === 'string' ? Buffer.from(json) : json };
-}
-
-/** A Status response for an error. */
-export function errorResponse(err: unknown): RawResponse {
-  const e = toApiError(err);
-  // As kube-apiserver: a Status that says when to retry says it in Retry-After too.
-  const retry = e.details?.retryAfterSeconds;
-  return statusResponse(e.code, e.toStatus(), retry ? { 'retry-after': String(retry) } : {});
-}
-
-/** A meta/v1 Status response, written as kube-apiserver's JSON encoder does (trailing newline). */
-export function statusResponse(code: number, status: Status, headers: Record<string, string> = {}): RawResponse {
-  return { status: code, headers: { 'content-type': JSON_TYPE, ...headers }, body: Buffer.from(JSON.stringify(status) + '\n') };
-}
-
-function text(status: number, body: string): RawResponse {
-  return { status, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: Buffer.from(body) };
-}
-
-interface MediaRange {
-  type: string;
-  params: Record<string, string>;
-}
-
-function parseAccept(accept: string | undefined): MediaRange[] {
-  if (!accept) return [];
-  return accept.split(',').map((part) => {
-    const [type, ...ps] = part.split(';').map((s) => s.trim());
-    const params: Record<string, string> = {};
-    for (const p of ps) {
-      const i = p.indexOf('=');
-      if (i > 0) params[p.slice(0, i).trim()] = p.slice(i + 1).trim();
-    }
-    return { type: (type ?? '').toLowerCase(), params };
-  });
-}
-
-/** What representation the client asked for. */
-type Representation = 'object' | 'table' | 'metadata';
-
-function negotiate(accept: string | undefined): Representation {
-  const ranges = parseAccept(accept);
-  if (ranges.length === 0) return 'object';
-  let sawUsable = false;
-  for (const r of ranges) {
-    const usable = r.type === 'application/json' || r.type === '*/*' || r.type === 'application/*' || r.type === 'application/yaml';
-    if (!usable) continue;
-    sawUsable = true;
-    if (r.params.as === 'Table' && r.params.g === 'meta.k8s.io' && (r.params.v === 'v1' || r.params.v === 'v1beta1')) return 'table';
-    if ((r.params.as === 'PartialObjectMetadata' || r.params.as === 'PartialObjectMetadataList') && r.params.g === 'meta.k8s.io') return 'metadata';
-    if (!r.params.as) return 'object';
-  }
-  if (!sawUsable) {
-    if (ranges.some((r) => r.type === 'application/vnd.kubernetes.protobuf')) return 'object';
-    throw notAcceptable('only the following media types are accepted: application/json, application/yaml');
-  }
-  return 'object';
-}
-
-function warningHeaders(opts: WriteOptions): Record<string, string> {
-  if (!opts.warnings?.length) return {};
-  return { warning: opts.warnings.map((w) => `299 - ${JSON.stringify(w)}`).join(', ') };
-}
-
-function asObject(body: unknown): KubeObject {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw badRequest('the body of the request must be a JSON object');
-  return body as KubeObject;
-}
-
-/** Applies a patch document of the given content type to `doc`. */
-function applyPatch(contentType: string, doc: KubeObject, patch: unknown, schema: SchemaObject | undefined, registry: Registry): KubeObject {
-  const ct = contentType.split(';')[0]!.trim().toLowerCase();
-  switch (ct) {
-    case 'application/json-patch+json':
-      return applyJsonPatch(doc, patch) as KubeObject;
-    case 'application/merge-patch+json':
-      return applyMergePatch(doc, patch) as KubeObject;
-    case 'application/strategic-merge-patch+json':
-      return applyStrategicMergePatch(doc, patch, schema, registry.definitions) as KubeObject;
-    default:
-      throw unsupportedMediaType(ct || '""');
-  }
-}
-
-/**
- * Applies a patch to the current object, resourceVersion included (so a JSON patch can `test`
- * it). A patch that leaves the resourceVersion as it was is unconditional (retried on
- * conflicts); one that changes it pins the write to the version it names.
- */
-function patchCurrent(contentType: string, current: KubeObject, patch: unknown, schema: SchemaObject | undefined, registry: Registry): KubeObject {
-  const rv = current.metadata?.resourceVersion;
-  const patched = applyPatch(contentType, current, patch, schema, registry);
-  const m = patched?.metadata;
-  if (m && typeof m === 'object' && m.resourceVersion === rv) delete m.resourceVersion;
-  return patched;
-}
-
-/** The verb of each method on an object path, by subresource ('' for the object itself). */
-const OBJECT_VERBS: Record<string, Record<string, string>> = {
-  '': { GET: 'get', PUT: 'update', PATCH: 'patch', DELETE: 'delete' },
-  status: { GET: 'get', PUT: 'update', PATCH: 'patch' },
-  approval: { GET: 'get', PUT: 'update', PATCH: 'patch' },
-  scale: { GET: 'get', PUT: 'update', PATCH: 'patch' },
-  finalize: { PUT: 'update' },
-  binding: { POST: 'create' },
-  eviction: { POST: 'create' },
-  log: { GET: 'get' },
-  exec: { GET: 'create', POST: 'create' },
-  attach: { GET: 'create', POST: 'create' },
-  portforward: { GET: 'create', POST: 'create' },
-  token: { POST: 'create' },
-};
-
-/**
- * The Kubernetes verb a resource request asks for, routed as kube-apiserver's installer routes
- * it: collection paths of the resource's own scope serve list, watch, create and
- * deletecollection; the cluster-wide path of a namespaced resource serves list and watch only;
- * /watch/ paths serve GET only; object paths serve get, update, patch and delete; subresources
- * their own verbs (log GET; exec, attach and portforward GET and POST, served on upgrades). Anything
- * else (CONNECT included) is 405.
- */
-export function routeVerb(method: string, info: ResourceRequestInfo, namespaced: boolean, q: Record<string, string>): string {
-  const m = method.toUpperCase();
-  if (info.watchPath) {
-    if (m === 'GET') return 'watch';
-    throw routeMethodNotAllowed();
-  }
-  if (info.name === undefined) {
-    if (m === 'GET') return q.watch !== undefined && parseBoolParam(q.watch) ? 'watch' : 'list';
-    const ownScope = !namespaced || info.namespace !== undefined;
-    if (ownScope && m === 'POST') return 'create';
-    if (ownScope && m === 'DELETE') return 'deletecollection';
-    throw routeMethodNotAllowed();
-  }
-  const verb = OBJECT_VERBS[info.subresource ?? '']?.[m];
-  if (!verb) throw routeMethodNotAllowed();
-  return verb;
-}
-
-/** The deadline of a non-watch request: the `timeout` parameter (a Go duration) when shorter than the server's limit. */
-export function requestTimeoutMs(q: Record<string, string> | undefined, maximumMs: number): number {
-  const v = q?.timeout;
-  if (v === undefined || v === '') return maximumMs;
-  let ms: number;
-  try {
-    ms = parseGoDuration(v);
-  } catch (err) {
-    throw badRequest(`invalid timeout specified in the request URL - ${(err as Error).message}`);
-  }
-  return ms > 0 && ms < maximumMs ? ms : maximumMs;
-}
 
 /**
  * Creates the API server's request handler: one function from a RawRequest to a RawResponse,
@@ -420,7 +258,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
     if (sub === 'eviction') {
       if (method !== 'POST') throw routeMethodNotAllowed();
       const opts = writeOptions(q);
-      const eviction = admitEvictionBody(body({ apiVersion: 'policy/v1', kind: 'Eviction' }), opts);
+      const eviction = admitEvictionBody(body({ apiVersion: 'policy/v1', kind: 'Eviction' }), opts, registry);
       const delOpts = deleteOptions(eviction.deleteOptions ?? undefined, {});
       const status = await evictPod(ns!, name, eviction, delOpts, { registry, now: options.now, dryRun: opts.dryRun === true });
       return statusResponse(status.code ?? 201, status);
@@ -428,7 +266,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
     if (sub === 'token') {
       if (method !== 'POST') throw routeMethodNotAllowed();
       const opts = writeOptions(q);
-      const request = admitSubresourceBody(body({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest' }), 'authentication.k8s.io/v1', 'TokenRequest', 'io.k8s.api.authentication.v1.TokenRequest', opts);
+      const request = admitSubresourceBody(body({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest' }), 'authentication.k8s.io/v1', 'TokenRequest', 'io.k8s.api.authentication.v1.TokenRequest', opts, registry);
       const out = await options.tokenRequest!(ns!, name, request, { user: requestUser(req), dryRun: opts.dryRun === true, warnings: opts.warnings! });
       return jsonResponse(201, out, warningHeaders(opts));
     }
@@ -502,36 +340,6 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
       } as Status);
     }
     throw routeMethodNotAllowed();
-  }
-
-  /** Type-checks the body of a subresource whose kind is not the resource's (TokenRequest). */
-  function admitSubresourceBody(b: unknown, apiVersion: string, kind: string, schemaName: string, opts: WriteOptions): KubeObject {
-    const obj = asObject(b);
-    if (obj.kind !== undefined && obj.kind !== kind) throw badRequest(`the kind in the data (${String(obj.kind)}) does not match the expected kind (${kind})`);
-    if (obj.apiVersion !== undefined && obj.apiVersion !== apiVersion) throw badRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${apiVersion})`);
-    obj.kind = kind;
-    obj.apiVersion = apiVersion;
-    admitObject(obj, resolveSchema({ $ref: `#/components/schemas/${schemaName}` }, registry.definitions), registry.definitions, { kind, version: apiVersion.split('/').pop()!, fieldValidation: opts.fieldValidation, warnings: opts.warnings });
-    return obj;
-  }
-
-  /** Type-checks an Eviction (policy/v1, or v1beta1 which has the same fields) as policy/v1. */
-  function admitEvictionBody(b: unknown, opts: WriteOptions): KubeObject {
-    const obj = asObject(b);
-    if (obj.apiVersion === 'policy/v1beta1') obj.apiVersion = 'policy/v1';
-    return admitSubresourceBody(obj, 'policy/v1', 'Eviction', 'io.k8s.api.policy.v1.Eviction', opts);
-  }
-
-  /** PUT /api/v1/namespaces/<name>/finalize: only spec.finalizers changes. */
-  async function finalizeNamespace(store: Store, name: string, obj: KubeObject, opts: WriteOptions): Promise<KubeObject> {
-    const finalizers = (obj.spec as { finalizers?: unknown } | undefined)?.finalizers;
-    return store.guaranteedUpdate(undefined, name, (current) => {
-      const next = structuredClone(current);
-      next.spec = { ...((current.spec as object) ?? {}), finalizers: Array.isArray(finalizers) ? finalizers : [] };
-      if (obj.metadata?.resourceVersion) next.metadata!.resourceVersion = obj.metadata.resourceVersion;
-      else delete next.metadata!.resourceVersion;
-      return next;
-    }, opts);
   }
 
   async function handle(req: RawRequest): Promise<RawResponse> {
