@@ -138,9 +138,18 @@ function randomSuffix(n = 5): string {
   return s;
 }
 
+/** The last second rfc3339 formatted, and its text: writes come many to a second. */
+let lastSecond = NaN;
+let lastText = '';
+
 /** RFC 3339 with seconds precision, as Kubernetes serialises metav1.Time. */
 export function rfc3339(d: Date): string {
-  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const second = Math.floor(d.getTime() / 1000);
+  if (second !== lastSecond) {
+    lastText = d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+    lastSecond = second;
+  }
+  return lastText;
 }
 
 function meta(obj: KubeObject): ObjectMeta {
