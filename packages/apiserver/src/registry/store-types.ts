@@ -103,10 +103,8 @@ export interface StoreDeps {
   admission?: AdmissionChain;
 }
 
-/** RFC 3339 with seconds precision, as Kubernetes serialises metav1.Time. */
-export function rfc3339(d: Date): string {
-  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
+/** RFC 3339 with seconds precision, as Kubernetes serialises metav1.Time (@kplane/api's, formatting each second once). */
+export { rfc3339 } from '@kplane/api';
 
 /** The object's metadata, made an object when it is not one. */
 export function meta(obj: KubeObject): ObjectMeta {

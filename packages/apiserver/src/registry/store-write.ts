@@ -107,8 +107,9 @@ export abstract class StoreWrites extends StoreReads {
       const kv = await this.deps.backend.get(key);
       if (!kv) throw this.notFound(name);
       const current = this.fromKv(kv);
-      // A second decode is the caller's copy: cheaper than cloning the decoded object.
-      const next = await mutate(this.fromKv(kv));
+      // A second decode is the caller's copy: cheaper than cloning the decoded object. A mutate
+      // that takes no argument (an update replacing the object wholesale) needs none.
+      const next = await mutate(mutate.length === 0 ? current : this.fromKv(kv));
       // A resourceVersion left in the new object pins the write to it; none means unconditional.
       const pinned = next?.metadata?.resourceVersion;
       if (pinned && pinned !== current.metadata!.resourceVersion) {
