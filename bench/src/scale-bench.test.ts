@@ -28,7 +28,7 @@ test('formatScale shows each figure against its target', () => {
   const r: ScaleBenchResult = {
     pods: 150000, nodes: 5000, apiPods: 2000, apiCreateMs: 10_000, storagePods: 148000, storageMs: 74_000, startMs: 4000, startCpuMs: 3000, rssAfterStart: 400 * 1024 ** 2, settleMs: 5000, settleCpuMs: 4000,
     list, protobuf: list, metadata: { ...list, lastByteMs: 600 }, paged: { ...list, lastByteMs: 3000, pages: 300 }, restartMs: 2000, restartCpuMs: 1500, rssAfterRestart: 300 * 1024 ** 2,
-    maxRssSampled: 500 * 1024 ** 2, maxRssPeak: 600 * 1024 ** 2, loadAverage: 3.5,
+    maxRssSampled: 500 * 1024 ** 2, maxRssPeak: 600 * 1024 ** 2, maxRssAnonSampled: 300 * 1024 ** 2, loadAverage: 3.5,
   };
   const text = formatScale(r);
   assert.match(text, /0\.50x of 3 s/);
@@ -41,4 +41,5 @@ test('formatScale shows each figure against its target', () => {
   assert.match(text, /paged 0\.50x/);
   assert.match(text, /load average 3\.5/);
   assert.match(text, /server CPU 1\.50 s/);
+  assert.match(text, /anonymous \(without the mapped database\) at most 300 MiB/);
 });

@@ -6,11 +6,11 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { clientFromKubeconfig } from '@kplane/client';
 import { processCpuMs } from './child.js';
+import { kplaneBin } from './up-startup-bench.js';
 import { benchDeploymentScale, type DeploymentBenchResult } from './pods-bench.js';
 import { formatTable } from './report.js';
 
@@ -46,11 +46,6 @@ export interface UpBenchResult extends DeploymentBenchResult {
   firstError?: string;
 }
 
-/** The `kplane` command of this repository (its committed bin script). */
-export function kplaneBin(): string {
-  const pkg = createRequire(import.meta.url).resolve('kplane/package.json');
-  return join(dirname(pkg), 'bin', 'kplane.js');
-}
 
 /**
  * Starts `kplane up --storage <storage> --port 0` in a process of its own (a scratch data dir,

@@ -8,6 +8,7 @@
  * `kplane` from a fresh process (`probe-startup.js`).
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { statSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { request } from 'node:https';
 import { createRequire } from 'node:module';
@@ -23,6 +24,21 @@ import { nodeStartMs } from './testing-startup-bench.js';
 /** The `kplane` command's script. */
 export function kplaneBin(): string {
   return join(dirname(createRequire(import.meta.url).resolve('kplane/package.json')), 'bin', 'kplane.js');
+}
+
+/**
+ * Does the `kplane` command run its bundle (packages/cli/dist/bundle, made by `npm run build`)?
+ * Its bin runs the bundle only while every package it was made from is as built then; after a
+ * `tsc -b` alone it runs dist/main.js, which starts slower.
+ */
+export function kplaneBundleCurrent(cli = dirname(dirname(kplaneBin()))): boolean {
+  try {
+    const { built } = JSON.parse(readFileSync(join(cli, 'dist', 'bundle', 'stamp.json'), 'utf8')) as { built: Record<string, number> };
+    const files = Object.entries(built);
+    return files.length > 0 && files.every(([file, mtimeMs]) => statSync(join(cli, file)).mtimeMs === mtimeMs);
+  } catch {
+    return false;
+  }
 }
 
 /** A free TCP port of 127.0.0.1. */
@@ -115,6 +131,8 @@ export interface UpStartupRun {
   inProcessMs?: number[];
   /** CPU time (user and system) of each `kplane up --storage memory` when ready, and of each bare Node process, in ms (Linux only). */
   cpu?: { up: number[]; node: number[] };
+  /** Whether the `kplane` command ran its bundle (see kplaneBundleCurrent). */
+  bundled?: boolean;
 }
 
 /**
@@ -129,7 +147,7 @@ export async function benchUpStartup(processes: number, args: readonly string[] 
     const memoryDir = join(root, 'memory');
     await timeUpToReady(memoryDir, args);
     const cpu = { up: [] as number[], node: [] as number[] };
-    const run: UpStartupRun = { upMs: [], nodeStartMs: [], ...(onlyMemory ? {} : { firstMs: [], restartMs: [], inProcessMs: [] }) };
+    const run: UpStartupRun = { upMs: [], nodeStartMs: [], bundled: kplaneBundleCurrent(), ...(onlyMemory ? {} : { firstMs: [], restartMs: [], inProcessMs: [] }) };
     for (let i = 0; i < processes; i++) {
       run.nodeStartMs.push(await nodeStartMs());
       run.upMs.push(await timeUpToReady(memoryDir, args, undefined, 'memory', cpu.up));
@@ -156,6 +174,7 @@ export function formatUpStartup(run: UpStartupRun, target = 5): string {
     const m = median([...xs]);
     return [[name, m.toFixed(1), `${(m / unit).toFixed(2)}x`, `${note} (target <= ${target}x): ${list(xs)}`]];
   };
+  const stale = run.bundled === false ? '\nnote: the kplane command ran dist/main.js, not its bundle (older than the packages it was made from: run `npm run build`), so it started slower than installed' : '';
   return formatTable(
     [
       ['case', 'median ms', 'vs node -e 0', 'note'],
@@ -172,5 +191,5 @@ export function formatUpStartup(run: UpStartupRun, target = 5): string {
         : []),
     ],
     [1, 2],
-  );
+  ) + stale;
 }

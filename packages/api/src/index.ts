@@ -21,3 +21,4 @@ export * from './random.js';
 export * from './apply/index.js';
 export * from './cron.js';
 export * from './quota.js';
+export * from './time.js';

@@ -4,6 +4,7 @@
  * kubelet's crash-loop backoff. Given the time, the state it is in and when that changes next.
  */
 import { createHash } from 'node:crypto';
+import { rfc3339 } from '@kplane/api';
 import type { kinds } from '@kplane/runtime';
 
 /** The kubelet's crash-loop backoff: the first wait, doubled after each restart up to the cap. */
@@ -20,10 +21,6 @@ export const DEFAULT_BACKOFF: CrashBackoff = { baseMs: 10_000, maxMs: 300_000 };
 /** How long an exited container shows as terminated before it restarts or waits in CrashLoopBackOff. */
 const SHOW_EXIT_MS = 1000;
 
-/** RFC 3339 with seconds precision, as metav1.Time is serialised. */
-export function rfc3339(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
 
 /** Deterministic hex digest (64 chars) of a string: fake container and image ids. */
 export function fakeDigest(seed: string): string {

@@ -3,7 +3,7 @@
  * pods bound to them through their lifecycle (kwok-style, no containers), from informers
  * filtered by spec.nodeName and one delaying workqueue per node.
  */
-import { ApiError } from '@kplane/api';
+import { ApiError, rfc3339 } from '@kplane/api';
 import type { Client, ResourceClient } from '@kplane/client';
 import {
   createEventRecorder,
@@ -24,7 +24,7 @@ import { formatMicroTime } from '@kplane/runtime/internal';
 import { ContainerLogs, DEFAULT_MAX_LOG_LINES } from './container-log.js';
 import { createIpPool, type IpPool } from './ip-pool.js';
 import { buildNode, buildNodeLease, healthyNodeConditions, nodeInternalIp, nodeName, podCidrBase, POD_IPS_PER_NODE, type NodeTemplateOptions } from './node-template.js';
-import { rfc3339, simulatePod, stoppedPodStatus, type PodRecord } from './pod-status.js';
+import { simulatePod, stoppedPodStatus, type PodRecord } from './pod-status.js';
 import { logStopping, logTransitions, type PodLogState } from './pod-log.js';
 import { compileKubeletConfig, planFor, type CompiledConfig, type KubeletConfig } from './profile.js';
 import { nodeMetrics, podMetrics, type NodeMetrics, type PodMetrics } from './usage.js';

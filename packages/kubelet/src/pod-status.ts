@@ -8,11 +8,12 @@
  * one has completed, each running for its run time and exiting with its exit code, restarted
  * as the pod's restartPolicy says, with the kubelet's crash-loop backoff.
  */
+import { rfc3339 } from '@kplane/api';
 import type { kinds } from '@kplane/runtime';
-import { containerAt, containerId, DEFAULT_BACKOFF, fakeDigest, rfc3339, terminatedState, type ContainerNow, type CrashBackoff, type CycleSpec, type PodIdentity } from './container-cycle.js';
+import { containerAt, containerId, DEFAULT_BACKOFF, fakeDigest, terminatedState, type ContainerNow, type CrashBackoff, type CycleSpec, type PodIdentity } from './container-cycle.js';
 import type { PodPlan } from './profile.js';
 
-export { fakeDigest, restartBackoffMs, rfc3339 } from './container-cycle.js';
+export { fakeDigest, restartBackoffMs } from './container-cycle.js';
 
 /** What the kubelet remembers about one pod (times in clock ms). */
 export interface PodRecord {

@@ -3,7 +3,7 @@
  * subresource with kube-scheduler's default plugins (scheduling/: filters, scores, preemption),
  * events and messages.
  */
-import { ApiError } from '@kplane/api';
+import { ApiError, rfc3339 } from '@kplane/api';
 import type { Client, ResourceClient } from '@kplane/client';
 import {
   createEventRecorder,
@@ -20,7 +20,6 @@ import {
   type Informer,
   type kinds,
 } from '@kplane/runtime';
-import { rfc3339 } from './pod-status.js';
 import { ActiveQueue } from './scheduling/active-queue.js';
 import { ClusterState, priorityOf } from './scheduling/cluster.js';
 import { Cycle, fitErrorMessage, NO_NODES_MESSAGE, place, type Nomination } from './scheduling/framework.js';

@@ -4,7 +4,7 @@
  * shapes of metrics.k8s.io/v1beta1 (PodMetrics, NodeMetrics), as metrics-server serves them.
  */
 import type { kinds } from '@kplane/runtime';
-import { rfc3339 } from './container-cycle.js';
+import { rfc3339 } from '@kplane/api';
 import { parseQuantity } from './quantity.js';
 
 /** `kplane.io/cpu-usage`: CPU every running container of the pod uses (a quantity: "250m", "1.5"). */

@@ -88,6 +88,9 @@ function openWithDriver(path: string): Database.Database {
   }
 }
 
+/** Bytes of the database file SQLite reads through a memory map. */
+const MMAP_BYTES = 1024 ** 3;
+
 /** Opens (creating and converting if needed) the database at path, with the schema in place. */
 export function openDatabase(path: string, synchronous: 'normal' | 'full'): Database.Database {
   const memory = path === ':memory:';
@@ -108,6 +111,10 @@ export function openDatabase(path: string, synchronous: 'normal' | 'full'): Data
     }
     db.pragma('journal_mode = WAL');
     db.pragma(`synchronous = ${synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
+    // Reads through a memory map of the file's first GiB instead of a pread per page: a LIST
+    // of 150,000 pods took a third less CPU. The mapped pages are the OS's page cache (clean,
+    // reclaimable) but count in the process's RSS, as etcd's mapped database does.
+    if (!memory) db.pragma(`mmap_size = ${MMAP_BYTES}`);
     db.exec(SCHEMA);
     return db;
   } catch (err) {

@@ -45,6 +45,8 @@ export function resourceQuotaAdmission(objects: AdmissionObjects): ValidatingSte
     const { group, resource } = attrs.resource;
     const obj = attrs.object;
     const quotas = ((await objects.list('', 'v1', 'resourcequotas', attrs.namespace, { fresh })) as Quota[]).filter((q) => !done.has(q.metadata?.name ?? ''));
+    // Most namespaces have no quota: nothing to weigh the object against.
+    if (quotas.length === 0) return true;
     let usage = objectUsage(resource, group, obj);
     // An update is charged its growth only (quota.SubtractWithNonNegativeResult); zeros are dropped.
     if (attrs.operation === 'UPDATE' && attrs.oldObject) {

@@ -138,9 +138,18 @@ function randomSuffix(n = 5): string {
   return s;
 }
 
+/** The last second rfc3339 formatted, and its text: writes come many to a second. */
+let lastSecond = NaN;
+let lastText = '';
+
 /** RFC 3339 with seconds precision, as Kubernetes serialises metav1.Time. */
 export function rfc3339(d: Date): string {
-  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const second = Math.floor(d.getTime() / 1000);
+  if (second !== lastSecond) {
+    lastText = d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+    lastSecond = second;
+  }
+  return lastText;
 }
 
 function meta(obj: KubeObject): ObjectMeta {
@@ -739,8 +748,9 @@ export class Store {
       const kv = await this.deps.backend.get(key);
       if (!kv) throw this.notFound(name);
       const current = this.fromKv(kv);
-      // A second decode is the caller's copy: cheaper than cloning the decoded object.
-      const next = await mutate(this.fromKv(kv));
+      // A second decode is the caller's copy: cheaper than cloning the decoded object. A mutate
+      // that takes no argument (an update replacing the object wholesale) needs none.
+      const next = await mutate(mutate.length === 0 ? current : this.fromKv(kv));
       // A resourceVersion left in the new object pins the write to it; none means unconditional.
       const pinned = next?.metadata?.resourceVersion;
       if (pinned && pinned !== current.metadata!.resourceVersion) {

@@ -4,7 +4,7 @@
  * OIDC discovery documents of the ServiceAccount issuer.
  */
 import type { KubeObject, RawResponse, UserInfo } from '@kplane/api';
-import { ApiError, badRequest, conflict, fieldInvalid, invalid, notFound } from '@kplane/api';
+import { ApiError, badRequest, conflict, fieldInvalid, invalid, notFound, rfc3339 } from '@kplane/api';
 import type { RequestAuthenticator } from '../auth/authenticator.js';
 import { jwks, type ServiceAccountKeys } from '../auth/keys.js';
 import { signBoundToken, type BoundRef, type ObjectLookup } from '../auth/serviceaccount.js';
@@ -24,10 +24,6 @@ export interface ServiceAccountIssuing {
   maxExpirationSeconds: number;
   lookup: ObjectLookup;
   now(): Date;
-}
-
-function rfc3339(d: Date): string {
-  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 /** A UserInfo as authentication.k8s.io/v1 writes it (empty fields left out). */

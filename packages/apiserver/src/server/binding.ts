@@ -3,17 +3,13 @@
  * scheduler does), as kube-apiserver's BindingREST: spec.nodeName is set only if it was empty,
  * the Binding's annotations are merged into the pod's, and PodScheduled becomes True.
  */
-import { badRequest, conflict, invalid, type KubeObject, type StatusCause, type UserInfo } from '@kplane/api';
+import { badRequest, conflict, invalid, rfc3339, type KubeObject, type StatusCause, type UserInfo } from '@kplane/api';
 import { admitBinding } from '../kinds/binding.js';
 import type { Store } from '../registry/store.js';
 
 type Obj = Record<string, unknown>;
 
 const asObj = (v: unknown): Obj | undefined => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : undefined);
-
-function rfc3339(d: Date): string {
-  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
 
 /** podutil.UpdatePodCondition: replaces the condition of that type, keeping lastTransitionTime when the status is unchanged. */
 export function setPodCondition(status: Obj, condition: Obj): void {

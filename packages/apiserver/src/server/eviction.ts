@@ -11,7 +11,7 @@
  * (IfHealthyBudget, the default). Refusals are 429 TooManyRequests with a DisruptionBudget cause.
  * The pod is then given the DisruptionTarget condition and deleted with the Eviction's options.
  */
-import { ApiError, badRequest, conflict, labelSelectorFromObject, type KubeObject, type LabelSelectorObject, type Status } from '@kplane/api';
+import { ApiError, badRequest, conflict, labelSelectorFromObject, rfc3339, type KubeObject, type LabelSelectorObject, type Status } from '@kplane/api';
 import type { Registry } from '../registry/registry.js';
 import type { DeleteOptions, Store } from '../registry/store.js';
 import { setPodCondition } from './binding.js';
@@ -36,10 +36,6 @@ export interface EvictionContext {
   now(): Date;
   /** The request's dryRun (CreateOptions). */
   dryRun: boolean;
-}
-
-function rfc3339(d: Date): string {
-  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 /** 429 TooManyRequests with the DisruptionBudget cause (retryAfterSeconds 0: none). */

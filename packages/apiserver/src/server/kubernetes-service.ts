@@ -6,7 +6,7 @@
  * endpoint-reconciler.ts).
  */
 import { networkInterfaces } from 'node:os';
-import { ApiError, type KubeObject } from '@kplane/api';
+import { ApiError, rfc3339, type KubeObject } from '@kplane/api';
 import type { Registry } from '../registry/registry.js';
 import { serviceClusterIPs, serviceNodePorts } from '../kinds/service.js';
 import { RepairRaceError, type AllocatedService, type RepairProblem, type ServiceAllocator } from './ip-allocator.js';
@@ -15,10 +15,6 @@ import { RepairRaceError, type AllocatedService, type RepairProblem, type Servic
 export const KUBERNETES_SERVICE_LABELS = { component: 'apiserver', provider: 'kubernetes' } as const;
 
 type Obj = Record<string, any>;
-
-function rfc3339(d: Date): string {
-  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
 
 /**
  * Rebuilds the allocations from the stored Services (oldest first, so the older of two

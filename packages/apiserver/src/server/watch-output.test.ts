@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { afterFlush, isPushable, PUSH_TO, WatchOutbox, withStreamEnd, type PushableStream } from './watch-output.js';
+import { afterFlush, gapAfterPass, GAP_AFTER_WATCHES, isPushable, MAX_PASS_GAP_MS, PUSH_TO, WatchOutbox, withStreamEnd, type PushableStream } from './watch-output.js';
 
 /** The end of the flush pass scheduled now. */
 const pass = afterFlush;
@@ -142,5 +142,16 @@ describe('withStreamEnd', () => {
     assert.equal(Buffer.from((await it.next()).value as Uint8Array).toString(), 'a');
     await it.return?.();
     assert.equal(ended, 1);
+  });
+});
+
+describe('gapAfterPass', () => {
+  it('pauses after a pass of many watches, in proportion to its length and capped', () => {
+    assert.equal(gapAfterPass(GAP_AFTER_WATCHES + 1, 2), 4);
+    assert.equal(gapAfterPass(2000, 50), MAX_PASS_GAP_MS);
+  });
+  it('never pauses after a pass of a few watches, however long (an informer reading its first list)', () => {
+    assert.equal(gapAfterPass(1, 30), 0);
+    assert.equal(gapAfterPass(GAP_AFTER_WATCHES, 30), 0);
   });
 });

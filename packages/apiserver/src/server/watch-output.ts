@@ -107,8 +107,19 @@ let memos = new Map<object, Map<string, unknown>>();
  * and each pass brings more events per write. A pass of a few watches is followed at once.
  */
 export const PASS_GAP_FACTOR = 2;
+/**
+ * Passes of at most this many watches are followed at once, however long they took: a pass of
+ * one watch writing a megabyte of initial events is long, but pausing after it would only slow
+ * that stream (an informer's first list) without giving the loop to anyone else's benefit.
+ */
+export const GAP_AFTER_WATCHES = 32;
 /** Longest pause between two flush passes (ms): what the pause adds to a watch event's latency at most. */
 export const MAX_PASS_GAP_MS = 20;
+/** The pause (ms) after a pass of `watches` watches that took `passMs`. */
+export function gapAfterPass(watches: number, passMs: number): number {
+  return watches > GAP_AFTER_WATCHES ? Math.min(MAX_PASS_GAP_MS, PASS_GAP_FACTOR * passMs) : 0;
+}
+
 /** When the next pass may run (performance.now()). */
 let nextPassAt = 0;
 
@@ -123,7 +134,7 @@ function runFlush(): void {
     joins = new Map();
     memos = new Map();
     const ended = performance.now();
-    nextPassAt = ended + Math.min(MAX_PASS_GAP_MS, PASS_GAP_FACTOR * (ended - started));
+    nextPassAt = ended + gapAfterPass(tasks.size, ended - started);
     const told = passDone;
     passDone = [];
     for (const resolve of told) resolve();

@@ -3,7 +3,7 @@
  * (the `kubernetes.io/kube-apiserver-client` signer) and `certificatesigningrequest-cleaner-controller`
  * (csrcleaner), on the runtime SDK.
  */
-import { ApiError } from '@kplane/api';
+import { ApiError, rfc3339 } from '@kplane/api';
 import { Action, kindDescriptor, type CertificateSigningRequest, type CertificateSigningRequestCondition, type Controller, type Manager } from '@kplane/runtime';
 import { certificateNotAfter, kubeApiServerClientUsagesError, signRequest, type SigningCa } from './sign.js';
 
@@ -27,10 +27,6 @@ export const CSR_CLEANER_POLL_MS = 3600_000;
 
 /** The csrcleaner's deadlines. */
 export const CSR_CLEANER_DEADLINES = { approvedMs: 3600_000, deniedMs: 3600_000, pendingMs: 24 * 3600_000 } as const;
-
-function rfc3339(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
 
 function hasTrue(csr: CertificateSigningRequest, type: string): boolean {
   return (csr.status?.conditions ?? []).some((c) => c.type === type && c.status === 'True');

@@ -4,12 +4,12 @@
  * most recent unmet start time when the policy allows, write status once, and tell when to look
  * again (just after the next start time).
  */
-import { ApiError, CronParseError, goQuote, isKnownTimeZone } from '@kplane/api';
+import { ApiError, CronParseError, goQuote, isKnownTimeZone, rfc3339 } from '@kplane/api';
 import type { ResourceClient } from '@kplane/client';
 import type { CronJob, Job } from '@kplane/runtime';
 import { compileSchedule, mostRecentScheduleTime, nextScheduleDelay, type Schedule, type ScheduleState } from './schedule.js';
 import {
-  CRONJOB_SCHEDULED_TIMESTAMP_ANNOTATION, byStartTime, controllerRef, finishedCondition, inActive, jobName, jobReference, parseTime, rfc1123z, rfc3339, rfc3339InZone,
+  CRONJOB_SCHEDULED_TIMESTAMP_ANNOTATION, byStartTime, controllerRef, finishedCondition, inActive, jobName, jobReference, parseTime, rfc1123z, rfc3339InZone,
 } from './util.js';
 
 /** What a sync needs from the world. */

@@ -1,5 +1,5 @@
 /** Small helpers of the CronJob controller: Job states, names, references, time formats. */
-import type { KubeObject, OwnerReference } from '@kplane/api';
+import { rfc3339, type KubeObject, type OwnerReference } from '@kplane/api';
 import type { CronJob, Job } from '@kplane/runtime';
 
 /** The annotation a CronJob's Job carries: its scheduled time, RFC 3339 in the CronJob's zone. */
@@ -45,10 +45,6 @@ export function jobReference(job: Job): JobReference {
   };
 }
 
-/** metav1.Time: RFC 3339 in UTC, whole seconds. */
-export function rfc3339(ms: number): string {
-  return `${new Date(ms).toISOString().slice(0, 19)}Z`;
-}
 
 /** Parses a metav1.Time; undefined when absent or invalid. */
 export function parseTime(value: unknown): number | undefined {

@@ -10,7 +10,7 @@
  * A pod not yet terminal gets phase Failed first, by server-side apply of its status with the
  * field manager `PodGC` and force (a strategic merge patch when the server answers 415).
  */
-import { ApiError } from '@kplane/api';
+import { ApiError, rfc3339 } from '@kplane/api';
 import { Nodes, Pods, type Clock, type Manager, type Node, type Pod, type Runnable } from '@kplane/runtime';
 
 /** kube's gcCheckPeriod: how often the collector runs. */
@@ -67,8 +67,6 @@ export function compareForDeletion(a: Pod, b: Pod): number {
 }
 
 const nodeReady = (node: Node): boolean => (node.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
-
-const rfc3339 = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 const ignorable = (err: unknown): boolean => err instanceof ApiError && err.code === 404;
 
