@@ -53,10 +53,11 @@ const peculiarLoader = {
     });
   },
 };
+const ENTRY_POINTS = { main: 'dist/main.js', 'components-worker': 'dist/worker/components-worker.js' };
 const result = await build({
   plugins: [peculiarLoader],
   absWorkingDir: cli,
-  entryPoints: { main: 'dist/main.js', 'components-worker': 'dist/worker/components-worker.js' },
+  entryPoints: ENTRY_POINTS,
   outdir: out,
   bundle: true,
   splitting: true,
@@ -68,6 +69,24 @@ const result = await build({
   metafile: true,
   logLevel: 'warning',
 });
+
+// Libraries loaded on first need through a dynamic import (the CEL library: apiserver
+// crd/cel/load.js) must stay in chunks only a dynamic import reaches, or every start pays them.
+const LAZY = ['@marcbachmann/cel-js'];
+const outputs = result.metafile.outputs;
+const reached = new Set();
+const reach = (file) => {
+  if (reached.has(file)) return;
+  reached.add(file);
+  for (const i of outputs[file]?.imports ?? []) if (i.kind === 'import-statement' && !i.external) reach(i.path);
+};
+// From the command's entry points (a chunk a dynamic import loads is an entry point of its own).
+const entries = new Set(Object.values(ENTRY_POINTS));
+for (const [file, o] of Object.entries(outputs)) if (o.entryPoint && entries.has(o.entryPoint)) reach(file);
+for (const file of reached) {
+  const lazy = LAZY.filter((name) => Object.keys(outputs[file]?.inputs ?? {}).some((input) => input.includes(`node_modules/${name}/`)));
+  if (lazy.length) console.warn(`kplane bundle: ${lazy.join(', ')} reached by a static import (in ${relative(cli, resolve(cli, file))}): a start loads it`);
+}
 
 // The stamp: the build info file of each workspace package bundled, with its time then.
 const built = {};

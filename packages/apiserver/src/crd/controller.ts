@@ -16,6 +16,7 @@ import type { Registry } from '../registry/registry.js';
 import { realTimers, type Timers } from '../registry/timers.js';
 import { rfc3339, type Store } from '../registry/store.js';
 import { CLEANUP_FINALIZER, crdSpec, type CRDCondition, type CRDNames, type CustomResourceDefinition } from './crd-types.js';
+import { holdsCelRules, loadCel } from './cel/load.js';
 import { customResourceType } from './resource-type.js';
 import type { ServiceLister } from '../webhookutil/client.js';
 
@@ -107,6 +108,8 @@ export function createCrdController(options: CrdControllerOptions): CrdControlle
     const previous = served.get(name);
     const versions = spec.versions.filter((v) => v.served);
     const entry: Served = { signature, group: spec.group, plural: spec.names.plural, versions: [], definitions: [] };
+    // The versions' CEL rules are compiled as they are served: the CEL library first, if any has some.
+    if (holdsCelRules(versions)) await loadCel();
     for (const v of versions) {
       const { type, definitions } = customResourceType(crd, v, { objects: options.objects });
       Object.assign(registry.definitions, definitions);

@@ -7,6 +7,10 @@ import { validateStructural } from './structural.js';
 import { estimateCost, costErrorMessage } from './cel/cost.js';
 import { compileRules } from './cel/rules.js';
 import { greetingCRD } from './greeting.fixture.js';
+import { loadCel } from './cel/load.js';
+
+// Entry points load the CEL library before the synchronous code these tests call.
+await loadCel();
 
 const texts = (causes: StatusCause[]) => causes.map((c) => `${c.field}: ${c.message}`);
 

@@ -7,3 +7,5 @@ export { applyDefaults } from './defaults.js';
 export { validateValue } from './schema-values.js';
 export { validateCRDSchema, validateStructural } from './structural.js';
 export { CLEANUP_FINALIZER, type CustomResourceDefinition, type CRDSpec, type CRDVersion } from './crd-types.js';
+// The CEL library, loaded on first need: await loadCel() before validating a CRD with rules or building a type for one.
+export { celLoaded, holdsCelRules, loadCel } from './cel/load.js';

@@ -3,6 +3,10 @@ import assert from 'node:assert/strict';
 import { compileRegex, REGEX_CACHE_SIZE, regexCacheSize, regexFind, regexFindAll, regexSyntaxError, regexTest } from './regex.js';
 import { patternMatches, validateValue } from './schema-values.js';
 import { validateCRDSchema } from './structural.js';
+import { loadCel } from './cel/load.js';
+
+// Entry points load the CEL library before the synchronous code these tests call.
+await loadCel();
 
 test('catastrophic-backtracking patterns answer at once: RE2 matches in one pass', () => {
   // With a backtracking engine each of these takes longer than the age of the universe.

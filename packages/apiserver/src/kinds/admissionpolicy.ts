@@ -6,6 +6,7 @@
  */
 import { fieldDuplicate, fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, type KubeObject, type StatusCause } from '@kplane/api';
 import { compileExpression } from '../admission/policy/cel.js';
+import { loadCel } from '../crd/cel/load.js';
 import type { ResourceType, TableSpec } from '../registry/resource.js';
 import { translateTimestampSince } from './age.js';
 import { AGE_COLUMN, NAME_COLUMN } from './pod.js';
@@ -203,6 +204,8 @@ export function validatingAdmissionPolicyResource(): ResourceType {
       generation: true,
       defaults: defaultPolicy,
       validate: (obj, _old, _w, req) => (req?.subresource === 'status' ? [] : validatePolicy(obj)),
+      // Validation compiles the policy's expressions.
+      beforeValidate: () => loadCel(),
       table: policyTable({ name: 'Validations', description: 'Validations indicates the number of validation rules defined in this configuration' }, 'validations'),
     },
   };

@@ -5,6 +5,7 @@
  */
 import type { KubeObject } from '@kplane/api';
 import type { ResourceType, TableSpec } from '../registry/resource.js';
+import { holdsCelRules, loadCel } from '../crd/cel/load.js';
 import { CLEANUP_FINALIZER } from '../crd/crd-types.js';
 import { validateCustomResourceDefinition } from '../crd/crd-validation.js';
 import { NAME_COLUMN } from './pod.js';
@@ -69,6 +70,8 @@ export function crdResource(): ResourceType {
         recordStoredVersion(obj);
       },
       validate: (obj, old) => validateCustomResourceDefinition(obj, old),
+      // Rules are compiled by validation: the CEL library is loaded first, only for a CRD that has some.
+      beforeValidate: (obj) => (holdsCelRules(obj.spec) ? loadCel() : undefined),
       // The first DELETE only marks the CRD and adds the cleanup finalizer.
       deletionHeld: (obj) => !obj.metadata?.deletionTimestamp,
       prepareForDelete(obj) {

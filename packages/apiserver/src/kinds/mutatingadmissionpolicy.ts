@@ -7,6 +7,7 @@
  */
 import { fieldDuplicate, fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, type KubeObject, type StatusCause } from '@kplane/api';
 import { compileExpression } from '../admission/policy/cel.js';
+import { loadCel } from '../crd/cel/load.js';
 import { compileMutationExpression } from '../admission/policy/mutating/cel.js';
 import type { ResourceType } from '../registry/resource.js';
 import { defaultMatchResources, defaultPolicyBinding, POLICY_BINDING_TABLE, policyTable, validateMatchResources, validateParamKind, validateParamRef } from './admissionpolicy.js';
@@ -136,6 +137,8 @@ export function mutatingAdmissionPolicyResource(): ResourceType {
       generation: true,
       defaults: defaultPolicy,
       validate: (obj) => validatePolicy(obj),
+      // Validation compiles the policy's expressions.
+      beforeValidate: () => loadCel(),
       table: policyTable({ name: 'Mutations', description: 'Mutations indicates the number of mutations defined in this policy' }, 'mutations'),
     },
   };

@@ -104,6 +104,11 @@ export interface ResourceStrategy {
    * errors a custom resource's unchanged fields are excused from (ratcheting).
    */
   validate?(obj: KubeObject, old?: KubeObject, warnings?: string[], req?: WriteRequest): StatusCause[];
+  /**
+   * Awaited before `validate` on a create or update: loads what validating the object needs
+   * (the CEL library for a CRD with rules or an admission policy), so `validate` stays synchronous.
+   */
+  beforeValidate?(obj: KubeObject): Promise<unknown> | undefined;
   /** Changes every object read from storage before it is served (custom resources: defaults on read). */
   decode?(obj: KubeObject): void;
   /** Table output; absent: NAME and AGE only. */

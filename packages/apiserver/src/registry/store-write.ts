@@ -57,6 +57,7 @@ export abstract class StoreWrites extends StoreReads {
     // The uid exists before admission and validation, as kube's BeforeCreate fills it (a Job's selector is made from it).
     m.uid = randomUUID();
     this.type.strategy.admitCreate?.(obj, req);
+    await this.type.strategy.beforeValidate?.(obj);
     this.validate(obj, undefined, opts.warnings, req);
     await this.deps.admission?.validate(this.admissionAttributes('CREATE', '', obj, undefined, opts));
     if (this.type.namespaced && this.deps.checkNamespace) await this.deps.checkNamespace(m.namespace!, this.type.group, this.type.resource, m.name!);
@@ -246,6 +247,7 @@ export abstract class StoreWrites extends StoreReads {
     if (om.managedFields?.length === 0) delete om.managedFields;
     const req: WriteRequest = { user: opts.user, subresource: sub, now: this.deps.now(), authorizer: opts.authorizer ?? this.deps.context.policy };
     this.type.strategy.admitUpdate?.(obj, current, req);
+    await this.type.strategy.beforeValidate?.(obj);
     this.validate(obj, current, opts.warnings, req);
     await this.deps.admission?.validate(this.admissionAttributes('UPDATE', sub, obj, current, opts));
     if (jsonEqual(obj, current)) return current;

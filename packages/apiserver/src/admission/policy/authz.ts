@@ -10,10 +10,11 @@
  * Decisions of one request are remembered (kube's caching authorizer), so an expression that
  * runs once per params object asks once.
  */
-import { EvaluationError, type Environment } from '@marcbachmann/cel-js';
+import type { Environment } from '@marcbachmann/cel-js';
 import { isDNS1123Label, isDNS1123Subdomain, SERVICE_ACCOUNTS_GROUP, type UserInfo } from '@kplane/api';
 import type { AuthorizationAttributes, AuthorizationDecision } from '../../auth/types.js';
 import type { AdmissionAttributes } from '../types.js';
+import { cel } from '../../crd/cel/load.js';
 
 /** What the library asks: kplane's authorizer (RBAC, Node, or allow-all). */
 export interface PolicyAuthorizer {
@@ -74,7 +75,7 @@ export class CelDecision {
 
 const T = 'kubernetes.authorization.';
 const fail = (message: string): never => {
-  throw new EvaluationError(message);
+  throw new (cel().EvaluationError)(message);
 };
 
 /** Registers the authz types and functions in a policy environment (before it is cloned). */

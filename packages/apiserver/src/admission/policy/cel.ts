@@ -4,8 +4,9 @@
  * ValidatingAdmissionPolicy sees: object, oldObject, request, params, namespaceObject,
  * variables and authorizer.
  */
-import { ParseError, type Environment, type ParseResult } from '@marcbachmann/cel-js';
+import type { Environment, ParseResult } from '@marcbachmann/cel-js';
 import { celEnvironment, meterEnvironment } from '../../crd/cel/library.js';
+import { cel } from '../../crd/cel/load.js';
 import { checkRegexCalls, publicFunctionNames, useRe2Matches } from '../../crd/cel/regex-calls.js';
 import { metered, PER_CALL_LIMIT } from '../../crd/cel/runtime-cost.js';
 import { registerAuthzLibrary } from './authz.js';
@@ -45,7 +46,7 @@ export function compileExpression(source: string, environment: Environment = pol
     return { source, program };
   } catch (err) {
     const first = (err instanceof Error ? err.message : String(err)).split('\n')[0]!.trim();
-    const col = err instanceof ParseError ? (err.range?.start ?? 0) + 1 : 1;
+    const col = err instanceof cel().ParseError ? (err.range?.start ?? 0) + 1 : 1;
     return { source, error: `compilation failed: ERROR: <input>:1:${col}: Syntax error: ${first}` };
   }
 }

@@ -7,6 +7,7 @@
  */
 import { ApiError, type KubeObject } from '@kplane/api';
 import type { Followable } from '../webhook/cache.js';
+import { loadCel } from '../../crd/cel/load.js';
 import { typeCheckPolicy, type TypeCheckSource } from './typecheck.js';
 
 /** What the loop reads and writes. */
@@ -27,7 +28,7 @@ export interface PolicyStatusLoop {
   idle(): Promise<void>;
 }
 
-/** The status a policy should have: its generation observed and its type checking's warnings. */
+/** The status a policy should have: its generation observed and its type checking's warnings (the CEL library loaded: see loadCel). */
 export function policyStatus(policy: KubeObject, types: TypeCheckSource): Record<string, unknown> {
   const warnings = typeCheckPolicy(policy, types);
   return {
@@ -48,6 +49,7 @@ export async function startPolicyStatus(options: PolicyStatusOptions): Promise<P
     queue = queue.then(async () => {
       if (stop.signal.aborted) return;
       try {
+        await loadCel();
         await options.updateStatus({ ...policy, status: policyStatus(policy, options.types) });
       } catch (err) {
         if (err instanceof ApiError && (err.code === 409 || err.code === 404)) return;

@@ -15,6 +15,7 @@ import { ApiError, labelSelectorFromObject, qualifiedResource, type KubeObject, 
 import type { AdmissionObjects } from '../objects.js';
 import { followedList, type Followable, type FollowedList } from '../webhook/cache.js';
 import type { AdmissionAttributes, ValidatingStep } from '../types.js';
+import { loadCel } from '../../crd/cel/load.js';
 import { toCel } from '../../crd/cel/rules.js';
 import { requestAuthorizer, type PolicyAuthorizer } from './authz.js';
 import { matchesResources, type MatchResources } from './match.js';
@@ -133,6 +134,8 @@ export function validatingAdmissionPolicy(options: ValidatingAdmissionPolicyOpti
     if (bindings.length === 0) return [];
     const policies = options.source ? options.source.policies() : await objects.list(GROUP, 'v1', 'validatingadmissionpolicies', '');
     if (indexed && indexed.policies === policies && indexed.bindings === bindings) return indexed.hooks;
+    // Policies with bindings: their expressions are compiled below.
+    if (policies.length) await loadCel();
     const byPolicy = new Map<string, KubeObject[]>();
     for (const b of [...bindings].sort((x, y) => (x.metadata?.name ?? '').localeCompare(y.metadata?.name ?? ''))) {
       const name = str(asObj(b.spec)?.policyName);

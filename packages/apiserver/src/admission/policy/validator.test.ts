@@ -7,6 +7,10 @@ import type { AdmissionAttributes } from '../types.js';
 import { requestAuthorizer } from './authz.js';
 import { validatingAdmissionPolicy } from './validating.js';
 import { compilePolicy, validatePolicy } from './validator.js';
+import { loadCel } from '../../crd/cel/load.js';
+
+// Entry points load the CEL library before the synchronous code these tests call.
+await loadCel();
 
 const policy = (spec: object, generation = 1): KubeObject => ({ metadata: { name: 'p', uid: 'u1', generation }, spec });
 

@@ -5,7 +5,7 @@
  * annotations. Variables are evaluated lazily, when an expression first reads them.
  */
 import type { KubeObject } from '@kplane/api';
-import { EvaluationError } from '@marcbachmann/cel-js';
+import { cel } from '../../crd/cel/load.js';
 import { chargeCost, RUNTIME_CEL_COST_BUDGET } from '../../crd/cel/runtime-cost.js';
 import { compileExpression, evaluate, evaluateMetered, type CompiledExpression } from './cel.js';
 import type { MatchResources } from './match.js';
@@ -117,7 +117,7 @@ export function validatePolicy(policy: CompiledPolicy, base: Obj): ValidateResul
           // A variable's cost is the reading expression's (charged once, on first read).
           chargeCost(cost);
         }
-        if ('error' in done) throw new EvaluationError(done.error);
+        if ('error' in done) throw new (cel().EvaluationError)(done.error);
         return done.value;
       },
     });

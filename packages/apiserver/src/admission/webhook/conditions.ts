@@ -1,4 +1,7 @@
-/** matchConditions: CEL expressions over the request that must all hold for a webhook to be called. */
+/**
+ * matchConditions: CEL expressions over the request that must all hold for a webhook to be
+ * called. The caller has loaded the CEL library (`loadCel()`, crd/cel/load.ts) first.
+ */
 import type { ParseResult, Environment } from '@marcbachmann/cel-js';
 import { celEnvironment } from '../../crd/cel/library.js';
 import { toCel } from '../../crd/cel/rules.js';

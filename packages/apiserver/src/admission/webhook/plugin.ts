@@ -7,6 +7,7 @@ import { secondsSince, type AdmissionMetrics } from '../metrics.js';
 import type { AdmissionObjects } from '../objects.js';
 import type { AdmissionAttributes, MutatingStep, ValidatingStep } from '../types.js';
 import { postReview, WebhookCallError } from './call.js';
+import { loadCel } from '../../crd/cel/load.js';
 import { evaluateMatchConditions, type MatchCondition } from './conditions.js';
 import type { EquivalentResources } from './equivalent.js';
 import { namespaceSelectorMatches, objectSelectorMatches, ruleMatches, type WebhookRule } from './match.js';
@@ -143,6 +144,7 @@ async function matching(hooks: readonly ConfiguredWebhook[], attrs: AdmissionAtt
     if (!(await namespaceSelectorMatches(h.namespaceSelector, attrs, source.namespace))) continue;
     if (h.matchConditions?.length) {
       const request = admissionReview(attrs, '', await versioned(inv, attrs, source, cache)).request as Record<string, unknown>;
+      await loadCel();
       const start = performance.now();
       const r = evaluateMatchConditions(h.matchConditions, request);
       source.metrics?.observeMatchConditions(h.name, 'webhook', type, attrs.operation, 'error' in r ? 'error' : r.matches ? 'matched' : 'excluded', secondsSince(start));

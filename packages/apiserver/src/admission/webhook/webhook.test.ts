@@ -8,6 +8,10 @@ import { mutatingAdmissionWebhook, validatingAdmissionWebhook, type Webhook, typ
 import { ruleMatches } from './match.js';
 import { postReview } from './call.js';
 import { admissionAttributes, startTestServer } from '../../testing.js';
+import { loadCel } from '../../crd/cel/load.js';
+
+// Entry points load the CEL library before the synchronous code these tests call.
+await loadCel();
 
 type Review = { request: { uid: string; operation: string; object: KubeObject; name: string; namespace: string; kind: { kind: string } } };
 

@@ -8,6 +8,10 @@ import assert from 'node:assert/strict';
 import type { SchemaObject } from '@kplane/api';
 import { celEnvironment } from './library.js';
 import { estimateCost } from './cost.js';
+import { loadCel } from './load.js';
+
+// Entry points load the CEL library before the synchronous code these tests call.
+await loadCel();
 
 type Gen = (max?: number) => SchemaObject;
 

@@ -8,6 +8,10 @@ import type { SchemaObject } from '@kplane/api';
 import { celEnvironment } from './library.js';
 import { estimateCost, maxElements, MAX_COST } from './cost.js';
 import { decl, unboundedCardinality } from './decl.js';
+import { loadCel } from './load.js';
+
+// Entry points load the CEL library before the synchronous code these tests call.
+await loadCel();
 
 const cost = (expr: string, schema: SchemaObject, root = false) => estimateCost(celEnvironment().parse(expr).ast, schema, root);
 const spec: SchemaObject = {

@@ -2,9 +2,11 @@
  * The CEL environment custom resource rules run in: @marcbachmann/cel-js with the Kubernetes
  * libraries CRD rules use (string extensions such as format/charAt/replace, list helpers
  * isSorted/sum/min/max/indexOf, regex find/findAll, url and quantity helpers) and with
- * `self` / `oldSelf` as variables. One environment is built per process and shared.
+ * `self` / `oldSelf` as variables. One environment is built per process and shared, on first
+ * use, from the library `loadCel()` loaded (see load.ts).
  */
-import { Environment, EvaluationError } from '@marcbachmann/cel-js';
+import type { Environment } from '@marcbachmann/cel-js';
+import { cel } from './load.js';
 import { regexFind, regexFindAll, regexTest, RegexSyntaxError } from '../regex.js';
 import { chargeCost, meterEvaluator, regexCost, traversalCost } from './runtime-cost.js';
 
@@ -76,7 +78,7 @@ export function parseQuantity(s: string): CelQuantity | undefined {
 }
 
 function fail(message: string): never {
-  throw new EvaluationError(message);
+  throw new (cel().EvaluationError)(message);
 }
 
 function toNumber(v: unknown): number {
@@ -143,7 +145,7 @@ function port(u: URL): string {
 }
 
 function build(): Environment {
-  const env = new Environment({ unlistedVariablesAreDyn: true, enableOptionalTypes: true, homogeneousAggregateLiterals: false });
+  const env = new (cel().Environment)({ unlistedVariablesAreDyn: true, enableOptionalTypes: true, homogeneousAggregateLiterals: false });
   env.registerType('URL', CelURL);
   env.registerType('Quantity', CelQuantity);
   // Strings (cel-go ext strings, as Kubernetes enables them).

@@ -4,6 +4,10 @@ import type { SchemaObject, StatusCause } from '@kplane/api';
 import { compileRules, normalizeFieldPath } from './rules.js';
 import { buildCelValidator, validateCel } from './validator.js';
 import { celFormat, parseQuantity } from './library.js';
+import { loadCel } from './load.js';
+
+// Entry points load the CEL library before the synchronous code these tests call.
+await loadCel();
 
 const texts = (causes: StatusCause[]) => causes.map((c) => `${c.field}: ${c.message}`);
 

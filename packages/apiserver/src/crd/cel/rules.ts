@@ -7,13 +7,14 @@
  */
 import type { SchemaObject, StatusCause } from '@kplane/api';
 import { fieldDuplicate, fieldForbidden, fieldInvalid, fieldRequired, goQuote, omitValue } from '@kplane/api';
-import { Optional, ParseError, type ParseResult } from '@marcbachmann/cel-js';
+import type { ParseResult } from '@marcbachmann/cel-js';
 import { isDeepStrictEqual } from 'node:util';
 import type { Correlated } from '../schema-values.js';
 import { estimateCost } from './cost.js';
 import { checkRegexCalls, publicFunctionNames, useRe2Matches } from './regex-calls.js';
 import { COST_LIMIT_EXCEEDED, metered, PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET } from './runtime-cost.js';
 import { celEnvironment } from './library.js';
+import { cel } from './load.js';
 import { celEscape, propertyOf } from './escaping.js';
 
 /** One x-kubernetes-validations entry. */
@@ -141,7 +142,7 @@ function compileExpression(src: string, schema: SchemaObject, resourceRoot: bool
   try {
     program = celEnvironment(optionalOldSelf).parse(src);
   } catch (err) {
-    if (err instanceof ParseError) {
+    if (err instanceof cel().ParseError) {
       const summary = (err.message.split('\n')[0] ?? '').trim();
       return { error: `compilation failed: ${celIssue(src, err.range?.start ?? 0, `Syntax error: ${summary}`)}`, cost: 0 };
     }
@@ -351,7 +352,7 @@ export function evaluateRules(rules: CompiledRule[], input: RuleInput, warnings?
     const optional = r.rule.optionalOldSelf === true;
     if (r.usesOldSelf && input.old === undefined && !optional) continue;
     const ctx: Obj = { self: selfVal };
-    if (r.usesOldSelf) ctx.oldSelf = optional ? (input.old ? Optional.of(oldVal) : Optional.none()) : oldVal;
+    if (r.usesOldSelf) ctx.oldSelf = optional ? (input.old ? cel().Optional.of(oldVal) : cel().Optional.none()) : oldVal;
     const program = r.program;
     const run = metered(limit(), () => program(ctx));
     if (run.cost > budget.remaining) return stop(fieldInvalid(input.path, type ?? '', OUT_OF_BUDGET));

@@ -4,6 +4,10 @@ import type { SchemaObject, StatusCause } from '@kplane/api';
 import { compileRules, newCostBudget, toCel, type CostBudget } from './rules.js';
 import { COST_LIMIT_EXCEEDED, metered, PER_CALL_LIMIT, regexCost, RUNTIME_CEL_COST_BUDGET } from './runtime-cost.js';
 import { buildCelValidator, validateCel } from './validator.js';
+import { loadCel } from './load.js';
+
+// Entry points load the CEL library before the synchronous code these tests call.
+await loadCel();
 
 const texts = (causes: StatusCause[]) => causes.map((c) => `${c.field}: ${c.message}`);
 const rules = (...r: object[]) => ({ 'x-kubernetes-validations': r }) as SchemaObject;

@@ -3,6 +3,10 @@ import { test } from 'node:test';
 import { evaluate } from '../cel.js';
 import { compileMutationExpression, rewriteObjectConstruction } from './cel.js';
 import { celToJson } from './patch.js';
+import { loadCel } from '../../../crd/cel/load.js';
+
+// Entry points load the CEL library before the synchronous code these tests call.
+await loadCel();
 
 test('object constructions become map literals that keep their type name; strings, maps and calls are kept', () => {
   assert.equal(rewriteObjectConstruction('Object{spec: Object.spec{replicas: 3}}'), '{"@type": "Object", "spec": {"@type": "Object.spec", "replicas": 3}}');

@@ -13,6 +13,7 @@ import { ApiError, labelSelectorFromObject, type KubeObject, type LabelSelectorO
 import { isAdmissionConfiguration } from '../../exempt.js';
 import type { AdmissionObjects } from '../../objects.js';
 import type { AdmissionAttributes, MutatingStep } from '../../types.js';
+import { loadCel } from '../../../crd/cel/load.js';
 import { toCel } from '../../../crd/cel/rules.js';
 import { compileExpression, evaluate, type CompiledExpression } from '../cel.js';
 import { matchesResources, type MatchResources } from '../match.js';
@@ -211,6 +212,9 @@ export function mutatingAdmissionPolicy(options: MutatingAdmissionPolicyOptions)
       const bindings = source ? source.bindings() : await objects.list(GROUP, MUTATING_POLICY_VERSION, 'mutatingadmissionpolicybindings', '');
       if (bindings.length === 0) return;
       const policyList = source ? source.policies() : await objects.list(GROUP, MUTATING_POLICY_VERSION, 'mutatingadmissionpolicies', '');
+      if (policyList.length === 0) return;
+      // A policy with a binding: its expressions are compiled below.
+      await loadCel();
       const policies = new Map(policyList.map((p) => [p.metadata?.name ?? '', p]));
       let nsObject: Promise<KubeObject | undefined> | undefined;
       const isNamespace = attrs.kind.group === '' && attrs.kind.kind === 'Namespace';
