@@ -44,6 +44,8 @@ describe('failover: kill the etcd leader, the active controller manager, then an
   const apiservers: KplaneCommand[] = [];
   const managers: ControllerManagerProcess[] = [];
   const others: KplaneCommand[] = [];
+  let scheduler: KplaneCommand | undefined;
+  let schedulerKubeconfig: string;
   const clients: Array<ReturnType<typeof clientFromKubeconfig>> = [];
   let kubeconfig: string;
   let cmKubeconfig: string;
@@ -52,6 +54,9 @@ describe('failover: kill the etcd leader, the active controller manager, then an
     clients.push(c);
     return c;
   };
+
+  /** The scheduler, with the test's short leader election. */
+  const startScheduler = () => startKplaneCommand(['scheduler', '--kubeconfig', schedulerKubeconfig, '--secure-port', '0', ...FAST_ELECTION], /serving securely on https:\S+/);
 
   before(async () => {
     etcd = await startEtcdCluster(3);
@@ -71,19 +76,20 @@ describe('failover: kill the etcd leader, the active controller manager, then an
       await promisify(execFile)(process.execPath, [KPLANE_MAIN, 'kubeconfig', '--data-dir', dir, '--user', user, ...urls.flatMap((u) => ['--server', u]), '--out', file]);
       return file;
     };
-    const [cm, scheduler] = await Promise.all([own('system:kube-controller-manager'), own('system:kube-scheduler')]);
+    const [cm, sched] = await Promise.all([own('system:kube-controller-manager'), own('system:kube-scheduler')]);
     cmKubeconfig = cm;
+    schedulerKubeconfig = sched;
     // The components start together; each is kept for after() as soon as it is up.
     const started = await Promise.allSettled([
       ...[0, 1].map(() => startControllerManager(cmKubeconfig, /serving securely/, CM_FLAGS).then((m) => managers.push(m))),
-      startKplaneCommand(['scheduler', '--kubeconfig', scheduler, '--secure-port', '0', ...FAST_ELECTION], /serving securely on https:\S+/).then((p) => others.push(p)),
+      startScheduler().then((p) => (scheduler = p)),
       startKplaneCommand(['kubelet', '--kubeconfig', kubeconfig, '--nodes', '1', '--no-scheduler', '--shared-credentials'], /node\(s\) ready/).then((p) => others.push(p)),
     ]);
     for (const r of started) if (r.status === 'rejected') throw r.reason;
   });
   after(async () => {
     for (const c of clients) c.transport.close();
-    for (const p of [...others, ...managers]) await p.stop();
+    for (const p of [...others, ...managers, ...(scheduler ? [scheduler] : [])]) await p.stop();
     for (const p of apiservers) await p.stop('SIGKILL');
     await etcd?.stop();
     if (dir) await removeDir(dir);
@@ -166,6 +172,24 @@ describe('failover: kill the etcd leader, the active controller manager, then an
       }
     });
 
+    /** Starts again what has exited: a controller manager or the scheduler whose Lease was lost. */
+    const supervise = async () => {
+      for (let i = 0; i < managers.length; i++) {
+        if (managers[i]!.child.exitCode === null) continue;
+        t.diagnostic(`controller manager ${i} had exited (${managers[i]!.child.exitCode}); started again`);
+        managers[i] = await startControllerManager(cmKubeconfig, /serving securely/, CM_FLAGS);
+      }
+      if (scheduler!.child.exitCode !== null) {
+        t.diagnostic(`the scheduler had exited (${scheduler!.child.exitCode}); started again`);
+        scheduler = await startScheduler();
+      }
+    };
+    /** Each component's state and last lines, for a failure's message. */
+    const components = () =>
+      [...managers.map((m, i) => [`controller manager ${i}`, m] as const), ['scheduler', scheduler!] as const, ...others.map((p) => ['kubelet', p] as const)]
+        .map(([name, p]) => `${name} (exit ${p.child.exitCode ?? 'none'}):\n  ${p.output().trimEnd().split('\n').slice(-6).join('\n  ')}`)
+        .join('\n');
+
     // The controllers: a Deployment scaled after each kill reaches its replicas in time.
     const tookMs: string[] = [];
     const scaleAndWait = async (replicas: number, since: number, what: string) => {
@@ -173,7 +197,9 @@ describe('failover: kill the etcd leader, the active controller manager, then an
         await deployments.patch('web', { spec: { replicas } }, 'merge', { namespace: NS });
         return true;
       });
-      await eventually(`${replicas} Ready replicas ${what}`, async () => (await deployments.get('web', { namespace: NS })).status?.readyReplicas === replicas, { timeoutMs: ACT_AGAIN_MS, intervalMs: 100 });
+      await eventually(`${replicas} Ready replicas ${what}`, async () => (await deployments.get('web', { namespace: NS })).status?.readyReplicas === replicas, { timeoutMs: ACT_AGAIN_MS, intervalMs: 100 }).catch((err: Error) => {
+        throw new Error(`${err.message}\n${components()}`, { cause: err });
+      });
       const took = Date.now() - since;
       assert.ok(took <= ACT_AGAIN_MS, `the controllers acted again ${took} ms after ${what}`);
       tookMs.push(`${took} ms after ${what}`);
@@ -198,13 +224,10 @@ describe('failover: kill the etcd leader, the active controller manager, then an
     await scaleAndWait(2, since, 'the etcd leader was killed');
     await progress('after the etcd leader was killed');
 
-    // 2. The active controller manager. One that lost its Lease while etcd was away has exited
-    // (as kube-controller-manager does); a supervisor would start it again, so does this test.
-    for (let i = 0; i < managers.length; i++) {
-      if (managers[i]!.child.exitCode === null) continue;
-      t.diagnostic(`controller manager ${i} had exited (${managers[i]!.child.exitCode}); started again`);
-      managers[i] = await startControllerManager(cmKubeconfig, /serving securely/, CM_FLAGS);
-    }
+    // 2. The active controller manager. A controller manager or the scheduler that lost its Lease
+    // while etcd was away has exited (as kube-controller-manager and kube-scheduler do); a
+    // supervisor would start it again, so does this test.
+    await supervise();
     const holder = await eventually('the Lease held', async () => (await leases.get('kube-controller-manager', { namespace: 'kube-system' })).spec?.holderIdentity);
     const leading = managers.find((m) => m.identity() === holder);
     assert.ok(leading, `a running controller manager holds the Lease (${holder})`);
@@ -216,6 +239,7 @@ describe('failover: kill the etcd leader, the active controller manager, then an
     assert.ok(standby.identity() && standby.identity() !== holder, 'the standby took the Lease over');
 
     // 3. The first API server: every component talks to it first.
+    await supervise();
     since = Date.now();
     killsAt.push(Date.now());
     await apiservers[0]!.stop('SIGKILL');
