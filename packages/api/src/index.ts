@@ -14,6 +14,7 @@ export * from './prune.js';
 export * from './decode.js';
 export * from './json-scan.js';
 export * from './own.js';
+export * from './freeze.js';
 export * from './typecheck.js';
 export * from './admit.js';
 export * from './patch/patch-info.js';

@@ -2,7 +2,7 @@
  * The reflector's cache: objects by key, secondary indexes, and the logic that turns watcher
  * events into per-object changes (client-go's thread_safe_store + index, kube-rs's reflector).
  */
-import type { KubeObject } from '@kplane/api';
+import { deepFreeze, type KubeObject } from '@kplane/api';
 import { catchRejection, isThenable, reportPanic } from '../recover.js';
 import type { WatcherEvent } from './watcher.js';
 
@@ -65,13 +65,7 @@ export function objectKey(obj: KubeObject): string {
   return ns ? `${ns}/${name}` : name;
 }
 
-/** Freezes a value and everything reachable from it; returns the value. */
-export function deepFreeze<V>(value: V): V {
-  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
-  Object.freeze(value);
-  for (const child of Object.values(value as object)) deepFreeze(child);
-  return value;
-}
+export { deepFreeze };
 
 /** Properties whose values are unique to an object (in metadata) and never worth interning. */
 const UNIQUE_KEYS = new Set(['uid', 'resourceVersion', 'name']);
