@@ -1,5 +1,5 @@
 import type { KubeObject, StatusCause } from '@kplane/api';
-import { ApiError, gone } from '@kplane/api';
+import { ApiError, deepFreeze, gone } from '@kplane/api';
 import type { Backend, KeyValue, StorageEvent } from '@kplane/storage';
 import { CompactedError } from '@kplane/storage';
 import { realTimers, type Timers } from './timers.js';
@@ -29,8 +29,10 @@ type Decode = (value: string, revision: number) => KubeObject;
 
 /**
  * One change as the watch cache keeps it, shared by every watcher. The object and the
- * previous object are decoded on first read: watches without selectors of kinds served from
- * stored JSON never decode them.
+ * previous object are decoded on first read (watches without selectors of kinds served from
+ * stored JSON never decode them), and deep-frozen as they are: every watcher, every follower
+ * in the server and every in-process client that takes watch events as objects reads the
+ * very same objects, so none may change them (copy to change).
  */
 export class CachedEvent {
   private decoded?: KubeObject;
@@ -52,13 +54,13 @@ export class CachedEvent {
 
   /** The object after the change (for DELETED: the last state, with the delete's resourceVersion). */
   get object(): KubeObject {
-    return (this.decoded ??= this.decode(this.stored, this.revision));
+    return (this.decoded ??= deepFreeze(this.decode(this.stored, this.revision)));
   }
 
   /** The object before the change (MODIFIED and DELETED). */
   get prevObject(): KubeObject | undefined {
     if (!this.prev) return this.type === 'DELETED' ? this.object : undefined;
-    return (this.decodedPrev ??= this.decode(this.prev.value, this.prev.modRevision));
+    return (this.decodedPrev ??= deepFreeze(this.decode(this.prev.value, this.prev.modRevision)));
   }
 
   /**

@@ -116,7 +116,8 @@ export function createDynamicAdmission(deps: DynamicAdmissionDeps): DynamicAdmis
       return ns ? followed.items().filter((o) => o.metadata?.namespace === ns) : [...followed.items()];
     },
     updateStatus: async (group, version, resource, obj) => {
-      const written = await registry().get(group, version, resource)!.update(obj.metadata?.namespace, obj.metadata?.name ?? '', obj, { subresource: 'status' });
+      // A copy: what callers change comes from the watch cache's objects, which are frozen, and the write fills in the object it is given.
+      const written = await registry().get(group, version, resource)!.update(obj.metadata?.namespace, obj.metadata?.name ?? '', structuredClone(obj), { subresource: 'status' });
       // The next create reads what this one charged, not its watch event's way behind.
       readLists.get(`${group}/${version}/${resource}`)?.observe(written);
       return written;
