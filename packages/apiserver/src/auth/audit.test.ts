@@ -85,6 +85,18 @@ it('writes one Metadata event per request, with the Audit-Id header kube sends',
     abort.abort();
     while (!(await it.next()).done);
     assert.deepEqual(events.slice(before).map((x) => [x.stage, x.verb, x.auditID === watch.headers['audit-id']]), [['ResponseStarted', 'watch', true], ['ResponseComplete', 'watch', true]]);
+
+    // A watch answered as objects (in-process) is audited the same.
+    const abortObjects = new AbortController();
+    const start = events.length;
+    const objects = await server.handle({ method: 'GET', path: '/api/v1/namespaces/default/configmaps', query: { watch: 'true' }, user: alice, signal: abortObjects.signal, objects: true });
+    assert.ok(objects.events);
+    assert.ok(objects.headers['audit-id']);
+    assert.deepEqual(events.slice(start).map((x) => [x.stage, x.verb]), [['ResponseStarted', 'watch']]);
+    const batches = objects.events[Symbol.asyncIterator]();
+    abortObjects.abort();
+    while (!(await batches.next()).done);
+    assert.deepEqual(events.slice(start).map((x) => [x.stage, x.verb, x.auditID === objects.headers['audit-id']]), [['ResponseStarted', 'watch', true], ['ResponseComplete', 'watch', true]]);
   } finally {
     await server.close();
     await backend.close();

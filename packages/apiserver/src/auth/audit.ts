@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { chmod, open, type FileHandle } from 'node:fs/promises';
 import type { RawRequest, RawResponse, UserInfo } from '@kplane/api';
 import { classifyRequest, parsePath } from '../server/request-info.js';
-import { withStreamEnd } from '../server/watch-output.js';
+import { withIterationEnd, withStreamEnd } from '../server/watch-output.js';
 import { requestUser } from './identity.js';
 
 /** authentication.k8s.io/v1 UserInfo as the audit Event writes it. */
@@ -218,6 +218,11 @@ export function withAudit(handler: (req: RawRequest) => Promise<RawResponse>, op
       throw err;
     }
     const headers = { ...r.headers, 'audit-id': auditID };
+    if (r.events) {
+      // A watch answered as objects (in-process): audited as its bytes would be.
+      options.sink.write(event('ResponseStarted', r));
+      return { ...r, headers, events: withIterationEnd(r.events, () => options.sink.write(event('ResponseComplete', r))) };
+    }
     if (!r.stream) {
       options.sink.write(event('ResponseComplete', r));
       return { ...r, headers };

@@ -207,6 +207,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
             include: rep === 'table' ? includeObject(q) : 'Object',
             timers: options.timers,
             deliveries: options.watchDeliveries,
+            objects: req.objects,
           });
         }
         if ((rep === 'object' && !t.customResource) || rep === 'metadata') {
@@ -245,6 +246,7 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
         include: rep === 'table' ? includeObject(q) : 'Object',
         timers: options.timers,
         deliveries: options.watchDeliveries,
+        objects: req.objects,
       });
     }
     if (sub === 'log') return servePodLog(store, ns!, name, q, req.signal, nodes, options.now().getTime());

@@ -6,6 +6,7 @@
  * write per watcher however many events it brought, and HTTP/2 sends the turn's DATA frames of
  * a connection together.
  */
+import type { WatchEvent } from '@kplane/api';
 
 /** Where a pushed stream writes (the HTTP response). */
 export interface PushTarget {
@@ -47,13 +48,7 @@ export function withStreamEnd(stream: AsyncIterable<Uint8Array>, onEnd: () => vo
     called = true;
     onEnd();
   };
-  const pulled = (async function* () {
-    try {
-      yield* stream;
-    } finally {
-      once();
-    }
-  })();
+  const pulled = withIterationEnd(stream, once);
   if (!isPushable(stream)) return pulled;
   const wrapped: PushableStream = {
     [Symbol.asyncIterator]: () => pulled,
@@ -67,6 +62,15 @@ export function withStreamEnd(stream: AsyncIterable<Uint8Array>, onEnd: () => vo
       }),
   };
   return wrapped;
+}
+
+/** `items` with `onEnd` called when the iteration is over (read to its end, or its reader gone). */
+export async function* withIterationEnd<T>(items: AsyncIterable<T>, onEnd: () => void): AsyncGenerator<T> {
+  try {
+    yield* items;
+  } finally {
+    onEnd();
+  }
 }
 
 /** Where the chunks waiting for their clients are counted, over many watches. */
@@ -186,10 +190,12 @@ function joinOnce(parts: Uint8Array[], size: number): Uint8Array {
 /**
  * The chunks one watch has for its client, in order. Pulled (async iteration) or pushed
  * (`pushTo`); the producer pushes chunks, checks `full`, and is told of room through
- * `below()` or `onRoom`.
+ * `below()` or `onRoom`. For an in-process client that takes events as objects, the producer
+ * pushes events instead (counted as chunks, of no bytes: their objects are the watch cache's),
+ * read in batches with `batches()`.
  */
 export class WatchOutbox {
-  private readonly items: Uint8Array[] = [];
+  private readonly items: (Uint8Array | WatchEvent)[] = [];
   private bytes = 0;
   private wake?: () => void;
   private drained?: () => void;
@@ -209,12 +215,12 @@ export class WatchOutbox {
 
   constructor(private readonly deliveries: WatchDeliveries = { queued: 0 }) {}
 
-  /** Adds a chunk for the client. */
-  push(item: Uint8Array): void {
+  /** Adds a chunk (or an event) for the client. */
+  push(item: Uint8Array | WatchEvent): void {
     if (this.closed) return;
     this.items.push(item);
     this.deliveries.queued++;
-    this.bytes += item.byteLength;
+    if (item instanceof Uint8Array) this.bytes += item.byteLength;
     if (!this.target) this.wake?.();
     else if (!this.flushing) this.schedule();
   }
@@ -271,12 +277,13 @@ export class WatchOutbox {
    * joined up to WATCH_BATCH_BYTES (a chunk of JOIN_BELOW bytes or more is never copied).
    */
   private take(): Uint8Array {
+    const items = this.items as Uint8Array[];
     let n = 1;
-    let size = this.items[0]!.byteLength;
+    let size = items[0]!.byteLength;
     if (size < JOIN_BELOW) {
-      for (let next = this.items[n]; next && next.byteLength < JOIN_BELOW && size + next.byteLength <= WATCH_BATCH_BYTES; next = this.items[++n]) size += next.byteLength;
+      for (let next = items[n]; next && next.byteLength < JOIN_BELOW && size + next.byteLength <= WATCH_BATCH_BYTES; next = items[++n]) size += next.byteLength;
     }
-    const taken = this.items.splice(0, n);
+    const taken = items.splice(0, n);
     this.deliveries.queued -= n;
     this.bytes -= size;
     return n === 1 ? taken[0]! : joinOnce(taken, size);
@@ -328,6 +335,22 @@ export class WatchOutbox {
         this.schedule();
       },
     };
+  }
+
+  /** Yields the events that wait for the client (pushed as events, not bytes), all that are at hand in one batch. */
+  async *batches(): AsyncGenerator<WatchEvent[]> {
+    for (;;) {
+      if (this.items.length) {
+        const batch = this.items.splice(0) as WatchEvent[];
+        this.deliveries.queued -= batch.length;
+        this.room();
+        yield batch;
+        continue;
+      }
+      if (this.closed) return;
+      await new Promise<void>((r) => (this.wake = r));
+      this.wake = undefined;
+    }
   }
 
   /** Yields what waits for the client, in chunks as `take` makes them. */

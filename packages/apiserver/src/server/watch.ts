@@ -23,6 +23,12 @@ export interface WatchServeOptions {
   timers?: Timers;
   /** Where the chunks waiting for this watch's client are counted. */
   deliveries?: WatchDeliveries;
+  /**
+   * The client (in-process) takes the events as objects (`RawResponse.events`): a watch of
+   * whole objects then sends the watch cache's own decoded objects, deep-frozen and shared by
+   * every such watcher, with no encoding; tables and metadata are sent as bytes all the same.
+   */
+  objects?: boolean;
 }
 
 /** Objects per page of initial events. */
@@ -94,6 +100,8 @@ export function serveWatch(
   const outbox = new WatchOutbox(options.deliveries);
   const inNamespace = (o: KubeObject) => namespace === undefined || o.metadata?.namespace === namespace;
   const selected = (o: KubeObject | undefined) => !!o && inNamespace(o) && filter.matches(o);
+  /** Events go to the client as objects, not bytes. */
+  const objects = options.objects === true && rep === 'object';
 
   /** One event line; changes of the watch cache are encoded once for all watchers of plain objects. */
   const encode = (type: EventType, objectOf: () => KubeObject, cached?: CachedEvent): Uint8Array => {
@@ -117,8 +125,22 @@ export function serveWatch(
     return Buffer.from(JSON.stringify({ type, object: out }) + '\n');
   };
 
-  const bookmark = (rv: number, extra?: Record<string, string>): Uint8Array =>
-    encode('BOOKMARK', () => ({ kind: store.type.kind, apiVersion: store.apiVersion, metadata: { resourceVersion: String(rv), ...(extra ? { annotations: extra } : {}) } }));
+  /**
+   * One event for an in-process client that takes objects: what the bytes of `encode` decode
+   * to. A change of the watch cache carries its frozen object (the very object every such
+   * watcher gets); an object listed for the initial events is this watcher's own; bookmarks and
+   * errors are made as their JSON reads.
+   */
+  const eventOf = (type: EventType, objectOf: () => KubeObject, cached?: CachedEvent): WatchEvent => {
+    if (cached || type === 'ADDED') return { type, object: objectOf() };
+    return JSON.parse(JSON.stringify({ type, object: objectOf() })) as WatchEvent;
+  };
+  /** One event for the client: bytes, or an object for a client that takes them. */
+  const item = (type: EventType, objectOf: () => KubeObject, cached?: CachedEvent): Uint8Array | WatchEvent =>
+    objects ? eventOf(type, objectOf, cached) : encode(type, objectOf, cached);
+
+  const bookmark = (rv: number, extra?: Record<string, string>): Uint8Array | WatchEvent =>
+    item('BOOKMARK', () => ({ kind: store.type.kind, apiVersion: store.apiVersion, metadata: { resourceVersion: String(rv), ...(extra ? { annotations: extra } : {}) } }));
 
   /** What a change is for this watcher: its type, or undefined when the watcher does not see it. */
   const translate = (e: CachedEvent): EventType | undefined => {
@@ -144,7 +166,8 @@ export function serveWatch(
     if (finished) return;
     finished = true;
     if (err !== undefined && !(err instanceof WatchClosedError)) {
-      outbox.push(Buffer.from(JSON.stringify({ type: 'ERROR', object: toApiError(err).toStatus() }) + '\n'));
+      const status = toApiError(err).toStatus();
+      outbox.push(objects ? eventOf('ERROR', () => status as unknown as KubeObject) : Buffer.from(JSON.stringify({ type: 'ERROR', object: status }) + '\n'));
     }
     watcher?.close();
     if (interval !== undefined) timers.clearInterval(interval);
@@ -166,7 +189,7 @@ export function serveWatch(
   const deliver = (e: CachedEvent): void => {
     lastRevision = e.revision;
     const type = translate(e);
-    if (type) outbox.push(encode(type, () => e.object, e));
+    if (type) outbox.push(item(type, () => e.object, e));
   };
   /**
    * Do other watches of the resource see the same bytes as this one for the same changes (no
@@ -251,7 +274,7 @@ export function serveWatch(
         // The initial state must be at least as new as the version asked.
         await store.cache.waitForRevision(fromRevision);
       }
-      if (sendInitial && rep !== 'table' && filter.everything && store.servesStoredEvents) {
+      if (sendInitial && rep !== 'table' && filter.everything && store.servesStoredEvents && !objects) {
         // Built from stored JSON (whole objects, or their metadata as PartialObjectMetadata), a
         // page at a time, never far ahead of what the client has read.
         const snapshot = { revision: 0 };
@@ -265,7 +288,7 @@ export function serveWatch(
         let token: string | undefined;
         do {
           const list = await store.list(namespace, { labelSelector: q.labelSelector, fieldSelector: q.fieldSelector, limit: INITIAL_EVENTS_PAGE, continue: token });
-          for (const item of list.items) outbox.push(encode('ADDED', () => item));
+          for (const listed of list.items) outbox.push(item('ADDED', () => listed));
           if (!token) start = Number(list.metadata.resourceVersion);
           token = list.metadata.continue;
           if (outbox.full) await outbox.below();
@@ -301,6 +324,18 @@ export function serveWatch(
     }
   })();
 
+  const headers = { 'content-type': 'application/json', 'transfer-encoding': 'chunked' };
+  if (objects) {
+    const events = (async function* (): AsyncGenerator<WatchEvent[]> {
+      try {
+        yield* outbox.batches();
+      } finally {
+        outbox.discard();
+        abort.abort(ABORTED);
+      }
+    })();
+    return { status: 200, headers, events };
+  }
   const pulled = (async function* (): AsyncGenerator<Uint8Array> {
     try {
       yield* outbox;
@@ -323,5 +358,5 @@ export function serveWatch(
     },
   };
 
-  return { status: 200, headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' }, stream };
+  return { status: 200, headers, stream };
 }
