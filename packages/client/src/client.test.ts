@@ -356,6 +356,46 @@ test('watch: a non-2xx response throws ApiError; a buffered body is also accepte
   assert.deepEqual(got, ['ADDED']);
 });
 
+test('watch with sharedObjects asks for objects and yields the batches of a response answered as events; without it asks nothing', async () => {
+  const shared = Object.freeze({ kind: 'ConfigMap', metadata: Object.freeze({ name: 'a' }) });
+  let returned = false;
+  const events = (async function* () {
+    try {
+      yield [{ type: 'ADDED' as const, object: shared }];
+      yield [{ type: 'MODIFIED' as const, object: shared }, { type: 'BOOKMARK' as const, object: { metadata: { resourceVersion: '9' } } }];
+    } finally {
+      returned = true;
+    }
+  })();
+  const f = fakeTransport((req) => (req.objects ? { status: 200, headers: {}, events } : { status: 200, headers: {}, body: enc.encode('{"type":"ADDED","object":{}}\n') }));
+  const cms = createClient({ transport: f.transport }).resource(configmaps);
+  const batches: WatchEvent[][] = [];
+  for await (const batch of cms.watchBatches({ sharedObjects: true })) batches.push(batch);
+  assert.deepEqual(batches.map((b) => b.map((e) => e.type)), [['ADDED'], ['MODIFIED', 'BOOKMARK']]);
+  assert.equal(batches[0]![0]!.object, shared, 'the very object, not a copy');
+  assert.equal(f.requests[0]!.objects, true);
+  assert.equal(returned, true);
+  const plain: string[] = [];
+  for await (const ev of cms.watch()) plain.push(ev.type);
+  assert.deepEqual(plain, ['ADDED']);
+  assert.equal('objects' in f.requests[1]!, false, 'a watch without sharedObjects does not ask for objects');
+});
+
+test('breaking out of a watch answered as events closes them', async () => {
+  let returned = false;
+  const events = (async function* () {
+    try {
+      for (;;) yield [{ type: 'ADDED' as const, object: {} }];
+    } finally {
+      returned = true;
+    }
+  })();
+  const cms = createClient({ transport: fakeTransport(() => ({ status: 200, headers: {}, events })).transport }).resource(configmaps);
+  for await (const _ev of cms.watch({ sharedObjects: true })) break;
+  await new Promise((r) => setImmediate(r));
+  assert.equal(returned, true);
+});
+
 test('apply sends an apply patch of the partial object, with kind, fieldManager and force', async () => {
   const f = fakeTransport(() => json(200, { kind: 'Deployment', metadata: { name: 'web' } }));
   const deps = createClient({ transport: f.transport }).resource(deployments);

@@ -114,6 +114,14 @@ export interface WatchOptions extends NamespaceOption, SelectorOptions {
   allowWatchBookmarks?: boolean;
   sendInitialEvents?: boolean;
   timeoutSeconds?: number;
+  /**
+   * Take the events' objects read-only: an in-process API server then sends the objects its
+   * watch cache holds, deep-frozen and shared with its other in-process watchers, instead of
+   * encoding them for this watch to parse again (RawRequest.objects). Changing one throws. Over
+   * HTTPS (or another thread) it changes nothing: the objects are parsed from the stream, and
+   * are the caller's own. Default false.
+   */
+  sharedObjects?: boolean;
   /** Aborting ends the iteration quietly and closes the stream. */
   signal?: AbortSignal;
 }
@@ -408,8 +416,8 @@ function createResourceClient<T extends KubeObject>(
     createSubresource: async <S extends KubeObject, R>(name: string, subresource: string, obj: S, o: WriteOptions = {}) =>
       request<R>({ method: 'POST', path: path(objectNs(o.namespace, obj), requireName(name), subresource), query: writeQuery(o), body: obj, signal: o.signal }, target(name)),
 
-    watch: (o = {}) => eachEvent(watchStream<T>(raw, path(collectionNs(o.namespace)), { ...listQuery(o), watch: 'true' }, o.signal, target())),
-    watchBatches: (o = {}) => watchStream<T>(raw, path(collectionNs(o.namespace)), { ...listQuery(o), watch: 'true' }, o.signal, target()),
+    watch: (o = {}) => eachEvent(watchStream<T>(raw, path(collectionNs(o.namespace)), { ...listQuery(o), watch: 'true' }, o.signal, target(), o.sharedObjects === true)),
+    watchBatches: (o = {}) => watchStream<T>(raw, path(collectionNs(o.namespace)), { ...listQuery(o), watch: 'true' }, o.signal, target(), o.sharedObjects === true),
   };
   return rc;
 }
@@ -456,6 +464,7 @@ async function* watchStream<T>(
   query: Record<string, string>,
   signal: AbortSignal | undefined,
   target: ErrorTarget,
+  objects: boolean,
 ): AsyncGenerator<WatchEvent<T>[]> {
   if (signal?.aborted) return;
   const ctl = new AbortController();
@@ -465,16 +474,23 @@ async function* watchStream<T>(
   try {
     let res: RawResponse | 'aborted';
     try {
-      res = await untilAborted(raw({ method: 'GET', path, query, headers: { accept: 'application/json' }, signal: ctl.signal }, target), ctl.signal);
+      const req: RawRequest = { method: 'GET', path, query, headers: { accept: 'application/json' }, signal: ctl.signal };
+      if (objects) req.objects = true;
+      res = await untilAborted(raw(req, target), ctl.signal);
     } catch (err) {
       if (ctl.signal.aborted && isAbortError(err)) return;
       throw err;
     }
     if (res === 'aborted') return;
-    const chunks: AsyncIterable<Uint8Array> = res.stream ?? (async function* () {
-      if (res.body) yield res.body;
-    })();
-    iterator = decodeWatchEventBatches<T>(chunks)[Symbol.asyncIterator]();
+    if (res.events) {
+      // Already objects (an in-process server, asked for them): no bytes to decode.
+      iterator = (res.events as AsyncIterable<WatchEvent<T>[]>)[Symbol.asyncIterator]();
+    } else {
+      const chunks: AsyncIterable<Uint8Array> = res.stream ?? (async function* () {
+        if (res.body) yield res.body;
+      })();
+      iterator = decodeWatchEventBatches<T>(chunks)[Symbol.asyncIterator]();
+    }
     for (;;) {
       let next: IteratorResult<WatchEvent<T>[]> | 'aborted';
       try {

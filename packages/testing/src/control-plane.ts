@@ -6,7 +6,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { transportAs, type RawRequest, type RawResponse, type Transport, type UserInfo } from '@kplane/api';
+import { transportAs, type Transport, type UserInfo } from '@kplane/api';
 import type { ApiServer } from '@kplane/apiserver';
 import { startControlPlane as startServer, type ControlPlane as ServerControlPlane, type ControlPlaneOptions as ServerOptions } from 'kplane';
 import { createClient, type Client } from '@kplane/client';
@@ -14,6 +14,7 @@ import type { KubeletConfig } from '@kplane/kubelet';
 import { createMemoryBackend } from '@kplane/storage';
 import { createRealTrackingClock, createTestClock, isVirtual, REAL_TIME, type TestClock, type TrackingClock } from './clock.js';
 import { settle, type SettleOptions, type SettleProbe } from './settle.js';
+import { Traffic } from './traffic.js';
 
 /** Options of `startControlPlane()`. */
 export interface TestControlPlaneOptions {
@@ -95,35 +96,6 @@ export interface TestControlPlane {
 
 /** The name of the Lease holder `loseLeadership()` writes. */
 export const USURPER_IDENTITY = 'kplane-testing-usurper';
-
-/** Counts the requests of the in-process clients and the watch events they read. */
-class Traffic {
-  started = 0;
-  eventsRead = 0;
-  readonly inFlight = new Map<number, string>();
-  private seq = 0;
-
-  wrap(transport: Transport, who: string): Transport {
-    return async (req: RawRequest): Promise<RawResponse> => {
-      const id = ++this.seq;
-      this.started++;
-      this.inFlight.set(id, `${who} ${req.method} ${req.path}${req.query?.watch === 'true' || req.query?.watch === '1' ? '?watch' : ''}`);
-      try {
-        const res = await transport(req);
-        return res.stream ? { ...res, stream: this.count(res.stream) } : res;
-      } finally {
-        this.inFlight.delete(id);
-      }
-    };
-  }
-
-  private async *count(stream: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
-    for await (const chunk of stream) {
-      this.eventsRead++;
-      yield chunk;
-    }
-  }
-}
 
 /**
  * What storage holds once a control plane has bootstrapped (namespaces, the bootstrap RBAC

@@ -86,3 +86,29 @@ test('the requests of one event-loop turn cross as one message, and so do their 
     port1.close();
   }
 });
+
+test('a watch that asks for objects crosses the bridge without that flag: it is answered in bytes', async () => {
+  const { port1, port2 } = new MessageChannel();
+  const seen: RawRequest[] = [];
+  const serve: Transport = async (req) => {
+    seen.push(req);
+    return { status: 200, headers: { 'content-type': 'application/json' }, stream: openStream(['{"type":"ADDED","object":{}}\n'], req.signal, () => undefined) };
+  };
+  const unserve = serveOverPort(port1, serve);
+  const client = clientOverPort(port2);
+  try {
+    const abort = new AbortController();
+    const watch = await client.transport({ method: 'GET', path: '/api/v1/things', query: { watch: 'true' }, signal: abort.signal, objects: true });
+    assert.equal(watch.events, undefined);
+    for await (const chunk of watch.stream!) {
+      assert.equal(Buffer.from(chunk).toString(), '{"type":"ADDED","object":{}}\n');
+      break;
+    }
+    assert.equal('objects' in seen[0]!, false);
+  } finally {
+    client.close();
+    unserve();
+    port1.close();
+    port2.close();
+  }
+});

@@ -6,7 +6,7 @@
  * calls (`call`) reach functions the serving side offers (e.g. signing a token with its keys).
  */
 import type { MessagePort } from 'node:worker_threads';
-import type { RawRequest, RawResponse, Transport } from '@kplane/api';
+import { withoutObjects, type RawRequest, type RawResponse, type Transport } from '@kplane/api';
 
 /** What the client side sends. */
 type ToServer =
@@ -87,7 +87,8 @@ export function serveOverPort(port: MessagePort, serve: Transport, calls: Bridge
     const abort = new AbortController();
     streams.set(id, abort);
     try {
-      const res = await serve({ ...req, body: asBuffer(req.body), signal: abort.signal });
+      // The other thread reads bytes (objects do not cross threads).
+      const res = await serve({ ...withoutObjects(req), body: asBuffer(req.body), signal: abort.signal });
       const [body, moved] = owned(res.body);
       post({ t: 'res', id, status: res.status, headers: res.headers, body, streamed: !!res.stream }, moved);
       if (res.stream) {
@@ -204,7 +205,7 @@ export function clientOverPort(port: MessagePort): PortClient {
   };
   port.on('message', onBatch);
   const send = batchedPost<ToServer>(port);
-  const transport: Transport = async ({ signal, ...req }) => {
+  const transport: Transport = async ({ signal, objects: _objects, ...req }) => {
     const id = nextId++;
     if (signal?.aborted) throw signal.reason ?? new Error('aborted');
     const { res, stream } = (await new Promise<unknown>((resolve, reject) => {

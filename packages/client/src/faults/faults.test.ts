@@ -333,6 +333,19 @@ describe('createFaults: watches', () => {
     assert.deepEqual(faults.log.map((f) => f.fault), ['watch ended after 2 events', `watch reset after ${got.length} events`]);
   });
 
+  it('forwards a watch that asks for objects without that flag: faults read bytes', async () => {
+    const faults = createFaults({ seed: 1 });
+    faults.add({ verb: 'watch', drop: { afterEvents: 2 }, count: 1 });
+    const seen: RawRequest[] = [];
+    const ws = watchServer(5);
+    const t = faults.wrap((req) => (seen.push(req), ws.transport(req)), 'informer');
+    const res = await t({ ...watch('1'), objects: true });
+    assert.equal(res.events, undefined);
+    assert.equal((await lines(res)).length, 2);
+    await t({ method: 'GET', path: '/api/v1/namespaces/default/configmaps/x', objects: true });
+    assert.deepEqual(seen.map((r) => 'objects' in r), [false, false]);
+  });
+
   it('cuts a watch after a time on the clock', async () => {
     const clock = manualClock();
     const faults = createFaults({ seed: 1, clock });

@@ -3,7 +3,7 @@
  * namespace, name, client) and answer them with kube-apiserver's errors, delay them, hang them,
  * cut or expire their watches, or run control-plane actions (restarts, leader loss) first.
  */
-import { ApiError, seededRandom, type RawRequest, type RawResponse, type Transport } from '@kplane/api';
+import { ApiError, seededRandom, withoutObjects, type RawRequest, type RawResponse, type Transport } from '@kplane/api';
 import { abortReason, sleepOn, systemClock, type FaultClock } from './clock.js';
 import { requestMatches, type RequestMatch } from './match.js';
 import { describeRequest, formatRequest, type RequestInfo } from './request-info.js';
@@ -301,7 +301,9 @@ export function createFaults(options: FaultsOptions = {}): Faults {
   };
   const add = (spec: FaultRuleSpec): FaultRule => addRule(spec);
 
-  const wrap = (inner: Transport, who = 'client'): Transport => async (req: RawRequest): Promise<RawResponse> => {
+  const wrap = (inner: Transport, who = 'client'): Transport => async (sent: RawRequest): Promise<RawResponse> => {
+    // Faults cut and count the bytes of watches: the inner transport answers in bytes.
+    const req = withoutObjects(sent);
     const info = describeRequest(req);
     const seq = ++requests;
     const target = formatRequest(info);
