@@ -114,3 +114,30 @@ it('over HTTPS, cuts the connection of a client that takes no data for maxWriteS
     await stop();
   }
 });
+
+it('over HTTPS a watch with sharedObjects is bytes as before: the objects parsed are the client’s own', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'kplane-watch-http-'));
+  const backend = createMemoryBackend();
+  const server = createApiServer({ backend });
+  const { createClient, createHttpsTransport } = await import('@kplane/client');
+  try {
+    await server.start();
+    const pki = await ensurePki(dir);
+    const port = await server.listen({ port: 0, cert: pki.serving.cert, key: pki.serving.key, clientCa: pki.ca.cert, tokens: new Map([[pki.adminToken, { username: 'admin', groups: ['system:masters'] }]]) });
+    const transport = createHttpsTransport({ server: `https://127.0.0.1:${port}`, ca: pki.ca.cert, token: pki.adminToken });
+    const cms = createClient({ transport }).resource({ group: '', version: 'v1', resource: 'configmaps', namespaced: true });
+    await cms.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' }, data: { v: '1' } });
+    const ctl = new AbortController();
+    for await (const ev of cms.watch({ sharedObjects: true, signal: ctl.signal })) {
+      assert.equal(ev.type, 'ADDED');
+      assert.equal(Object.isFrozen(ev.object), false);
+      (ev.object.data as Record<string, string>).v = 'mine';
+      ctl.abort();
+    }
+    transport.close();
+  } finally {
+    await server.close();
+    await backend.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});

@@ -182,6 +182,35 @@ describe('informer', () => {
     await server.close();
   });
 
+  it('in-process, informers cache the server’s own frozen objects, one object for all of them (sharedObjects: false: their own)', async () => {
+    const server = await startServer();
+    const requests: { objects?: boolean }[] = [];
+    const api = createClient({ transport: (req) => (requests.push(req), server.handle(req)) }).resource(configmaps);
+    await api.create(cm('default', 'a'));
+    const one = createInformer({ api });
+    const two = createInformer({ api });
+    const own = createInformer({ api, sharedObjects: false });
+    const ctl = new AbortController();
+    const runs = [one, two, own].map((i) => i.run(ctl.signal));
+    for (const i of [one, two, own]) assert.equal(await i.waitForSync(), true);
+    await api.update({ ...cm('default', 'a', { v: '2' }) });
+    const changed = (i: typeof one) => (i.store.get('default/a')?.data as Record<string, string> | undefined)?.v === '2';
+    await until('the change cached', () => [one, two, own].every(changed));
+    const shared = one.store.get('default/a')!;
+    assert.equal(two.store.get('default/a'), shared, 'the very same object');
+    assert.notEqual(own.store.get('default/a'), shared);
+    assert.deepEqual(own.store.get('default/a'), shared);
+    assert.ok(Object.isFrozen(shared) && Object.isFrozen(shared.metadata) && Object.isFrozen(shared.data));
+    assert.throws(() => {
+      (shared.data as Record<string, string>).v = '3';
+    }, TypeError);
+    const watches = requests.filter((r) => (r as { query?: Record<string, string> }).query?.watch === 'true');
+    assert.deepEqual(watches.map((r) => r.objects === true), [true, true, false]);
+    ctl.abort();
+    await Promise.all(runs);
+    await server.close();
+  });
+
   it('keeps calling the other handlers when one throws, and stops calling removed ones', async () => {
     const server = await startServer();
     const api = createClient({ transport: server.handle }).resource(configmaps);

@@ -42,6 +42,12 @@ export interface InformerOptions<T extends KubeObject = KubeObject> extends Omit
   onPanic?: PanicHandler;
   /** Names the resource in panics and metrics (the factory passes `group/version/resource`). */
   resource?: string;
+  /**
+   * Watch with WatchOptions.sharedObjects (default true): from an in-process API server, the
+   * cache then holds the server's own frozen objects, shared by every in-process informer,
+   * with nothing encoded or parsed. The cache is frozen either way.
+   */
+  sharedObjects?: boolean;
   /** Counts caught exceptions in `kplane_informer_callback_panics_total`. */
   metrics?: Pick<RuntimeMetrics, 'recordInformerPanic'>;
 }
@@ -159,7 +165,7 @@ export function createInformer<T extends KubeObject = KubeObject>(options: Infor
       // reported and the watch starts over with a relist, after a backoff.
       while (!signal.aborted) {
         try {
-          for await (const batch of watcherBatches(options.api, { ...options, clock, signal })) for (const ev of batch) handle(ev);
+          for await (const batch of watcherBatches(options.api, { ...options, sharedObjects: options.sharedObjects ?? true, clock, signal })) for (const ev of batch) handle(ev);
           return;
         } catch (err) {
           reportPanic(options.onPanic, 'informer', err, { resource, name: 'watch' });

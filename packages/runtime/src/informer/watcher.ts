@@ -76,6 +76,13 @@ export interface WatcherOptions {
   backoff?: BackoffOptions | Backoff;
   /** Stops the watcher: the iteration ends quietly. */
   signal?: AbortSignal;
+  /**
+   * Watches take their objects read-only (WatchOptions.sharedObjects): from an in-process API
+   * server, the objects of `initApply`, `apply` and `delete` may be deep-frozen and shared with
+   * its other in-process watchers (no encoding, no parsing). Default false; informers set it,
+   * their cache being frozen anyway.
+   */
+  sharedObjects?: boolean;
   /** Told about every failure before the watcher backs off and retries. */
   onError?: (err: unknown) => void;
 }
@@ -221,6 +228,7 @@ async function transition<T extends KubeObject>(
           allowWatchBookmarks: true,
           timeoutSeconds: options.watchTimeoutSeconds ?? 290,
           signal: options.signal,
+          ...(options.sharedObjects ? { sharedObjects: true } : {}),
         });
         return { events: [{ type: 'init' }], next: { phase: 'initStream', stream } };
       }
@@ -235,6 +243,7 @@ async function transition<T extends KubeObject>(
         allowWatchBookmarks: true,
         timeoutSeconds: options.watchTimeoutSeconds ?? 290,
         signal: options.signal,
+        ...(options.sharedObjects ? { sharedObjects: true } : {}),
       });
       return { events: [], next: { phase: 'watching', resourceVersion: state.resourceVersion, stream, startedAt: clock.now(), received: 0 } };
     }
