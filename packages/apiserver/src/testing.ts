@@ -1,4 +1,4 @@
-import type { KubeObject, RawResponse } from '@kplane/api';
+import type { KubeObject, RawResponse, WatchEvent } from '@kplane/api';
 import { createMemoryBackend, type Backend } from '@kplane/storage';
 import { createApiServer, type ApiServer, type ApiServerOptions } from './server/server.js';
 
@@ -79,10 +79,13 @@ async function readAllChunks(stream: AsyncIterable<Uint8Array>): Promise<Uint8Ar
   return Buffer.concat(parts);
 }
 
-/** Reads watch events from a streamed response until `n` arrived or the time is up. */
+/**
+ * Reads watch events from a streamed response (or one answered as events, to a request with
+ * `objects: true`) until `n` arrived or the time is up.
+ */
 export async function readEvents(r: RawResponse, n: number, timeoutMs = 2000): Promise<{ type: string; object: KubeObject }[]> {
   const out: { type: string; object: KubeObject }[] = [];
-  const it = r.stream![Symbol.asyncIterator]();
+  const it: AsyncIterator<Uint8Array | WatchEvent[]> = (r.events ?? r.stream!)[Symbol.asyncIterator]();
   let buf = '';
   const deadline = Date.now() + timeoutMs;
   while (out.length < n && Date.now() < deadline) {
@@ -90,6 +93,11 @@ export async function readEvents(r: RawResponse, n: number, timeoutMs = 2000): P
     const next = await Promise.race([it.next(), new Promise<null>((res) => (timer = setTimeout(() => res(null), Math.max(1, deadline - Date.now()))))]);
     clearTimeout(timer);
     if (next === null || next.done) break;
+    if (Array.isArray(next.value)) {
+      if (next.value.length === 0) throw new Error('an empty batch of events');
+      out.push(...next.value);
+      continue;
+    }
     buf += Buffer.from(next.value).toString('utf8');
     let i: number;
     while ((i = buf.indexOf('\n')) >= 0) {

@@ -338,28 +338,26 @@ export class WatchOutbox {
   }
 
   /** Yields the events that wait for the client (pushed as events, not bytes), all that are at hand in one batch. */
-  async *batches(): AsyncGenerator<WatchEvent[]> {
-    for (;;) {
-      if (this.items.length) {
-        const batch = this.items.splice(0) as WatchEvent[];
-        this.deliveries.queued -= batch.length;
-        this.room();
-        yield batch;
-        continue;
-      }
-      if (this.closed) return;
-      await new Promise<void>((r) => (this.wake = r));
-      this.wake = undefined;
-    }
+  batches(): AsyncGenerator<WatchEvent[]> {
+    return this.drain(() => {
+      const batch = this.items.splice(0) as WatchEvent[];
+      this.deliveries.queued -= batch.length;
+      return batch;
+    });
   }
 
   /** Yields what waits for the client, in chunks as `take` makes them. */
-  async *[Symbol.asyncIterator](): AsyncGenerator<Uint8Array> {
+  [Symbol.asyncIterator](): AsyncGenerator<Uint8Array> {
+    return this.drain(() => this.take());
+  }
+
+  /** Yields what `next` takes from the queue whenever it holds something, until the outbox is closed and empty. */
+  private async *drain<T>(next: () => T): AsyncGenerator<T> {
     for (;;) {
       if (this.items.length) {
-        const chunk = this.take();
+        const out = next();
         this.room();
-        yield chunk;
+        yield out;
         continue;
       }
       if (this.closed) return;
