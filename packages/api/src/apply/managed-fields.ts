@@ -9,7 +9,7 @@ import { ApiError, badRequest } from '../errors.js';
 import type { KubeObject, ManagedFieldsEntry, StatusCause } from '../types.js';
 import type { SchemaObject } from '../schema.js';
 import { FieldSet, pathString, type FieldPath } from './fieldpath.js';
-import { compare, merge, pruneDropped, toFieldSet, withNamedFieldsAsMembers, type TypeContext } from './typed.js';
+import { compare, compareCreated, merge, pruneDropped, toFieldSet, withNamedFieldsAsMembers, type TypeContext } from './typed.js';
 
 
 /** One manager's fields. */
@@ -189,7 +189,7 @@ export function recordUpdate(live: KubeObject | undefined, next: KubeObject, man
   // An existing object without managedFields (reset, or never tracked) is not tracked by
   // updates: only an apply starts tracking it again (see BEFORE_FIRST_APPLY).
   if (live !== undefined && managed.size === 0) return [];
-  const c = compare(bare(live), bare(next), ctx.schema, ctx);
+  const c = live === undefined ? compareCreated(bare(next), ctx.schema, ctx) : compare(bare(live), bare(next), ctx.schema, ctx);
   const changed = ownable(c.modified.union(c.added), ctx);
   // An update takes the fields it changes from their owners (a forced write) and removes the
   // fields it deletes from everyone.
@@ -302,7 +302,7 @@ export function applyConfiguration(live: KubeObject | undefined, config: KubeObj
   // An object without managedFields (never tracked, or reset) is first given to a manager
   // "before-first-apply" that owns every field it has, as kube-apiserver does.
   if (live !== undefined && managed.size === 0) {
-    const c0 = compare({}, liveBare, ctx.schema, ctx);
+    const c0 = compareCreated(liveBare, ctx.schema, ctx);
     const owned = ownable(c0.added.union(c0.modified), ctx);
     const id = { manager: BEFORE_FIRST_APPLY, operation: 'Update' as const, apiVersion: ctx.apiVersion, subresource: ctx.subresource };
     if (!owned.empty) managed.set(managerKey(id), { ...id, time: ctx.time, set: owned });
