@@ -209,19 +209,19 @@ function identity(o: object | undefined): number {
 }
 
 /**
- * A string that is the same for two objects exactly when their field sets can differ in nothing
- * but what the schema decides: each map's keys with the layout of their values, any scalar
- * (whose value no field set holds) as `s`, and lists whole (their items' keys and values name
- * their path elements), with undefined apart (a field that is not there). Its length stops
- * growing past `max` (then it is not used).
+ * Writes a string that is the same for two objects exactly when their field sets can differ in
+ * nothing but what the schema decides: each map's keys with the layout of their values, any
+ * scalar (whose value no field set holds) as `s`, and lists whole (`exact`: their items' keys
+ * and values name their path elements), undefined apart (a field that is not there). Stops
+ * once `max` is spent (then it is not used).
  */
-function createdLayout(v: unknown, out: string[], max: { left: number }): void {
-  if (max.left < 0) return;
+function createdLayout(v: unknown, out: string[], max: { left: number }, exact: boolean): void {
+  if (--max.left < 0) return;
   if (v === undefined) out.push('u');
   else if (Array.isArray(v)) {
     out.push('[');
     for (const item of v) {
-      exactValue(item, out, max);
+      createdLayout(item, out, max, true);
       out.push(',');
     }
     out.push(']');
@@ -229,40 +229,17 @@ function createdLayout(v: unknown, out: string[], max: { left: number }): void {
     out.push('{');
     for (const k of Object.keys(v)) {
       const key = JSON.stringify(k);
-      max.left -= key.length + 2;
+      max.left -= key.length;
       out.push(key, ':');
-      createdLayout((v as Record<string, unknown>)[k], out, max);
+      createdLayout((v as Record<string, unknown>)[k], out, max, exact);
       out.push(',');
     }
     out.push('}');
-  } else out.push('s');
-}
-
-/** Values in lists, exactly (types apart). */
-function exactValue(v: unknown, out: string[], max: { left: number }): void {
-  if (--max.left < 0) return;
-  if (v === undefined) out.push('u');
+  } else if (!exact) out.push('s');
   else if (v === null) out.push('n');
-  else if (Array.isArray(v)) {
-    out.push('[');
-    for (const item of v) {
-      exactValue(item, out, max);
-      out.push(',');
-    }
-    out.push(']');
-  } else if (typeof v === 'object') {
-    out.push('{');
-    for (const k of Object.keys(v)) {
-      const key = JSON.stringify(k);
-      max.left -= key.length + 2;
-      out.push(key, ':');
-      exactValue((v as Record<string, unknown>)[k], out, max);
-      out.push(',');
-    }
-    out.push('}');
-  } else {
+  else {
     const text = typeof v === 'string' ? JSON.stringify(v) : `${typeof v}:${String(v)}`;
-    max.left -= text.length + 1;
+    max.left -= text.length;
     out.push(text);
   }
 }
@@ -278,7 +255,7 @@ function createdFields(next: KubeObject, ctx: FieldManagerContext): CreatedField
   const max = { left: CREATED_LAYOUT_MAX };
   // apiVersion and kind name the root's type when the schema does not.
   parts.push(typeof obj.apiVersion === 'string' ? JSON.stringify(obj.apiVersion) : 'x', typeof obj.kind === 'string' ? JSON.stringify(obj.kind) : 'x');
-  createdLayout(obj, parts, max);
+  createdLayout(obj, parts, max, false);
   if (max.left < 0) return compute();
   const key = parts.join('');
   let fields = createdSets.get(key);
