@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { createSqliteBackend } from './sqlite.js';
 import { runBackendConformance } from './testing/conformance.js';
 import { writeUntilKilled } from './testing/durability.js';
@@ -54,6 +55,41 @@ test('sqlite: lists and pages 10k keys under a prefix, latest values only', asyn
   assert.equal(page.items[0].key, '/registry/pods/ns/p05001');
   assert.equal(page.more, true);
   assert.equal(count, 10000);
+  await b.close();
+});
+
+test('sqlite: a write of a batch that fails after its row is in (its TTL refused) is undone alone; the others commit', async () => {
+  const path = freshPath();
+  const b = createSqliteBackend({ path });
+  await b.create('/before', '0');
+  // Another connection makes the TTL of one key fail: its write fails after appending its row.
+  const other = new Database(path);
+  other.exec("CREATE TRIGGER refuse_ttl BEFORE INSERT ON ttl WHEN NEW.name = '/bad' BEGIN SELECT RAISE(ABORT, 'ttl refused'); END");
+  other.close();
+  const watched: string[] = [];
+  const ac = new AbortController();
+  const events = b.watch('/', await b.currentRevision(), ac.signal);
+  // Issued together: one batch, one transaction.
+  const [a, bad, exists, c] = await Promise.allSettled([b.create('/a', '1'), b.create('/bad', '2', { ttlSeconds: 60 }), b.create('/before', 'again'), b.create('/c', '3', { ttlSeconds: 60 })]);
+  assert.equal(a.status, 'fulfilled');
+  assert.equal(c.status, 'fulfilled');
+  assert.equal(bad.status, 'rejected');
+  assert.match(String((bad as PromiseRejectedResult).reason), /ttl refused/);
+  assert.equal(exists.status, 'rejected');
+  assert.equal((exists as PromiseRejectedResult).reason.name, 'KeyExistsError');
+  const ra = (a as PromiseFulfilledResult<{ modRevision: number }>).value.modRevision;
+  const rc = (c as PromiseFulfilledResult<{ modRevision: number }>).value.modRevision;
+  // Nothing of the failed write is left: no row, no revision taken.
+  assert.equal(await b.get('/bad'), null);
+  assert.equal(rc, ra + 1);
+  assert.equal(await b.currentRevision(), rc);
+  assert.deepEqual((await b.list('/')).items.map((i) => [i.key, i.value]), [['/a', '1'], ['/before', '0'], ['/c', '3']]);
+  for await (const e of events) {
+    watched.push(`${e.type} ${e.kv.key}`);
+    if (watched.length === 2) break;
+  }
+  ac.abort();
+  assert.deepEqual(watched, ['create /a', 'create /c']);
   await b.close();
 });
 

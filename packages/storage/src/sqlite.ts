@@ -226,20 +226,40 @@ export function createSqliteBackend(options: SqliteBackendOptions): SqliteBacken
   const compactedNow = (): number => q.compacted.get()?.value ?? 0;
   const publish = (w: Written): void => hub.publish(rowToEvent(w.row, w.prev));
 
-  // Transaction functions are compiled once: better-sqlite3 makes them costly to create per call.
-  /** Appends one row (a savepoint when called inside a batch) and sets or clears the key's TTL. */
-  const writeOne = db.transaction((key: string, build: Build): Written => {
+  /**
+   * Set while a write has appended its row and not yet set its TTL: a failure then would leave
+   * the write half done (a failure before changes nothing: a refused build, or a statement,
+   * which SQLite undoes alone).
+   */
+  let halfDone = false;
+  /** Appends one row and sets or clears the key's TTL. */
+  const appendRow = (key: string, build: Build): Written => {
+    halfDone = false;
     const latest = q.latest.get(key);
     const prev = latest ? toLogRow(latest) : undefined;
     const { expiresAt, ...next } = build(prev);
     const created = next.createRevision === 0;
     const info = q.insert.run(key, created ? 1 : 0, next.deleted ? 1 : 0, next.createRevision, next.prevRevision, next.value);
+    halfDone = true;
     if (expiresAt !== undefined) q.setTtl.run(key, expiresAt);
     else q.clearTtl.run(key);
+    halfDone = false;
     const revision = Number(info.lastInsertRowid);
     return { row: { ...next, key, revision, createRevision: created ? revision : next.createRevision }, prev };
-  });
-  /** Runs a batch of writes in one transaction, each in its own savepoint. */
+  };
+  // Transaction functions are compiled once: better-sqlite3 makes them costly to create per call.
+  /** appendRow in a savepoint (when called inside a transaction): a failure undoes it whole. */
+  const writeOne = db.transaction(appendRow);
+  /** Do the writes of a batch run in savepoints (the second run of a batch that had a half-done write)? */
+  let savepoints = false;
+  /** A write of a batch failed half done: the transaction is rolled back and the batch run again in savepoints. */
+  class HalfDoneWrite extends Error {}
+  /**
+   * Runs a batch of writes in one transaction, each isolated from the others' failures: a
+   * failure before a write changes anything leaves nothing to undo, so the writes run without a
+   * savepoint each; one that fails half done rolls the transaction back, and the batch runs
+   * again with a savepoint per write.
+   */
   const batchTx = db.transaction((writes: Array<() => Written>): Outcome<Written>[] =>
     writes.map((write) => {
       try {
@@ -247,13 +267,27 @@ export function createSqliteBackend(options: SqliteBackendOptions): SqliteBacken
       } catch (error) {
         // Some errors (disk full, I/O) roll back the whole transaction: then the batch fails.
         if (!db.inTransaction) throw error;
+        if (halfDone && !savepoints) throw new HalfDoneWrite();
         return { ok: false, error };
       }
     }),
   );
+  const runBatch = (writes: Array<() => Written>): Outcome<Written>[] => {
+    try {
+      return batchTx.immediate(writes);
+    } catch (err) {
+      if (!(err instanceof HalfDoneWrite)) throw err;
+    }
+    savepoints = true;
+    try {
+      return batchTx.immediate(writes);
+    } finally {
+      savepoints = false;
+    }
+  };
   const group = createGroupCommit<Written>({
     transaction: (writes) => {
-      const outcomes = batchTx.immediate(writes);
+      const outcomes = runBatch(writes);
       stats.commits++;
       for (const o of outcomes) if (o.ok) stats.writes++;
       return outcomes;
@@ -261,7 +295,7 @@ export function createSqliteBackend(options: SqliteBackendOptions): SqliteBacken
     committed: publish,
     ...(syncWal ? { sync: syncWal.sync } : {}),
   });
-  const write = async (key: string, build: Build): Promise<KeyValue> => rowToKeyValue((await group.submit(() => writeOne(key, build))).row);
+  const write = async (key: string, build: Build): Promise<KeyValue> => rowToKeyValue((await group.submit(() => (savepoints ? writeOne : appendRow)(key, build))).row);
 
   const live = (row: LogRow | undefined): LogRow | undefined => (row && !row.deleted ? row : undefined);
   /** The live row a guarded write replaces: KeyNotFound without one, RevisionMismatch at another revision. */

@@ -250,7 +250,7 @@ export class FieldSet {
 
   /** The FieldsV1 object (`{"f:metadata":{"f:labels":{".":{},"f:app":{}}}}`), keys in Kubernetes' order. */
   toFieldsV1(): Record<string, unknown> {
-    return (this.encoded ??= deepFreeze(encodeNode(this.root, false)));
+    return (this.encoded ??= encodeNode(this.root, false));
   }
 
   /** Reads a FieldsV1 object; throws an Error naming what is malformed. */
@@ -280,14 +280,6 @@ export class FieldSet {
 /** Field sets read recently, by the JSON of their FieldsV1 (least recently used first). */
 const decodedSets = new Map<string, FieldSet>();
 const DECODED_SETS = 4096;
-
-function deepFreeze<T>(v: T): T {
-  if (v !== null && typeof v === 'object' && !Object.isFrozen(v)) {
-    for (const c of Object.values(v)) deepFreeze(c);
-    Object.freeze(v);
-  }
-  return v;
-}
 
 /** Does b hold a member a does not? */
 function addsMembers(a: Node, b: Node): boolean {
@@ -362,15 +354,20 @@ function prune(n: Node): Node {
   return n;
 }
 
+/** A member with no children, and the `.` of one with children: frozen, so shared. */
+const LEAF: Record<string, unknown> = Object.freeze({});
+
+/** The FieldsV1 object of a node, frozen as it is built (encodings are shared: see toFieldsV1). */
 function encodeNode(n: Node, self: boolean): Record<string, unknown> {
+  if (n.children.size === 0) return LEAF;
   const out: Record<string, unknown> = {};
-  if (self && n.children.size > 0) out['.'] = {};
+  if (self) out['.'] = LEAF;
   for (const pe of [...n.children.keys()].sort(comparePathElements)) {
     const c = n.children.get(pe)!;
     if (!c.member && !hasMembers(c)) continue;
     out[pe] = encodeNode(c, c.member);
   }
-  return out;
+  return Object.freeze(out);
 }
 
 const ELEMENT = /^(f:|k:|v:|i:)/;

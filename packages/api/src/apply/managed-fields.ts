@@ -9,7 +9,7 @@ import { ApiError, badRequest } from '../errors.js';
 import type { KubeObject, ManagedFieldsEntry, StatusCause } from '../types.js';
 import type { SchemaObject } from '../schema.js';
 import { FieldSet, pathString, type FieldPath } from './fieldpath.js';
-import { compare, merge, pruneDropped, toFieldSet, withNamedFieldsAsMembers, type TypeContext } from './typed.js';
+import { compare, compareCreated, merge, pruneDropped, toFieldSet, withNamedFieldsAsMembers, type TypeContext } from './typed.js';
 
 
 /** One manager's fields. */
@@ -181,6 +181,92 @@ function isEmptyEntry(e: unknown): boolean {
   return e !== null && typeof e === 'object' && !Array.isArray(e) && Object.keys(e).length === 0;
 }
 
+/** What a create adds, and the part of it its manager may own. */
+interface CreatedFields {
+  added: FieldSet;
+  owned: FieldSet;
+  removed: FieldSet;
+}
+
+/**
+ * The fields of created objects by what decides them: the definitions, the schema, the fields
+ * the writer may not own (by identity) and the object's layout (createdLayout). Objects created
+ * by the same clients have the same few layouts: the sets (never changed once made) and their
+ * encodings are shared. Bounded, dropped whole when full.
+ */
+const createdSets = new Map<string, CreatedFields>();
+const CREATED_SETS_MAX = 2048;
+/** Layouts longer than this are not remembered (a large object is rarely created twice alike). */
+const CREATED_LAYOUT_MAX = 8192;
+/** A number for each definitions, schema and `ignored` function met, for the keys of createdSets. */
+const identities = new WeakMap<object, number>();
+let lastIdentity = 0;
+function identity(o: object | undefined): number {
+  if (o === undefined) return 0;
+  let id = identities.get(o);
+  if (id === undefined) identities.set(o, (id = ++lastIdentity));
+  return id;
+}
+
+/**
+ * Writes a string that is the same for two objects exactly when their field sets can differ in
+ * nothing but what the schema decides: each map's keys with the layout of their values, any
+ * scalar (whose value no field set holds) as `s`, and lists whole (`exact`: their items' keys
+ * and values name their path elements), undefined apart (a field that is not there). Stops
+ * once `max` is spent (then it is not used).
+ */
+function createdLayout(v: unknown, out: string[], max: { left: number }, exact: boolean): void {
+  if (--max.left < 0) return;
+  if (v === undefined) out.push('u');
+  else if (Array.isArray(v)) {
+    out.push('[');
+    for (const item of v) {
+      createdLayout(item, out, max, true);
+      out.push(',');
+    }
+    out.push(']');
+  } else if (v !== null && typeof v === 'object') {
+    out.push('{');
+    for (const k of Object.keys(v)) {
+      const key = JSON.stringify(k);
+      max.left -= key.length;
+      out.push(key, ':');
+      createdLayout((v as Record<string, unknown>)[k], out, max, exact);
+      out.push(',');
+    }
+    out.push('}');
+  } else if (!exact) out.push('s');
+  else if (v === null) out.push('n');
+  else {
+    const text = typeof v === 'string' ? JSON.stringify(v) : `${typeof v}:${String(v)}`;
+    max.left -= text.length;
+    out.push(text);
+  }
+}
+
+/** compareCreated of a created object (without its managedFields) and its ownable part, remembered by layout. */
+function createdFields(next: KubeObject, ctx: FieldManagerContext): CreatedFields {
+  const obj = bare(next);
+  const compute = (): CreatedFields => {
+    const c = compareCreated(obj, ctx.schema, ctx);
+    return { added: c.removed.union(c.modified).union(c.added), owned: ownable(c.modified.union(c.added), ctx), removed: c.removed };
+  };
+  const parts: string[] = [`${identity(ctx.defs)},${identity(ctx.schema)},${identity(ctx.ignored)},`];
+  const max = { left: CREATED_LAYOUT_MAX };
+  // apiVersion and kind name the root's type when the schema does not.
+  parts.push(typeof obj.apiVersion === 'string' ? JSON.stringify(obj.apiVersion) : 'x', typeof obj.kind === 'string' ? JSON.stringify(obj.kind) : 'x');
+  createdLayout(obj, parts, max, false);
+  if (max.left < 0) return compute();
+  const key = parts.join('');
+  let fields = createdSets.get(key);
+  if (!fields) {
+    fields = compute();
+    if (createdSets.size >= CREATED_SETS_MAX) createdSets.clear();
+    createdSets.set(key, fields);
+  }
+  return fields;
+}
+
 /**
  * Records an Update: the fields the write added or changed become the manager's (united with
  * what it owned); fields removed leave every manager. Returns the managedFields to store.
@@ -189,15 +275,27 @@ export function recordUpdate(live: KubeObject | undefined, next: KubeObject, man
   // An existing object without managedFields (reset, or never tracked) is not tracked by
   // updates: only an apply starts tracking it again (see BEFORE_FIRST_APPLY).
   if (live !== undefined && managed.size === 0) return [];
-  const c = compare(bare(live), bare(next), ctx.schema, ctx);
-  const changed = ownable(c.modified.union(c.added), ctx);
-  // An update takes the fields it changes from their owners (a forced write) and removes the
-  // fields it deletes from everyone.
-  const taken = c.removed.union(c.modified).union(c.added);
+  let changed: FieldSet;
+  let taken: FieldSet;
+  let removed: FieldSet;
+  if (live === undefined) {
+    // A create: every field is added, nothing modified or removed.
+    const created = createdFields(next, ctx);
+    changed = created.owned;
+    taken = created.added;
+    removed = created.removed;
+  } else {
+    const c = compare(bare(live), bare(next), ctx.schema, ctx);
+    changed = ownable(c.modified.union(c.added), ctx);
+    // An update takes the fields it changes from their owners (a forced write) and removes the
+    // fields it deletes from everyone.
+    taken = c.removed.union(c.modified).union(c.added);
+    removed = c.removed;
+  }
   const id = { manager: ctx.manager, operation: 'Update' as const, apiVersion: ctx.apiVersion, subresource: ctx.subresource };
   const key = managerKey(id);
   for (const [k, m] of managed) {
-    const set = k === key ? m.set.difference(c.removed) : m.set.difference(taken);
+    const set = k === key ? m.set.difference(removed) : m.set.difference(taken);
     if (set.empty) managed.delete(k);
     else managed.set(k, { ...m, set });
   }
@@ -302,7 +400,7 @@ export function applyConfiguration(live: KubeObject | undefined, config: KubeObj
   // An object without managedFields (never tracked, or reset) is first given to a manager
   // "before-first-apply" that owns every field it has, as kube-apiserver does.
   if (live !== undefined && managed.size === 0) {
-    const c0 = compare({}, liveBare, ctx.schema, ctx);
+    const c0 = compareCreated(liveBare, ctx.schema, ctx);
     const owned = ownable(c0.added.union(c0.modified), ctx);
     const id = { manager: BEFORE_FIRST_APPLY, operation: 'Update' as const, apiVersion: ctx.apiVersion, subresource: ctx.subresource };
     if (!owned.empty) managed.set(managerKey(id), { ...id, time: ctx.time, set: owned });

@@ -256,6 +256,50 @@ export function compare(lhs: Json, rhs: Json, schema: SchemaObject | undefined, 
 }
 
 /**
+ * What `compare({}, rhs, schema, ctx)` answers, walked once over `rhs` alone (a create: every
+ * field is added; there is nothing to compare it with): a map, list or struct is added with what
+ * is below it, except a field Go's zero value of its parent holds, which only holds its fields.
+ */
+export function compareCreated(rhs: Json, schema: SchemaObject | undefined, ctx: TypeContext): Comparison {
+  const c: Comparison = { added: FieldSet.empty(), modified: FieldSet.empty(), removed: FieldSet.empty() };
+  // `held`: Go's zero value of the (existing) parent holds this field (it was there before).
+  const walk = (r: Json, s: SchemaObject | undefined, path: PathElement[], held: boolean): void => {
+    if (r === undefined) return;
+    const rs = shapeOf(s, r, ctx);
+    if (isLeaf(rs)) {
+      c.added.insert(path);
+      return;
+    }
+    if (!held) c.added.insert(path);
+    walkChildren(r, s, rs, path, held);
+  };
+  // `has`: the value existed before (held by its parent's zero value, or the root).
+  const walkChildren = (r: Json, s: SchemaObject | undefined, rs: Shape, path: PathElement[], has: boolean): void => {
+    if (rs.t === 'list') {
+      (r as Json[]).forEach((item, i) => {
+        const pe = itemElement(rs, item, i, ctx);
+        if (pe !== undefined) walk(item, rs.items, [...path, pe], false);
+      });
+      return;
+    }
+    const rm = r as JsonMap;
+    const typeName = rs.t === 'struct' ? (path.length === 0 ? rootType : refName(s)) : undefined;
+    for (const k of Object.keys(rm)) {
+      const f = fieldSchema(rs, k);
+      walk(rm[k], f.schema, [...path, fieldElement(k)], has && f.declared && inZeroValue(typeName, k));
+    }
+  };
+  const obj = (isMap(rhs) ? rhs : {}) as JsonMap;
+  const rootType = refName(schema) ?? (typeof obj.apiVersion === 'string' && typeof obj.kind === 'string' ? modelKind(obj.apiVersion, obj.kind)?.name : undefined);
+  // The root, compared with an empty object: no change when empty; an atomic root is modified
+  // as a whole, which a field set does not hold (the empty path).
+  if (Object.keys(obj).length === 0) return c;
+  const rs = shapeOf(schema, obj, ctx);
+  if (!isLeaf(rs)) walkChildren(obj, schema, rs, [], true);
+  return c;
+}
+
+/**
  * Merges an applied configuration into a live object: leaves and atomic values take the
  * configuration's value; structs and maps merge by field; list-map items merge by key and set
  * members are united, the live order kept and new items placed as the configuration orders them.

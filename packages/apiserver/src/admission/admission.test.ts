@@ -26,6 +26,36 @@ test('the chain runs every mutating step, then every validating one, each only f
   assert.deepEqual(seen, ['admit A', 'admit B', 'validate B']);
 });
 
+test('steps that answer at once are not awaited: a phase of twenty of them settles within a few microtask turns; a step\'s promise is awaited', async () => {
+  const seen: string[] = [];
+  const sync = Array.from({ length: 20 }, (_, i): AdmissionStep => ({ name: `S${i}`, operations: ['CREATE'], admit: () => void seen.push(`admit ${i}`), validate: () => void seen.push(`validate ${i}`) }));
+  const chain = createAdmissionChain(sync);
+  const attrs = { operation: 'CREATE' } as AdmissionAttributes;
+  for (const phase of ['admit', 'validate'] as const) {
+    let settled = false;
+    void chain[phase](attrs).then(() => (settled = true));
+    for (let i = 0; i < 3; i++) await Promise.resolve();
+    assert.ok(settled, `${phase}: 20 sync steps took more than 3 microtask turns`);
+  }
+  assert.equal(seen.length, 40);
+  // An async step holds the phase until it settles, and its rejection refuses the request.
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const order: string[] = [];
+  const asyncChain = createAdmissionChain([
+    { name: 'Async', operations: ['CREATE'], validate: () => held.then(() => void order.push('async')) },
+    { name: 'After', operations: ['CREATE'], validate: () => void order.push('after') },
+  ]);
+  const running = asyncChain.validate(attrs);
+  await Promise.resolve();
+  assert.deepEqual(order, []);
+  release();
+  await running;
+  assert.deepEqual(order, ['async', 'after']);
+  const refusing = createAdmissionChain([{ name: 'No', operations: ['CREATE'], validate: () => Promise.reject(forbidden('', 'pods', 'p', 'no')) }]);
+  await assert.rejects(refusing.validate(attrs), /no/);
+});
+
 test('a step that asks for reinvocation runs once more, even wrapped, only when a later step changed its output', async () => {
   const runs: boolean[] = [];
   const asker: AdmissionStep = {

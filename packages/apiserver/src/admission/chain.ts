@@ -35,15 +35,25 @@ export function createAdmissionChain(steps: readonly AdmissionStep[]): Admission
       for (const s of mutating) {
         if (!handles(s, attrs)) continue;
         current = s;
-        await s.admit(a);
+        // A step that answers at once is not awaited: each await is a turn of the microtask queue.
+        const r = s.admit(a);
+        if (r) await r;
         if (asked.has(s) && attrs.object) outputs.set(s, structuredClone(attrs.object));
       }
       current = undefined;
       reinvocation.isReinvoke = true;
-      for (const [s, output] of outputs) if (!isDeepStrictEqual(output, attrs.object)) await s.admit(a);
+      for (const [s, output] of outputs) {
+        if (isDeepStrictEqual(output, attrs.object)) continue;
+        const r = s.admit(a);
+        if (r) await r;
+      }
     },
     async validate(attrs) {
-      for (const s of validating) if (handles(s, attrs)) await s.validate(attrs);
+      for (const s of validating) {
+        if (!handles(s, attrs)) continue;
+        const r = s.validate(attrs);
+        if (r) await r;
+      }
     },
   };
 }

@@ -8,6 +8,10 @@ import { FieldSet, managedForUpdate, recordUpdate, type FieldManagerContext } fr
 
 const STATUS = FieldSet.of(['f:status']);
 const STATUS_AND_METADATA = ['f:status', 'f:metadata'];
+/** What a write to /status may own (the same function each time: the field manager remembers created objects' fields by it). */
+const statusOnly = (set: FieldSet): FieldSet => set.under(STATUS_AND_METADATA);
+/** What a write to a kind with a status subresource may own through the main resource. */
+const allButStatus = (set: FieldSet): FieldSet => set.recursiveDifference(STATUS);
 
 /** What a store tells its field manager about itself. */
 export interface FieldManagerScope {
@@ -43,12 +47,7 @@ export function fieldManagerContext(scope: FieldManagerScope, manager: string, s
     apiVersion: scope.apiVersion,
     subresource,
     time: scope.time,
-    ignored:
-      subresource === 'status'
-        ? (set) => set.under(STATUS_AND_METADATA)
-        : scope.hasStatus
-          ? (set) => set.recursiveDifference(STATUS)
-          : undefined,
+    ignored: subresource === 'status' ? statusOnly : scope.hasStatus ? allButStatus : undefined,
   };
 }
 

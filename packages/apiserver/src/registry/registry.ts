@@ -8,6 +8,11 @@ import { Store, type StoreDeps } from './store.js';
  */
 export class Registry {
   private readonly stores = new Map<string, Store>();
+  /**
+   * The same stores by group, version and resource, one Map each: a lookup (several per request)
+   * hashes the request's own strings rather than a key concatenated from them.
+   */
+  private readonly byResource = new Map<string, Map<string, Map<string, Store>>>();
   readonly definitions: SchemaDefinitions;
   private listeners = new Set<() => void>();
 
@@ -24,6 +29,11 @@ export class Registry {
     const store = new Store(type, this.deps);
     this.stores.get(Registry.id(type.group, type.version, type.resource))?.cache.stop();
     this.stores.set(Registry.id(type.group, type.version, type.resource), store);
+    let versions = this.byResource.get(type.group);
+    if (!versions) this.byResource.set(type.group, (versions = new Map()));
+    let resources = versions.get(type.version);
+    if (!resources) versions.set(type.version, (resources = new Map()));
+    resources.set(type.resource, store);
     this.changed();
     return store;
   }
@@ -32,12 +42,18 @@ export class Registry {
   remove(group: string, version: string, resource: string): void {
     const id = Registry.id(group, version, resource);
     this.stores.get(id)?.cache.stop();
+    const versions = this.byResource.get(group);
+    const resources = versions?.get(version);
+    if (resources?.delete(resource) && resources.size === 0) {
+      versions!.delete(version);
+      if (versions!.size === 0) this.byResource.delete(group);
+    }
     if (this.stores.delete(id)) this.changed();
   }
 
   /** The store of a resource, if served. */
   get(group: string, version: string, resource: string): Store | undefined {
-    return this.stores.get(Registry.id(group, version, resource));
+    return this.byResource.get(group)?.get(version)?.get(resource);
   }
 
   /** The store serving a kind in a group/version. */

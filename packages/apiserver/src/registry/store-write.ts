@@ -6,6 +6,7 @@ import { KeyExistsError, KeyNotFoundError, RevisionMismatchError, ValueTooLargeE
 import type { ResourceType, WriteRequest } from './resource.js';
 import { fieldManagerContext, sentManagedFields, updateManagedFields } from './field-manager.js';
 import { StoreReads } from './store-read.js';
+import { rememberWritten } from './written-json.js';
 import { meta, rfc3339, SERVER_FIELD_MANAGER, type WriteOptions } from './store-types.js';
 
 const NAME_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
@@ -76,8 +77,11 @@ export abstract class StoreWrites extends StoreReads {
     // A generated name that collides is drawn again (kube-apiserver retries up to 7 times).
     for (let attempt = 0; ; attempt++) {
       try {
-        const kv = await this.deps.backend.create(this.key(m.namespace, m.name!), this.encode(obj), this.storageOptions(obj));
+        const json = this.encode(obj);
+        const kv = await this.deps.backend.create(this.key(m.namespace, m.name!), json, this.storageOptions(obj));
         m.resourceVersion = String(kv.modRevision);
+        // The answer is the stored JSON (as a GET serves it), not the object encoded again.
+        if (this.servesStoredJson) rememberWritten(obj, json, kv.modRevision);
         return obj;
       } catch (err) {
         if (err instanceof KeyExistsError && generated && attempt < 7) {

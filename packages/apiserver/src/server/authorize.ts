@@ -13,22 +13,13 @@ import { isNamespaceSubresource, parsePath, pathSegmentNameErrors, type ParsedPa
 
 const METHOD_VERBS: Record<string, string> = { POST: 'create', GET: 'get', HEAD: 'get', PUT: 'update', PATCH: 'patch', DELETE: 'delete' };
 
-/** Parsed paths by path: clients read the same few paths over and over (bounded, dropped whole when full). */
-const parsedPaths = new Map<string, ParsedPath | undefined>();
-const PARSED_PATHS_MAX = 4096;
-
-/** parsePath, remembered; undefined for a path that does not parse (400 later, in routing). */
+/** parsePath (remembered there); undefined for a path that does not parse (400 later, in routing). */
 export function parsedPath(path: string): ParsedPath | undefined {
-  if (parsedPaths.has(path)) return parsedPaths.get(path);
-  let parsed: ParsedPath | undefined;
   try {
-    parsed = parsePath(path, isNamespaceSubresource);
+    return parsePath(path, isNamespaceSubresource);
   } catch {
-    parsed = undefined;
+    return undefined;
   }
-  if (parsedPaths.size >= PARSED_PATHS_MAX) parsedPaths.clear();
-  parsedPaths.set(path, parsed);
-  return parsed;
 }
 
 /** The name an exact `metadata.name` term of a field selector names (kube's RequiresExactMatch), if any. */

@@ -54,6 +54,25 @@ describe('API handler', () => {
     assert.equal(missing.body.message, 'configmaps "zz" not found');
   });
 
+  it('answers a create with the JSON it stored, as a GET of the object then serves it', async () => {
+    // The body's fields in another order than the stored form's (apiVersion, kind, metadata first).
+    const body = JSON.stringify({ data: { k: 'v' }, metadata: { labels: { a: 'b' }, name: 'stored-json' }, kind: 'ConfigMap', apiVersion: 'v1' });
+    const created = await t.server.handle({ method: 'POST', path: CM, query: {}, headers: { 'content-type': 'application/json' }, body: Buffer.from(body) });
+    assert.equal(created.status, 201);
+    assert.equal(created.headers['content-type'], 'application/json');
+    const got = await t.server.handle({ method: 'GET', path: `${CM}/stored-json`, query: {}, headers: {} });
+    assert.equal(Buffer.from(created.body!).toString(), Buffer.from(got.body!).toString());
+    const obj = JSON.parse(Buffer.from(created.body!).toString());
+    assert.deepEqual(Object.keys(obj), ['apiVersion', 'kind', 'metadata', 'data']);
+    assert.match(obj.metadata.resourceVersion, /^[0-9]+$/);
+    assert.equal(obj.metadata.managedFields[0].operation, 'Update');
+    // A table or metadata-only answer of a create is built from the object, as before.
+    const meta = await t.call('POST', CM, cm('stored-json-meta'), { accept: 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1' });
+    assert.equal(meta.status, 201);
+    assert.equal(meta.body.kind, 'PartialObjectMetadata');
+    assert.equal(meta.body.metadata.name, 'stored-json-meta');
+  });
+
   it('answers 400 for malformed bodies and wrong kinds, 404 for unknown resources and namespaces', async () => {
     assert.equal((await t.call('POST', CM, '{"kind": ')).status, 400);
     const wrongKind = await t.call('POST', CM, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'x' } });

@@ -15,6 +15,7 @@ import { decodeKubernetesProtobuf, KUBERNETES_PROTOBUF_MEDIA_TYPE } from '@kplan
 import { unstructuredList, unstructuredObject } from '../crd/unstructured.js';
 import type { Registry } from '../registry/registry.js';
 import type { Store } from '../registry/store.js';
+import { takeWrittenJson } from '../registry/written-json.js';
 import { bindPod } from './binding.js';
 import { evictPod } from './eviction.js';
 import { fieldManager, isApplyPatch } from './field-manager.js';
@@ -137,7 +138,10 @@ export function createHandler(options: HandlerOptions): (req: RawRequest) => Pro
     if (rep === 'metadata') {
       return jsonResponse(status, { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: obj.metadata ?? {} }, headers);
     }
-    return jsonResponse(status, store.type.customResource ? unstructuredObject(obj) : obj, headers);
+    if (store.type.customResource) return jsonResponse(status, unstructuredObject(obj), headers);
+    const written = takeWrittenJson(obj);
+    if (written !== undefined) return { status, headers: { 'content-type': JSON_TYPE, ...headers }, body: Buffer.from(written) };
+    return jsonResponse(status, obj, headers);
   }
 
   function includeObject(q: Record<string, string>): IncludeObject {

@@ -74,6 +74,32 @@ export function checkPathSegmentName(what: 'Name' | 'Namespace', value: string):
  * throws a 400.
  */
 export function parsePath(path: string, isNamespaceSub: (group: string, version: string, seg: string) => boolean = isNamespaceSubresource): ParsedPath {
+  if (isNamespaceSub !== isNamespaceSubresource) return parseUncached(path, isNamespaceSub);
+  let parsed = parsedPaths.get(path);
+  if (parsed === undefined) {
+    parsed = freezeParsed(parseUncached(path, isNamespaceSub));
+    if (parsedPaths.size >= PARSED_PATHS_MAX) parsedPaths.clear();
+    parsedPaths.set(path, parsed);
+  }
+  return parsed;
+}
+
+/**
+ * Parsed paths by path (with the core namespace subresources): clients send the same few paths
+ * over and over, and a request's path is parsed several times (its class, authorization,
+ * routing, audit, metrics). Frozen, as they are shared; bounded, dropped whole when full. A path
+ * that does not parse throws each time.
+ */
+const parsedPaths = new Map<string, ParsedPath>();
+const PARSED_PATHS_MAX = 4096;
+
+function freezeParsed(parsed: ParsedPath): ParsedPath {
+  if (parsed.kind === 'resource') Object.freeze(parsed.info);
+  else if (parsed.kind === 'discovery') Object.freeze(parsed.req);
+  return Object.freeze(parsed);
+}
+
+function parseUncached(path: string, isNamespaceSub: (group: string, version: string, seg: string) => boolean): ParsedPath {
   const segs = pathSegments(path);
   if (segs === null || segs.length === 0) return { kind: 'other' };
   let group: string;
